@@ -1,0 +1,145 @@
+// Constant values: raw data, splats, stored tensors and seeded uniforms.
+#include "ConstantData.h"
+
+#include "DType.h"
+#include "ShapeInference.h"
+#include "runtime/support/Half.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace anyshape {
+namespace {
+
+template <typename Int> Int saturatingCast(double v) {
+  if (std::isnan(v))
+    return 0;
+  if (v <= static_cast<double>(std::numeric_limits<Int>::min()))
+    return std::numeric_limits<Int>::min();
+  if (v >= static_cast<double>(std::numeric_limits<Int>::max()))
+    return std::numeric_limits<Int>::max();
+  return static_cast<Int>(v); // truncates toward zero
+}
+
+std::string shapeString(const google::protobuf::RepeatedField<int64_t> &s) {
+  std::string out = "[";
+  for (int i = 0; i < s.size(); ++i)
+    out += (i ? "," : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+} // namespace
+
+double seededUnit(uint64_t seed, uint64_t index) {
+  uint64_t z = seed + index * 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return static_cast<double>(z >> 11) * 0x1.0p-53;
+}
+
+void encodeElement(double value, v1::DType dtype, char *out) {
+  switch (dtype) {
+  case v1::DTYPE_F32: {
+    float f = static_cast<float>(value);
+    std::memcpy(out, &f, 4);
+    return;
+  }
+  case v1::DTYPE_F16: {
+    uint16_t h = floatToHalf(static_cast<float>(value));
+    std::memcpy(out, &h, 2);
+    return;
+  }
+  case v1::DTYPE_BF16: {
+    uint16_t h = floatToBf16(static_cast<float>(value));
+    std::memcpy(out, &h, 2);
+    return;
+  }
+  case v1::DTYPE_I32: {
+    int32_t i = saturatingCast<int32_t>(value);
+    std::memcpy(out, &i, 4);
+    return;
+  }
+  case v1::DTYPE_I64: {
+    int64_t i = saturatingCast<int64_t>(value);
+    std::memcpy(out, &i, 8);
+    return;
+  }
+  case v1::DTYPE_BOOL:
+    *out = value != 0 ? 1 : 0;
+    return;
+  default:
+    return;
+  }
+}
+
+StatusOr<v1::Tensor> materializeConstant(const v1::ConstantAttrs &attrs,
+                                         const TensorLookup *tensors) {
+  ANYSHAPE_ASSIGN_OR_RETURN(int64_t bytes, constantByteSize(attrs));
+  int64_t elementSize = dtypeByteSize(attrs.dtype());
+  if (elementSize == 0)
+    return invalidArgument("constant has unknown dtype");
+  int64_t count = bytes / elementSize;
+  v1::Tensor tensor;
+  tensor.set_dtype(attrs.dtype());
+  *tensor.mutable_shape() = attrs.shape();
+  switch (attrs.value_case()) {
+  case v1::ConstantAttrs::kData:
+    if (static_cast<int64_t>(attrs.data().size()) != bytes)
+      return invalidArgument("constant data size does not match its type");
+    tensor.set_data(attrs.data());
+    return tensor;
+  case v1::ConstantAttrs::kTensorId: {
+    const v1::Tensor *stored =
+        tensors ? tensors->find(attrs.tensor_id()) : nullptr;
+    if (!stored)
+      return notFound("stored tensor '" + attrs.tensor_id() + "' not found");
+    if (stored->dtype() != attrs.dtype() ||
+        stored->shape().size() != attrs.shape().size() ||
+        !std::equal(stored->shape().begin(), stored->shape().end(),
+                    attrs.shape().begin()))
+      return invalidArgument("stored tensor '" + attrs.tensor_id() + "' is " +
+                             dtypeName(stored->dtype()) +
+                             shapeString(stored->shape()) +
+                             ", the constant declares " +
+                             dtypeName(attrs.dtype()) +
+                             shapeString(attrs.shape()));
+    if (static_cast<int64_t>(stored->data().size()) != bytes)
+      return invalidArgument("stored tensor '" + attrs.tensor_id() +
+                             "' has the wrong byte size");
+    tensor.set_data(stored->data());
+    return tensor;
+  }
+  case v1::ConstantAttrs::kSplat: {
+    std::string data(static_cast<size_t>(bytes), '\0');
+    if (count > 0) {
+      encodeElement(attrs.splat(), attrs.dtype(), data.data());
+      for (int64_t i = 1; i < count; ++i)
+        std::memcpy(data.data() + i * elementSize, data.data(), elementSize);
+    }
+    tensor.set_data(std::move(data));
+    return tensor;
+  }
+  case v1::ConstantAttrs::kSeededUniform: {
+    const auto &su = attrs.seeded_uniform();
+    std::string data(static_cast<size_t>(bytes), '\0');
+    for (int64_t i = 0; i < count; ++i) {
+      double u = seededUnit(su.seed(), static_cast<uint64_t>(i));
+      double v = attrs.dtype() == v1::DTYPE_BOOL
+                     ? (u >= 0.5 ? 1.0 : 0.0)
+                     : su.low() + (su.high() - su.low()) * u;
+      if (isIntegerDType(attrs.dtype()))
+        v = std::floor(v);
+      encodeElement(v, attrs.dtype(), data.data() + i * elementSize);
+    }
+    tensor.set_data(std::move(data));
+    return tensor;
+  }
+  case v1::ConstantAttrs::VALUE_NOT_SET:
+    break;
+  }
+  return invalidArgument("constant has no value");
+}
+
+} // namespace anyshape

@@ -1,0 +1,39 @@
+// Materialising the value of a constant node as raw tensor bytes.
+//
+// One implementation for everyone who needs a constant's bytes: the
+// reference evaluator now, constant folding and the compiler later. Stored
+// tensors (tensor_id) come from a TensorLookup the caller provides, e.g.
+// the server's tensor store.
+#pragma once
+
+#include "anyshape/v1/graph.pb.h"
+#include "runtime/support/Status.h"
+
+#include <cstdint>
+#include <string>
+
+namespace anyshape {
+
+/// Finds stored tensors by content id.
+class TensorLookup {
+public:
+  virtual ~TensorLookup() = default;
+  /// The tensor, or nullptr if no tensor has this id.
+  virtual const v1::Tensor *find(const std::string &id) const = 0;
+};
+
+/// SplitMix64 of (seed + index * golden ratio), top 53 bits as [0, 1):
+/// the generator behind SeededUniform (see graph.proto).
+double seededUnit(uint64_t seed, uint64_t index);
+
+/// Encodes `value` as one element of `dtype` at `out` (little-endian):
+/// floats round to nearest, integers truncate toward zero and saturate (NaN
+/// becomes 0), bool is value != 0.
+void encodeElement(double value, v1::DType dtype, char *out);
+
+/// The constant's value as a tensor. The caller has validated the node
+/// (see validateGraph), so the shape's byte size is known to fit.
+StatusOr<v1::Tensor> materializeConstant(const v1::ConstantAttrs &attrs,
+                                         const TensorLookup *tensors);
+
+} // namespace anyshape

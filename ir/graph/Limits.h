@@ -1,0 +1,24 @@
+// Resource limits applied to every graph and every concrete shape.
+//
+// Validation checks them before anything is allocated, so a hostile or
+// mistaken graph gets a clear error instead of exhausting memory. The server
+// exposes them as flags; the defaults suit a single-node inference service.
+#pragma once
+
+#include <cstdint>
+
+namespace anyshape {
+
+struct GraphLimits {
+  int64_t maxRank = 8;
+  int64_t maxNodes = 100000;
+  int64_t maxInputs = 10000;
+  /// Elements of any one tensor: the static part of its shape, and its
+  /// concrete shape when the evaluator or an executable runs.
+  int64_t maxElementsPerTensor = int64_t(1) << 32;
+  /// Sum over constants of their materialised size in bytes.
+  int64_t maxConstantBytes = int64_t(4) << 30;
+  int64_t maxNameLength = 1024;
+};
+
+} // namespace anyshape

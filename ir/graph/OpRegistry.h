@@ -1,0 +1,40 @@
+// The op set of the wire format: one row per op with its operand count and
+// the attribute message it takes. Validation, the evaluator, the builder and
+// docs/ops.md all follow this table; adding an op starts here.
+#pragma once
+
+#include "anyshape/v1/graph.pb.h"
+
+#include <string_view>
+#include <vector>
+
+namespace anyshape {
+
+enum class OpClass {
+  Source,        // constant, iota
+  Unary,         // abs ... not, convert
+  Binary,        // add ... or, compare
+  Select,
+  ShapeChanging, // broadcast_in_dim, reshape, transpose, slice, concat, pad
+  Gather,
+  Reduce,
+  DotGeneral,
+  DimSize,
+};
+
+struct OpInfo {
+  std::string_view name;
+  OpClass opClass;
+  int minOperands;
+  int maxOperands; // -1: unbounded
+  /// The attrs oneof case the op requires; ATTRS_NOT_SET if it takes none.
+  v1::Node::AttrsCase attrs;
+};
+
+/// The row for `name`, or nullptr for an unknown op.
+const OpInfo *lookupOp(std::string_view name);
+const std::vector<OpInfo> &allOps();
+/// The attribute field name for an attrs case ("reshape", "dot_general").
+std::string_view attrsName(v1::Node::AttrsCase attrs);
+
+} // namespace anyshape

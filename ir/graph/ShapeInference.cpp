@@ -1,0 +1,359 @@
+// Shape and dtype rules for sources, elementwise ops, select, gather,
+// reduce, dot_general and dim_size; dispatch for every op.
+#include "ShapeInference.h"
+
+#include <cmath>
+#include <set>
+
+namespace anyshape {
+namespace {
+
+using v1::Node;
+
+bool isNumeric(DType d) { return isFloatDType(d) || isIntegerDType(d); }
+
+std::string shapeList(const std::vector<const SymTensorType *> &types) {
+  std::string out;
+  for (const SymTensorType *t : types)
+    out += (out.empty() ? "" : ", ") + t->toString();
+  return out;
+}
+
+StatusOr<SymTensorType> inferConstant(const v1::ConstantAttrs &attrs) {
+  if (!isKnownDType(attrs.dtype()))
+    return invalidArgument("constant has unknown dtype " +
+                           dtypeName(attrs.dtype()));
+  SymTensorType type{attrs.dtype(), {}};
+  for (int64_t size : attrs.shape()) {
+    if (size < 0)
+      return invalidArgument("constant has negative dim " +
+                             std::to_string(size));
+    type.dims.push_back(SymExpr::constant(size));
+  }
+  ANYSHAPE_ASSIGN_OR_RETURN(int64_t bytes, constantByteSize(attrs));
+  switch (attrs.value_case()) {
+  case v1::ConstantAttrs::kData:
+    if (static_cast<int64_t>(attrs.data().size()) != bytes)
+      return invalidArgument("constant data has " +
+                             std::to_string(attrs.data().size()) +
+                             " bytes but " + type.toString() + " needs " +
+                             std::to_string(bytes));
+    break;
+  case v1::ConstantAttrs::kSplat:
+    if (std::isnan(attrs.splat()) && !isFloatDType(attrs.dtype()))
+      return invalidArgument("NaN splat for non-float dtype");
+    break;
+  case v1::ConstantAttrs::kTensorId:
+    if (attrs.tensor_id().empty())
+      return invalidArgument("constant has an empty tensor_id");
+    break;
+  case v1::ConstantAttrs::kSeededUniform: {
+    const auto &su = attrs.seeded_uniform();
+    if (!std::isfinite(su.low()) || !std::isfinite(su.high()) ||
+        su.low() > su.high())
+      return invalidArgument("seeded_uniform needs finite low <= high");
+    break;
+  }
+  case v1::ConstantAttrs::VALUE_NOT_SET:
+    return invalidArgument("constant has no value (data, splat, tensor_id or "
+                           "seeded_uniform)");
+  }
+  return type;
+}
+
+StatusOr<SymTensorType> inferIota(const v1::IotaAttrs &attrs,
+                                  ShapeContext &ctx) {
+  if (!isKnownDType(attrs.dtype()) || attrs.dtype() == v1::DTYPE_BOOL)
+    return invalidArgument("iota needs a numeric dtype, got " +
+                           dtypeName(attrs.dtype()));
+  SymTensorType type{attrs.dtype(), {}};
+  for (const v1::Dim &dim : attrs.shape()) {
+    ANYSHAPE_ASSIGN_OR_RETURN(auto d, ctx.read(dim));
+    type.dims.push_back(std::move(*d));
+  }
+  if (attrs.iota_dimension() < 0 || attrs.iota_dimension() >= type.rank())
+    return invalidArgument("iota_dimension " +
+                           std::to_string(attrs.iota_dimension()) +
+                           " is out of range for rank " +
+                           std::to_string(type.rank()));
+  return type;
+}
+
+StatusOr<SymTensorType> inferUnary(const Node &node, const SymTensorType &x) {
+  const std::string &op = node.op();
+  SymTensorType result = x;
+  if (op == "convert") {
+    if (!isKnownDType(node.convert().dtype()))
+      return invalidArgument("convert to unknown dtype " +
+                             dtypeName(node.convert().dtype()));
+    result.dtype = node.convert().dtype();
+    return result;
+  }
+  if (op == "not") {
+    if (x.dtype != v1::DTYPE_BOOL && !isIntegerDType(x.dtype))
+      return invalidArgument("not needs bool or integer, got " +
+                             x.toString());
+    return result;
+  }
+  if (op == "abs" || op == "neg") {
+    if (!isNumeric(x.dtype))
+      return invalidArgument(op + " needs a numeric operand, got " +
+                             x.toString());
+    return result;
+  }
+  if (!isFloatDType(x.dtype))
+    return invalidArgument(op + " needs a float operand, got " + x.toString());
+  return result;
+}
+
+StatusOr<SymTensorType> inferBinary(const Node &node, const SymTensorType &a,
+                                    const SymTensorType &b) {
+  const std::string &op = node.op();
+  if (a.dtype != b.dtype)
+    return invalidArgument("operand dtypes differ: " + a.toString() + " vs " +
+                           b.toString());
+  if (a.rank() != b.rank())
+    return invalidArgument("operand ranks differ: " + a.toString() + " vs " +
+                           b.toString() +
+                           " (broadcast explicitly with broadcast_in_dim)");
+  if (op == "and" || op == "or") {
+    if (a.dtype != v1::DTYPE_BOOL && !isIntegerDType(a.dtype))
+      return invalidArgument(op + " needs bool or integer operands, got " +
+                             a.toString());
+  } else if (op == "compare") {
+    if (node.compare().direction() < v1::COMPARE_EQ ||
+        node.compare().direction() > v1::COMPARE_GE)
+      return invalidArgument("compare has no valid direction");
+  } else if (!isNumeric(a.dtype)) {
+    return invalidArgument(op + " needs numeric operands, got " +
+                           a.toString());
+  }
+  SymTensorType result{op == "compare" ? v1::DTYPE_BOOL : a.dtype, {}};
+  for (int64_t i = 0; i < a.rank(); ++i) {
+    auto d = unifyDims(a.dims[i], b.dims[i]);
+    if (!d)
+      return invalidArgument("operand shapes differ at dim " +
+                             std::to_string(i) + ": " + a.toString() + " vs " +
+                             b.toString());
+    result.dims.push_back(std::move(*d));
+  }
+  return result;
+}
+
+StatusOr<SymTensorType> inferSelect(const SymTensorType &pred,
+                                    const SymTensorType &onTrue,
+                                    const SymTensorType &onFalse) {
+  if (pred.dtype != v1::DTYPE_BOOL)
+    return invalidArgument("select predicate must be bool, got " +
+                           pred.toString());
+  if (onTrue.dtype != onFalse.dtype || onTrue.rank() != onFalse.rank())
+    return invalidArgument("select branches differ: " + onTrue.toString() +
+                           " vs " + onFalse.toString());
+  if (pred.rank() != 0 && pred.rank() != onTrue.rank())
+    return invalidArgument("select predicate " + pred.toString() +
+                           " must be a scalar or match " + onTrue.toString());
+  SymTensorType result{onTrue.dtype, {}};
+  for (int64_t i = 0; i < onTrue.rank(); ++i) {
+    auto d = unifyDims(onTrue.dims[i], onFalse.dims[i]);
+    if (d && pred.rank() != 0)
+      d = unifyDims(*d, pred.dims[i]);
+    if (!d)
+      return invalidArgument("select operand shapes differ at dim " +
+                             std::to_string(i));
+    result.dims.push_back(std::move(*d));
+  }
+  return result;
+}
+
+StatusOr<SymTensorType> inferGather(const v1::GatherAttrs &attrs,
+                                    const SymTensorType &operand,
+                                    const SymTensorType &indices) {
+  if (!isIntegerDType(indices.dtype))
+    return invalidArgument("gather indices must be i32 or i64, got " +
+                           indices.toString());
+  int64_t axis = attrs.axis();
+  if (axis < 0 || axis >= operand.rank())
+    return invalidArgument("gather axis " + std::to_string(axis) +
+                           " is out of range for " + operand.toString());
+  SymTensorType result{operand.dtype, {}};
+  result.dims.insert(result.dims.end(), operand.dims.begin(),
+                     operand.dims.begin() + axis);
+  result.dims.insert(result.dims.end(), indices.dims.begin(),
+                     indices.dims.end());
+  result.dims.insert(result.dims.end(), operand.dims.begin() + axis + 1,
+                     operand.dims.end());
+  return result;
+}
+
+StatusOr<SymTensorType> inferReduce(const v1::ReduceAttrs &attrs,
+                                    const SymTensorType &x) {
+  if (attrs.kind() < v1::REDUCE_SUM || attrs.kind() > v1::REDUCE_PROD)
+    return invalidArgument("reduce has no valid kind");
+  if (!isNumeric(x.dtype))
+    return invalidArgument("reduce needs a numeric operand, got " +
+                           x.toString());
+  ANYSHAPE_RETURN_IF_ERROR(
+      detail::checkAxes(attrs.dimensions(), x.rank(), "reduce dimension"));
+  std::set<int64_t> reduced(attrs.dimensions().begin(),
+                            attrs.dimensions().end());
+  SymTensorType result{x.dtype, {}};
+  for (int64_t i = 0; i < x.rank(); ++i)
+    if (!reduced.count(i))
+      result.dims.push_back(x.dims[i]);
+  return result;
+}
+
+StatusOr<SymTensorType> inferDotGeneral(const v1::DotGeneralAttrs &attrs,
+                                        const SymTensorType &lhs,
+                                        const SymTensorType &rhs) {
+  if (lhs.dtype != rhs.dtype || !isNumeric(lhs.dtype))
+    return invalidArgument("dot_general needs numeric operands of one dtype, "
+                           "got " +
+                           lhs.toString() + " and " + rhs.toString());
+  const auto &lb = attrs.lhs_batch_dimensions();
+  const auto &rb = attrs.rhs_batch_dimensions();
+  const auto &lc = attrs.lhs_contracting_dimensions();
+  const auto &rc = attrs.rhs_contracting_dimensions();
+  if (lb.size() != rb.size() || lc.size() != rc.size())
+    return invalidArgument("dot_general lhs and rhs list different numbers "
+                           "of batch or contracting dimensions");
+  // Batch and contracting dims of one side are distinct axes together.
+  google::protobuf::RepeatedField<int64_t> lhsAll = lb, rhsAll = rb;
+  lhsAll.MergeFrom(lc);
+  rhsAll.MergeFrom(rc);
+  ANYSHAPE_RETURN_IF_ERROR(
+      detail::checkAxes(lhsAll, lhs.rank(), "dot_general lhs dimension"));
+  ANYSHAPE_RETURN_IF_ERROR(
+      detail::checkAxes(rhsAll, rhs.rank(), "dot_general rhs dimension"));
+  SymTensorType result{lhs.dtype, {}};
+  for (int i = 0; i < lb.size(); ++i) {
+    auto d = unifyDims(lhs.dims[lb[i]], rhs.dims[rb[i]]);
+    if (!d)
+      return invalidArgument("dot_general batch dims differ: " +
+                             d.status().message());
+    result.dims.push_back(std::move(*d));
+  }
+  for (int i = 0; i < lc.size(); ++i) {
+    auto d = unifyDims(lhs.dims[lc[i]], rhs.dims[rc[i]]);
+    if (!d)
+      return invalidArgument("dot_general contracting dims differ: " +
+                             d.status().message());
+  }
+  auto appendFree = [&](const SymTensorType &t,
+                        const google::protobuf::RepeatedField<int64_t> &used) {
+    std::set<int64_t> skip(used.begin(), used.end());
+    for (int64_t i = 0; i < t.rank(); ++i)
+      if (!skip.count(i))
+        result.dims.push_back(t.dims[i]);
+  };
+  appendFree(lhs, lhsAll);
+  appendFree(rhs, rhsAll);
+  return result;
+}
+
+StatusOr<SymTensorType> dispatch(const Node &node, const OpInfo &info,
+                                 const std::vector<const SymTensorType *> &in,
+                                 ShapeContext &ctx) {
+  switch (info.opClass) {
+  case OpClass::Source:
+    if (node.op() == "constant")
+      return inferConstant(node.constant());
+    return inferIota(node.iota(), ctx);
+  case OpClass::Unary:
+    return inferUnary(node, *in[0]);
+  case OpClass::Binary:
+    return inferBinary(node, *in[0], *in[1]);
+  case OpClass::Select:
+    return inferSelect(*in[0], *in[1], *in[2]);
+  case OpClass::Gather:
+    return inferGather(node.gather(), *in[0], *in[1]);
+  case OpClass::Reduce:
+    return inferReduce(node.reduce(), *in[0]);
+  case OpClass::DotGeneral:
+    return inferDotGeneral(node.dot_general(), *in[0], *in[1]);
+  case OpClass::DimSize:
+    if (node.dim_size().dimension() < 0 ||
+        node.dim_size().dimension() >= in[0]->rank())
+      return invalidArgument("dim_size dimension " +
+                             std::to_string(node.dim_size().dimension()) +
+                             " is out of range for " + in[0]->toString());
+    return SymTensorType{v1::DTYPE_I64, {}};
+  case OpClass::ShapeChanging:
+    break;
+  }
+  const std::string &op = node.op();
+  if (op == "broadcast_in_dim")
+    return detail::inferBroadcastInDim(node.broadcast_in_dim(), *in[0], ctx);
+  if (op == "reshape")
+    return detail::inferReshape(node.reshape(), *in[0], ctx);
+  if (op == "transpose")
+    return detail::inferTranspose(node.transpose(), *in[0]);
+  if (op == "slice")
+    return detail::inferSlice(node.slice(), *in[0], ctx);
+  if (op == "concatenate")
+    return detail::inferConcatenate(node.concatenate(), in);
+  return detail::inferPad(node.pad(), *in[0], *in[1], ctx);
+}
+
+} // namespace
+
+StatusOr<int64_t> constantByteSize(const v1::ConstantAttrs &attrs) {
+  int64_t bytes = dtypeByteSize(attrs.dtype());
+  for (int64_t size : attrs.shape())
+    if (size < 0 || __builtin_mul_overflow(bytes, size, &bytes))
+      return invalidArgument("constant size overflows int64");
+  return bytes;
+}
+
+StatusOr<SymTensorType>
+inferNodeType(const Node &node,
+              const std::vector<const SymTensorType *> &operands,
+              ShapeContext &ctx) {
+  const OpInfo *info = lookupOp(node.op());
+  if (!info)
+    return invalidArgument("unknown op '" + node.op() + "'");
+  int count = static_cast<int>(operands.size());
+  if (count < info->minOperands ||
+      (info->maxOperands >= 0 && count > info->maxOperands)) {
+    std::string expected =
+        info->minOperands == info->maxOperands
+            ? std::to_string(info->minOperands)
+            : "at least " + std::to_string(info->minOperands);
+    return invalidArgument(node.op() + " takes " + expected +
+                           " operand(s), got " + std::to_string(count));
+  }
+  if (node.attrs_case() != info->attrs) {
+    if (info->attrs == Node::ATTRS_NOT_SET)
+      return invalidArgument(node.op() + " takes no attributes, got '" +
+                             std::string(attrsName(node.attrs_case())) + "'");
+    return invalidArgument(node.op() + " needs '" +
+                           std::string(attrsName(info->attrs)) +
+                           "' attributes, got '" +
+                           std::string(attrsName(node.attrs_case())) + "'");
+  }
+  auto result = dispatch(node, *info, operands, ctx);
+  if (!result)
+    return result.status().withContext(
+        operands.empty() ? node.op() : node.op() + "(" + shapeList(operands) + ")");
+  ANYSHAPE_RETURN_IF_ERROR(ctx.checkLimits(*result));
+  return result;
+}
+
+namespace detail {
+Status checkAxes(const google::protobuf::RepeatedField<int64_t> &axes,
+                 int64_t rank, const char *what, bool unique) {
+  std::set<int64_t> seen;
+  for (int64_t axis : axes) {
+    if (axis < 0 || axis >= rank)
+      return invalidArgument(std::string(what) + " " + std::to_string(axis) +
+                             " is out of range for rank " +
+                             std::to_string(rank));
+    if (unique && !seen.insert(axis).second)
+      return invalidArgument(std::string(what) + " " + std::to_string(axis) +
+                             " appears twice");
+  }
+  return Status::ok();
+}
+} // namespace detail
+
+} // namespace anyshape

@@ -1,0 +1,236 @@
+// Shape rules for the shape-changing ops: broadcast_in_dim, reshape,
+// transpose, slice, concatenate, pad.
+//
+// Where a rule needs a runtime fact that a polynomial cannot express (a
+// strided slice of a symbolic extent, say), the result dim is a fresh
+// symbol; in concrete mode every such case is a plain number instead.
+#include "ShapeInference.h"
+
+namespace anyshape::detail {
+namespace {
+std::string str(int64_t v) { return std::to_string(v); }
+} // namespace
+
+StatusOr<SymTensorType>
+inferBroadcastInDim(const v1::BroadcastInDimAttrs &attrs,
+                    const SymTensorType &x, ShapeContext &ctx) {
+  const auto &mapping = attrs.broadcast_dimensions();
+  if (mapping.size() != x.rank())
+    return invalidArgument("broadcast_dimensions has " + str(mapping.size()) +
+                           " entries for an operand of rank " + str(x.rank()));
+  int64_t rank = attrs.shape_size();
+  ANYSHAPE_RETURN_IF_ERROR(
+      checkAxes(mapping, rank, "broadcast_dimensions entry"));
+  std::vector<int64_t> sourceOf(rank, -1);
+  for (int64_t i = 0; i < x.rank(); ++i)
+    sourceOf[mapping[i]] = i;
+
+  SymTensorType result{x.dtype, {}};
+  for (int64_t r = 0; r < rank; ++r) {
+    const v1::Dim &dim = attrs.shape(r);
+    int64_t src = sourceOf[r];
+    if (dim.kind_case() == v1::Dim::kDynamic) {
+      // An anonymous result dim is only meaningful as "the operand's dim".
+      if (src < 0)
+        return invalidArgument("result dim " + str(r) +
+                               " is anonymous but no operand dim maps to it");
+      result.dims.push_back(x.dims[src]);
+      continue;
+    }
+    ANYSHAPE_ASSIGN_OR_RETURN(auto target, ctx.read(dim));
+    if (src >= 0 && x.dims[src] != SymExpr::constant(1)) {
+      auto unified = unifyDims(x.dims[src], *target);
+      if (!unified)
+        return invalidArgument("operand dim " + str(src) + " (" +
+                               x.dims[src].toString() +
+                               ") is neither 1 nor result dim " + str(r) +
+                               " (" + target->toString() + ")");
+      target = std::move(*unified);
+    }
+    result.dims.push_back(std::move(*target));
+  }
+  return result;
+}
+
+StatusOr<SymTensorType> inferReshape(const v1::ReshapeAttrs &attrs,
+                                     const SymTensorType &x,
+                                     ShapeContext &ctx) {
+  auto inputCount = x.numElements();
+  if (!inputCount)
+    return invalidArgument("element count overflows int64");
+  SymTensorType result{x.dtype, {}};
+  SymExpr known = SymExpr::constant(1);
+  int64_t inferredAt = -1;
+  for (int64_t r = 0; r < attrs.shape_size(); ++r) {
+    auto read = ctx.read(attrs.shape(r), /*allowInferred=*/true);
+    if (!read)
+      return read.status().withContext("reshape dim " + str(r));
+    std::optional<SymExpr> dim = std::move(*read);
+    if (!dim) {
+      if (inferredAt >= 0)
+        return invalidArgument("reshape has more than one -1 dim");
+      inferredAt = r;
+      result.dims.emplace_back();
+      continue;
+    }
+    auto next = SymExpr::mul(known, *dim);
+    if (!next)
+      return invalidArgument("reshape element count overflows int64");
+    known = std::move(*next);
+    result.dims.push_back(std::move(*dim));
+  }
+  if (inferredAt < 0) {
+    auto in = inputCount->constantValue(), out = known.constantValue();
+    if (in && out && *in != *out)
+      return invalidArgument("reshape changes the element count from " +
+                             str(*in) + " to " + str(*out));
+    return result;
+  }
+  if (known.isConstant() && *known.constantValue() == 0)
+    return invalidArgument("reshape cannot infer a -1 dim next to a 0 dim");
+  if (auto quotient = inputCount->divideExact(known)) {
+    result.dims[inferredAt] = std::move(*quotient);
+  } else if (inputCount->isConstant() && known.isConstant()) {
+    return invalidArgument("reshape cannot split " +
+                           inputCount->toString() + " elements into " +
+                           known.toString() + " times an integer");
+  } else {
+    // Not provably divisible symbolically: known at run time only.
+    result.dims[inferredAt] = ctx.fresh();
+  }
+  return result;
+}
+
+StatusOr<SymTensorType> inferTranspose(const v1::TransposeAttrs &attrs,
+                                       const SymTensorType &x) {
+  const auto &perm = attrs.permutation();
+  if (perm.size() != x.rank())
+    return invalidArgument("permutation has " + str(perm.size()) +
+                           " entries for rank " + str(x.rank()));
+  ANYSHAPE_RETURN_IF_ERROR(checkAxes(perm, x.rank(), "permutation entry"));
+  SymTensorType result{x.dtype, {}};
+  for (int64_t p : perm)
+    result.dims.push_back(x.dims[p]);
+  return result;
+}
+
+StatusOr<SymTensorType> inferSlice(const v1::SliceAttrs &attrs,
+                                   const SymTensorType &x, ShapeContext &ctx) {
+  if (attrs.start_indices_size() != x.rank() ||
+      attrs.limit_indices_size() != x.rank())
+    return invalidArgument("slice needs one start and one limit per dim of " +
+                           x.toString());
+  if (attrs.strides_size() != 0 && attrs.strides_size() != x.rank())
+    return invalidArgument("slice strides must be empty or one per dim");
+  SymTensorType result{x.dtype, {}};
+  for (int64_t i = 0; i < x.rank(); ++i) {
+    int64_t stride = attrs.strides_size() ? attrs.strides(i) : 1;
+    if (stride < 1)
+      return invalidArgument("slice stride " + str(stride) + " at dim " +
+                             str(i) + " must be >= 1");
+    ANYSHAPE_ASSIGN_OR_RETURN(SymExpr start, ctx.read(attrs.start_indices(i)));
+    ANYSHAPE_ASSIGN_OR_RETURN(SymExpr limit, ctx.read(attrs.limit_indices(i)));
+    auto s = start.constantValue(), l = limit.constantValue(),
+         d = x.dims[i].constantValue();
+    std::string where = " at dim " + str(i) + " of " + x.toString();
+    if (s && *s < 0)
+      return invalidArgument("slice start " + str(*s) + " is negative" + where);
+    if (s && l && *s > *l)
+      return invalidArgument("slice start " + str(*s) + " exceeds limit " +
+                             str(*l) + where);
+    if (l && d && *l > *d)
+      return invalidArgument("slice limit " + str(*l) + " exceeds the dim" +
+                             where);
+    auto extent = SymExpr::sub(limit, start);
+    if (!extent)
+      return invalidArgument("slice bounds overflow int64" + where);
+    if (stride == 1)
+      result.dims.push_back(std::move(*extent));
+    else if (auto e = extent->constantValue())
+      result.dims.push_back(SymExpr::constant((*e + stride - 1) / stride));
+    else
+      result.dims.push_back(ctx.fresh());
+  }
+  return result;
+}
+
+StatusOr<SymTensorType>
+inferConcatenate(const v1::ConcatenateAttrs &attrs,
+                 const std::vector<const SymTensorType *> &xs) {
+  const SymTensorType &first = *xs[0];
+  int64_t axis = attrs.dimension();
+  if (axis < 0 || axis >= first.rank())
+    return invalidArgument("concatenate dimension " + str(axis) +
+                           " is out of range for " + first.toString());
+  SymTensorType result = first;
+  for (size_t k = 1; k < xs.size(); ++k) {
+    const SymTensorType &x = *xs[k];
+    if (x.dtype != first.dtype || x.rank() != first.rank())
+      return invalidArgument("concatenate operand " + str(k) + " is " +
+                             x.toString() + ", operand 0 is " +
+                             first.toString());
+    for (int64_t i = 0; i < x.rank(); ++i) {
+      if (i == axis) {
+        auto sum = SymExpr::add(result.dims[i], x.dims[i]);
+        if (!sum)
+          return invalidArgument("concatenated dim overflows int64");
+        result.dims[i] = std::move(*sum);
+        continue;
+      }
+      auto d = unifyDims(result.dims[i], x.dims[i]);
+      if (!d)
+        return invalidArgument("concatenate operand " + str(k) +
+                               " differs at dim " + str(i) + ": " +
+                               d.status().message());
+      result.dims[i] = std::move(*d);
+    }
+  }
+  return result;
+}
+
+StatusOr<SymTensorType> inferPad(const v1::PadAttrs &attrs,
+                                 const SymTensorType &x,
+                                 const SymTensorType &paddingValue,
+                                 ShapeContext &ctx) {
+  if (paddingValue.rank() != 0 || paddingValue.dtype != x.dtype)
+    return invalidArgument("pad value must be a " + dtypeName(x.dtype) +
+                           " scalar, got " + paddingValue.toString());
+  if (attrs.edge_padding_low_size() != x.rank() ||
+      attrs.edge_padding_high_size() != x.rank())
+    return invalidArgument("pad needs one low and one high padding per dim");
+  if (attrs.interior_padding_size() != 0 &&
+      attrs.interior_padding_size() != x.rank())
+    return invalidArgument("interior_padding must be empty or one per dim");
+  SymTensorType result{x.dtype, {}};
+  for (int64_t i = 0; i < x.rank(); ++i) {
+    int64_t lo = attrs.edge_padding_low(i), hi = attrs.edge_padding_high(i);
+    int64_t interior =
+        attrs.interior_padding_size() ? attrs.interior_padding(i) : 0;
+    if (interior < 0)
+      return invalidArgument("interior padding " + str(interior) +
+                             " must be >= 0");
+    const SymExpr &d = x.dims[i];
+    auto dv = d.constantValue();
+    if (interior > 0 && !dv) {
+      // d + interior*(d-1) holds only for d >= 1; d may be 0 at run time.
+      result.dims.push_back(ctx.fresh());
+      continue;
+    }
+    int64_t edges, grown = 0;
+    if (__builtin_add_overflow(lo, hi, &edges) ||
+        (dv && *dv > 0 && __builtin_mul_overflow(interior, *dv - 1, &grown)))
+      return invalidArgument("padding overflows int64");
+    auto size = SymExpr::add(d, SymExpr::constant(grown));
+    if (size)
+      size = SymExpr::add(*size, SymExpr::constant(edges));
+    if (!size)
+      return invalidArgument("padded dim overflows int64");
+    if (auto v = size->constantValue(); v && *v < 0)
+      return invalidArgument("padding makes dim " + str(i) + " negative (" +
+                             str(*v) + ")");
+    result.dims.push_back(std::move(*size));
+  }
+  return result;
+}
+
+} // namespace anyshape::detail

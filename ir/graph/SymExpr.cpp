@@ -1,0 +1,171 @@
+// Overflow-checked polynomial arithmetic for symbolic dims.
+#include "SymExpr.h"
+
+#include <algorithm>
+
+namespace anyshape {
+
+SymExpr SymExpr::constant(int64_t value) {
+  SymExpr e;
+  if (value != 0)
+    e.terms_[{}] = value;
+  return e;
+}
+
+SymExpr SymExpr::symbol(const std::string &name) {
+  SymExpr e;
+  e.terms_[{name}] = 1;
+  return e;
+}
+
+bool SymExpr::isConstant() const {
+  return terms_.empty() || (terms_.size() == 1 && terms_.begin()->first.empty());
+}
+
+std::optional<int64_t> SymExpr::constantValue() const {
+  if (terms_.empty())
+    return 0;
+  if (isConstant())
+    return terms_.begin()->second;
+  return std::nullopt;
+}
+
+std::optional<std::string> SymExpr::singleSymbol() const {
+  if (terms_.size() != 1)
+    return std::nullopt;
+  const auto &[monomial, coefficient] = *terms_.begin();
+  if (monomial.size() != 1 || coefficient != 1)
+    return std::nullopt;
+  return monomial.front();
+}
+
+std::optional<SymExpr> SymExpr::add(const SymExpr &a, const SymExpr &b) {
+  SymExpr result = a;
+  for (const auto &[monomial, coefficient] : b.terms_) {
+    int64_t &slot = result.terms_[monomial];
+    if (__builtin_add_overflow(slot, coefficient, &slot))
+      return std::nullopt;
+    if (slot == 0)
+      result.terms_.erase(monomial);
+  }
+  return result;
+}
+
+std::optional<SymExpr> SymExpr::sub(const SymExpr &a, const SymExpr &b) {
+  auto negB = mul(b, constant(-1));
+  if (!negB)
+    return std::nullopt;
+  return add(a, *negB);
+}
+
+std::optional<SymExpr> SymExpr::mul(const SymExpr &a, const SymExpr &b) {
+  SymExpr result;
+  for (const auto &[ma, ca] : a.terms_) {
+    for (const auto &[mb, cb] : b.terms_) {
+      Monomial m = ma;
+      m.insert(m.end(), mb.begin(), mb.end());
+      std::sort(m.begin(), m.end());
+      int64_t product;
+      if (__builtin_mul_overflow(ca, cb, &product))
+        return std::nullopt;
+      int64_t &slot = result.terms_[m];
+      if (__builtin_add_overflow(slot, product, &slot))
+        return std::nullopt;
+      if (slot == 0)
+        result.terms_.erase(m);
+    }
+  }
+  return result;
+}
+
+std::optional<SymExpr> SymExpr::divideExact(const SymExpr &divisor) const {
+  if (divisor.terms_.size() != 1)
+    return std::nullopt;
+  const auto &[dm, dc] = *divisor.terms_.begin();
+  SymExpr result;
+  for (const auto &[monomial, coefficient] : terms_) {
+    if (coefficient % dc != 0)
+      return std::nullopt;
+    // Remove the divisor's symbols (a sorted multiset) from this monomial.
+    Monomial rest;
+    if (!std::includes(monomial.begin(), monomial.end(), dm.begin(), dm.end()))
+      return std::nullopt;
+    std::set_difference(monomial.begin(), monomial.end(), dm.begin(), dm.end(),
+                        std::back_inserter(rest));
+    if (dc == -1 && coefficient == INT64_MIN)
+      return std::nullopt;
+    result.terms_[rest] = coefficient / dc;
+  }
+  return result;
+}
+
+std::optional<int64_t>
+SymExpr::evaluate(const std::map<std::string, int64_t> &values,
+                  std::string *missing) const {
+  int64_t total = 0;
+  for (const auto &[monomial, coefficient] : terms_) {
+    int64_t term = coefficient;
+    for (const std::string &name : monomial) {
+      auto it = values.find(name);
+      if (it == values.end()) {
+        if (missing)
+          *missing = name;
+        return std::nullopt;
+      }
+      if (__builtin_mul_overflow(term, it->second, &term))
+        return std::nullopt;
+    }
+    if (__builtin_add_overflow(total, term, &total))
+      return std::nullopt;
+  }
+  return total;
+}
+
+std::vector<std::string> SymExpr::symbols() const {
+  std::vector<std::string> names;
+  for (const auto &[monomial, coefficient] : terms_)
+    for (const std::string &name : monomial)
+      if (std::find(names.begin(), names.end(), name) == names.end())
+        names.push_back(name);
+  return names;
+}
+
+std::string SymExpr::toString() const {
+  if (terms_.empty())
+    return "0";
+  std::string out;
+  // Highest-degree terms first, the constant last: "2*seq + 1".
+  std::vector<std::pair<Monomial, int64_t>> ordered(terms_.begin(),
+                                                    terms_.end());
+  std::sort(ordered.begin(), ordered.end(),
+                   [](const auto &a, const auto &b) {
+                     if (a.first.size() != b.first.size())
+                       return a.first.size() > b.first.size();
+                     return a.first < b.first;
+                   });
+  for (const auto &[monomial, coefficient] : ordered) {
+    int64_t c = coefficient;
+    if (out.empty()) {
+      if (c < 0 && !monomial.empty() && c == -1) {
+        out += "-";
+        c = 1;
+      }
+    } else {
+      out += c < 0 ? " - " : " + ";
+      if (c < 0)
+        c = c == INT64_MIN ? c : -c;
+    }
+    std::string factors;
+    for (const std::string &name : monomial)
+      factors += (factors.empty() ? "" : "*") + name;
+    if (monomial.empty())
+      out += std::to_string(c);
+    else if (c == 1)
+      out += factors;
+    else
+      out += std::to_string(c) + "*" + factors;
+  }
+  return out;
+}
+
+} // namespace anyshape

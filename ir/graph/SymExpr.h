@@ -1,0 +1,64 @@
+// SymExpr: a tensor dimension as an integer polynomial over named symbols.
+//
+// A static dim is a constant polynomial; "batch*seq" and "seq+1" are others.
+// Shape rules are written once against SymExpr and serve both the symbolic
+// world (validation, the builder: symbols stay symbols) and the concrete one
+// (the reference evaluator: every symbol already substituted by its size, so
+// every SymExpr it sees is a constant). Arithmetic is overflow-checked: an
+// operation that would overflow int64 returns nullopt and callers turn that
+// into an error naming the node.
+//
+// Invariant: no stored term has a zero coefficient; the constant term is the
+// one keyed by the empty monomial.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace anyshape {
+
+class SymExpr {
+public:
+  /// A product of symbols, sorted; repeats are powers. Empty = constant.
+  using Monomial = std::vector<std::string>;
+
+  SymExpr() = default; // the constant 0
+  static SymExpr constant(int64_t value);
+  static SymExpr symbol(const std::string &name);
+
+  bool isConstant() const;
+  std::optional<int64_t> constantValue() const;
+  /// The symbol if this is exactly one symbol with coefficient 1.
+  std::optional<std::string> singleSymbol() const;
+  const std::map<Monomial, int64_t> &terms() const { return terms_; }
+
+  static std::optional<SymExpr> add(const SymExpr &a, const SymExpr &b);
+  static std::optional<SymExpr> sub(const SymExpr &a, const SymExpr &b);
+  static std::optional<SymExpr> mul(const SymExpr &a, const SymExpr &b);
+  /// this / divisor when the division is exact term by term (divisor a
+  /// single nonzero term); nullopt otherwise.
+  std::optional<SymExpr> divideExact(const SymExpr &divisor) const;
+
+  /// Substitutes every symbol with its value; nullopt when a symbol is
+  /// missing from `values` (reported through `missing`) or on overflow.
+  std::optional<int64_t>
+  evaluate(const std::map<std::string, int64_t> &values,
+           std::string *missing = nullptr) const;
+
+  /// All symbols appearing in any term.
+  std::vector<std::string> symbols() const;
+
+  bool operator==(const SymExpr &other) const { return terms_ == other.terms_; }
+  bool operator!=(const SymExpr &other) const { return !(*this == other); }
+
+  /// "768", "seq", "batch*seq", "2*seq + 1".
+  std::string toString() const;
+
+private:
+  std::map<Monomial, int64_t> terms_;
+};
+
+} // namespace anyshape

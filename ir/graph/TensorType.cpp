@@ -1,0 +1,168 @@
+// Reading attribute dims in symbolic or concrete mode, and limit checks.
+#include "TensorType.h"
+
+namespace anyshape {
+
+std::optional<SymExpr> SymTensorType::numElements() const {
+  SymExpr count = SymExpr::constant(1);
+  for (const SymExpr &d : dims) {
+    auto next = SymExpr::mul(count, d);
+    if (!next)
+      return std::nullopt;
+    count = std::move(*next);
+  }
+  return count;
+}
+
+std::optional<std::vector<int64_t>> SymTensorType::staticShape() const {
+  std::vector<int64_t> shape;
+  for (const SymExpr &d : dims) {
+    auto v = d.constantValue();
+    if (!v)
+      return std::nullopt;
+    shape.push_back(*v);
+  }
+  return shape;
+}
+
+std::string SymTensorType::toString() const {
+  std::string out = dtypeName(dtype) + "[";
+  for (size_t i = 0; i < dims.size(); ++i)
+    out += (i ? ", " : "") + dims[i].toString();
+  return out + "]";
+}
+
+bool isValidSymbolName(const std::string &name) {
+  if (name.empty() || name.size() > 128)
+    return false;
+  for (size_t i = 0; i < name.size(); ++i) {
+    char c = name[i];
+    bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    bool digit = c >= '0' && c <= '9';
+    if (!alpha && !(digit && i > 0))
+      return false;
+  }
+  return true;
+}
+
+ShapeContext ShapeContext::symbolic(const GraphLimits &limits,
+                                    std::set<std::string> boundSymbols) {
+  ShapeContext ctx(limits);
+  ctx.boundSymbols_ = std::move(boundSymbols);
+  return ctx;
+}
+
+ShapeContext ShapeContext::concrete(const GraphLimits &limits,
+                                    std::map<std::string, int64_t> bindings) {
+  ShapeContext ctx(limits);
+  ctx.concrete_ = true;
+  ctx.bindings_ = std::move(bindings);
+  return ctx;
+}
+
+StatusOr<SymExpr> ShapeContext::read(const v1::DimExpr &expr) const {
+  SymExpr result = SymExpr::constant(expr.constant());
+  for (const auto &term : expr.terms()) {
+    SymExpr product = SymExpr::constant(term.coefficient());
+    for (const std::string &name : term.symbols()) {
+      if (!isValidSymbolName(name))
+        return invalidArgument("invalid symbol name '" + name + "'");
+      SymExpr factor;
+      if (concrete_) {
+        auto it = bindings_.find(name);
+        if (it == bindings_.end())
+          return invalidArgument("symbol '" + name +
+                                 "' is not bound by any input");
+        factor = SymExpr::constant(it->second);
+      } else {
+        if (!boundSymbols_.count(name))
+          return invalidArgument("symbol '" + name +
+                                 "' is not the dim of any input");
+        factor = SymExpr::symbol(name);
+      }
+      auto next = SymExpr::mul(product, factor);
+      if (!next)
+        return invalidArgument("dim expression overflows int64");
+      product = std::move(*next);
+    }
+    auto sum = SymExpr::add(result, product);
+    if (!sum)
+      return invalidArgument("dim expression overflows int64");
+    result = std::move(*sum);
+  }
+  return result;
+}
+
+StatusOr<std::optional<SymExpr>> ShapeContext::read(const v1::Dim &dim,
+                                                    bool allowInferred) const {
+  switch (dim.kind_case()) {
+  case v1::Dim::kSize:
+    if (dim.size() == -1 && allowInferred)
+      return std::optional<SymExpr>();
+    if (dim.size() < 0)
+      return invalidArgument("negative size " + std::to_string(dim.size()));
+    return std::optional<SymExpr>(SymExpr::constant(dim.size()));
+  case v1::Dim::kSymbol: {
+    v1::DimExpr expr;
+    auto *term = expr.add_terms();
+    term->set_coefficient(1);
+    term->add_symbols(dim.symbol());
+    ANYSHAPE_ASSIGN_OR_RETURN(SymExpr e, read(expr));
+    return std::optional<SymExpr>(std::move(e));
+  }
+  case v1::Dim::kExpr: {
+    ANYSHAPE_ASSIGN_OR_RETURN(SymExpr e, read(dim.expr()));
+    if (auto v = e.constantValue(); v && *v < 0)
+      return invalidArgument("dim expression " + e.toString() +
+                             " is negative");
+    return std::optional<SymExpr>(std::move(e));
+  }
+  case v1::Dim::kDynamic:
+    return invalidArgument("an anonymous dynamic dim is not allowed here");
+  case v1::Dim::KIND_NOT_SET:
+    break;
+  }
+  return invalidArgument("dim has no size, symbol or expression");
+}
+
+SymExpr ShapeContext::fresh() {
+  return SymExpr::symbol("?" + std::to_string(nextFresh_++));
+}
+
+Status ShapeContext::checkLimits(const SymTensorType &type) const {
+  if (type.rank() > limits_->maxRank)
+    return resourceExhausted("rank " + std::to_string(type.rank()) +
+                             " exceeds the limit of " +
+                             std::to_string(limits_->maxRank));
+  // The static part alone must fit: symbolic dims only make it larger (or
+  // zero, which no real workload is built around).
+  int64_t count = 1;
+  for (const SymExpr &d : type.dims) {
+    auto v = d.constantValue();
+    if (!v)
+      continue;
+    if (*v < 0)
+      return invalidArgument("negative dim " + std::to_string(*v) + " in " +
+                             type.toString());
+    if (*v == 0)
+      return Status::ok();
+    if (__builtin_mul_overflow(count, *v, &count) ||
+        count > limits_->maxElementsPerTensor)
+      return resourceExhausted(
+          "element count of " + type.toString() + " exceeds the limit of " +
+          std::to_string(limits_->maxElementsPerTensor));
+  }
+  return Status::ok();
+}
+
+StatusOr<SymExpr> unifyDims(const SymExpr &a, const SymExpr &b) {
+  if (a == b)
+    return a;
+  auto va = a.constantValue(), vb = b.constantValue();
+  if (va && vb)
+    return invalidArgument("dims " + a.toString() + " and " + b.toString() +
+                           " differ");
+  return vb ? b : a;
+}
+
+} // namespace anyshape

@@ -1,0 +1,86 @@
+// SymTensorType and ShapeContext: the vocabulary of the shape rules.
+//
+// A SymTensorType is a dtype plus one SymExpr per dim. A ShapeContext says
+// how the symbols written in attributes (reshape targets, broadcast shapes,
+// slice bounds) are read: symbolically, where they must be symbols bound by
+// some graph input, or concretely, where each is replaced by its size. It
+// also hands out fresh symbols ("?0", "?1", ...) for anonymous dims and for
+// dims no polynomial can express; '?' never appears in a user symbol, so
+// fresh symbols cannot collide with named ones.
+#pragma once
+
+#include "DType.h"
+#include "Limits.h"
+#include "SymExpr.h"
+#include "runtime/support/Status.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace anyshape {
+
+struct SymTensorType {
+  DType dtype = v1::DTYPE_UNSPECIFIED;
+  std::vector<SymExpr> dims;
+
+  int64_t rank() const { return static_cast<int64_t>(dims.size()); }
+  /// The product of the dims, or nullopt on int64 overflow.
+  std::optional<SymExpr> numElements() const;
+  /// Concrete sizes; nullopt if any dim is symbolic.
+  std::optional<std::vector<int64_t>> staticShape() const;
+  /// "f32[batch, seq, 768]".
+  std::string toString() const;
+  bool operator==(const SymTensorType &o) const {
+    return dtype == o.dtype && dims == o.dims;
+  }
+};
+
+/// True if `name` is a valid user symbol: [A-Za-z_][A-Za-z0-9_]*.
+bool isValidSymbolName(const std::string &name);
+
+class ShapeContext {
+public:
+  /// Symbolic mode: attribute symbols must be among `boundSymbols`.
+  static ShapeContext symbolic(const GraphLimits &limits,
+                               std::set<std::string> boundSymbols);
+  /// Concrete mode: attribute symbols are replaced by `bindings`.
+  static ShapeContext concrete(const GraphLimits &limits,
+                               std::map<std::string, int64_t> bindings);
+
+  const GraphLimits &limits() const { return *limits_; }
+  bool isConcrete() const { return concrete_; }
+
+  /// Reads an attribute's dim expression.
+  StatusOr<SymExpr> read(const v1::DimExpr &expr) const;
+  /// Reads a static size (>= 0), symbol or expression; `allowInferred`
+  /// admits size -1, returned as nullopt (reshape's inferred dim). An
+  /// anonymous `dynamic` dim is an error here: callers that allow it handle
+  /// it before calling.
+  StatusOr<std::optional<SymExpr>> read(const v1::Dim &dim,
+                                        bool allowInferred = false) const;
+
+  /// A new symbol, unequal to every other symbol.
+  SymExpr fresh();
+
+  /// Errors if the static part of `type`'s element count exceeds the limit,
+  /// or its rank does.
+  Status checkLimits(const SymTensorType &type) const;
+
+private:
+  ShapeContext(const GraphLimits &limits) : limits_(&limits) {}
+
+  const GraphLimits *limits_;
+  bool concrete_ = false;
+  std::set<std::string> boundSymbols_;
+  std::map<std::string, int64_t> bindings_;
+  int64_t nextFresh_ = 0;
+};
+
+/// Combines two dims that must be equal at run time: an error if both are
+/// static and differ; otherwise the more informative one (static beats
+/// symbolic; otherwise `a`).
+StatusOr<SymExpr> unifyDims(const SymExpr &a, const SymExpr &b);
+
+} // namespace anyshape

@@ -1,0 +1,183 @@
+// Graph validation in five passes: names, input types, operand references,
+// topological order (cycle detection), per-node shape rules; then outputs.
+// Iterative throughout, so a deep or hostile graph cannot overflow the stack.
+#include "Validate.h"
+
+#include "ShapeInference.h"
+
+#include <deque>
+#include <set>
+
+namespace anyshape {
+namespace {
+
+std::string nodeLabel(const v1::Node &node) {
+  return "node '" + node.name() + "' (" +
+         (node.op().empty() ? std::string("no op") : node.op()) + ")";
+}
+
+Status checkName(const std::string &name, const GraphLimits &limits,
+                 const std::string &what) {
+  if (name.empty())
+    return invalidArgument(what + " has an empty name");
+  if (static_cast<int64_t>(name.size()) > limits.maxNameLength)
+    return invalidArgument(what + " name is longer than " +
+                           std::to_string(limits.maxNameLength) + " bytes");
+  return Status::ok();
+}
+
+} // namespace
+
+StatusOr<SymTensorType> inputType(const v1::Input &input, ShapeContext &ctx) {
+  const v1::TensorType &declared = input.type();
+  if (!isKnownDType(declared.dtype()))
+    return invalidArgument("unknown dtype " + dtypeName(declared.dtype()));
+  if (declared.dims_size() > ctx.limits().maxRank)
+    return resourceExhausted("rank " + std::to_string(declared.dims_size()) +
+                             " exceeds the limit of " +
+                             std::to_string(ctx.limits().maxRank));
+  SymTensorType type{declared.dtype(), {}};
+  for (int i = 0; i < declared.dims_size(); ++i) {
+    const v1::Dim &dim = declared.dims(i);
+    if (dim.kind_case() == v1::Dim::kDynamic) {
+      if (!dim.dynamic())
+        return invalidArgument("dim " + std::to_string(i) +
+                               ": 'dynamic' must be true when set");
+      type.dims.push_back(ctx.fresh());
+      continue;
+    }
+    auto read = ctx.read(dim);
+    if (!read)
+      return read.status().withContext("dim " + std::to_string(i));
+    type.dims.push_back(std::move(**read));
+  }
+  ANYSHAPE_RETURN_IF_ERROR(ctx.checkLimits(type));
+  return type;
+}
+
+StatusOr<GraphInfo> validateGraph(const v1::Graph &graph,
+                                  const GraphLimits &limits) {
+  GraphInfo info;
+  if (graph.inputs_size() > limits.maxInputs)
+    return resourceExhausted("graph has " +
+                             std::to_string(graph.inputs_size()) +
+                             " inputs; the limit is " +
+                             std::to_string(limits.maxInputs));
+  if (graph.nodes_size() > limits.maxNodes)
+    return resourceExhausted("graph has " + std::to_string(graph.nodes_size()) +
+                             " nodes; the limit is " +
+                             std::to_string(limits.maxNodes));
+
+  // 1. Names are non-empty and unique across inputs and nodes.
+  for (int i = 0; i < graph.inputs_size(); ++i) {
+    const std::string &name = graph.inputs(i).name();
+    ANYSHAPE_RETURN_IF_ERROR(
+        checkName(name, limits, "input " + std::to_string(i)));
+    if (!info.values.emplace(name, ValueRef{true, i}).second)
+      return invalidArgument("input '" + name + "': duplicate name");
+  }
+  for (int i = 0; i < graph.nodes_size(); ++i) {
+    const std::string &name = graph.nodes(i).name();
+    ANYSHAPE_RETURN_IF_ERROR(
+        checkName(name, limits, "node " + std::to_string(i)));
+    auto [it, inserted] = info.values.emplace(name, ValueRef{false, i});
+    if (!inserted)
+      return invalidArgument(
+          nodeLabel(graph.nodes(i)) + ": duplicate name (also " +
+          (it->second.isInput ? "an input" : "node " +
+                                                 std::to_string(it->second.index)) +
+          ")");
+  }
+
+  // 2. Input types. Symbols bound by plain-symbol dims may appear in
+  // expressions anywhere else; collect them first.
+  std::set<std::string> bound;
+  for (const v1::Input &input : graph.inputs())
+    for (const v1::Dim &dim : input.type().dims())
+      if (dim.kind_case() == v1::Dim::kSymbol && bound.insert(dim.symbol()).second)
+        if (isValidSymbolName(dim.symbol()))
+          info.symbols.push_back(dim.symbol());
+  ShapeContext ctx = ShapeContext::symbolic(limits, bound);
+  for (const v1::Input &input : graph.inputs()) {
+    auto type = inputType(input, ctx);
+    if (!type)
+      return type.status().withContext("input '" + input.name() + "'");
+    info.inputTypes.push_back(std::move(*type));
+  }
+
+  // 3. Ops are known and operands resolve.
+  std::vector<int> pendingOperands(graph.nodes_size(), 0);
+  std::vector<std::vector<int>> users(graph.nodes_size());
+  for (int i = 0; i < graph.nodes_size(); ++i) {
+    const v1::Node &node = graph.nodes(i);
+    if (!lookupOp(node.op()))
+      return invalidArgument(nodeLabel(node) + ": unknown op '" + node.op() +
+                             "'");
+    for (int k = 0; k < node.operands_size(); ++k) {
+      auto it = info.values.find(node.operands(k));
+      if (it == info.values.end())
+        return invalidArgument(nodeLabel(node) + ": operand " +
+                               std::to_string(k) + " '" + node.operands(k) +
+                               "' is not an input or node");
+      if (!it->second.isInput) {
+        ++pendingOperands[i];
+        users[it->second.index].push_back(i);
+      }
+    }
+  }
+
+  // 4. Topological order (Kahn); whatever remains lies on or behind a cycle.
+  std::deque<int> ready;
+  for (int i = 0; i < graph.nodes_size(); ++i)
+    if (pendingOperands[i] == 0)
+      ready.push_back(i);
+  while (!ready.empty()) {
+    int i = ready.front();
+    ready.pop_front();
+    info.topologicalOrder.push_back(i);
+    for (int user : users[i])
+      if (--pendingOperands[user] == 0)
+        ready.push_back(user);
+  }
+  if (static_cast<int>(info.topologicalOrder.size()) != graph.nodes_size()) {
+    for (int i = 0; i < graph.nodes_size(); ++i)
+      if (pendingOperands[i] > 0)
+        return invalidArgument(nodeLabel(graph.nodes(i)) +
+                               ": is part of or depends on a cycle");
+  }
+
+  // 5. Types, in topological order.
+  info.nodeTypes.resize(graph.nodes_size());
+  for (int i : info.topologicalOrder) {
+    const v1::Node &node = graph.nodes(i);
+    std::vector<const SymTensorType *> operands;
+    for (const std::string &name : node.operands())
+      operands.push_back(&info.typeOf(info.values.at(name)));
+    auto type = inferNodeType(node, operands, ctx);
+    if (!type)
+      return type.status().withContext(nodeLabel(node));
+    info.nodeTypes[i] = std::move(*type);
+    if (node.op() == "constant") {
+      ANYSHAPE_ASSIGN_OR_RETURN(int64_t bytes,
+                                constantByteSize(node.constant()));
+      if (__builtin_add_overflow(info.constantBytes, bytes,
+                                 &info.constantBytes) ||
+          info.constantBytes > limits.maxConstantBytes)
+        return resourceExhausted(nodeLabel(node) +
+                                 ": constants exceed the limit of " +
+                                 std::to_string(limits.maxConstantBytes) +
+                                 " bytes in total");
+    }
+  }
+
+  // 6. Outputs.
+  if (graph.outputs_size() == 0)
+    return invalidArgument("graph has no outputs");
+  for (int k = 0; k < graph.outputs_size(); ++k)
+    if (!info.values.count(graph.outputs(k)))
+      return invalidArgument("output " + std::to_string(k) + " '" +
+                             graph.outputs(k) + "' is not an input or node");
+  return info;
+}
+
+} // namespace anyshape

@@ -1,0 +1,49 @@
+// Graph validation: the single gate every graph passes before anything
+// allocates for it or compiles it (CLI, compiler, server, evaluator).
+//
+// A graph that passes is a DAG of known ops whose operands resolve, whose
+// dtypes, ranks, axes and static sizes obey docs/ops.md, and whose sizes
+// stay within GraphLimits. Each error names the input, node or output at
+// fault. Checks that depend on concrete sizes (a symbolic dim that must be
+// 1 or equal another) are left to run time, where the evaluator and the
+// executables report them with the same shape rules.
+#pragma once
+
+#include "Limits.h"
+#include "TensorType.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace anyshape {
+
+/// A value of the graph: graph input `index` or node `index`.
+struct ValueRef {
+  bool isInput = false;
+  int index = 0;
+};
+
+/// What validation learned about a graph; valid while the graph lives.
+struct GraphInfo {
+  std::vector<SymTensorType> inputTypes;
+  std::vector<SymTensorType> nodeTypes; // indexed like graph.nodes()
+  std::vector<int> topologicalOrder;    // node indices, operands first
+  std::map<std::string, ValueRef> values;
+  /// Named symbols in order of first appearance in the inputs.
+  std::vector<std::string> symbols;
+  int64_t constantBytes = 0;
+
+  const SymTensorType &typeOf(ValueRef v) const {
+    return v.isInput ? inputTypes[v.index] : nodeTypes[v.index];
+  }
+};
+
+StatusOr<GraphInfo> validateGraph(const v1::Graph &graph,
+                                  const GraphLimits &limits = {});
+
+/// The symbolic type of a graph input as declared (anonymous dims become
+/// fresh symbols from `ctx`).
+StatusOr<SymTensorType> inputType(const v1::Input &input, ShapeContext &ctx);
+
+} // namespace anyshape

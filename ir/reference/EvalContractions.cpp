@@ -1,0 +1,183 @@
+// Reference semantics of gather, reduce and dot_general. Float reductions
+// and contractions accumulate in double; integer ones in 64 bits, wrapping.
+#include "EvalOps.h"
+
+#include <cmath>
+#include <limits>
+#include <set>
+
+namespace anyshape::reference {
+
+StatusOr<Literal> evalGather(int64_t axis, const Literal &operand,
+                             const Literal &indices, const ResultType &type) {
+  Literal out = Literal::zeros(type.dtype, type.shape);
+  if (out.numElements() == 0)
+    return out;
+  int64_t extent = operand.shape[axis];
+  if (extent == 0)
+    return invalidArgument("gather from an empty axis " +
+                           std::to_string(axis));
+  std::vector<int64_t> operandStrides = stridesOf(operand.shape);
+  std::vector<int64_t> indexStrides = stridesOf(indices.shape);
+  int64_t indexRank = indices.rank();
+  forEachIndex(type.shape, [&](const std::vector<int64_t> &index,
+                               int64_t linear) {
+    int64_t at = 0;
+    for (int64_t d = 0; d < indexRank; ++d)
+      at += index[axis + d] * indexStrides[d];
+    // Out-of-range indices clamp (numpy take, mode="clip").
+    int64_t row = std::min(std::max<int64_t>(indices.i[at], 0), extent - 1);
+    int64_t from = row * operandStrides[axis];
+    for (int64_t d = 0; d < axis; ++d)
+      from += index[d] * operandStrides[d];
+    for (int64_t d = axis + 1; d < operand.rank(); ++d)
+      from += index[d - 1 + indexRank] * operandStrides[d];
+    if (out.isFloat())
+      out.f[linear] = operand.f[from];
+    else
+      out.i[linear] = operand.i[from];
+  });
+  return out;
+}
+
+Literal evalReduce(const v1::ReduceAttrs &attrs, const Literal &x,
+                   const ResultType &type) {
+  std::set<int64_t> reduced(attrs.dimensions().begin(),
+                            attrs.dimensions().end());
+  std::vector<int64_t> outStrides = stridesOf(type.shape);
+  int64_t n = 1;
+  for (int64_t d : type.shape)
+    n *= d;
+  v1::ReduceKind kind = attrs.kind();
+  if (x.isFloat()) {
+    double init = kind == v1::REDUCE_SUM    ? 0.0
+                  : kind == v1::REDUCE_PROD ? 1.0
+                  : kind == v1::REDUCE_MAX
+                      ? -std::numeric_limits<double>::infinity()
+                      : std::numeric_limits<double>::infinity();
+    std::vector<double> acc(n, init);
+    forEachIndex(x.shape, [&](const std::vector<int64_t> &index,
+                              int64_t linear) {
+      int64_t to = 0, k = 0;
+      for (int64_t d = 0; d < x.rank(); ++d)
+        if (!reduced.count(d))
+          to += index[d] * outStrides[k++];
+      double v = x.f[linear], &a = acc[to];
+      if (kind == v1::REDUCE_SUM)
+        a += v;
+      else if (kind == v1::REDUCE_PROD)
+        a *= v;
+      else if (std::isnan(v) || std::isnan(a))
+        a = std::numeric_limits<double>::quiet_NaN();
+      else
+        a = kind == v1::REDUCE_MAX ? std::max(a, v) : std::min(a, v);
+    });
+    Literal out = Literal::zeros(type.dtype, type.shape);
+    for (int64_t k = 0; k < n; ++k)
+      out.setDouble(k, acc[k]);
+    return out;
+  }
+  bool is32 = x.dtype == v1::DTYPE_I32;
+  int64_t lowest = is32 ? std::numeric_limits<int32_t>::min()
+                        : std::numeric_limits<int64_t>::min();
+  int64_t highest = is32 ? std::numeric_limits<int32_t>::max()
+                         : std::numeric_limits<int64_t>::max();
+  int64_t init = kind == v1::REDUCE_SUM    ? 0
+                 : kind == v1::REDUCE_PROD ? 1
+                 : kind == v1::REDUCE_MAX  ? lowest
+                                           : highest;
+  std::vector<int64_t> acc(n, init);
+  forEachIndex(x.shape, [&](const std::vector<int64_t> &index,
+                            int64_t linear) {
+    int64_t to = 0, k = 0;
+    for (int64_t d = 0; d < x.rank(); ++d)
+      if (!reduced.count(d))
+        to += index[d] * outStrides[k++];
+    uint64_t a = static_cast<uint64_t>(acc[to]),
+             v = static_cast<uint64_t>(x.i[linear]);
+    if (kind == v1::REDUCE_SUM)
+      acc[to] = static_cast<int64_t>(a + v);
+    else if (kind == v1::REDUCE_PROD)
+      acc[to] = static_cast<int64_t>(a * v);
+    else if (kind == v1::REDUCE_MAX)
+      acc[to] = std::max(acc[to], x.i[linear]);
+    else
+      acc[to] = std::min(acc[to], x.i[linear]);
+  });
+  Literal out = Literal::zeros(type.dtype, type.shape);
+  for (int64_t k = 0; k < n; ++k)
+    out.setInt(k, acc[k]);
+  return out;
+}
+
+Literal evalDotGeneral(const v1::DotGeneralAttrs &attrs, const Literal &lhs,
+                       const Literal &rhs, const ResultType &type) {
+  // Bring both sides to [batch, free, contracting] / [batch, contracting,
+  // free] order so the product is a plain batched matrix multiply.
+  auto layout = [](const Literal &x,
+                   const google::protobuf::RepeatedField<int64_t> &batch,
+                   const google::protobuf::RepeatedField<int64_t> &contract,
+                   bool contractFirst, int64_t &freeSize,
+                   int64_t &contractSize) {
+    std::set<int64_t> used(batch.begin(), batch.end());
+    used.insert(contract.begin(), contract.end());
+    std::vector<int64_t> perm(batch.begin(), batch.end()), freeDims;
+    for (int64_t d = 0; d < x.rank(); ++d)
+      if (!used.count(d))
+        freeDims.push_back(d);
+    freeSize = contractSize = 1;
+    for (int64_t d : freeDims)
+      freeSize *= x.shape[d];
+    for (int64_t d : contract)
+      contractSize *= x.shape[d];
+    if (contractFirst) {
+      perm.insert(perm.end(), contract.begin(), contract.end());
+      perm.insert(perm.end(), freeDims.begin(), freeDims.end());
+    } else {
+      perm.insert(perm.end(), freeDims.begin(), freeDims.end());
+      perm.insert(perm.end(), contract.begin(), contract.end());
+    }
+    return evalTranspose(perm, x);
+  };
+  int64_t m, k, n, k2;
+  Literal a = layout(lhs, attrs.lhs_batch_dimensions(),
+                     attrs.lhs_contracting_dimensions(), false, m, k);
+  Literal b = layout(rhs, attrs.rhs_batch_dimensions(),
+                     attrs.rhs_contracting_dimensions(), true, n, k2);
+  int64_t batch = 1;
+  for (int64_t d : attrs.lhs_batch_dimensions())
+    batch *= lhs.shape[d];
+
+  Literal out = Literal::zeros(type.dtype, type.shape);
+  bool isFloat = out.isFloat();
+  std::vector<double> accF(isFloat ? n : 0);
+  std::vector<uint64_t> accI(isFloat ? 0 : n);
+  for (int64_t p = 0; p < batch; ++p) {
+    for (int64_t i = 0; i < m; ++i) {
+      std::fill(accF.begin(), accF.end(), 0.0);
+      std::fill(accI.begin(), accI.end(), 0);
+      for (int64_t c = 0; c < k; ++c) {
+        int64_t aAt = (p * m + i) * k + c, bRow = (p * k + c) * n;
+        if (isFloat) {
+          double av = a.f[aAt];
+          for (int64_t j = 0; j < n; ++j)
+            accF[j] += av * b.f[bRow + j];
+        } else {
+          uint64_t av = static_cast<uint64_t>(a.i[aAt]);
+          for (int64_t j = 0; j < n; ++j)
+            accI[j] += av * static_cast<uint64_t>(b.i[bRow + j]);
+        }
+      }
+      int64_t row = (p * m + i) * n;
+      for (int64_t j = 0; j < n; ++j) {
+        if (isFloat)
+          out.setDouble(row + j, accF[j]);
+        else
+          out.setInt(row + j, static_cast<int64_t>(accI[j]));
+      }
+    }
+  }
+  return out;
+}
+
+} // namespace anyshape::reference

@@ -1,0 +1,241 @@
+// The evaluator's driver: symbol binding, concrete shape inference per node
+// (the same rules the validator and compiler use), dispatch to EvalOps, and
+// freeing each intermediate after its last use.
+#include "Evaluator.h"
+
+#include "EvalOps.h"
+#include "ir/graph/ShapeInference.h"
+#include "ir/graph/Validate.h"
+
+namespace anyshape {
+namespace {
+
+using reference::ResultType;
+
+std::string dimLabel(const v1::Input &input, int d) {
+  return "input '" + input.name() + "' dim " + std::to_string(d);
+}
+
+SymTensorType concreteType(const Literal &lit) {
+  SymTensorType type{lit.dtype, {}};
+  for (int64_t d : lit.shape)
+    type.dims.push_back(SymExpr::constant(d));
+  return type;
+}
+
+/// A slice bound; concrete shape inference has already read and checked it.
+int64_t readBound(const v1::DimExpr &expr, const ShapeContext &ctx) {
+  auto v = ctx.read(expr);
+  return v ? v->constantValue().value_or(0) : 0;
+}
+
+StatusOr<Literal> evalNode(const v1::Node &node,
+                           const std::vector<const Literal *> &in,
+                           const ResultType &type, ShapeContext &ctx,
+                           const EvalOptions &options) {
+  using namespace reference;
+  const std::string &op = node.op();
+  const OpInfo &info = *lookupOp(op);
+  switch (info.opClass) {
+  case OpClass::Source: {
+    if (op == "iota")
+      return evalIota(node.iota(), type);
+    ANYSHAPE_ASSIGN_OR_RETURN(
+        v1::Tensor tensor,
+        materializeConstant(node.constant(), options.tensors));
+    return literalFromTensor(tensor, options.limits);
+  }
+  case OpClass::Unary:
+    return evalUnary(node, *in[0], type);
+  case OpClass::Binary:
+    return evalBinary(node, *in[0], *in[1], type);
+  case OpClass::Select:
+    return evalSelect(*in[0], *in[1], *in[2], type);
+  case OpClass::Gather:
+    return evalGather(node.gather().axis(), *in[0], *in[1], type);
+  case OpClass::Reduce:
+    return evalReduce(node.reduce(), *in[0], type);
+  case OpClass::DotGeneral:
+    return evalDotGeneral(node.dot_general(), *in[0], *in[1], type);
+  case OpClass::DimSize: {
+    Literal out = Literal::zeros(v1::DTYPE_I64, {});
+    out.i[0] = in[0]->shape[node.dim_size().dimension()];
+    return out;
+  }
+  case OpClass::ShapeChanging:
+    break;
+  }
+  if (op == "broadcast_in_dim")
+    return evalBroadcastInDim(node.broadcast_in_dim(), *in[0], type);
+  if (op == "reshape") {
+    Literal out = *in[0]; // row-major data is unchanged
+    out.shape = type.shape;
+    return out;
+  }
+  if (op == "transpose")
+    return evalTranspose(std::vector<int64_t>(node.transpose().permutation().begin(),
+                                              node.transpose().permutation().end()),
+                         *in[0]);
+  if (op == "slice") {
+    const v1::SliceAttrs &attrs = node.slice();
+    std::vector<int64_t> starts, strides;
+    for (int64_t d = 0; d < in[0]->rank(); ++d) {
+      starts.push_back(readBound(attrs.start_indices(d), ctx));
+      strides.push_back(attrs.strides_size() ? attrs.strides(d) : 1);
+    }
+    return evalSlice(starts, strides, *in[0], type);
+  }
+  if (op == "concatenate")
+    return evalConcatenate(in, node.concatenate().dimension(), type);
+  return evalPad(node.pad(), *in[0], *in[1], type);
+}
+
+} // namespace
+
+StatusOr<std::map<std::string, int64_t>>
+bindSymbols(const v1::Graph &graph,
+            const std::vector<std::vector<int64_t>> &inputShapes) {
+  if (static_cast<int>(inputShapes.size()) != graph.inputs_size())
+    return invalidArgument("graph has " + std::to_string(graph.inputs_size()) +
+                           " inputs, got " +
+                           std::to_string(inputShapes.size()));
+  std::map<std::string, int64_t> bindings;
+  std::map<std::string, std::string> boundBy;
+  // Plain symbols bind (and must agree); expressions are checked after.
+  for (int k = 0; k < graph.inputs_size(); ++k) {
+    const v1::Input &input = graph.inputs(k);
+    const auto &shape = inputShapes[k];
+    if (static_cast<int>(shape.size()) != input.type().dims_size())
+      return invalidArgument("input '" + input.name() + "' has rank " +
+                             std::to_string(shape.size()) + ", expected " +
+                             std::to_string(input.type().dims_size()));
+    for (int d = 0; d < input.type().dims_size(); ++d) {
+      const v1::Dim &dim = input.type().dims(d);
+      if (shape[d] < 0)
+        return invalidArgument(dimLabel(input, d) + " is negative");
+      if (dim.kind_case() == v1::Dim::kSize && dim.size() != shape[d])
+        return invalidArgument(dimLabel(input, d) + " is " +
+                               std::to_string(shape[d]) + ", expected " +
+                               std::to_string(dim.size()));
+      if (dim.kind_case() != v1::Dim::kSymbol)
+        continue;
+      auto [it, inserted] = bindings.emplace(dim.symbol(), shape[d]);
+      if (inserted) {
+        boundBy[dim.symbol()] = dimLabel(input, d);
+      } else if (it->second != shape[d]) {
+        return invalidArgument(dimLabel(input, d) + " is " +
+                               std::to_string(shape[d]) + " but symbol '" +
+                               dim.symbol() + "' is " +
+                               std::to_string(it->second) + " from " +
+                               boundBy[dim.symbol()]);
+      }
+    }
+  }
+  GraphLimits limits;
+  ShapeContext ctx = ShapeContext::concrete(limits, bindings);
+  for (int k = 0; k < graph.inputs_size(); ++k) {
+    const v1::Input &input = graph.inputs(k);
+    for (int d = 0; d < input.type().dims_size(); ++d) {
+      const v1::Dim &dim = input.type().dims(d);
+      if (dim.kind_case() != v1::Dim::kExpr)
+        continue;
+      auto value = ctx.read(dim.expr());
+      if (!value)
+        return value.status().withContext(dimLabel(input, d));
+      if (value->constantValue() != inputShapes[k][d])
+        return invalidArgument(dimLabel(input, d) + " is " +
+                               std::to_string(inputShapes[k][d]) +
+                               ", expected " + value->toString());
+    }
+  }
+  return bindings;
+}
+
+StatusOr<std::vector<std::vector<int64_t>>>
+inputShapesFor(const v1::Graph &graph,
+               const std::map<std::string, int64_t> &symbols) {
+  GraphLimits limits;
+  ShapeContext ctx = ShapeContext::concrete(limits, symbols);
+  std::vector<std::vector<int64_t>> shapes;
+  for (const v1::Input &input : graph.inputs()) {
+    std::vector<int64_t> shape;
+    for (int d = 0; d < input.type().dims_size(); ++d) {
+      const v1::Dim &dim = input.type().dims(d);
+      if (dim.kind_case() == v1::Dim::kDynamic)
+        return invalidArgument(dimLabel(input, d) +
+                               " is anonymous; name it to size it");
+      auto value = ctx.read(dim);
+      if (!value)
+        return value.status().withContext(dimLabel(input, d));
+      shape.push_back(*(*value)->constantValue());
+    }
+    shapes.push_back(std::move(shape));
+  }
+  return shapes;
+}
+
+StatusOr<std::vector<Literal>> evaluateGraph(const v1::Graph &graph,
+                                             const std::vector<Literal> &inputs,
+                                             const EvalOptions &options) {
+  ANYSHAPE_ASSIGN_OR_RETURN(GraphInfo info,
+                            validateGraph(graph, options.limits));
+  std::vector<std::vector<int64_t>> shapes;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    if (k < static_cast<size_t>(graph.inputs_size()) &&
+        inputs[k].dtype != graph.inputs(k).type().dtype())
+      return invalidArgument("input '" + graph.inputs(k).name() + "' is " +
+                             dtypeName(inputs[k].dtype) + ", expected " +
+                             dtypeName(graph.inputs(k).type().dtype()));
+    shapes.push_back(inputs[k].shape);
+  }
+  ANYSHAPE_ASSIGN_OR_RETURN(auto bindings, bindSymbols(graph, shapes));
+  ShapeContext ctx = ShapeContext::concrete(options.limits, bindings);
+
+  // Remaining uses of each node's value, so it can be freed after the last.
+  std::vector<int> usesLeft(graph.nodes_size(), 0);
+  for (const v1::Node &node : graph.nodes())
+    for (const std::string &name : node.operands())
+      if (ValueRef v = info.values.at(name); !v.isInput)
+        ++usesLeft[v.index];
+  for (const std::string &name : graph.outputs())
+    if (ValueRef v = info.values.at(name); !v.isInput)
+      ++usesLeft[v.index];
+
+  std::vector<Literal> nodeValues(graph.nodes_size());
+  auto valueOf = [&](ValueRef v) -> const Literal & {
+    return v.isInput ? inputs[v.index] : nodeValues[v.index];
+  };
+  for (int i : info.topologicalOrder) {
+    const v1::Node &node = graph.nodes(i);
+    std::vector<const Literal *> operands;
+    std::vector<SymTensorType> operandTypes;
+    for (const std::string &name : node.operands()) {
+      operands.push_back(&valueOf(info.values.at(name)));
+      operandTypes.push_back(concreteType(*operands.back()));
+    }
+    std::vector<const SymTensorType *> typePtrs;
+    for (const SymTensorType &t : operandTypes)
+      typePtrs.push_back(&t);
+    std::string label = "node '" + node.name() + "' (" + node.op() + ")";
+    auto type = inferNodeType(node, typePtrs, ctx);
+    if (!type)
+      return type.status().withContext(label);
+    auto shape = type->staticShape();
+    if (!shape)
+      return internalError(label + ": concrete shape inference left symbols");
+    auto value = evalNode(node, operands, ResultType{type->dtype, *shape}, ctx,
+                          options);
+    if (!value)
+      return value.status().withContext(label);
+    nodeValues[i] = std::move(*value);
+    for (const std::string &name : node.operands())
+      if (ValueRef v = info.values.at(name); !v.isInput && --usesLeft[v.index] == 0)
+        nodeValues[v.index] = Literal();
+  }
+  std::vector<Literal> outputs;
+  for (const std::string &name : graph.outputs())
+    outputs.push_back(valueOf(info.values.at(name)));
+  return outputs;
+}
+
+} // namespace anyshape

@@ -1,0 +1,44 @@
+// The reference evaluator: a plain, obviously correct interpreter of the
+// whole op set, and the oracle of every numerical test in the project.
+//
+// It validates the graph, binds symbols from the concrete input shapes
+// (checking every declared static size, symbol and expression), then walks
+// the nodes in topological order computing concrete shapes with the same
+// shape rules the compiler uses (ir/graph/ShapeInference.h) and values in
+// double or int64, rounding once per op to the result dtype. Speed is not a
+// goal beyond keeping the encoder example interactive.
+#pragma once
+
+#include "Literal.h"
+#include "ir/graph/ConstantData.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace anyshape {
+
+struct EvalOptions {
+  GraphLimits limits;
+  const TensorLookup *tensors = nullptr; // for tensor_id constants
+};
+
+/// Binds every named symbol from concrete input shapes (in graph input
+/// order) and checks each input against its declared type. Errors name the
+/// input and dim.
+StatusOr<std::map<std::string, int64_t>>
+bindSymbols(const v1::Graph &graph,
+            const std::vector<std::vector<int64_t>> &inputShapes);
+
+/// The concrete shape of each graph input for the given symbol sizes.
+/// Anonymous dims cannot be sized this way and are an error.
+StatusOr<std::vector<std::vector<int64_t>>>
+inputShapesFor(const v1::Graph &graph,
+               const std::map<std::string, int64_t> &symbols);
+
+/// Evaluates the graph's outputs for `inputs` given in graph input order.
+StatusOr<std::vector<Literal>> evaluateGraph(const v1::Graph &graph,
+                                             const std::vector<Literal> &inputs,
+                                             const EvalOptions &options = {});
+
+} // namespace anyshape
