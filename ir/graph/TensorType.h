@@ -61,6 +61,10 @@ public:
   StatusOr<std::optional<SymExpr>> read(const v1::Dim &dim,
                                         bool allowInferred = false) const;
 
+  /// Symbolic mode: makes `name` usable in attributes (the builder binds
+  /// symbols as it adds parameters).
+  void bindSymbol(const std::string &name) { boundSymbols_.insert(name); }
+
   /// A new symbol, unequal to every other symbol.
   SymExpr fresh();
 
