@@ -135,17 +135,17 @@ Status ShapeContext::checkLimits(const SymTensorType &type) const {
                              " exceeds the limit of " +
                              std::to_string(limits_->maxRank));
   // The static part alone must fit: symbolic dims only make it larger (or
-  // zero, which no real workload is built around).
+  // zero, which no real workload is built around). Zero dims are skipped
+  // rather than trusted, so that no product of a tensor's dims (in any
+  // order, as kernels compute them) can overflow.
   int64_t count = 1;
   for (const SymExpr &d : type.dims) {
     auto v = d.constantValue();
-    if (!v)
+    if (!v || *v == 0)
       continue;
     if (*v < 0)
       return invalidArgument("negative dim " + std::to_string(*v) + " in " +
                              type.toString());
-    if (*v == 0)
-      return Status::ok();
     if (__builtin_mul_overflow(count, *v, &count) ||
         count > limits_->maxElementsPerTensor)
       return resourceExhausted(

@@ -153,8 +153,8 @@ bindSymbols(const v1::Graph &graph,
 
 StatusOr<std::vector<std::vector<int64_t>>>
 inputShapesFor(const v1::Graph &graph,
-               const std::map<std::string, int64_t> &symbols) {
-  GraphLimits limits;
+               const std::map<std::string, int64_t> &symbols,
+               const GraphLimits &limits) {
   ShapeContext ctx = ShapeContext::concrete(limits, symbols);
   std::vector<std::vector<int64_t>> shapes;
   for (const v1::Input &input : graph.inputs()) {
@@ -169,6 +169,11 @@ inputShapesFor(const v1::Graph &graph,
         return value.status().withContext(dimLabel(input, d));
       shape.push_back(*(*value)->constantValue());
     }
+    SymTensorType type{input.type().dtype(), {}};
+    for (int64_t d : shape)
+      type.dims.push_back(SymExpr::constant(d));
+    ANYSHAPE_RETURN_IF_ERROR(
+        ctx.checkLimits(type).withContext("input '" + input.name() + "'"));
     shapes.push_back(std::move(shape));
   }
   return shapes;

@@ -19,7 +19,13 @@
 namespace anyshape {
 
 struct EvalOptions {
-  GraphLimits limits;
+  /// The evaluator holds every element as a double or int64 (8 bytes), so
+  /// it caps tensors tighter than the service: 2^28 elements, 2 GiB.
+  GraphLimits limits = [] {
+    GraphLimits l;
+    l.maxElementsPerTensor = int64_t(1) << 28;
+    return l;
+  }();
   const TensorLookup *tensors = nullptr; // for tensor_id constants
 };
 
@@ -30,11 +36,13 @@ StatusOr<std::map<std::string, int64_t>>
 bindSymbols(const v1::Graph &graph,
             const std::vector<std::vector<int64_t>> &inputShapes);
 
-/// The concrete shape of each graph input for the given symbol sizes.
-/// Anonymous dims cannot be sized this way and are an error.
+/// The concrete shape of each graph input for the given symbol sizes,
+/// checked against `limits` so callers may allocate them. Anonymous dims
+/// cannot be sized this way and are an error.
 StatusOr<std::vector<std::vector<int64_t>>>
 inputShapesFor(const v1::Graph &graph,
-               const std::map<std::string, int64_t> &symbols);
+               const std::map<std::string, int64_t> &symbols,
+               const GraphLimits &limits = EvalOptions().limits);
 
 /// Evaluates the graph's outputs for `inputs` given in graph input order.
 StatusOr<std::vector<Literal>> evaluateGraph(const v1::Graph &graph,
