@@ -175,6 +175,11 @@ StatusOr<SymTensorType> inferGather(const v1::GatherAttrs &attrs,
   if (axis < 0 || axis >= operand.rank())
     return invalidArgument("gather axis " + std::to_string(axis) +
                            " is out of range for " + operand.toString());
+  auto count = indices.numElements();
+  if (operand.dims[axis] == SymExpr::constant(0) && count &&
+      count->constantValue().value_or(0) > 0)
+    return invalidArgument("gather from an empty axis " +
+                           std::to_string(axis) + " of " + operand.toString());
   SymTensorType result{operand.dtype, {}};
   result.dims.insert(result.dims.end(), operand.dims.begin(),
                      operand.dims.begin() + axis);

@@ -39,7 +39,9 @@ inferBroadcastInDim(const v1::BroadcastInDimAttrs &attrs,
     }
     ANYSHAPE_ASSIGN_OR_RETURN(auto target, ctx.read(dim));
     if (src >= 0 && x.dims[src] != SymExpr::constant(1)) {
-      auto unified = unifyDims(x.dims[src], *target);
+      // The result dim is the target unless the operand's is static: an
+      // operand symbol may still be 1 at run time and stretch to the target.
+      auto unified = unifyDims(*target, x.dims[src]);
       if (!unified)
         return invalidArgument("operand dim " + str(src) + " (" +
                                x.dims[src].toString() +
@@ -147,7 +149,8 @@ StatusOr<SymTensorType> inferSlice(const v1::SliceAttrs &attrs,
     if (stride == 1)
       result.dims.push_back(std::move(*extent));
     else if (auto e = extent->constantValue())
-      result.dims.push_back(SymExpr::constant((*e + stride - 1) / stride));
+      result.dims.push_back(
+          SymExpr::constant(*e / stride + (*e % stride != 0))); // ceil
     else
       result.dims.push_back(ctx.fresh());
   }

@@ -101,7 +101,8 @@ Literal evalPad(const v1::PadAttrs &attrs, const Literal &x,
     for (int64_t d = 0; d < x.rank(); ++d) {
       int64_t interior =
           attrs.interior_padding_size() ? attrs.interior_padding(d) : 0;
-      int64_t pos = attrs.edge_padding_low(d) + index[d] * (interior + 1);
+      // index * interior fits: validation bounded interior * (dim - 1).
+      int64_t pos = attrs.edge_padding_low(d) + index[d] * interior + index[d];
       if (pos < 0 || pos >= type.shape[d])
         return;
       to += pos * outStrides[d];
