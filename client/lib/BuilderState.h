@@ -5,6 +5,8 @@
 #include "anyshape/client/GraphBuilder.h"
 #include "ir/graph/ShapeInference.h"
 
+#include <set>
+
 namespace anyshape::client {
 
 struct GraphBuilder::State {
@@ -12,6 +14,9 @@ struct GraphBuilder::State {
   // Per Value id: its type and its name in the graph.
   std::vector<SymTensorType> types;
   std::vector<std::string> names;
+  /// Names the user chose (parameters, renamed outputs): generated node
+  /// names skip them.
+  std::set<std::string> userNames;
   GraphLimits limits;
   ShapeContext shapes = ShapeContext::symbolic(limits, {});
   Status error;

@@ -30,7 +30,9 @@ Value GraphBuilder::State::addNode(v1::Node node,
     node.add_operands(names[v.id()]);
     operandTypes.push_back(&type(v));
   }
-  node.set_name(node.op() + "_" + std::to_string(nextNodeNumber++));
+  do
+    node.set_name(node.op() + "_" + std::to_string(nextNodeNumber++));
+  while (userNames.count(node.name()));
   auto result = inferNodeType(node, operandTypes, shapes);
   if (!result) {
     fail(result.status().withContext("node '" + node.name() + "' (" +
@@ -148,6 +150,7 @@ Value GraphBuilder::parameter(const std::string &name, DType dtype,
   *s.graph.add_inputs() = std::move(input);
   s.types.push_back(std::move(*type));
   s.names.push_back(name);
+  s.userNames.insert(name);
   return Value(static_cast<int>(s.types.size()) - 1);
 }
 
@@ -386,6 +389,12 @@ void GraphBuilder::output(Value x, const std::string &name) {
   bool isInput = x.id() < s.graph.inputs_size() &&
                  s.graph.inputs(x.id()).name() == current;
   if (!name.empty() && name != current) {
+    for (const std::string &out : s.graph.outputs())
+      if (out == current) {
+        s.fail(invalidArgument("output '" + name + "': the value is already "
+                               "the output '" + current + "'"));
+        return;
+      }
     if (isInput) {
       s.fail(invalidArgument("output '" + name +
                              "': cannot rename parameter '" + current + "'"));
@@ -406,6 +415,7 @@ void GraphBuilder::output(Value x, const std::string &name) {
       if (out == current)
         out = name;
     current = name;
+    s.userNames.insert(name);
   }
   s.graph.add_outputs(current);
 }

@@ -39,6 +39,16 @@ double seededUnit(uint64_t seed, uint64_t index) {
   return static_cast<double>(z >> 11) * 0x1.0p-53;
 }
 
+float floatRoundedToOdd(double value) {
+  float f = static_cast<float>(value);
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  if (!std::isfinite(f) || static_cast<double>(f) == value || (bits & 1))
+    return f;
+  // Inexact with an even last bit: the other neighbour of `value` is odd.
+  return std::nextafter(f, value > f ? HUGE_VALF : -HUGE_VALF);
+}
+
 void encodeElement(double value, v1::DType dtype, char *out) {
   switch (dtype) {
   case v1::DTYPE_F32: {
@@ -47,12 +57,12 @@ void encodeElement(double value, v1::DType dtype, char *out) {
     return;
   }
   case v1::DTYPE_F16: {
-    uint16_t h = floatToHalf(static_cast<float>(value));
+    uint16_t h = floatToHalf(floatRoundedToOdd(value));
     std::memcpy(out, &h, 2);
     return;
   }
   case v1::DTYPE_BF16: {
-    uint16_t h = floatToBf16(static_cast<float>(value));
+    uint16_t h = floatToBf16(floatRoundedToOdd(value));
     std::memcpy(out, &h, 2);
     return;
   }

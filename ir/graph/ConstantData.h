@@ -26,6 +26,12 @@ public:
 /// the generator behind SeededUniform (see graph.proto).
 double seededUnit(uint64_t seed, uint64_t index);
 
+/// `value` narrowed to float, rounding to odd when inexact, so that
+/// narrowing the result further to f16 or bf16 rounds `value` itself to
+/// nearest (a plain cast can first land on a tie: 2049 + 2^-24 becomes 2049,
+/// then f16 2048 instead of 2050).
+float floatRoundedToOdd(double value);
+
 /// Encodes `value` as one element of `dtype` at `out` (little-endian):
 /// floats round to nearest, integers truncate toward zero and saturate (NaN
 /// becomes 0), bool is value != 0.

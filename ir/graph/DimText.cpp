@@ -90,8 +90,8 @@ StatusOr<v1::Dim> parseDim(std::string_view text) {
   v1::Dim dim;
   if (s == "?") {
     dim.set_dynamic(true);
-  } else if (s == "-1") {
-    dim.set_size(-1);
+  } else if (!s.empty() && s[0] == '-' && isInteger(trim(s.substr(1)))) {
+    dim.set_size(-std::stoll(trim(s.substr(1)))); // -1, or a negative size
   } else if (isInteger(s)) {
     dim.set_size(std::stoll(s));
   } else if (isValidSymbolName(s)) {

@@ -84,6 +84,9 @@ std::optional<SymExpr> SymExpr::divideExact(const SymExpr &divisor) const {
   const auto &[dm, dc] = *divisor.terms_.begin();
   SymExpr result;
   for (const auto &[monomial, coefficient] : terms_) {
+    // INT64_MIN / -1 overflows; checked first, as INT64_MIN % -1 traps too.
+    if (dc == -1 && coefficient == INT64_MIN)
+      return std::nullopt;
     if (coefficient % dc != 0)
       return std::nullopt;
     // Remove the divisor's symbols (a sorted multiset) from this monomial.
@@ -92,8 +95,6 @@ std::optional<SymExpr> SymExpr::divideExact(const SymExpr &divisor) const {
       return std::nullopt;
     std::set_difference(monomial.begin(), monomial.end(), dm.begin(), dm.end(),
                         std::back_inserter(rest));
-    if (dc == -1 && coefficient == INT64_MIN)
-      return std::nullopt;
     result.terms_[rest] = coefficient / dc;
   }
   return result;

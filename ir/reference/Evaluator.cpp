@@ -191,7 +191,21 @@ StatusOr<std::vector<Literal>> evaluateGraph(const v1::Graph &graph,
       return invalidArgument("input '" + graph.inputs(k).name() + "' is " +
                              dtypeName(inputs[k].dtype) + ", expected " +
                              dtypeName(graph.inputs(k).type().dtype()));
-    shapes.push_back(inputs[k].shape);
+    // Literals built in C++ (not decoded from the wire) are checked too.
+    const Literal &in = inputs[k];
+    int64_t count = 1;
+    for (int64_t d : in.shape)
+      if (d < 0 || __builtin_mul_overflow(count, d, &count))
+        return invalidArgument("input " + std::to_string(k) +
+                               " has an invalid shape");
+    if (count != static_cast<int64_t>(in.isFloat() ? in.f.size()
+                                                   : in.i.size()))
+      return invalidArgument("input " + std::to_string(k) + " holds " +
+                             std::to_string(in.isFloat() ? in.f.size()
+                                                         : in.i.size()) +
+                             " values for " + std::to_string(count) +
+                             " elements");
+    shapes.push_back(in.shape);
   }
   ANYSHAPE_ASSIGN_OR_RETURN(auto bindings, bindSymbols(graph, shapes));
   ShapeContext ctx = ShapeContext::concrete(options.limits, bindings);

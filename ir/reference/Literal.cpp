@@ -30,14 +30,13 @@ int64_t Literal::numElements() const {
 }
 
 double roundToFloatDType(double v, DType dtype) {
-  float f = static_cast<float>(v);
   switch (dtype) {
   case v1::DTYPE_F16:
-    return halfToFloat(floatToHalf(f));
+    return halfToFloat(floatToHalf(floatRoundedToOdd(v)));
   case v1::DTYPE_BF16:
-    return bf16ToFloat(floatToBf16(f));
+    return bf16ToFloat(floatToBf16(floatRoundedToOdd(v)));
   default:
-    return f;
+    return static_cast<float>(v);
   }
 }
 
@@ -76,10 +75,19 @@ void Literal::setDouble(int64_t k, double v) {
 }
 
 void Literal::setInt(int64_t k, int64_t v) {
-  if (isFloat())
-    f[k] = roundToFloatDType(static_cast<double>(v), dtype);
-  else
+  if (!isFloat()) {
     i[k] = wrapToIntDType(v, dtype);
+    return;
+  }
+  // Through a double rounded to odd (inexact beyond 2^53), so that the
+  // rounding to the dtype is the only one that counts.
+  double d = static_cast<double>(v);
+  __int128 error = static_cast<__int128>(v) - static_cast<__int128>(d);
+  uint64_t bits;
+  std::memcpy(&bits, &d, 8);
+  if (error != 0 && !(bits & 1))
+    d = std::nextafter(d, error > 0 ? HUGE_VAL : -HUGE_VAL);
+  f[k] = roundToFloatDType(d, dtype);
 }
 
 std::vector<int64_t> stridesOf(const std::vector<int64_t> &shape) {

@@ -13,10 +13,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
 
 namespace anyshape {
 namespace {
+
+using test::failsWith;
 
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
@@ -103,9 +106,9 @@ TEST(SymExprTest, DivideExact) {
   SymExpr sixBatchSeq = mul(num(6), mul(sym("batch"), sym("seq")));
   EXPECT_EQ(sixBatchSeq.divideExact(mul(num(2), sym("seq"))),
             mul(num(3), sym("batch")));
-  EXPECT_EQ(add(mul(sym("batch"), sym("seq")), sym("seq")).divideExact(
-                sym("seq")),
-            add(sym("batch"), num(1)));
+  EXPECT_EQ(
+      add(mul(sym("batch"), sym("seq")), sym("seq")).divideExact(sym("seq")),
+      add(sym("batch"), num(1)));
   EXPECT_EQ(mul(sym("seq"), sym("seq")).divideExact(sym("seq")), sym("seq"));
   EXPECT_EQ(num(12).divideExact(num(4)), num(3));
   EXPECT_EQ(num(12).divideExact(num(-4)), num(-3));
@@ -140,8 +143,7 @@ TEST(SymExprTest, Evaluate) {
 }
 
 TEST(SymExprTest, Symbols) {
-  SymExpr e =
-      add(add(mul(sym("batch"), sym("seq")), sym("seq")), num(1));
+  SymExpr e = add(add(mul(sym("batch"), sym("seq")), sym("seq")), num(1));
   std::vector<std::string> names = e.symbols();
   std::sort(names.begin(), names.end());
   EXPECT_EQ(names, (std::vector<std::string>{"batch", "seq"}));
@@ -159,9 +161,9 @@ TEST(SymExprTest, ToString) {
   EXPECT_EQ(add(mul(num(2), sym("seq")), num(1)).toString(), "2*seq + 1");
   EXPECT_EQ(sub(num(4), sym("seq")).toString(), "-seq + 4");
   // Highest degree first, then by monomial; the constant last.
-  SymExpr e = add(add(add(num(1), mul(num(2), sym("seq"))),
-                      mul(sym("batch"), sym("seq"))),
-                  sym("batch"));
+  SymExpr e = add(
+      add(add(num(1), mul(num(2), sym("seq"))), mul(sym("batch"), sym("seq"))),
+      sym("batch"));
   EXPECT_EQ(e.toString(), "batch*seq + batch + 2*seq + 1");
   EXPECT_EQ(sub(sym("seq"), mul(num(3), sym("batch"))).toString(),
             "-3*batch + seq");
@@ -208,9 +210,9 @@ TEST(SymExprTest, ParseDimExprErrors) {
   EXPECT_FALSE(parseDimExpr("?").isOk());
   // Too many digits for a factor, and products that overflow.
   EXPECT_FALSE(parseDimExpr("12345678901234567890").isOk());
-  EXPECT_TRUE(failsWith(
-      parseDimExpr("999999999999999999*999999999999999999").status(),
-      {"overflows"}));
+  EXPECT_TRUE(
+      failsWith(parseDimExpr("999999999999999999*999999999999999999").status(),
+                {"overflows"}));
 }
 
 TEST(SymExprTest, ParseDim) {
@@ -305,10 +307,9 @@ TEST(SymExprTest, ShapeContextModes) {
   auto inferred = concrete.read(minusOne, /*allowInferred=*/true);
   ASSERT_TRUE(inferred.isOk());
   EXPECT_FALSE(inferred->has_value());
-  EXPECT_TRUE(failsWith(concrete.read(*parseDim("seq - 6")).status(),
-                        {"negative"}));
-  EXPECT_TRUE(failsWith(concrete.read(*parseDim("?")).status(),
-                        {"anonymous"}));
+  EXPECT_TRUE(
+      failsWith(concrete.read(*parseDim("seq - 6")).status(), {"negative"}));
+  EXPECT_TRUE(failsWith(concrete.read(*parseDim("?")).status(), {"anonymous"}));
   EXPECT_FALSE(concrete.read(v1::Dim()).isOk());
 }
 

@@ -68,8 +68,9 @@ inline std::string exprText(const std::string &field, const std::string &text) {
 /// `inputs { ... }` for a graph input.
 inline std::string inputText(const std::string &name, const std::string &dtype,
                              const std::vector<std::string> &dims) {
-  return "inputs { name: \"" + name + "\" type { dtype: " +
-         dtypeEnumText(dtype) + " " + dimsText(dims) + "} }\n";
+  return "inputs { name: \"" + name +
+         "\" type { dtype: " + dtypeEnumText(dtype) + " " + dimsText(dims) +
+         "} }\n";
 }
 
 /// `nodes { ... }`; `attrs` is the attribute field in text, e.g.
@@ -157,9 +158,9 @@ inline bool nearlyEqual(double a, double b, double tolerance) {
 }
 
 /// Checks dtype, shape and every element of `actual` against `expected`.
-inline ::testing::AssertionResult
-literalsNear(const Literal &actual, const Literal &expected,
-             double tolerance = 0.0) {
+inline ::testing::AssertionResult literalsNear(const Literal &actual,
+                                               const Literal &expected,
+                                               double tolerance = 0.0) {
   if (actual.dtype != expected.dtype)
     return ::testing::AssertionFailure()
            << "dtype " << dtypeName(actual.dtype) << ", expected "
@@ -184,9 +185,10 @@ literalsNear(const Literal &actual, const Literal &expected,
 }
 
 /// literalsNear against a literal made from `dtype`, `shape` and `values`.
-inline ::testing::AssertionResult
-valuesNear(const Literal &actual, DType dtype, std::vector<int64_t> shape,
-           const std::vector<double> &values, double tolerance = 0.0) {
+inline ::testing::AssertionResult valuesNear(const Literal &actual, DType dtype,
+                                             std::vector<int64_t> shape,
+                                             const std::vector<double> &values,
+                                             double tolerance = 0.0) {
   return literalsNear(actual, makeLiteral(dtype, std::move(shape), values),
                       tolerance);
 }
@@ -199,8 +201,7 @@ failsWith(const Status &status, const std::vector<std::string> &parts) {
   for (const std::string &part : parts)
     if (status.message().find(part) == std::string::npos)
       return ::testing::AssertionFailure()
-             << "message '" << status.message() << "' lacks '" << part
-             << "'";
+             << "message '" << status.message() << "' lacks '" << part << "'";
   return ::testing::AssertionSuccess();
 }
 
