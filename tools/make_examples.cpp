@@ -60,8 +60,8 @@ void bertEncoderLayer(GraphBuilder &b) {
   Value beta1 = bias(b, hidden, 20);
   Value attended = b.layerNorm(b.add(x, projected), gamma1, beta1);
 
-  Value up = b.gelu(
-      b.linear(attended, weight(b, hidden, ffn, 21), bias(b, ffn, 22)));
+  Value up =
+      b.gelu(b.linear(attended, weight(b, hidden, ffn, 21), bias(b, ffn, 22)));
   Value down = b.linear(up, weight(b, ffn, hidden, 23), bias(b, hidden, 24));
   Value gamma2 = b.seededUniform(F32, {hidden}, 25, 0.9, 1.1);
   Value beta2 = bias(b, hidden, 26);

@@ -68,8 +68,8 @@ Value GraphBuilder::State::broadcastTo(Value x,
   for (size_t r = 0; r < dims.size(); ++r) {
     auto wire = toWireDim(dims[r]);
     auto source = std::find(mapping.begin(), mapping.end(), int64_t(r));
-    bool copiesOperand = source != mapping.end() &&
-                         t.dims[source - mapping.begin()] == dims[r];
+    bool copiesOperand =
+        source != mapping.end() && t.dims[source - mapping.begin()] == dims[r];
     if (wire)
       *attrs->add_shape() = *wire;
     else if (copiesOperand)
@@ -247,8 +247,8 @@ static Value broadcastBinary(GraphBuilder::State &s, v1::Node node, Value a,
     }
     auto unified = unifyDims(ta.dims[ia], tb.dims[ib]);
     if (!unified) {
-      s.fail(invalidArgument(node.op() + ": cannot broadcast " +
-                             ta.toString() + " with " + tb.toString()));
+      s.fail(invalidArgument(node.op() + ": cannot broadcast " + ta.toString() +
+                             " with " + tb.toString()));
       return Value();
     }
     dims[r] = *unified;
@@ -309,8 +309,9 @@ Value GraphBuilder::slice(Value x, std::vector<Dim> starts,
   v1::Node node;
   node.set_op("slice");
   auto *attrs = node.mutable_slice();
-  for (auto [list, field] : {std::pair{&starts, attrs->mutable_start_indices()},
-                             std::pair{&limits, attrs->mutable_limit_indices()}})
+  for (auto [list, field] :
+       {std::pair{&starts, attrs->mutable_start_indices()},
+        std::pair{&limits, attrs->mutable_limit_indices()}})
     for (const Dim &dim : *list) {
       auto expr = parseDimExpr(dim.text());
       if (!expr) {
@@ -391,8 +392,10 @@ void GraphBuilder::output(Value x, const std::string &name) {
   if (!name.empty() && name != current) {
     for (const std::string &out : s.graph.outputs())
       if (out == current) {
-        s.fail(invalidArgument("output '" + name + "': the value is already "
-                               "the output '" + current + "'"));
+        s.fail(invalidArgument("output '" + name +
+                               "': the value is already "
+                               "the output '" +
+                               current + "'"));
         return;
       }
     if (isInput) {

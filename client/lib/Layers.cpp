@@ -35,8 +35,8 @@ Value GraphBuilder::matmul(Value x, Value w) {
       batch.push_back(d);
     return dotGeneral(x, w, batch, batch, {rx - 1}, {rw - 2});
   }
-  state_->fail(invalidArgument("matmul: unsupported ranks " +
-                               typeString(x) + " @ " + typeString(w)));
+  state_->fail(invalidArgument("matmul: unsupported ranks " + typeString(x) +
+                               " @ " + typeString(w)));
   return Value();
 }
 

@@ -109,12 +109,11 @@ StatusOr<v1::Tensor> materializeConstant(const v1::ConstantAttrs &attrs,
         stored->shape().size() != attrs.shape().size() ||
         !std::equal(stored->shape().begin(), stored->shape().end(),
                     attrs.shape().begin()))
-      return invalidArgument("stored tensor '" + attrs.tensor_id() + "' is " +
-                             dtypeName(stored->dtype()) +
-                             shapeString(stored->shape()) +
-                             ", the constant declares " +
-                             dtypeName(attrs.dtype()) +
-                             shapeString(attrs.shape()));
+      return invalidArgument(
+          "stored tensor '" + attrs.tensor_id() + "' is " +
+          dtypeName(stored->dtype()) + shapeString(stored->shape()) +
+          ", the constant declares " + dtypeName(attrs.dtype()) +
+          shapeString(attrs.shape()));
     if (static_cast<int64_t>(stored->data().size()) != bytes)
       return invalidArgument("stored tensor '" + attrs.tensor_id() +
                              "' has the wrong byte size");

@@ -37,9 +37,9 @@ StatusOr<v1::Graph> parseGraphText(std::string_view text) {
   parser.RecordErrorsTo(&errors);
   v1::Graph graph;
   if (!parser.ParseFromString(std::string(text), &graph))
-    return invalidArgument("text format parse error at " +
-                           (errors.first.empty() ? std::string("?")
-                                                 : errors.first));
+    return invalidArgument(
+        "text format parse error at " +
+        (errors.first.empty() ? std::string("?") : errors.first));
   return graph;
 }
 

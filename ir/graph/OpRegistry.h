@@ -11,9 +11,9 @@
 namespace anyshape {
 
 enum class OpClass {
-  Source,        // constant, iota
-  Unary,         // abs ... not, convert
-  Binary,        // add ... or, compare
+  Source, // constant, iota
+  Unary,  // abs ... not, convert
+  Binary, // add ... or, compare
   Select,
   ShapeChanging, // broadcast_in_dim, reshape, transpose, slice, concat, pad
   Gather,

@@ -34,10 +34,9 @@ StatusOr<SymTensorType> inferConstant(const v1::ConstantAttrs &attrs) {
   switch (attrs.value_case()) {
   case v1::ConstantAttrs::kData:
     if (static_cast<int64_t>(attrs.data().size()) != bytes)
-      return invalidArgument("constant data has " +
-                             std::to_string(attrs.data().size()) +
-                             " bytes but " + type.toString() + " needs " +
-                             std::to_string(bytes));
+      return invalidArgument(
+          "constant data has " + std::to_string(attrs.data().size()) +
+          " bytes but " + type.toString() + " needs " + std::to_string(bytes));
     break;
   case v1::ConstantAttrs::kSplat:
     if (std::isnan(attrs.splat()) && !isFloatDType(attrs.dtype()))
@@ -72,10 +71,9 @@ StatusOr<SymTensorType> inferIota(const v1::IotaAttrs &attrs,
     type.dims.push_back(std::move(*d));
   }
   if (attrs.iota_dimension() < 0 || attrs.iota_dimension() >= type.rank())
-    return invalidArgument("iota_dimension " +
-                           std::to_string(attrs.iota_dimension()) +
-                           " is out of range for rank " +
-                           std::to_string(type.rank()));
+    return invalidArgument(
+        "iota_dimension " + std::to_string(attrs.iota_dimension()) +
+        " is out of range for rank " + std::to_string(type.rank()));
   return type;
 }
 
@@ -91,8 +89,7 @@ StatusOr<SymTensorType> inferUnary(const Node &node, const SymTensorType &x) {
   }
   if (op == "not") {
     if (x.dtype != v1::DTYPE_BOOL && !isIntegerDType(x.dtype))
-      return invalidArgument("not needs bool or integer, got " +
-                             x.toString());
+      return invalidArgument("not needs bool or integer, got " + x.toString());
     return result;
   }
   if (op == "abs" || op == "neg") {
@@ -125,8 +122,7 @@ StatusOr<SymTensorType> inferBinary(const Node &node, const SymTensorType &a,
         node.compare().direction() > v1::COMPARE_GE)
       return invalidArgument("compare has no valid direction");
   } else if (!isNumeric(a.dtype)) {
-    return invalidArgument(op + " needs numeric operands, got " +
-                           a.toString());
+    return invalidArgument(op + " needs numeric operands, got " + a.toString());
   }
   SymTensorType result{op == "compare" ? v1::DTYPE_BOOL : a.dtype, {}};
   for (int64_t i = 0; i < a.rank(); ++i) {
@@ -178,8 +174,8 @@ StatusOr<SymTensorType> inferGather(const v1::GatherAttrs &attrs,
   auto count = indices.numElements();
   if (operand.dims[axis] == SymExpr::constant(0) && count &&
       count->constantValue().value_or(0) > 0)
-    return invalidArgument("gather from an empty axis " +
-                           std::to_string(axis) + " of " + operand.toString());
+    return invalidArgument("gather from an empty axis " + std::to_string(axis) +
+                           " of " + operand.toString());
   SymTensorType result{operand.dtype, {}};
   result.dims.insert(result.dims.end(), operand.dims.begin(),
                      operand.dims.begin() + axis);
@@ -339,7 +335,8 @@ inferNodeType(const Node &node,
   auto result = dispatch(node, *info, operands, ctx);
   if (!result)
     return result.status().withContext(
-        operands.empty() ? node.op() : node.op() + "(" + shapeList(operands) + ")");
+        operands.empty() ? node.op()
+                         : node.op() + "(" + shapeList(operands) + ")");
   ANYSHAPE_RETURN_IF_ERROR(ctx.checkLimits(*result));
   return result;
 }

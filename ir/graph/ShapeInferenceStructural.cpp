@@ -93,9 +93,9 @@ StatusOr<SymTensorType> inferReshape(const v1::ReshapeAttrs &attrs,
   if (auto quotient = inputCount->divideExact(known)) {
     result.dims[inferredAt] = std::move(*quotient);
   } else if (inputCount->isConstant() && known.isConstant()) {
-    return invalidArgument("reshape cannot split " +
-                           inputCount->toString() + " elements into " +
-                           known.toString() + " times an integer");
+    return invalidArgument("reshape cannot split " + inputCount->toString() +
+                           " elements into " + known.toString() +
+                           " times an integer");
   } else {
     // Not provably divisible symbolically: known at run time only.
     result.dims[inferredAt] = ctx.fresh();

@@ -19,7 +19,8 @@ SymExpr SymExpr::symbol(const std::string &name) {
 }
 
 bool SymExpr::isConstant() const {
-  return terms_.empty() || (terms_.size() == 1 && terms_.begin()->first.empty());
+  return terms_.empty() ||
+         (terms_.size() == 1 && terms_.begin()->first.empty());
 }
 
 std::optional<int64_t> SymExpr::constantValue() const {
@@ -138,12 +139,11 @@ std::string SymExpr::toString() const {
   // Highest-degree terms first, the constant last: "2*seq + 1".
   std::vector<std::pair<Monomial, int64_t>> ordered(terms_.begin(),
                                                     terms_.end());
-  std::sort(ordered.begin(), ordered.end(),
-                   [](const auto &a, const auto &b) {
-                     if (a.first.size() != b.first.size())
-                       return a.first.size() > b.first.size();
-                     return a.first < b.first;
-                   });
+  std::sort(ordered.begin(), ordered.end(), [](const auto &a, const auto &b) {
+    if (a.first.size() != b.first.size())
+      return a.first.size() > b.first.size();
+    return a.first < b.first;
+  });
   for (const auto &[monomial, coefficient] : ordered) {
     int64_t c = coefficient;
     if (out.empty()) {

@@ -44,9 +44,8 @@ public:
 
   /// Substitutes every symbol with its value; nullopt when a symbol is
   /// missing from `values` (reported through `missing`) or on overflow.
-  std::optional<int64_t>
-  evaluate(const std::map<std::string, int64_t> &values,
-           std::string *missing = nullptr) const;
+  std::optional<int64_t> evaluate(const std::map<std::string, int64_t> &values,
+                                  std::string *missing = nullptr) const;
 
   /// All symbols appearing in any term.
   std::vector<std::string> symbols() const;

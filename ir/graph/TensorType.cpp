@@ -113,8 +113,7 @@ StatusOr<std::optional<SymExpr>> ShapeContext::read(const v1::Dim &dim,
   case v1::Dim::kExpr: {
     ANYSHAPE_ASSIGN_OR_RETURN(SymExpr e, read(dim.expr()));
     if (auto v = e.constantValue(); v && *v < 0)
-      return invalidArgument("dim expression " + e.toString() +
-                             " is negative");
+      return invalidArgument("dim expression " + e.toString() + " is negative");
     return std::optional<SymExpr>(std::move(e));
   }
   case v1::Dim::kDynamic:
@@ -148,9 +147,9 @@ Status ShapeContext::checkLimits(const SymTensorType &type) const {
                              type.toString());
     if (__builtin_mul_overflow(count, *v, &count) ||
         count > limits_->maxElementsPerTensor)
-      return resourceExhausted(
-          "element count of " + type.toString() + " exceeds the limit of " +
-          std::to_string(limits_->maxElementsPerTensor));
+      return resourceExhausted("element count of " + type.toString() +
+                               " exceeds the limit of " +
+                               std::to_string(limits_->maxElementsPerTensor));
   }
   return Status::ok();
 }

@@ -59,10 +59,9 @@ StatusOr<GraphInfo> validateGraph(const v1::Graph &graph,
                                   const GraphLimits &limits) {
   GraphInfo info;
   if (graph.inputs_size() > limits.maxInputs)
-    return resourceExhausted("graph has " +
-                             std::to_string(graph.inputs_size()) +
-                             " inputs; the limit is " +
-                             std::to_string(limits.maxInputs));
+    return resourceExhausted(
+        "graph has " + std::to_string(graph.inputs_size()) +
+        " inputs; the limit is " + std::to_string(limits.maxInputs));
   if (graph.nodes_size() > limits.maxNodes)
     return resourceExhausted("graph has " + std::to_string(graph.nodes_size()) +
                              " nodes; the limit is " +
@@ -84,8 +83,8 @@ StatusOr<GraphInfo> validateGraph(const v1::Graph &graph,
     if (!inserted)
       return invalidArgument(
           nodeLabel(graph.nodes(i)) + ": duplicate name (also " +
-          (it->second.isInput ? "an input" : "node " +
-                                                 std::to_string(it->second.index)) +
+          (it->second.isInput ? "an input"
+                              : "node " + std::to_string(it->second.index)) +
           ")");
   }
 
@@ -94,7 +93,8 @@ StatusOr<GraphInfo> validateGraph(const v1::Graph &graph,
   std::set<std::string> bound;
   for (const v1::Input &input : graph.inputs())
     for (const v1::Dim &dim : input.type().dims())
-      if (dim.kind_case() == v1::Dim::kSymbol && bound.insert(dim.symbol()).second)
+      if (dim.kind_case() == v1::Dim::kSymbol &&
+          bound.insert(dim.symbol()).second)
         if (isValidSymbolName(dim.symbol()))
           info.symbols.push_back(dim.symbol());
   ShapeContext ctx = ShapeContext::symbolic(limits, bound);
@@ -163,10 +163,9 @@ StatusOr<GraphInfo> validateGraph(const v1::Graph &graph,
       if (__builtin_add_overflow(info.constantBytes, bytes,
                                  &info.constantBytes) ||
           info.constantBytes > limits.maxConstantBytes)
-        return resourceExhausted(nodeLabel(node) +
-                                 ": constants exceed the limit of " +
-                                 std::to_string(limits.maxConstantBytes) +
-                                 " bytes in total");
+        return resourceExhausted(
+            nodeLabel(node) + ": constants exceed the limit of " +
+            std::to_string(limits.maxConstantBytes) + " bytes in total");
     }
   }
 

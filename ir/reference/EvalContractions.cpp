@@ -15,28 +15,27 @@ StatusOr<Literal> evalGather(int64_t axis, const Literal &operand,
     return out;
   int64_t extent = operand.shape[axis];
   if (extent == 0)
-    return invalidArgument("gather from an empty axis " +
-                           std::to_string(axis));
+    return invalidArgument("gather from an empty axis " + std::to_string(axis));
   std::vector<int64_t> operandStrides = stridesOf(operand.shape);
   std::vector<int64_t> indexStrides = stridesOf(indices.shape);
   int64_t indexRank = indices.rank();
-  forEachIndex(type.shape, [&](const std::vector<int64_t> &index,
-                               int64_t linear) {
-    int64_t at = 0;
-    for (int64_t d = 0; d < indexRank; ++d)
-      at += index[axis + d] * indexStrides[d];
-    // Out-of-range indices clamp (numpy take, mode="clip").
-    int64_t row = std::min(std::max<int64_t>(indices.i[at], 0), extent - 1);
-    int64_t from = row * operandStrides[axis];
-    for (int64_t d = 0; d < axis; ++d)
-      from += index[d] * operandStrides[d];
-    for (int64_t d = axis + 1; d < operand.rank(); ++d)
-      from += index[d - 1 + indexRank] * operandStrides[d];
-    if (out.isFloat())
-      out.f[linear] = operand.f[from];
-    else
-      out.i[linear] = operand.i[from];
-  });
+  forEachIndex(
+      type.shape, [&](const std::vector<int64_t> &index, int64_t linear) {
+        int64_t at = 0;
+        for (int64_t d = 0; d < indexRank; ++d)
+          at += index[axis + d] * indexStrides[d];
+        // Out-of-range indices clamp (numpy take, mode="clip").
+        int64_t row = std::min(std::max<int64_t>(indices.i[at], 0), extent - 1);
+        int64_t from = row * operandStrides[axis];
+        for (int64_t d = 0; d < axis; ++d)
+          from += index[d] * operandStrides[d];
+        for (int64_t d = axis + 1; d < operand.rank(); ++d)
+          from += index[d - 1 + indexRank] * operandStrides[d];
+        if (out.isFloat())
+          out.f[linear] = operand.f[from];
+        else
+          out.i[linear] = operand.i[from];
+      });
   return out;
 }
 
@@ -56,22 +55,22 @@ Literal evalReduce(const v1::ReduceAttrs &attrs, const Literal &x,
                       ? -std::numeric_limits<double>::infinity()
                       : std::numeric_limits<double>::infinity();
     std::vector<double> acc(n, init);
-    forEachIndex(x.shape, [&](const std::vector<int64_t> &index,
-                              int64_t linear) {
-      int64_t to = 0, k = 0;
-      for (int64_t d = 0; d < x.rank(); ++d)
-        if (!reduced.count(d))
-          to += index[d] * outStrides[k++];
-      double v = x.f[linear], &a = acc[to];
-      if (kind == v1::REDUCE_SUM)
-        a += v;
-      else if (kind == v1::REDUCE_PROD)
-        a *= v;
-      else if (std::isnan(v) || std::isnan(a))
-        a = std::numeric_limits<double>::quiet_NaN();
-      else
-        a = kind == v1::REDUCE_MAX ? std::max(a, v) : std::min(a, v);
-    });
+    forEachIndex(
+        x.shape, [&](const std::vector<int64_t> &index, int64_t linear) {
+          int64_t to = 0, k = 0;
+          for (int64_t d = 0; d < x.rank(); ++d)
+            if (!reduced.count(d))
+              to += index[d] * outStrides[k++];
+          double v = x.f[linear], &a = acc[to];
+          if (kind == v1::REDUCE_SUM)
+            a += v;
+          else if (kind == v1::REDUCE_PROD)
+            a *= v;
+          else if (std::isnan(v) || std::isnan(a))
+            a = std::numeric_limits<double>::quiet_NaN();
+          else
+            a = kind == v1::REDUCE_MAX ? std::max(a, v) : std::min(a, v);
+        });
     Literal out = Literal::zeros(type.dtype, type.shape);
     for (int64_t k = 0; k < n; ++k)
       out.setDouble(k, acc[k]);
@@ -87,8 +86,7 @@ Literal evalReduce(const v1::ReduceAttrs &attrs, const Literal &x,
                  : kind == v1::REDUCE_MAX  ? lowest
                                            : highest;
   std::vector<int64_t> acc(n, init);
-  forEachIndex(x.shape, [&](const std::vector<int64_t> &index,
-                            int64_t linear) {
+  forEachIndex(x.shape, [&](const std::vector<int64_t> &index, int64_t linear) {
     int64_t to = 0, k = 0;
     for (int64_t d = 0; d < x.rank(); ++d)
       if (!reduced.count(d))

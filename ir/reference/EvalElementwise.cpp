@@ -202,10 +202,10 @@ Literal evalSelect(const Literal &pred, const Literal &onTrue,
 Literal evalIota(const v1::IotaAttrs &attrs, const ResultType &type) {
   Literal out = Literal::zeros(type.dtype, type.shape);
   int64_t axis = attrs.iota_dimension();
-  forEachIndex(type.shape, [&](const std::vector<int64_t> &index,
-                               int64_t linear) {
-    out.setInt(linear, index[axis]);
-  });
+  forEachIndex(type.shape,
+               [&](const std::vector<int64_t> &index, int64_t linear) {
+                 out.setInt(linear, index[axis]);
+               });
   return out;
 }
 

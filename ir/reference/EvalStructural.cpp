@@ -52,13 +52,13 @@ Literal evalSlice(const std::vector<int64_t> &starts,
                   const ResultType &type) {
   Literal out = Literal::zeros(type.dtype, type.shape);
   std::vector<int64_t> xStrides = stridesOf(x.shape);
-  forEachIndex(type.shape, [&](const std::vector<int64_t> &index,
-                               int64_t linear) {
-    int64_t from = 0;
-    for (int64_t d = 0; d < x.rank(); ++d)
-      from += (starts[d] + index[d] * strides[d]) * xStrides[d];
-    copyElement(out, linear, x, from);
-  });
+  forEachIndex(type.shape,
+               [&](const std::vector<int64_t> &index, int64_t linear) {
+                 int64_t from = 0;
+                 for (int64_t d = 0; d < x.rank(); ++d)
+                   from += (starts[d] + index[d] * strides[d]) * xStrides[d];
+                 copyElement(out, linear, x, from);
+               });
   return out;
 }
 
@@ -95,8 +95,7 @@ Literal evalPad(const v1::PadAttrs &attrs, const Literal &x,
   std::vector<int64_t> outStrides = stridesOf(type.shape);
   // Scatter each operand element to its padded position, unless negative
   // edge padding cropped it away.
-  forEachIndex(x.shape, [&](const std::vector<int64_t> &index,
-                            int64_t linear) {
+  forEachIndex(x.shape, [&](const std::vector<int64_t> &index, int64_t linear) {
     int64_t to = 0;
     for (int64_t d = 0; d < x.rank(); ++d) {
       int64_t interior =

@@ -73,9 +73,10 @@ StatusOr<Literal> evalNode(const v1::Node &node,
     return out;
   }
   if (op == "transpose")
-    return evalTranspose(std::vector<int64_t>(node.transpose().permutation().begin(),
-                                              node.transpose().permutation().end()),
-                         *in[0]);
+    return evalTranspose(
+        std::vector<int64_t>(node.transpose().permutation().begin(),
+                             node.transpose().permutation().end()),
+        *in[0]);
   if (op == "slice") {
     const v1::SliceAttrs &attrs = node.slice();
     std::vector<int64_t> starts, strides;
@@ -123,11 +124,10 @@ bindSymbols(const v1::Graph &graph,
       if (inserted) {
         boundBy[dim.symbol()] = dimLabel(input, d);
       } else if (it->second != shape[d]) {
-        return invalidArgument(dimLabel(input, d) + " is " +
-                               std::to_string(shape[d]) + " but symbol '" +
-                               dim.symbol() + "' is " +
-                               std::to_string(it->second) + " from " +
-                               boundBy[dim.symbol()]);
+        return invalidArgument(
+            dimLabel(input, d) + " is " + std::to_string(shape[d]) +
+            " but symbol '" + dim.symbol() + "' is " +
+            std::to_string(it->second) + " from " + boundBy[dim.symbol()]);
       }
     }
   }
@@ -198,13 +198,11 @@ StatusOr<std::vector<Literal>> evaluateGraph(const v1::Graph &graph,
       if (d < 0 || __builtin_mul_overflow(count, d, &count))
         return invalidArgument("input " + std::to_string(k) +
                                " has an invalid shape");
-    if (count != static_cast<int64_t>(in.isFloat() ? in.f.size()
-                                                   : in.i.size()))
-      return invalidArgument("input " + std::to_string(k) + " holds " +
-                             std::to_string(in.isFloat() ? in.f.size()
-                                                         : in.i.size()) +
-                             " values for " + std::to_string(count) +
-                             " elements");
+    if (count != static_cast<int64_t>(in.isFloat() ? in.f.size() : in.i.size()))
+      return invalidArgument(
+          "input " + std::to_string(k) + " holds " +
+          std::to_string(in.isFloat() ? in.f.size() : in.i.size()) +
+          " values for " + std::to_string(count) + " elements");
     shapes.push_back(in.shape);
   }
   ANYSHAPE_ASSIGN_OR_RETURN(auto bindings, bindSymbols(graph, shapes));
@@ -242,13 +240,14 @@ StatusOr<std::vector<Literal>> evaluateGraph(const v1::Graph &graph,
     auto shape = type->staticShape();
     if (!shape)
       return internalError(label + ": concrete shape inference left symbols");
-    auto value = evalNode(node, operands, ResultType{type->dtype, *shape}, ctx,
-                          options);
+    auto value =
+        evalNode(node, operands, ResultType{type->dtype, *shape}, ctx, options);
     if (!value)
       return value.status().withContext(label);
     nodeValues[i] = std::move(*value);
     for (const std::string &name : node.operands())
-      if (ValueRef v = info.values.at(name); !v.isInput && --usesLeft[v.index] == 0)
+      if (ValueRef v = info.values.at(name);
+          !v.isInput && --usesLeft[v.index] == 0)
         nodeValues[v.index] = Literal();
   }
   std::vector<Literal> outputs;

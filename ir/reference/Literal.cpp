@@ -114,10 +114,9 @@ StatusOr<Literal> literalFromTensor(const v1::Tensor &tensor,
   }
   int64_t size = dtypeByteSize(tensor.dtype());
   if (static_cast<int64_t>(tensor.data().size()) != count * size)
-    return invalidArgument("tensor data has " +
-                           std::to_string(tensor.data().size()) +
-                           " bytes, its dtype and shape need " +
-                           std::to_string(count * size));
+    return invalidArgument(
+        "tensor data has " + std::to_string(tensor.data().size()) +
+        " bytes, its dtype and shape need " + std::to_string(count * size));
   Literal lit = Literal::zeros(
       tensor.dtype(),
       std::vector<int64_t>(tensor.shape().begin(), tensor.shape().end()));
@@ -134,8 +133,8 @@ StatusOr<Literal> literalFromTensor(const v1::Tensor &tensor,
     case v1::DTYPE_BF16: {
       uint16_t h;
       std::memcpy(&h, p, 2);
-      lit.f[k] = tensor.dtype() == v1::DTYPE_F16 ? halfToFloat(h)
-                                                 : bf16ToFloat(h);
+      lit.f[k] =
+          tensor.dtype() == v1::DTYPE_F16 ? halfToFloat(h) : bf16ToFloat(h);
       break;
     }
     case v1::DTYPE_I32: {

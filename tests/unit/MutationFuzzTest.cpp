@@ -40,10 +40,13 @@ public:
   }
 
 private:
-  size_t pick(size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng_); }
+  size_t pick(size_t n) {
+    return std::uniform_int_distribution<size_t>(0, n - 1)(rng_);
+  }
 
-  void collect(Message &m,
-               std::vector<std::pair<Message *, const FieldDescriptor *>> &out) {
+  void
+  collect(Message &m,
+          std::vector<std::pair<Message *, const FieldDescriptor *>> &out) {
     const auto *d = m.GetDescriptor();
     const auto *r = m.GetReflection();
     for (int i = 0; i < d->field_count(); ++i) {
@@ -61,17 +64,27 @@ private:
   }
 
   int64_t interestingInt() {
-    static const int64_t values[] = {
-        -1, 0, 1, 2, 3, 7, 64, 768, -5, int64_t(1) << 32, int64_t(1) << 62,
-        std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()};
+    static const int64_t values[] = {-1,
+                                     0,
+                                     1,
+                                     2,
+                                     3,
+                                     7,
+                                     64,
+                                     768,
+                                     -5,
+                                     int64_t(1) << 32,
+                                     int64_t(1) << 62,
+                                     std::numeric_limits<int64_t>::max(),
+                                     std::numeric_limits<int64_t>::min()};
     return values[pick(std::size(values))];
   }
 
   std::string interestingString() {
     if (!names_->empty() && pick(3) != 0)
       return (*names_)[pick(names_->size())];
-    static const char *values[] = {"", "bogus", "seq", "batch", "?", "add",
-                                   "reshape", "x y"};
+    static const char *values[] = {"",  "bogus", "seq",     "batch",
+                                   "?", "add",   "reshape", "x y"};
     return values[pick(std::size(values))];
   }
 
@@ -90,7 +103,8 @@ private:
       }
       if (f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
         if (size > 0)
-          r->AddMessage(&m, f)->CopyFrom(r->GetRepeatedMessage(m, f, pick(size)));
+          r->AddMessage(&m, f)->CopyFrom(
+              r->GetRepeatedMessage(m, f, pick(size)));
         return;
       }
       appendScalar(m, f);

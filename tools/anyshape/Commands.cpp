@@ -19,8 +19,7 @@ int fail(const Status &status) {
 }
 
 int usage(const std::string &message) {
-  std::fprintf(stderr, "anyshape: %s (see anyshape --help)\n",
-               message.c_str());
+  std::fprintf(stderr, "anyshape: %s (see anyshape --help)\n", message.c_str());
   return 2;
 }
 
@@ -34,8 +33,9 @@ StatusOr<std::map<std::string, int64_t>> parseDims(const std::string &text) {
     size_t eq = item.find('=');
     char *end = nullptr;
     errno = 0;
-    long long value =
-        eq == std::string::npos ? -1 : std::strtoll(item.c_str() + eq + 1, &end, 10);
+    long long value = eq == std::string::npos
+                          ? -1
+                          : std::strtoll(item.c_str() + eq + 1, &end, 10);
     if (eq == std::string::npos || eq == 0 || end == item.c_str() + eq + 1 ||
         *end != '\0' || errno == ERANGE || value < 0)
       return invalidArgument("--dims entry '" + item +
@@ -82,8 +82,8 @@ int runValidate(const GlobalOptions &, const std::vector<std::string> &args) {
   auto info = validateGraph(*graph);
   if (!info)
     return fail(info.status());
-  std::printf("valid: graph '%s', %d inputs, %d nodes\n",
-              graph->name().c_str(), graph->inputs_size(), graph->nodes_size());
+  std::printf("valid: graph '%s', %d inputs, %d nodes\n", graph->name().c_str(),
+              graph->inputs_size(), graph->nodes_size());
   for (int k = 0; k < graph->inputs_size(); ++k)
     std::printf("  input  %s: %s\n", graph->inputs(k).name().c_str(),
                 info->inputTypes[k].toString().c_str());
@@ -125,7 +125,8 @@ int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
   for (const auto &[name, size] : *dims)
     if (std::find(info->symbols.begin(), info->symbols.end(), name) ==
         info->symbols.end())
-      return usage("--dims names '" + name + "', which is not a symbol of "
+      return usage("--dims names '" + name +
+                   "', which is not a symbol of "
                    "the graph");
   auto shapes = inputShapesFor(*graph, *dims);
   if (!shapes)
@@ -142,9 +143,9 @@ int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
                   .count();
   if (!outputs)
     return fail(outputs.status());
-  std::printf("graph %s  backend %s  dims %s  %.2f ms\n",
-              graph->name().c_str(), backend.c_str(),
-              dimsText.empty() ? "(none)" : dimsText.c_str(), ms);
+  std::printf("graph %s  backend %s  dims %s  %.2f ms\n", graph->name().c_str(),
+              backend.c_str(), dimsText.empty() ? "(none)" : dimsText.c_str(),
+              ms);
   for (int k = 0; k < graph->outputs_size(); ++k) {
     const Literal &out = (*outputs)[k];
     double sum = 0, absSum = 0;

@@ -39,8 +39,8 @@ int main(int argc, char **argv) {
       return 0;
     }
     if (!takeOption(args, i, "--server", global.server)) {
-      std::fprintf(stderr, "anyshape: unknown option '%s'\n%s",
-                   args[i].c_str(), kUsage);
+      std::fprintf(stderr, "anyshape: unknown option '%s'\n%s", args[i].c_str(),
+                   kUsage);
       return 2;
     }
   }

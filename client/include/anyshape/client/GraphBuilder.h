@@ -139,8 +139,7 @@ public:
   /// Multi-head scaled dot-product attention on [batch, seq, hidden]
   /// projections q, k, v; `additiveMask` broadcasts to [batch, heads, seq,
   /// seq] scores (e.g. [batch, 1, 1, seq]); pass an invalid Value for none.
-  Value attention(Value q, Value k, Value v, Value additiveMask,
-                  int64_t heads);
+  Value attention(Value q, Value k, Value v, Value additiveMask, int64_t heads);
 
   // ---- results ----------------------------------------------------------
   /// Marks `x` as a graph output; a non-empty name renames its node.
