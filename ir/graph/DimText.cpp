@@ -29,7 +29,37 @@ bool isInteger(const std::string &s) {
 
 } // namespace
 
+namespace {
+using NameCheck = bool (*)(const std::string &);
+StatusOr<v1::DimExpr> parseTerms(std::string_view text, NameCheck validName);
+} // namespace
+
 StatusOr<v1::DimExpr> parseDimExpr(std::string_view text) {
+  return parseTerms(text, isValidSymbolName);
+}
+
+std::optional<SymExpr> parseSymExpr(std::string_view text) {
+  auto expr = parseTerms(text, [](const std::string &name) {
+    return isValidSymbolName(name) ||
+           (isFreshSymbolName(name) && isValidSymbolName("x" + name.substr(1)));
+  });
+  if (!expr)
+    return std::nullopt;
+  std::optional<SymExpr> result = SymExpr::constant(expr->constant());
+  for (const auto &term : expr->terms()) {
+    std::optional<SymExpr> product = SymExpr::constant(term.coefficient());
+    for (const std::string &name : term.symbols())
+      if (product)
+        product = SymExpr::mul(*product, SymExpr::symbol(name));
+    if (!product || !result)
+      return std::nullopt;
+    result = SymExpr::add(*result, *product);
+  }
+  return result;
+}
+
+namespace {
+StatusOr<v1::DimExpr> parseTerms(std::string_view text, NameCheck validName) {
   v1::DimExpr expr;
   std::string s(text);
   if (trim(s).empty())
@@ -56,7 +86,7 @@ StatusOr<v1::DimExpr> parseDimExpr(std::string_view text) {
         if (__builtin_mul_overflow(coefficient, std::stoll(factor),
                                    &coefficient))
           return invalidArgument("dim expression '" + s + "' overflows");
-      } else if (isValidSymbolName(factor)) {
+      } else if (validName(factor)) {
         symbols.push_back(factor);
       } else {
         return invalidArgument("bad factor '" + factor +
@@ -84,6 +114,8 @@ StatusOr<v1::DimExpr> parseDimExpr(std::string_view text) {
   }
   return expr;
 }
+
+} // namespace
 
 StatusOr<v1::Dim> parseDim(std::string_view text) {
   std::string s = trim(text);

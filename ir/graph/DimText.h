@@ -21,6 +21,10 @@ StatusOr<v1::DimExpr> parseDimExpr(std::string_view text);
 /// symbol, or an expression.
 StatusOr<v1::Dim> parseDim(std::string_view text);
 
+/// Reads SymExpr::toString's output back, fresh symbols ("?3") included;
+/// nullopt if `text` is not such an expression.
+std::optional<SymExpr> parseSymExpr(std::string_view text);
+
 /// The wire form of a dim, or nullopt when it involves a fresh symbol
 /// ("?3") that has no name on the wire.
 std::optional<v1::Dim> toWireDim(const SymExpr &dim);

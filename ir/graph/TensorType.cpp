@@ -45,10 +45,22 @@ bool isValidSymbolName(const std::string &name) {
   return true;
 }
 
+bool isFreshSymbolName(const std::string &name) {
+  return name.size() > 1 && name[0] == '?';
+}
+
 ShapeContext ShapeContext::symbolic(const GraphLimits &limits,
                                     std::set<std::string> boundSymbols) {
   ShapeContext ctx(limits);
   ctx.boundSymbols_ = std::move(boundSymbols);
+  return ctx;
+}
+
+ShapeContext ShapeContext::open(const GraphLimits &limits,
+                                std::string freshPrefix) {
+  ShapeContext ctx(limits);
+  ctx.open_ = true;
+  ctx.freshPrefix_ = std::move(freshPrefix);
   return ctx;
 }
 
@@ -75,7 +87,7 @@ StatusOr<SymExpr> ShapeContext::read(const v1::DimExpr &expr) const {
                                  "' is not bound by any input");
         factor = SymExpr::constant(it->second);
       } else {
-        if (!boundSymbols_.count(name))
+        if (!open_ && !boundSymbols_.count(name))
           return invalidArgument("symbol '" + name +
                                  "' is not the dim of any input");
         factor = SymExpr::symbol(name);
@@ -125,7 +137,7 @@ StatusOr<std::optional<SymExpr>> ShapeContext::read(const v1::Dim &dim,
 }
 
 SymExpr ShapeContext::fresh() {
-  return SymExpr::symbol("?" + std::to_string(nextFresh_++));
+  return SymExpr::symbol(freshPrefix_ + std::to_string(nextFresh_++));
 }
 
 Status ShapeContext::checkLimits(const SymTensorType &type) const {

@@ -39,12 +39,20 @@ struct SymTensorType {
 
 /// True if `name` is a valid user symbol: [A-Za-z_][A-Za-z0-9_]*.
 bool isValidSymbolName(const std::string &name);
+/// True for the names ShapeContext::fresh hands out ("?3").
+bool isFreshSymbolName(const std::string &name);
 
 class ShapeContext {
 public:
   /// Symbolic mode: attribute symbols must be among `boundSymbols`.
   static ShapeContext symbolic(const GraphLimits &limits,
                                std::set<std::string> boundSymbols);
+  /// Open symbolic mode, for IR whose symbols are already bound elsewhere
+  /// (the dhlo dialect): any valid symbol name may appear in attributes.
+  /// Fresh symbols are named `freshPrefix` + a number, so that a caller can
+  /// tell its own fresh symbols from those already in its types.
+  static ShapeContext open(const GraphLimits &limits,
+                           std::string freshPrefix = "?");
   /// Concrete mode: attribute symbols are replaced by `bindings`.
   static ShapeContext concrete(const GraphLimits &limits,
                                std::map<std::string, int64_t> bindings);
@@ -77,6 +85,8 @@ private:
 
   const GraphLimits *limits_;
   bool concrete_ = false;
+  bool open_ = false;
+  std::string freshPrefix_ = "?";
   std::set<std::string> boundSymbols_;
   std::map<std::string, int64_t> bindings_;
   int64_t nextFresh_ = 0;

@@ -1,0 +1,478 @@
+//===- ShapeConstraintAnalysis.cpp - collect and solve dim facts -*- C++ -*-===//
+//
+// Collection walks the ops once; solving iterates to a fixpoint because a
+// fact learnt late (a class becoming static, say) can unlock earlier ones
+// (a broadcast pair, a product to cancel). Each round only ever merges
+// classes or binds values, so the number of rounds is bounded by the
+// number of atoms.
+//
+//===----------------------------------------------------------------------===//
+#include "ShapeConstraintAnalysis.h"
+
+#include "ir/dhlo/IR/DhloDialect.h"
+#include "ir/graph/OpRegistry.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+#include <numeric>
+
+using namespace mlir;
+
+namespace anyshape::dhlo {
+namespace {
+
+constexpr int kMaxSolveRounds = 1000;
+
+bool isElementwise(Operation *op) {
+  if (op->getDialect() == nullptr ||
+      op->getDialect()->getNamespace() != "dhlo")
+    return false;
+  const OpInfo *info = lookupOp(op->getName().stripDialect());
+  return info && (info->opClass == OpClass::Unary ||
+                  info->opClass == OpClass::Binary ||
+                  info->opClass == OpClass::Select);
+}
+
+/// Single-atom monomial "c*X" as (c, X).
+std::optional<std::pair<int64_t, std::string>>
+asScaledAtom(const std::pair<const SymExpr::Monomial, int64_t> &term) {
+  if (term.first.size() != 1)
+    return std::nullopt;
+  return std::make_pair(term.second, term.first.front());
+}
+
+/// Preferred representative: a user's symbol over a fresh one, then the
+/// lexicographically smaller name, so printed output is stable.
+bool preferAsRepresentative(const std::string &a, const std::string &b) {
+  bool userA = isValidSymbolName(a), userB = isValidSymbolName(b);
+  if (userA != userB)
+    return userA;
+  return a < b;
+}
+
+} // namespace
+
+ShapeConstraintAnalysis::ShapeConstraintAnalysis(Operation *root) {
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          collectValue(arg);
+    for (Value result : op->getResults())
+      collectValue(result);
+  });
+  root->walk([&](Operation *op) { collectConstraints(op); });
+  solve();
+}
+
+void ShapeConstraintAnalysis::collectValue(Value v) {
+  static const GraphLimits limits;
+  auto tensor = llvm::dyn_cast<RankedTensorType>(v.getType());
+  if (!tensor || dims_.count(v))
+    return;
+  // Fresh atoms for unknown dims ("#0", "#1", ...), unique in the analysis.
+  ShapeContext atoms = ShapeContext::open(limits, "#");
+  for (int64_t i = 0; i < nextAtom_; ++i)
+    atoms.fresh();
+  std::vector<Poly> dims;
+  auto shape = llvm::dyn_cast_or_null<ShapeAttr>(tensor.getEncoding());
+  for (auto [i, size] : llvm::enumerate(tensor.getShape())) {
+    if (!ShapedType::isDynamic(size)) {
+      dims.push_back(SymExpr::constant(size));
+    } else if (auto dim = shape ? shape.getDim(i) : std::nullopt) {
+      dims.push_back(*dim);
+    } else {
+      dims.push_back(atoms.fresh());
+      ++nextAtom_;
+    }
+  }
+  values_.push_back(v);
+  dims_[v] = std::move(dims);
+}
+
+void ShapeConstraintAnalysis::equate(const Poly &a, const Poly &b) {
+  if (a != b)
+    equalities_.emplace_back(a, b);
+}
+
+void ShapeConstraintAnalysis::collectConstraints(Operation *op) {
+  auto dimsOf = [&](Value v) -> const std::vector<Poly> * {
+    auto it = dims_.find(v);
+    return it == dims_.end() ? nullptr : &it->second;
+  };
+  if (op->getNumResults() != 1)
+    return;
+  const std::vector<Poly> *result = dimsOf(op->getResult(0));
+  if (!result)
+    return;
+
+  if (isElementwise(op)) {
+    for (Value operand : op->getOperands())
+      if (const auto *dims = dimsOf(operand);
+          dims && dims->size() == result->size())
+        for (size_t i = 0; i < dims->size(); ++i)
+          equate((*dims)[i], (*result)[i]);
+    return;
+  }
+  if (auto transpose = llvm::dyn_cast<TransposeOp>(op)) {
+    const auto *in = dimsOf(transpose.getOperand());
+    for (auto [i, p] : llvm::enumerate(transpose.getPermutation()))
+      if (in && p >= 0 && p < static_cast<int64_t>(in->size()))
+        equate((*result)[i], (*in)[p]);
+    return;
+  }
+  if (auto reduce = llvm::dyn_cast<ReduceOp>(op)) {
+    const auto *in = dimsOf(reduce.getOperand());
+    size_t k = 0;
+    for (size_t i = 0; in && i < in->size() && k < result->size(); ++i)
+      if (!llvm::is_contained(reduce.getDimensions(), int64_t(i)))
+        equate((*in)[i], (*result)[k++]);
+    return;
+  }
+  if (auto gather = llvm::dyn_cast<GatherOp>(op)) {
+    const auto *in = dimsOf(gather.getOperand());
+    const auto *indices = dimsOf(gather.getIndices());
+    int64_t axis = gather.getAxisAttr().getInt();
+    if (!in || !indices)
+      return;
+    std::vector<Poly> expected(in->begin(), in->begin() + axis);
+    expected.insert(expected.end(), indices->begin(), indices->end());
+    expected.insert(expected.end(), in->begin() + axis + 1, in->end());
+    for (size_t i = 0; i < expected.size() && i < result->size(); ++i)
+      equate(expected[i], (*result)[i]);
+    return;
+  }
+  if (auto concat = llvm::dyn_cast<ConcatenateOp>(op)) {
+    int64_t axis = concat.getDimensionAttr().getInt();
+    Poly sum;
+    for (Value input : concat.getInputs()) {
+      const auto *in = dimsOf(input);
+      if (!in || in->size() != result->size())
+        return;
+      for (size_t i = 0; i < in->size(); ++i)
+        if (static_cast<int64_t>(i) != axis)
+          equate((*in)[i], (*result)[i]);
+      if (auto next = SymExpr::add(sum, (*in)[axis]))
+        sum = *next;
+    }
+    equate(sum, (*result)[axis]);
+    return;
+  }
+  if (auto dot = llvm::dyn_cast<DotGeneralOp>(op)) {
+    const auto *lhs = dimsOf(dot.getLhs());
+    const auto *rhs = dimsOf(dot.getRhs());
+    if (!lhs || !rhs)
+      return;
+    auto lb = dot.getLhsBatchDimensions(), rb = dot.getRhsBatchDimensions();
+    auto lc = dot.getLhsContractingDimensions(),
+         rc = dot.getRhsContractingDimensions();
+    size_t k = 0;
+    for (auto [l, r] : llvm::zip(lb, rb)) {
+      equate((*lhs)[l], (*rhs)[r]);
+      equate((*lhs)[l], (*result)[k++]);
+    }
+    for (auto [l, r] : llvm::zip(lc, rc))
+      equate((*lhs)[l], (*rhs)[r]);
+    auto appendFree = [&](const std::vector<Poly> &side, ArrayRef<int64_t> b,
+                          ArrayRef<int64_t> c) {
+      for (size_t i = 0; i < side.size() && k < result->size(); ++i)
+        if (!llvm::is_contained(b, int64_t(i)) &&
+            !llvm::is_contained(c, int64_t(i)))
+          equate(side[i], (*result)[k++]);
+    };
+    appendFree(*lhs, lb, lc);
+    appendFree(*rhs, rb, rc);
+    return;
+  }
+  if (auto reshape = llvm::dyn_cast<ReshapeOp>(op)) {
+    const auto *in = dimsOf(reshape.getOperand());
+    if (!in)
+      return;
+    Poly a = SymExpr::constant(1), b = SymExpr::constant(1);
+    for (const Poly &d : *in)
+      a = SymExpr::mul(a, d).value_or(a);
+    for (const Poly &d : *result)
+      b = SymExpr::mul(b, d).value_or(b);
+    products_.emplace_back(a, b);
+    // Inferring a -1 divides by the other target dims: none is zero.
+    ShapeAttr target = reshape.getShape();
+    for (int64_t i = 0; i < target.getRank(); ++i)
+      if (target.isInferred(i))
+        for (int64_t j = 0; j < target.getRank(); ++j)
+          if (j != i)
+            if (auto atom = (*result)[j].singleSymbol())
+              nonZero_.insert(*atom);
+    return;
+  }
+  if (auto broadcast = llvm::dyn_cast<BroadcastInDimOp>(op)) {
+    // Only an operand dim known not to be 1 must equal its target; that may
+    // become known while solving, so these are kept as conditional pairs.
+    const auto *in = dimsOf(broadcast.getOperand());
+    for (auto [i, r] : llvm::enumerate(broadcast.getBroadcastDimensions()))
+      if (in && r >= 0 && r < static_cast<int64_t>(result->size()))
+        broadcasts_.emplace_back((*in)[i], (*result)[r]);
+    return;
+  }
+}
+
+std::string ShapeConstraintAnalysis::find(const std::string &atom) const {
+  auto it = parent_.find(atom);
+  if (it == parent_.end() || it->second == atom)
+    return atom;
+  std::string root = find(it->second);
+  it->second = root;
+  return root;
+}
+
+bool ShapeConstraintAnalysis::unite(const std::string &a,
+                                    const std::string &b) {
+  std::string ra = find(a), rb = find(b);
+  if (ra == rb)
+    return false;
+  if (!preferAsRepresentative(ra, rb))
+    std::swap(ra, rb);
+  parent_[rb] = ra;
+  parent_.emplace(ra, ra);
+  if (auto it = classValue_.find(rb); it != classValue_.end()) {
+    bindValue(ra, it->second);
+    classValue_.erase(it);
+  }
+  if (nonZero_.erase(rb))
+    nonZero_.insert(ra);
+  return true;
+}
+
+bool ShapeConstraintAnalysis::bindValue(const std::string &atom,
+                                        int64_t value) {
+  std::string root = find(atom);
+  auto [it, inserted] = classValue_.emplace(root, value);
+  if (!inserted && it->second != value) {
+    contradictions_.push_back(root + " is both " + std::to_string(it->second) +
+                              " and " + std::to_string(value));
+    return false;
+  }
+  return inserted;
+}
+
+SymExpr ShapeConstraintAnalysis::canonical(const Poly &p) const {
+  std::optional<SymExpr> result = SymExpr::constant(0);
+  for (const auto &[monomial, coefficient] : p.terms()) {
+    std::optional<SymExpr> term = SymExpr::constant(coefficient);
+    for (const std::string &atom : monomial) {
+      std::string root = find(atom);
+      auto it = classValue_.find(root);
+      SymExpr factor = it != classValue_.end() ? SymExpr::constant(it->second)
+                                               : SymExpr::symbol(root);
+      if (term)
+        term = SymExpr::mul(*term, factor);
+    }
+    if (!term || !result)
+      return p; // overflow: keep the uncanonical form rather than a wrong one
+    result = SymExpr::add(*result, *term);
+  }
+  return result ? *result : p;
+}
+
+bool ShapeConstraintAnalysis::solveEquality(const Poly &a, const Poly &b) {
+  Poly ca = canonical(a), cb = canonical(b);
+  if (ca == cb)
+    return false;
+  std::optional<SymExpr> diff = SymExpr::sub(ca, cb);
+  if (!diff)
+    return false;
+  if (auto c = diff->constantValue()) {
+    std::string message = ca.toString() + " == " + cb.toString();
+    if (!llvm::is_contained(contradictions_, message))
+      contradictions_.push_back(message);
+    return false;
+  }
+  // Split the difference into atom terms and a constant.
+  std::vector<std::pair<int64_t, std::string>> atoms;
+  int64_t constant = 0;
+  for (const auto &term : diff->terms()) {
+    if (term.first.empty()) {
+      constant = term.second;
+      continue;
+    }
+    auto scaled = asScaledAtom(term);
+    if (!scaled)
+      return false; // nonlinear: nothing this solver can conclude
+    atoms.push_back(*scaled);
+  }
+  // c*X + k == 0  ->  X = -k / c
+  if (atoms.size() == 1) {
+    auto [c, x] = atoms[0];
+    if (constant % c != 0 || -constant / c < 0)
+      return false;
+    return bindValue(x, -constant / c);
+  }
+  // c*X - c*Y == 0  ->  X = Y
+  if (atoms.size() == 2 && constant == 0 &&
+      atoms[0].first == -atoms[1].first)
+    return unite(atoms[0].second, atoms[1].second);
+  return false;
+}
+
+bool ShapeConstraintAnalysis::solveProduct(const Poly &a, const Poly &b) {
+  Poly ca = canonical(a), cb = canonical(b);
+  if (ca == cb)
+    return false;
+  if (ca.terms().size() != 1 || cb.terms().size() != 1)
+    return solveEquality(ca, cb);
+  // k1 * A == k2 * B with A, B products of atoms: cancel common factors.
+  auto [ma, ka] = *ca.terms().begin();
+  auto [mb, kb] = *cb.terms().begin();
+  SymExpr::Monomial restA, restB;
+  std::set_difference(ma.begin(), ma.end(), mb.begin(), mb.end(),
+                      std::back_inserter(restA));
+  std::set_difference(mb.begin(), mb.end(), ma.begin(), ma.end(),
+                      std::back_inserter(restB));
+  // Cancelling is sound only if the common factors cannot be zero.
+  SymExpr::Monomial common;
+  std::set_intersection(ma.begin(), ma.end(), mb.begin(), mb.end(),
+                        std::back_inserter(common));
+  for (const std::string &atom : common)
+    if (!nonZero_.count(find(atom)))
+      return false;
+  auto monomial = [](int64_t k, const SymExpr::Monomial &atoms) {
+    std::optional<SymExpr> p = SymExpr::constant(k);
+    for (const std::string &atom : atoms)
+      if (p)
+        p = SymExpr::mul(*p, SymExpr::symbol(atom));
+    return p;
+  };
+  auto pa = monomial(ka, restA), pb = monomial(kb, restB);
+  return pa && pb && solveEquality(*pa, *pb);
+}
+
+void ShapeConstraintAnalysis::solve() {
+  for (int round = 0; round < kMaxSolveRounds; ++round) {
+    bool changed = false;
+    for (const auto &[a, b] : equalities_)
+      changed |= solveEquality(a, b);
+    for (const auto &[operand, target] : broadcasts_) {
+      auto v = canonical(operand).constantValue();
+      if (v && *v != 1)
+        changed |= solveEquality(operand, target);
+    }
+    for (const auto &[a, b] : products_)
+      changed |= solveProduct(a, b);
+    if (!changed)
+      break;
+  }
+  // Static dims are non-zero facts too, for the cancellation above.
+  for (const auto &[root, value] : classValue_)
+    if (value != 0)
+      nonZero_.insert(root);
+}
+
+SymExpr ShapeConstraintAnalysis::canonicalDim(Value v, int64_t d) const {
+  auto it = dims_.find(v);
+  if (it == dims_.end() || d < 0 || d >= static_cast<int64_t>(it->second.size()))
+    return SymExpr::symbol("<no dim>");
+  return canonical(it->second[d]);
+}
+
+SymExpr ShapeConstraintAnalysis::canonicalNumElements(Value v) const {
+  auto it = dims_.find(v);
+  if (it == dims_.end())
+    return SymExpr::symbol("<no dims>");
+  std::optional<SymExpr> count = SymExpr::constant(1);
+  for (const Poly &d : it->second)
+    if (count)
+      count = SymExpr::mul(*count, d);
+  return count ? canonical(*count) : SymExpr::symbol("<overflow>");
+}
+
+bool ShapeConstraintAnalysis::isEqual(Value a, int64_t da, Value b,
+                                      int64_t db) const {
+  return dims_.count(a) && dims_.count(b) &&
+         canonicalDim(a, da) == canonicalDim(b, db);
+}
+
+bool ShapeConstraintAnalysis::isSameNumElements(Value a, Value b) const {
+  if (!dims_.count(a) || !dims_.count(b))
+    return false;
+  SymExpr ca = canonicalNumElements(a), cb = canonicalNumElements(b);
+  if (ca == cb)
+    return true;
+  // A reshape between them (in either direction) equates their counts even
+  // when no factor could be cancelled.
+  for (const auto &[x, y] : products_) {
+    SymExpr cx = canonical(x), cy = canonical(y);
+    if ((cx == ca && cy == cb) || (cx == cb && cy == ca))
+      return true;
+  }
+  return false;
+}
+
+std::optional<int64_t> ShapeConstraintAnalysis::staticValue(Value v,
+                                                            int64_t d) const {
+  return canonicalDim(v, d).constantValue();
+}
+
+bool ShapeConstraintAnalysis::isKnownNonZero(Value v, int64_t d) const {
+  SymExpr c = canonicalDim(v, d);
+  if (auto value = c.constantValue())
+    return *value != 0;
+  if (c.terms().size() != 1 || c.terms().begin()->second <= 0)
+    return false;
+  return llvm::all_of(c.terms().begin()->first, [&](const std::string &atom) {
+    return nonZero_.count(find(atom)) > 0;
+  });
+}
+
+bool ShapeConstraintAnalysis::isKnownNonOne(Value v, int64_t d) const {
+  auto value = staticValue(v, d);
+  return value && *value != 1;
+}
+
+void ShapeConstraintAnalysis::print(llvm::raw_ostream &os) const {
+  os << "values:\n";
+  int64_t argIndex = 0;
+  for (Value v : values_) {
+    std::string label;
+    if (auto arg = llvm::dyn_cast<BlockArgument>(v)) {
+      label = "arg" + std::to_string(argIndex++);
+    } else {
+      Operation *op = v.getDefiningOp();
+      label = op->getName().getStringRef().str();
+      if (auto name = llvm::dyn_cast<NameLoc>(op->getLoc()))
+        label += " '" + name.getName().str() + "'";
+    }
+    os << "  " << label << ": [";
+    for (size_t d = 0; d < dims_.lookup(v).size(); ++d)
+      os << (d ? ", " : "") << canonicalDim(v, d).toString();
+    os << "]\n";
+  }
+  // Classes with more than one atom, or a value, by representative.
+  std::map<std::string, std::vector<std::string>> members;
+  for (const auto &[atom, parentAtom] : parent_)
+    members[find(atom)].push_back(atom);
+  for (const auto &[root, value] : classValue_)
+    if (members[root].empty())
+      members[root].push_back(root);
+  os << "classes:\n";
+  for (const auto &[root, atoms] : members) {
+    if (atoms.size() < 2 && !classValue_.count(root))
+      continue;
+    os << "  " << root << " = {";
+    for (size_t i = 0; i < atoms.size(); ++i)
+      os << (i ? ", " : "") << atoms[i];
+    os << "}";
+    if (auto it = classValue_.find(root); it != classValue_.end())
+      os << " = " << it->second;
+    os << "\n";
+  }
+  os << "products:\n";
+  for (const auto &[a, b] : products_)
+    os << "  " << canonical(a).toString() << " == " << canonical(b).toString()
+       << "\n";
+  os << "contradictions: " << contradictions_.size() << "\n";
+  for (const std::string &c : contradictions_)
+    os << "  " << c << "\n";
+}
+
+} // namespace anyshape::dhlo

@@ -1,0 +1,97 @@
+//===- ShapeConstraintAnalysis.h - what is known about dims -----*- C++ -*-===//
+//
+// The one shape analysis of the compiler (DISC's "shape constraint
+// collection"). Every dim of every tensor value in a function is a
+// polynomial over atoms: the symbols of its #dhlo.shape encoding, or a
+// fresh atom ("#3") when the type says nothing. The ops then contribute
+// facts:
+//   - dim equalities, solved by union-find over atoms: elementwise operands
+//     and results, transpose, reduce's kept dims, gather, concatenate's
+//     non-axis dims, dot_general batch and contracting dims; same-named
+//     symbols are one atom from the start;
+//   - static values (a class equal to a constant);
+//   - product equalities from reshape (equal element counts), which also
+//     yield dim equalities by cancelling common factors
+//     ([batch, seq, 768] -> ["?3", 768] proves ?3 = batch*seq);
+//   - non-zero dims (a reshape with -1 divides by its other dims).
+// Fusion asks it whether two index spaces are provably the same without
+// knowing any size: isEqual, isSameNumElements, canonicalDim.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "ir/graph/SymExpr.h"
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace anyshape::dhlo {
+
+class ShapeConstraintAnalysis {
+public:
+  /// Analyses every tensor value defined in `root` (typically a func).
+  explicit ShapeConstraintAnalysis(mlir::Operation *root);
+
+  /// Dim `da` of `a` provably equals dim `db` of `b` for every input.
+  bool isEqual(mlir::Value a, int64_t da, mlir::Value b, int64_t db) const;
+  /// `a` and `b` provably have the same number of elements.
+  bool isSameNumElements(mlir::Value a, mlir::Value b) const;
+  /// The dim with every atom replaced by its class representative and
+  /// every class with a known value replaced by that value.
+  SymExpr canonicalDim(mlir::Value v, int64_t d) const;
+  /// The canonical element count of `v`.
+  SymExpr canonicalNumElements(mlir::Value v) const;
+  std::optional<int64_t> staticValue(mlir::Value v, int64_t d) const;
+  bool isKnownNonZero(mlir::Value v, int64_t d) const;
+  bool isKnownNonOne(mlir::Value v, int64_t d) const;
+  /// Any constraint found contradictory (e.g. a class equal to 3 and 4):
+  /// the program fails at run time whatever its inputs.
+  const std::vector<std::string> &contradictions() const {
+    return contradictions_;
+  }
+
+  /// Every value's canonical dims, the equivalence classes and the product
+  /// equalities; stable text for FileCheck.
+  void print(llvm::raw_ostream &os) const;
+
+private:
+  using Poly = SymExpr;
+
+  void collectValue(mlir::Value v);
+  void collectConstraints(mlir::Operation *op);
+  void equate(const Poly &a, const Poly &b);
+  bool solveEquality(const Poly &a, const Poly &b);
+  bool solveProduct(const Poly &a, const Poly &b);
+  void solve();
+
+  std::string find(const std::string &atom) const;
+  bool unite(const std::string &a, const std::string &b);
+  bool bindValue(const std::string &atom, int64_t value);
+  Poly canonical(const Poly &p) const;
+
+  // Values in definition order, with one polynomial per dim.
+  std::vector<mlir::Value> values_;
+  llvm::DenseMap<mlir::Value, std::vector<Poly>> dims_;
+  int64_t nextAtom_ = 0;
+
+  // Union-find over atoms; values of classes known to be constant.
+  mutable std::map<std::string, std::string> parent_;
+  std::map<std::string, int64_t> classValue_;
+  std::set<std::string> nonZero_; // representatives
+
+  std::vector<std::pair<Poly, Poly>> equalities_;
+  std::vector<std::pair<Poly, Poly>> products_;
+  /// (operand dim, result dim) of broadcast_in_dim: equal once the operand
+  /// dim is known not to be 1.
+  std::vector<std::pair<Poly, Poly>> broadcasts_;
+  std::vector<std::string> contradictions_;
+};
+
+} // namespace anyshape::dhlo

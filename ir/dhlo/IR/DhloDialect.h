@@ -1,0 +1,58 @@
+//===- DhloDialect.h - the dhlo dialect -------------------------*- C++ -*-===//
+//
+// The dhlo dialect, its #dhlo.shape attribute and its ops; and the bridge
+// between dhlo types and the wire format's symbolic types (SymTensorType),
+// through which the dialect reuses the wire format's shape rules.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "ir/graph/TensorType.h"
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/TensorEncoding.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "ir/dhlo/IR/DhloDialect.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "ir/dhlo/IR/DhloAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "ir/dhlo/IR/DhloOps.h.inc"
+
+namespace anyshape::dhlo {
+
+/// The wire dtype of an MLIR element type (f32, f16, bf16, i32, i64, i1).
+std::optional<v1::DType> dtypeOf(mlir::Type elementType);
+mlir::Type elementTypeOf(mlir::MLIRContext *context, v1::DType dtype);
+
+/// Prefix of the fresh symbols the dialect's own shape inference makes; a
+/// result dim that depends on one is unknown (`?`) in the result type.
+inline constexpr const char *kLocalFreshPrefix = "?local";
+
+/// The symbolic type of a dhlo tensor: its #dhlo.shape encoding where
+/// present, its static sizes otherwise, and a fresh symbol from `ctx` for
+/// any dim nothing is known about.
+std::optional<SymTensorType> symbolicTypeOf(mlir::Type type,
+                                            ShapeContext &ctx);
+
+/// A ranked tensor type for `type`; symbolic dims go to the encoding (no
+/// encoding when every dim is static). Dims over symbols starting with
+/// kLocalFreshPrefix become unknown.
+mlir::RankedTensorType tensorTypeOf(mlir::MLIRContext *context,
+                                    const SymTensorType &type);
+
+/// Reads a dhlo op's attributes (by op name) into a wire-format node, so the
+/// wire format's shape rules can type it. Fails with a message on
+/// attributes the wire format cannot express.
+mlir::FailureOr<v1::Node> toWireNode(llvm::StringRef opName,
+                                     mlir::DictionaryAttr attributes,
+                                     std::string &error);
+
+} // namespace anyshape::dhlo

@@ -1,0 +1,219 @@
+//===- DhloOps.td - dhlo operations -----------------------*- tablegen -*-===//
+//
+// One op per op of the wire format (docs/ops.md). Every op is Pure. Ops
+// whose result type follows from operands and attributes implement
+// InferTypeOpInterface through the wire format's shape rules; the three
+// whose result type is itself the specification (constant, iota, convert)
+// have custom verifiers instead.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DHLO_OPS
+#define DHLO_OPS
+
+include "DhloAttrs.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class Dhlo_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Dhlo_Dialect, mnemonic, !listconcat([Pure], traits)> {
+  let assemblyFormat =
+      "operands attr-dict `:` functional-type(operands, results)";
+}
+
+// Result type inferred by the wire format's shape rules. Inferred and
+// declared types are compatible when dtype and rank agree and no static
+// size contradicts (declared types may know more: they come from the
+// importer's whole-graph view).
+class Dhlo_InferredOp<string mnemonic, list<Trait> traits = []>
+    : Dhlo_Op<mnemonic,
+              !listconcat([DeclareOpInterfaceMethods<InferTypeOpInterface>],
+                          traits)> {
+  let extraClassDeclaration = [{
+    static bool isCompatibleReturnTypes(::mlir::TypeRange inferred,
+                                        ::mlir::TypeRange actual);
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Sources
+//===----------------------------------------------------------------------===//
+
+def Dhlo_ConstantOp : Dhlo_Op<"constant", [ConstantLike]> {
+  let summary = "a constant tensor";
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$value attr-dict `:` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Dhlo_IotaOp : Dhlo_Op<"iota"> {
+  let summary = "indices along one dim";
+  let description = [{
+    Element at index `i` is `i[iota_dimension]`. The result type (its
+    #dhlo.shape encoding for symbolic dims) is the shape.
+  }];
+  let arguments = (ins I64Attr:$iota_dimension);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+class Dhlo_UnaryOp<string mnemonic, string summaryText>
+    : Dhlo_InferredOp<mnemonic> {
+  let summary = summaryText;
+  let arguments = (ins AnyRankedTensor:$operand);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Dhlo_AbsOp : Dhlo_UnaryOp<"abs", "absolute value">;
+def Dhlo_NegOp : Dhlo_UnaryOp<"neg", "negation">;
+def Dhlo_ExpOp : Dhlo_UnaryOp<"exp", "e^x">;
+def Dhlo_LogOp : Dhlo_UnaryOp<"log", "natural logarithm">;
+def Dhlo_TanhOp : Dhlo_UnaryOp<"tanh", "hyperbolic tangent">;
+def Dhlo_LogisticOp : Dhlo_UnaryOp<"logistic", "1 / (1 + e^-x)">;
+def Dhlo_SqrtOp : Dhlo_UnaryOp<"sqrt", "square root">;
+def Dhlo_RsqrtOp : Dhlo_UnaryOp<"rsqrt", "reciprocal square root">;
+def Dhlo_ErfOp : Dhlo_UnaryOp<"erf", "error function">;
+def Dhlo_SinOp : Dhlo_UnaryOp<"sin", "sine">;
+def Dhlo_CosOp : Dhlo_UnaryOp<"cos", "cosine">;
+def Dhlo_FloorOp : Dhlo_UnaryOp<"floor", "round toward -inf">;
+def Dhlo_CeilOp : Dhlo_UnaryOp<"ceil", "round toward +inf">;
+def Dhlo_NotOp : Dhlo_UnaryOp<"not", "logical (bool) or bitwise (int) not">;
+
+def Dhlo_ConvertOp : Dhlo_Op<"convert"> {
+  let summary = "element type conversion";
+  let arguments = (ins AnyRankedTensor:$operand);
+  let results = (outs AnyRankedTensor:$result);
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+class Dhlo_BinaryOp<string mnemonic, string summaryText>
+    : Dhlo_InferredOp<mnemonic> {
+  let summary = summaryText;
+  let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Dhlo_AddOp : Dhlo_BinaryOp<"add", "addition">;
+def Dhlo_SubOp : Dhlo_BinaryOp<"sub", "subtraction">;
+def Dhlo_MulOp : Dhlo_BinaryOp<"mul", "multiplication">;
+def Dhlo_DivOp : Dhlo_BinaryOp<"div", "division">;
+def Dhlo_PowOp : Dhlo_BinaryOp<"pow", "power">;
+def Dhlo_MaxOp : Dhlo_BinaryOp<"max", "maximum (NaN-propagating)">;
+def Dhlo_MinOp : Dhlo_BinaryOp<"min", "minimum (NaN-propagating)">;
+def Dhlo_AndOp : Dhlo_BinaryOp<"and", "logical or bitwise and">;
+def Dhlo_OrOp : Dhlo_BinaryOp<"or", "logical or bitwise or">;
+
+def Dhlo_CompareOp : Dhlo_InferredOp<"compare"> {
+  let summary = "elementwise comparison";
+  let description = [{ `direction` is one of EQ, NE, LT, LE, GT, GE. }];
+  let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs,
+                   StrAttr:$direction);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Dhlo_SelectOp : Dhlo_InferredOp<"select"> {
+  let summary = "pred ? on_true : on_false, elementwise";
+  let arguments = (ins AnyRankedTensor:$pred, AnyRankedTensor:$on_true,
+                   AnyRankedTensor:$on_false);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+//===----------------------------------------------------------------------===//
+// Shape-changing
+//===----------------------------------------------------------------------===//
+
+def Dhlo_BroadcastInDimOp : Dhlo_InferredOp<"broadcast_in_dim"> {
+  let summary = "broadcast to a shape; size-1 operand dims stretch";
+  let arguments = (ins AnyRankedTensor:$operand, Dhlo_ShapeAttr:$shape,
+                   DenseI64ArrayAttr:$broadcast_dimensions);
+  let results = (outs AnyRankedTensor:$result);
+  let hasFolder = 1;
+}
+
+def Dhlo_ReshapeOp : Dhlo_InferredOp<"reshape"> {
+  let summary = "same elements, new shape (at most one -1)";
+  let arguments = (ins AnyRankedTensor:$operand, Dhlo_ShapeAttr:$shape);
+  let results = (outs AnyRankedTensor:$result);
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Dhlo_TransposeOp : Dhlo_InferredOp<"transpose"> {
+  let summary = "permute dims";
+  let arguments = (ins AnyRankedTensor:$operand,
+                   DenseI64ArrayAttr:$permutation);
+  let results = (outs AnyRankedTensor:$result);
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Dhlo_SliceOp : Dhlo_InferredOp<"slice"> {
+  let summary = "strided slice with symbolic bounds";
+  let arguments = (ins AnyRankedTensor:$operand,
+                   Dhlo_ShapeAttr:$start_indices,
+                   Dhlo_ShapeAttr:$limit_indices,
+                   DenseI64ArrayAttr:$strides);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Dhlo_ConcatenateOp : Dhlo_InferredOp<"concatenate"> {
+  let summary = "join along one dim";
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs, I64Attr:$dimension);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Dhlo_PadOp : Dhlo_InferredOp<"pad"> {
+  let summary = "edge (possibly negative) and interior padding";
+  let arguments = (ins AnyRankedTensor:$operand,
+                   AnyRankedTensor:$padding_value,
+                   DenseI64ArrayAttr:$edge_padding_low,
+                   DenseI64ArrayAttr:$edge_padding_high,
+                   DenseI64ArrayAttr:$interior_padding);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+//===----------------------------------------------------------------------===//
+// Indexing, reduction, contraction, shape
+//===----------------------------------------------------------------------===//
+
+def Dhlo_GatherOp : Dhlo_InferredOp<"gather"> {
+  let summary = "numpy take along one axis (indices clamped)";
+  let arguments = (ins AnyRankedTensor:$operand, AnyRankedTensor:$indices,
+                   I64Attr:$axis);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Dhlo_ReduceOp : Dhlo_InferredOp<"reduce"> {
+  let summary = "reduce over dims";
+  let description = [{ `kind` is one of sum, max, min, prod. }];
+  let arguments = (ins AnyRankedTensor:$operand, StrAttr:$kind,
+                   DenseI64ArrayAttr:$dimensions);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Dhlo_DotGeneralOp : Dhlo_InferredOp<"dot_general"> {
+  let summary = "contraction with batch and contracting dims";
+  let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs,
+                   DenseI64ArrayAttr:$lhs_batch_dimensions,
+                   DenseI64ArrayAttr:$rhs_batch_dimensions,
+                   DenseI64ArrayAttr:$lhs_contracting_dimensions,
+                   DenseI64ArrayAttr:$rhs_contracting_dimensions);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Dhlo_DimSizeOp : Dhlo_InferredOp<"dim_size"> {
+  let summary = "the runtime size of one dim, as an i64 scalar";
+  let arguments = (ins AnyRankedTensor:$operand, I64Attr:$dimension);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+#endif // DHLO_OPS

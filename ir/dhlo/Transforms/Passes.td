@@ -1,0 +1,48 @@
+//===- Passes.td - dhlo passes -----------------------------*- tablegen -*-===//
+//
+// The dhlo passes, alphabetical; flags prefixed `dhlo-`. One file each.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DHLO_PASSES
+#define DHLO_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def ShapePropagation : Pass<"dhlo-shape-propagation", "mlir::func::FuncOp"> {
+  let summary = "Refine result types from operand types and attributes";
+  let description = [{
+    Re-infers every inferable dhlo op's result type in program order with
+    the wire format's shape rules and keeps, per dim, the more informative
+    of the declared and the inferred: a static size over a symbol, a symbol
+    over an unknown `?`. The function's result types follow its returned
+    values. Hand-written or partially typed IR (`tensor<?xf32>` everywhere)
+    comes out with every dim the rules can derive.
+  }];
+  let dependentDialects = ["::anyshape::dhlo::DhloDialect"];
+}
+
+def ShapeSimplification
+    : Pass<"dhlo-shape-simplification", "mlir::func::FuncOp"> {
+  let summary = "Rewrite types to canonical dims; drop no-op shape ops";
+  let description = [{
+    Runs the shape constraint analysis and rewrites every tensor type so
+    each dim is its canonical form: a static size where proven static, the
+    class representative symbol otherwise (so `?3` becomes `seq` once an
+    add proves them equal). Then broadcasts, reshapes and transposes that
+    the canonical types show to be no-ops fold away.
+  }];
+  let dependentDialects = ["::anyshape::dhlo::DhloDialect"];
+}
+
+def TestPrintShapeAnalysis
+    : Pass<"dhlo-test-print-shape-analysis", "mlir::func::FuncOp"> {
+  let summary = "Print the shape constraint analysis (for FileCheck)";
+  let description = [{
+    Prints, per function, each value's canonical dims, the equivalence
+    classes of symbols with their static values, the product equalities
+    and any contradictions. Test-only; changes nothing.
+  }];
+}
+
+#endif // DHLO_PASSES

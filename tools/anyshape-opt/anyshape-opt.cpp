@@ -1,0 +1,28 @@
+//===- anyshape-opt.cpp - the anyshape pass driver ---------------*- C++ -*-===//
+//
+// mlir-opt with the dhlo dialect and every anyshape pass and pipeline
+// registered, plus the upstream dialects the pipelines produce. Reproduces
+// exactly what the server runs: `anyshape-opt --pass-pipeline=...` on the
+// output of `anyshape import`.
+//
+//===----------------------------------------------------------------------===//
+#include "ir/dhlo/IR/DhloDialect.h"
+#include "ir/dhlo/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  registry.insert<anyshape::dhlo::DhloDialect, mlir::func::FuncDialect,
+                  mlir::arith::ArithDialect, mlir::tensor::TensorDialect>();
+  mlir::registerCanonicalizerPass();
+  mlir::registerCSEPass();
+  anyshape::dhlo::registerAllDhloPasses();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "anyshape pass driver\n", registry));
+}
