@@ -18,6 +18,8 @@ struct GlobalOptions {
 int runValidate(const GlobalOptions &global,
                 const std::vector<std::string> &args);
 int runEval(const GlobalOptions &global, const std::vector<std::string> &args);
+int runImport(const GlobalOptions &global,
+              const std::vector<std::string> &args);
 
 /// If `arg` is "--name=value" or "--name" followed by a value in `args`,
 /// stores the value, advances `i` past it and returns true.

@@ -3,6 +3,7 @@
 //   anyshape validate FILE.pbtxt
 //   anyshape eval FILE.pbtxt --dims seq=128,batch=2 [--seed N]
 //                [--backend=reference]
+//   anyshape import FILE.pbtxt [--full-constants]
 #include "Cli.h"
 
 #include <cstdio>
@@ -21,6 +22,9 @@ commands:
       --dims S=N,...   sizes of the graph's named symbols (e.g. seq=128,batch=2)
       --seed N         seed of the random inputs (default 0)
       --backend NAME   reference (default): the plain reference evaluator
+  import FILE          print the graph as the dhlo MLIR module the compiler
+                       starts from (constants over 16 elements elided unless
+                       --full-constants)
   help                 this text
 
 exit status: 0 success, 1 invalid graph or failed run, 2 usage error
@@ -63,6 +67,8 @@ int main(int argc, char **argv) {
     return runValidate(global, rest);
   if (command == "eval")
     return runEval(global, rest);
+  if (command == "import")
+    return runImport(global, rest);
   std::fprintf(stderr, "anyshape: unknown command '%s'\n%s", command.c_str(),
                kUsage);
   return 2;

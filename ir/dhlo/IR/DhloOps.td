@@ -40,11 +40,12 @@ class Dhlo_InferredOp<string mnemonic, list<Trait> traits = []>
 // Sources
 //===----------------------------------------------------------------------===//
 
-def Dhlo_ConstantOp : Dhlo_Op<"constant", [ConstantLike]> {
-  let summary = "a constant tensor";
+def Dhlo_ConstantOp
+    : Dhlo_Op<"constant", [ConstantLike, AllTypesMatch<["value", "result"]>]> {
+  let summary = "a constant tensor (always static)";
   let arguments = (ins ElementsAttr:$value);
-  let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = "$value attr-dict `:` type($result)";
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "attr-dict $value";
   let hasVerifier = 1;
   let hasFolder = 1;
 }

@@ -1,0 +1,267 @@
+//===- GraphImporter.cpp - wire Graph to a dhlo module ----------*- C++ -*-===//
+//
+// One pass over the nodes in topological order. Attributes translate one to
+// one (the inverse of ir/dhlo/IR/WireNodeAdapter.cpp); constants become
+// dense elements attributes, splats without materialising a buffer.
+//
+//===----------------------------------------------------------------------===//
+#include "ir/import/GraphImporter.h"
+
+#include "ir/dhlo/IR/DhloDialect.h"
+#include "ir/graph/Validate.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+
+#include <cstring>
+
+using namespace mlir;
+
+namespace anyshape {
+namespace {
+
+ArrayRef<int64_t> ints(const google::protobuf::RepeatedField<int64_t> &field) {
+  return ArrayRef<int64_t>(field.data(), field.size());
+}
+
+std::optional<SymExpr> toSymExpr(const v1::Dim &dim) {
+  if (dim.kind_case() == v1::Dim::kSize)
+    return dim.size() == -1 ? std::nullopt
+                            : std::optional<SymExpr>(SymExpr::constant(dim.size()));
+  if (dim.kind_case() == v1::Dim::kSymbol)
+    return SymExpr::symbol(dim.symbol());
+  if (dim.kind_case() != v1::Dim::kExpr)
+    return std::nullopt;
+  std::optional<SymExpr> result = SymExpr::constant(dim.expr().constant());
+  for (const auto &term : dim.expr().terms()) {
+    std::optional<SymExpr> product = SymExpr::constant(term.coefficient());
+    for (const std::string &name : term.symbols())
+      if (product)
+        product = SymExpr::mul(*product, SymExpr::symbol(name));
+    if (product && result)
+      result = SymExpr::add(*result, *product);
+  }
+  return result;
+}
+
+/// A #dhlo.shape for wire dims; -1 stays -1 (reshape), `dynamic` is `?`.
+dhlo::ShapeAttr shapeAttr(MLIRContext *context,
+                          const google::protobuf::RepeatedPtrField<v1::Dim> &dims) {
+  Builder b(context);
+  SmallVector<Attribute> entries;
+  for (const v1::Dim &dim : dims) {
+    if (dim.kind_case() == v1::Dim::kSize && dim.size() == -1)
+      entries.push_back(b.getI64IntegerAttr(-1));
+    else if (std::optional<SymExpr> e = toSymExpr(dim))
+      entries.push_back(e->isConstant()
+                            ? Attribute(b.getI64IntegerAttr(*e->constantValue()))
+                            : Attribute(b.getStringAttr(e->toString())));
+    else
+      entries.push_back(b.getUnitAttr());
+  }
+  return dhlo::ShapeAttr::get(context, entries);
+}
+
+dhlo::ShapeAttr exprsAttr(
+    MLIRContext *context,
+    const google::protobuf::RepeatedPtrField<v1::DimExpr> &exprs) {
+  google::protobuf::RepeatedPtrField<v1::Dim> dims;
+  for (const v1::DimExpr &expr : exprs)
+    *dims.Add()->mutable_expr() = expr;
+  return shapeAttr(context, dims);
+}
+
+/// The node's attributes as a dhlo attribute dictionary.
+SmallVector<NamedAttribute> attributesOf(const v1::Node &node, Builder &b) {
+  MLIRContext *context = b.getContext();
+  SmallVector<NamedAttribute> attrs;
+  auto add = [&](StringRef name, Attribute value) {
+    attrs.push_back(b.getNamedAttr(name, value));
+  };
+  switch (node.attrs_case()) {
+  case v1::Node::kCompare: {
+    static const char *names[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+    add("direction",
+        b.getStringAttr(names[node.compare().direction() - v1::COMPARE_EQ]));
+    break;
+  }
+  case v1::Node::kReduce: {
+    static const char *names[] = {"sum", "max", "min", "prod"};
+    add("kind", b.getStringAttr(names[node.reduce().kind() - v1::REDUCE_SUM]));
+    add("dimensions", b.getDenseI64ArrayAttr(ints(node.reduce().dimensions())));
+    break;
+  }
+  case v1::Node::kBroadcastInDim:
+    add("shape", shapeAttr(context, node.broadcast_in_dim().shape()));
+    add("broadcast_dimensions",
+        b.getDenseI64ArrayAttr(
+            ints(node.broadcast_in_dim().broadcast_dimensions())));
+    break;
+  case v1::Node::kReshape:
+    add("shape", shapeAttr(context, node.reshape().shape()));
+    break;
+  case v1::Node::kTranspose:
+    add("permutation",
+        b.getDenseI64ArrayAttr(ints(node.transpose().permutation())));
+    break;
+  case v1::Node::kSlice:
+    add("start_indices", exprsAttr(context, node.slice().start_indices()));
+    add("limit_indices", exprsAttr(context, node.slice().limit_indices()));
+    add("strides", b.getDenseI64ArrayAttr(ints(node.slice().strides())));
+    break;
+  case v1::Node::kConcatenate:
+    add("dimension", b.getI64IntegerAttr(node.concatenate().dimension()));
+    break;
+  case v1::Node::kPad:
+    add("edge_padding_low",
+        b.getDenseI64ArrayAttr(ints(node.pad().edge_padding_low())));
+    add("edge_padding_high",
+        b.getDenseI64ArrayAttr(ints(node.pad().edge_padding_high())));
+    add("interior_padding",
+        b.getDenseI64ArrayAttr(ints(node.pad().interior_padding())));
+    break;
+  case v1::Node::kGather:
+    add("axis", b.getI64IntegerAttr(node.gather().axis()));
+    break;
+  case v1::Node::kDotGeneral: {
+    const auto &d = node.dot_general();
+    add("lhs_batch_dimensions", b.getDenseI64ArrayAttr(ints(d.lhs_batch_dimensions())));
+    add("rhs_batch_dimensions", b.getDenseI64ArrayAttr(ints(d.rhs_batch_dimensions())));
+    add("lhs_contracting_dimensions",
+        b.getDenseI64ArrayAttr(ints(d.lhs_contracting_dimensions())));
+    add("rhs_contracting_dimensions",
+        b.getDenseI64ArrayAttr(ints(d.rhs_contracting_dimensions())));
+    break;
+  }
+  case v1::Node::kDimSize:
+    add("dimension", b.getI64IntegerAttr(node.dim_size().dimension()));
+    break;
+  case v1::Node::kIota:
+    add("iota_dimension", b.getI64IntegerAttr(node.iota().iota_dimension()));
+    break;
+  default: // constant and convert: the value / result type says it all
+    break;
+  }
+  return attrs;
+}
+
+/// The constant's value as a dense elements attribute of `type`.
+FailureOr<ElementsAttr> constantValue(const v1::ConstantAttrs &attrs,
+                                      RankedTensorType type,
+                                      const TensorLookup *tensors,
+                                      std::string &error) {
+  if (attrs.value_case() == v1::ConstantAttrs::kSplat) {
+    // Encode one element and splat it: no buffer of the full size.
+    v1::ConstantAttrs one = attrs;
+    one.clear_shape();
+    auto scalar = materializeConstant(one, tensors);
+    if (!scalar) {
+      error = scalar.status().message();
+      return failure();
+    }
+    auto data = ArrayRef<char>(scalar->data().data(), scalar->data().size());
+    if (attrs.dtype() == v1::DTYPE_BOOL)
+      return ElementsAttr(DenseElementsAttr::get(type, data[0] != 0));
+    auto splat = DenseElementsAttr::getFromRawBuffer(
+        RankedTensorType::get({}, type.getElementType()), data);
+    return ElementsAttr(DenseElementsAttr::get(type, *splat.value_begin<Attribute>()));
+  }
+  auto tensor = materializeConstant(attrs, tensors);
+  if (!tensor) {
+    error = tensor.status().message();
+    return failure();
+  }
+  const std::string &bytes = tensor->data();
+  if (attrs.dtype() == v1::DTYPE_BOOL) {
+    // MLIR packs i1 as bits; go through bools.
+    SmallVector<bool> bits;
+    for (char c : bytes)
+      bits.push_back(c != 0);
+    return ElementsAttr(DenseElementsAttr::get(type, bits));
+  }
+  return ElementsAttr(DenseElementsAttr::getFromRawBuffer(
+      type, ArrayRef<char>(bytes.data(), bytes.size())));
+}
+
+} // namespace
+
+void loadImportDialects(MLIRContext &context) {
+  context.loadDialect<dhlo::DhloDialect, func::FuncDialect>();
+}
+
+OwningOpRef<ModuleOp> importGraph(MLIRContext &context, const v1::Graph &graph,
+                                  const ImportOptions &options) {
+  loadImportDialects(context);
+  Location graphLoc = NameLoc::get(
+      StringAttr::get(&context, graph.name().empty() ? "graph" : graph.name()));
+  StatusOr<GraphInfo> info = validateGraph(graph, options.limits);
+  if (!info) {
+    emitError(graphLoc) << info.status().message();
+    return nullptr;
+  }
+  OpBuilder b(&context);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(graphLoc);
+  if (!graph.name().empty())
+    module->setSymName(graph.name());
+
+  SmallVector<Type> argTypes;
+  for (const SymTensorType &type : info->inputTypes)
+    argTypes.push_back(dhlo::tensorTypeOf(&context, type));
+  SmallVector<Type> resultTypes;
+  for (const std::string &name : graph.outputs())
+    resultTypes.push_back(
+        dhlo::tensorTypeOf(&context, info->typeOf(info->values.at(name))));
+
+  b.setInsertionPointToEnd(module->getBody());
+  auto func = b.create<func::FuncOp>(graphLoc, "main",
+                                     b.getFunctionType(argTypes, resultTypes));
+  Block *entry = func.addEntryBlock();
+  for (int k = 0; k < graph.inputs_size(); ++k) {
+    func.setArgAttr(k, "dhlo.name", b.getStringAttr(graph.inputs(k).name()));
+    entry->getArgument(k).setLoc(
+        NameLoc::get(b.getStringAttr(graph.inputs(k).name())));
+  }
+  b.setInsertionPointToEnd(entry);
+
+  std::vector<Value> nodeValues(graph.nodes_size());
+  auto valueOf = [&](const std::string &name) {
+    ValueRef ref = info->values.at(name);
+    return ref.isInput ? Value(entry->getArgument(ref.index))
+                       : nodeValues[ref.index];
+  };
+  for (int i : info->topologicalOrder) {
+    const v1::Node &node = graph.nodes(i);
+    Location loc = NameLoc::get(b.getStringAttr(node.name()));
+    RankedTensorType type = dhlo::tensorTypeOf(&context, info->nodeTypes[i]);
+    OperationState state(loc, "dhlo." + node.op());
+    for (const std::string &operand : node.operands())
+      state.addOperands(valueOf(operand));
+    state.addTypes(type);
+    state.addAttributes(attributesOf(node, b));
+    if (node.op() == "constant") {
+      std::string error;
+      FailureOr<ElementsAttr> value =
+          constantValue(node.constant(), type, options.tensors, error);
+      if (failed(value)) {
+        emitError(loc) << "node '" << node.name() << "' (constant): " << error;
+        return nullptr;
+      }
+      state.addAttribute("value", *value);
+    }
+    nodeValues[i] = b.create(state)->getResult(0);
+  }
+  SmallVector<Value> results;
+  for (const std::string &name : graph.outputs())
+    results.push_back(valueOf(name));
+  auto ret = b.create<func::ReturnOp>(graphLoc, results);
+  (void)ret;
+  for (int k = 0; k < graph.outputs_size(); ++k)
+    func.setResultAttr(k, "dhlo.name", b.getStringAttr(graph.outputs(k)));
+  if (failed(mlir::verify(*module)))
+    return nullptr;
+  return module;
+}
+
+} // namespace anyshape

@@ -1,0 +1,55 @@
+// `anyshape import FILE`: prints the dhlo module the compiler starts from.
+#include "Cli.h"
+
+#include "ir/graph/GraphText.h"
+#include "ir/import/GraphImporter.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdio>
+
+namespace anyshape::cli {
+
+int runImport(const GlobalOptions &, const std::vector<std::string> &args) {
+  std::string file;
+  bool fullConstants = false;
+  for (const std::string &arg : args) {
+    if (arg == "--full-constants")
+      fullConstants = true;
+    else if (arg.rfind("--", 0) == 0 || !file.empty()) {
+      std::fprintf(stderr, "anyshape: unexpected argument '%s' (see anyshape "
+                           "--help)\n",
+                   arg.c_str());
+      return 2;
+    } else
+      file = arg;
+  }
+  if (file.empty()) {
+    std::fprintf(stderr, "anyshape: import needs a FILE\n");
+    return 2;
+  }
+  auto graph = loadGraphFile(file);
+  if (!graph) {
+    std::fprintf(stderr, "error: %s\n", graph.status().message().c_str());
+    return 1;
+  }
+  mlir::MLIRContext context;
+  // Diagnostics go to stderr as one line each: "error: <message>".
+  mlir::ScopedDiagnosticHandler handler(&context, [](mlir::Diagnostic &diag) {
+    llvm::errs() << "error: " << diag.str() << "\n";
+    return mlir::success();
+  });
+  mlir::OwningOpRef<mlir::ModuleOp> module = importGraph(context, *graph);
+  if (!module)
+    return 1;
+  mlir::OpPrintingFlags flags;
+  if (!fullConstants)
+    flags.elideLargeElementsAttrs(16);
+  module->print(llvm::outs(), flags);
+  llvm::outs() << "\n";
+  return 0;
+}
+
+} // namespace anyshape::cli
