@@ -4,6 +4,7 @@
 // interactive speed is tracked.
 //
 //   build/bin/anyshape-bench-graph
+#include "ir/graph/Fingerprint.h"
 #include "ir/graph/GraphText.h"
 #include "ir/graph/Validate.h"
 #include "ir/reference/Evaluator.h"
@@ -44,6 +45,49 @@ void BM_ParseBinaryBertEncoderLayer(benchmark::State &state) {
   state.SetBytesProcessed(state.iterations() * bytes.size());
 }
 BENCHMARK(BM_ParseBinaryBertEncoderLayer);
+
+// A graph holding one large inline constant: fingerprinting must hash its
+// bytes in place at memory speed (compare bytes_per_second with the
+// one-thread read bandwidth, BM_ReadBandwidthBaseline).
+void BM_FingerprintLargeConstant(benchmark::State &state) {
+  int64_t bytes = state.range(0) << 20;
+  v1::Graph graph;
+  auto *node = graph.add_nodes();
+  node->set_name("w");
+  node->set_op("constant");
+  node->mutable_constant()->set_dtype(v1::DTYPE_F32);
+  node->mutable_constant()->add_shape(bytes / 4);
+  node->mutable_constant()->set_data(std::string(bytes, '\x5a'));
+  graph.add_outputs("w");
+  auto info = validateGraph(graph);
+  for (auto _ : state)
+    benchmark::DoNotOptimize(fingerprintGraph(graph, *info));
+  state.SetBytesProcessed(state.iterations() * bytes);
+}
+BENCHMARK(BM_FingerprintLargeConstant)->Arg(256)->Unit(benchmark::kMillisecond);
+
+// The same bytes read once by a plain vectorisable sum: the one-thread
+// read bandwidth that fingerprinting is measured against.
+void BM_ReadBandwidthBaseline(benchmark::State &state) {
+  int64_t bytes = state.range(0) << 20;
+  std::vector<uint64_t> data(bytes / 8, 0x5a5a5a5a5a5a5a5aull);
+  for (auto _ : state) {
+    uint64_t sum = 0;
+    for (uint64_t v : data)
+      sum += v;
+    benchmark::DoNotOptimize(sum);
+  }
+  state.SetBytesProcessed(state.iterations() * bytes);
+}
+BENCHMARK(BM_ReadBandwidthBaseline)->Arg(256)->Unit(benchmark::kMillisecond);
+
+void BM_FingerprintBertEncoderLayer(benchmark::State &state) {
+  v1::Graph graph = loadExample("bert_encoder_layer.pbtxt");
+  auto info = validateGraph(graph);
+  for (auto _ : state)
+    benchmark::DoNotOptimize(fingerprintGraph(graph, *info));
+}
+BENCHMARK(BM_FingerprintBertEncoderLayer);
 
 void BM_ReferenceEvalBertEncoderLayer(benchmark::State &state) {
   v1::Graph graph = loadExample("bert_encoder_layer.pbtxt");

@@ -18,6 +18,8 @@ struct GlobalOptions {
 int runValidate(const GlobalOptions &global,
                 const std::vector<std::string> &args);
 int runEval(const GlobalOptions &global, const std::vector<std::string> &args);
+int runFingerprint(const GlobalOptions &global,
+                   const std::vector<std::string> &args);
 int runImport(const GlobalOptions &global,
               const std::vector<std::string> &args);
 

@@ -1,6 +1,7 @@
 // The validate and eval subcommands.
 #include "Cli.h"
 
+#include "ir/graph/Fingerprint.h"
 #include "ir/graph/GraphText.h"
 #include "ir/graph/Validate.h"
 #include "ir/reference/Evaluator.h"
@@ -90,6 +91,20 @@ int runValidate(const GlobalOptions &, const std::vector<std::string> &args) {
   for (const std::string &name : graph->outputs())
     std::printf("  output %s: %s\n", name.c_str(),
                 info->typeOf(info->values.at(name)).toString().c_str());
+  return 0;
+}
+
+int runFingerprint(const GlobalOptions &,
+                   const std::vector<std::string> &args) {
+  if (args.size() != 1 || args[0].rfind("--", 0) == 0)
+    return usage("fingerprint takes exactly one FILE");
+  auto graph = loadGraphFile(args[0]);
+  if (!graph)
+    return fail(graph.status());
+  auto fingerprint = fingerprintGraph(*graph);
+  if (!fingerprint)
+    return fail(fingerprint.status());
+  std::printf("%s\n", fingerprint->hex().c_str());
   return 0;
 }
 

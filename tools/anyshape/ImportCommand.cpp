@@ -14,10 +14,12 @@ namespace anyshape::cli {
 
 int runImport(const GlobalOptions &, const std::vector<std::string> &args) {
   std::string file;
-  bool fullConstants = false;
+  bool fullConstants = false, debugInfo = false;
   for (const std::string &arg : args) {
     if (arg == "--full-constants")
       fullConstants = true;
+    else if (arg == "--debuginfo")
+      debugInfo = true;
     else if (arg.rfind("--", 0) == 0 || !file.empty()) {
       std::fprintf(stderr, "anyshape: unexpected argument '%s' (see anyshape "
                            "--help)\n",
@@ -47,6 +49,8 @@ int runImport(const GlobalOptions &, const std::vector<std::string> &args) {
   mlir::OpPrintingFlags flags;
   if (!fullConstants)
     flags.elideLargeElementsAttrs(16);
+  if (debugInfo)
+    flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
   module->print(llvm::outs(), flags);
   llvm::outs() << "\n";
   return 0;

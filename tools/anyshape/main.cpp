@@ -3,7 +3,7 @@
 //   anyshape validate FILE.pbtxt
 //   anyshape eval FILE.pbtxt --dims seq=128,batch=2 [--seed N]
 //                [--backend=reference]
-//   anyshape import FILE.pbtxt [--full-constants]
+//   anyshape import FILE.pbtxt [--full-constants] [--debuginfo]
 #include "Cli.h"
 
 #include <cstdio>
@@ -22,9 +22,13 @@ commands:
       --dims S=N,...   sizes of the graph's named symbols (e.g. seq=128,batch=2)
       --seed N         seed of the random inputs (default 0)
       --backend NAME   reference (default): the plain reference evaluator
+  fingerprint FILE     print the graph's canonical fingerprint (the graph part
+                       of the compile cache key; ignores names, node order
+                       and consistent symbol renaming)
   import FILE          print the graph as the dhlo MLIR module the compiler
                        starts from (constants over 16 elements elided unless
-                       --full-constants)
+                       --full-constants); --debuginfo prints each op's
+                       location, the name of its node
   help                 this text
 
 exit status: 0 success, 1 invalid graph or failed run, 2 usage error
@@ -67,6 +71,8 @@ int main(int argc, char **argv) {
     return runValidate(global, rest);
   if (command == "eval")
     return runEval(global, rest);
+  if (command == "fingerprint")
+    return runFingerprint(global, rest);
   if (command == "import")
     return runImport(global, rest);
   std::fprintf(stderr, "anyshape: unknown command '%s'\n%s", command.c_str(),

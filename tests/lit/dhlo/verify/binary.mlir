@@ -22,7 +22,8 @@ func.func @static_dims_differ(%a: tensor<3xf32>, %b: tensor<4xf32>) -> tensor<3x
 // -----
 
 func.func @result_contradicts(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<5xf32> {
-  // expected-error @+1 {{inferred type(s) 'tensor<3xf32>' are incompatible with return type(s) of operation 'tensor<5xf32>'}}
+  // expected-error @+2 {{inferred type(s) 'tensor<3xf32>' are incompatible with return type(s) of operation 'tensor<5xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = dhlo.sub %a, %b : (tensor<3xf32>, tensor<3xf32>) -> tensor<5xf32>
   return %0 : tensor<5xf32>
 }
