@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -22,6 +23,9 @@ int main(int argc, char **argv) {
                   mlir::arith::ArithDialect, mlir::tensor::TensorDialect>();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
+  // resolve-ranked-shaped-type-result-dims: replaces tensor.dim of dhlo
+  // results with their reified dims (tests shape reification).
+  mlir::memref::registerResolveRankedShapeTypeResultDims();
   anyshape::dhlo::registerAllDhloPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "anyshape pass driver\n", registry));

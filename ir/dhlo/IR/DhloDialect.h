@@ -10,6 +10,8 @@
 #include "ir/graph/TensorType.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
@@ -47,6 +49,13 @@ std::optional<SymTensorType> symbolicTypeOf(mlir::Type type,
 /// kLocalFreshPrefix become unknown.
 mlir::RankedTensorType tensorTypeOf(mlir::MLIRContext *context,
                                     const SymTensorType &type);
+
+/// Builds index values for every result dim of a dhlo op from the dims of
+/// its enclosing function's arguments (and, where a dim is derived in a way
+/// no symbol names, from its operands' dims).
+mlir::LogicalResult
+reifyDhloResultShapes(mlir::Operation *op, mlir::OpBuilder &builder,
+                      mlir::ReifiedRankedShapedTypeDims &shapes);
 
 /// Reads a dhlo op's attributes (by op name) into a wire-format node, so the
 /// wire format's shape rules can type it. Fails with a message on

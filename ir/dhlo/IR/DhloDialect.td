@@ -26,6 +26,9 @@ def Dhlo_Dialect : Dialect {
     the dialect, the validator and the reference evaluator agree.
   }];
   let useDefaultAttributePrinterParser = 1;
+  // Shape reification builds tensor.dim and arith index arithmetic.
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
   // Attributes stay in the op's attribute dictionary, so that one generic
   // adapter can read every op's attributes for shape inference.
   let usePropertiesForAttributes = 0;

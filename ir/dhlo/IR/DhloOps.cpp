@@ -88,6 +88,10 @@ bool isIdentity(ArrayRef<int64_t> permutation) {
   }                                                                            \
   bool Op::isCompatibleReturnTypes(TypeRange inferred, TypeRange actual) {     \
     return areCompatible(inferred, actual);                                    \
+  }                                                                            \
+  LogicalResult Op::reifyResultShapes(                                         \
+      OpBuilder &builder, ReifiedRankedShapedTypeDims &shapes) {               \
+    return reifyDhloResultShapes(getOperation(), builder, shapes);             \
   }
 
 DHLO_INFERRED_OP(AbsOp)

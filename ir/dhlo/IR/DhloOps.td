@@ -25,10 +25,13 @@ class Dhlo_Op<string mnemonic, list<Trait> traits = []>
 // Result type inferred by the wire format's shape rules. Inferred and
 // declared types are compatible when dtype and rank agree and no static
 // size contradicts (declared types may know more: they come from the
-// importer's whole-graph view).
+// importer's whole-graph view). Result dims reify from the function's
+// argument dims (Reify.cpp).
 class Dhlo_InferredOp<string mnemonic, list<Trait> traits = []>
     : Dhlo_Op<mnemonic,
-              !listconcat([DeclareOpInterfaceMethods<InferTypeOpInterface>],
+              !listconcat([DeclareOpInterfaceMethods<InferTypeOpInterface>,
+                           DeclareOpInterfaceMethods<
+                               ReifyRankedShapedTypeOpInterface>],
                           traits)> {
   let extraClassDeclaration = [{
     static bool isCompatibleReturnTypes(::mlir::TypeRange inferred,
