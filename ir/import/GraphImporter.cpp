@@ -28,8 +28,9 @@ ArrayRef<int64_t> ints(const google::protobuf::RepeatedField<int64_t> &field) {
 
 std::optional<SymExpr> toSymExpr(const v1::Dim &dim) {
   if (dim.kind_case() == v1::Dim::kSize)
-    return dim.size() == -1 ? std::nullopt
-                            : std::optional<SymExpr>(SymExpr::constant(dim.size()));
+    return dim.size() == -1
+               ? std::nullopt
+               : std::optional<SymExpr>(SymExpr::constant(dim.size()));
   if (dim.kind_case() == v1::Dim::kSymbol)
     return SymExpr::symbol(dim.symbol());
   if (dim.kind_case() != v1::Dim::kExpr)
@@ -47,26 +48,27 @@ std::optional<SymExpr> toSymExpr(const v1::Dim &dim) {
 }
 
 /// A #dhlo.shape for wire dims; -1 stays -1 (reshape), `dynamic` is `?`.
-dhlo::ShapeAttr shapeAttr(MLIRContext *context,
-                          const google::protobuf::RepeatedPtrField<v1::Dim> &dims) {
+dhlo::ShapeAttr
+shapeAttr(MLIRContext *context,
+          const google::protobuf::RepeatedPtrField<v1::Dim> &dims) {
   Builder b(context);
   SmallVector<Attribute> entries;
   for (const v1::Dim &dim : dims) {
     if (dim.kind_case() == v1::Dim::kSize && dim.size() == -1)
       entries.push_back(b.getI64IntegerAttr(-1));
     else if (std::optional<SymExpr> e = toSymExpr(dim))
-      entries.push_back(e->isConstant()
-                            ? Attribute(b.getI64IntegerAttr(*e->constantValue()))
-                            : Attribute(b.getStringAttr(e->toString())));
+      entries.push_back(
+          e->isConstant() ? Attribute(b.getI64IntegerAttr(*e->constantValue()))
+                          : Attribute(b.getStringAttr(e->toString())));
     else
       entries.push_back(b.getUnitAttr());
   }
   return dhlo::ShapeAttr::get(context, entries);
 }
 
-dhlo::ShapeAttr exprsAttr(
-    MLIRContext *context,
-    const google::protobuf::RepeatedPtrField<v1::DimExpr> &exprs) {
+dhlo::ShapeAttr
+exprsAttr(MLIRContext *context,
+          const google::protobuf::RepeatedPtrField<v1::DimExpr> &exprs) {
   google::protobuf::RepeatedPtrField<v1::Dim> dims;
   for (const v1::DimExpr &expr : exprs)
     *dims.Add()->mutable_expr() = expr;
@@ -127,8 +129,10 @@ SmallVector<NamedAttribute> attributesOf(const v1::Node &node, Builder &b) {
     break;
   case v1::Node::kDotGeneral: {
     const auto &d = node.dot_general();
-    add("lhs_batch_dimensions", b.getDenseI64ArrayAttr(ints(d.lhs_batch_dimensions())));
-    add("rhs_batch_dimensions", b.getDenseI64ArrayAttr(ints(d.rhs_batch_dimensions())));
+    add("lhs_batch_dimensions",
+        b.getDenseI64ArrayAttr(ints(d.lhs_batch_dimensions())));
+    add("rhs_batch_dimensions",
+        b.getDenseI64ArrayAttr(ints(d.rhs_batch_dimensions())));
     add("lhs_contracting_dimensions",
         b.getDenseI64ArrayAttr(ints(d.lhs_contracting_dimensions())));
     add("rhs_contracting_dimensions",
@@ -166,7 +170,8 @@ FailureOr<ElementsAttr> constantValue(const v1::ConstantAttrs &attrs,
       return ElementsAttr(DenseElementsAttr::get(type, data[0] != 0));
     auto splat = DenseElementsAttr::getFromRawBuffer(
         RankedTensorType::get({}, type.getElementType()), data);
-    return ElementsAttr(DenseElementsAttr::get(type, *splat.value_begin<Attribute>()));
+    return ElementsAttr(
+        DenseElementsAttr::get(type, *splat.value_begin<Attribute>()));
   }
   auto tensor = materializeConstant(attrs, tensors);
   if (!tensor) {

@@ -1,4 +1,5 @@
-//===- GraphImporter.h - wire Graph to a dhlo module -------------*- C++ -*-===//
+//===- GraphImporter.h - wire Graph to a dhlo module -------------*- C++
+//-*-===//
 //
 // Imports a wire-format graph as `func.func @main` over dhlo ops. The graph
 // is validated first (ir/graph/Validate.h) and every value's type comes
@@ -24,9 +25,9 @@ struct ImportOptions {
 
 /// The module, or failure with diagnostics emitted on `context` (each
 /// naming the input, node or output at fault).
-mlir::OwningOpRef<mlir::ModuleOp> importGraph(mlir::MLIRContext &context,
-                                              const v1::Graph &graph,
-                                              const ImportOptions &options = {});
+mlir::OwningOpRef<mlir::ModuleOp>
+importGraph(mlir::MLIRContext &context, const v1::Graph &graph,
+            const ImportOptions &options = {});
 
 /// Loads the dialects the importer produces into `context`.
 void loadImportDialects(mlir::MLIRContext &context);

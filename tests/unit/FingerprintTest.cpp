@@ -37,8 +37,9 @@ std::string addGraph(const std::string &symA = "a",
                      const std::string &op = "exp",
                      const std::string &dtype = "DTYPE_F32") {
   return "inputs { name: 'x' type { dtype: " + dtype + " dims { symbol: '" +
-         symA + "' } dims { size: 4 } } }\n"
-                "inputs { name: 'y' type { dtype: " +
+         symA +
+         "' } dims { size: 4 } } }\n"
+         "inputs { name: 'y' type { dtype: " +
          dtype + " dims { symbol: '" + symB +
          "' } dims { size: 4 } } }\n"
          "nodes { name: 's' op: 'add' operands: 'x' operands: 'y' }\n"
@@ -75,8 +76,8 @@ TEST(Fingerprint, GoldenValueIsStableAcrossBuilds) {
 
 TEST(Fingerprint, InvariantToNodeNames) {
   std::string renamed = addGraph();
-  for (auto [from, to] : {std::pair{"'s'", "'sum_node'"},
-                          std::pair{"'e'", "'the_output'"}}) {
+  for (auto [from, to] :
+       {std::pair{"'s'", "'sum_node'"}, std::pair{"'e'", "'the_output'"}}) {
     size_t at;
     while ((at = renamed.find(from)) != std::string::npos)
       renamed.replace(at, std::string(from).size(), to);

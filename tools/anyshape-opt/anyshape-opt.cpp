@@ -1,4 +1,5 @@
-//===- anyshape-opt.cpp - the anyshape pass driver ---------------*- C++ -*-===//
+//===- anyshape-opt.cpp - the anyshape pass driver ---------------*- C++
+//-*-===//
 //
 // mlir-opt with the dhlo dialect and every anyshape pass and pipeline
 // registered, plus the upstream dialects the pipelines produce. Reproduces

@@ -21,8 +21,9 @@ int runImport(const GlobalOptions &, const std::vector<std::string> &args) {
     else if (arg == "--debuginfo")
       debugInfo = true;
     else if (arg.rfind("--", 0) == 0 || !file.empty()) {
-      std::fprintf(stderr, "anyshape: unexpected argument '%s' (see anyshape "
-                           "--help)\n",
+      std::fprintf(stderr,
+                   "anyshape: unexpected argument '%s' (see anyshape "
+                   "--help)\n",
                    arg.c_str());
       return 2;
     } else

@@ -1,4 +1,5 @@
-//===- ShapeConstraintAnalysis.cpp - collect and solve dim facts -*- C++ -*-===//
+//===- ShapeConstraintAnalysis.cpp - collect and solve dim facts -*- C++
+//-*-===//
 //
 // Collection walks the ops once; solving iterates to a fixpoint because a
 // fact learnt late (a class becoming static, say) can unlock earlier ones
@@ -26,13 +27,12 @@ namespace {
 constexpr int kMaxSolveRounds = 1000;
 
 bool isElementwise(Operation *op) {
-  if (op->getDialect() == nullptr ||
-      op->getDialect()->getNamespace() != "dhlo")
+  if (op->getDialect() == nullptr || op->getDialect()->getNamespace() != "dhlo")
     return false;
   const OpInfo *info = lookupOp(op->getName().stripDialect());
-  return info && (info->opClass == OpClass::Unary ||
-                  info->opClass == OpClass::Binary ||
-                  info->opClass == OpClass::Select);
+  return info &&
+         (info->opClass == OpClass::Unary || info->opClass == OpClass::Binary ||
+          info->opClass == OpClass::Select);
 }
 
 /// Single-atom monomial "c*X" as (c, X).
@@ -231,6 +231,12 @@ bool ShapeConstraintAnalysis::unite(const std::string &a,
   std::string ra = find(a), rb = find(b);
   if (ra == rb)
     return false;
+  // A class defined through the other would become defined through itself.
+  for (auto [x, y] : {std::pair{ra, rb}, std::pair{rb, ra}})
+    if (auto it = definitions_.find(x); it != definitions_.end())
+      for (const std::string &atom : it->second.symbols())
+        if (find(atom) == y)
+          return false;
   if (!preferAsRepresentative(ra, rb))
     std::swap(ra, rb);
   parent_[rb] = ra;
@@ -241,6 +247,10 @@ bool ShapeConstraintAnalysis::unite(const std::string &a,
   }
   if (nonZero_.erase(rb))
     nonZero_.insert(ra);
+  if (auto it = definitions_.find(rb); it != definitions_.end()) {
+    definitions_.emplace(ra, it->second);
+    definitions_.erase(it);
+  }
   return true;
 }
 
@@ -256,15 +266,22 @@ bool ShapeConstraintAnalysis::bindValue(const std::string &atom,
   return inserted;
 }
 
-SymExpr ShapeConstraintAnalysis::canonical(const Poly &p) const {
+SymExpr ShapeConstraintAnalysis::canonical(const Poly &p, int depth) const {
+  // Definitions never refer back to their own class (define and unite keep
+  // it so); the depth bound is a guard, not a mechanism.
+  if (depth > 64)
+    return p;
   std::optional<SymExpr> result = SymExpr::constant(0);
   for (const auto &[monomial, coefficient] : p.terms()) {
     std::optional<SymExpr> term = SymExpr::constant(coefficient);
     for (const std::string &atom : monomial) {
       std::string root = find(atom);
       auto it = classValue_.find(root);
+      auto def = definitions_.find(root);
       SymExpr factor = it != classValue_.end() ? SymExpr::constant(it->second)
-                                               : SymExpr::symbol(root);
+                       : def != definitions_.end()
+                           ? canonical(def->second, depth + 1)
+                           : SymExpr::symbol(root);
       if (term)
         term = SymExpr::mul(*term, factor);
     }
@@ -283,7 +300,9 @@ bool ShapeConstraintAnalysis::solveEquality(const Poly &a, const Poly &b) {
   if (!diff)
     return false;
   if (auto c = diff->constantValue()) {
-    std::string message = ca.toString() + " == " + cb.toString();
+    std::string message = a.toString() + " == " + b.toString() +
+                          " cannot hold: it reduces to " + ca.toString() +
+                          " == " + cb.toString();
     if (!llvm::is_contained(contradictions_, message))
       contradictions_.push_back(message);
     return false;
@@ -291,16 +310,19 @@ bool ShapeConstraintAnalysis::solveEquality(const Poly &a, const Poly &b) {
   // Split the difference into atom terms and a constant.
   std::vector<std::pair<int64_t, std::string>> atoms;
   int64_t constant = 0;
+  bool linear = true;
   for (const auto &term : diff->terms()) {
     if (term.first.empty()) {
       constant = term.second;
       continue;
     }
-    auto scaled = asScaledAtom(term);
-    if (!scaled)
-      return false; // nonlinear: nothing this solver can conclude
-    atoms.push_back(*scaled);
+    if (auto scaled = asScaledAtom(term))
+      atoms.push_back(*scaled);
+    else
+      linear = false;
   }
+  if (!linear)
+    return define(*diff);
   // c*X + k == 0  ->  X = -k / c
   if (atoms.size() == 1) {
     auto [c, x] = atoms[0];
@@ -309,9 +331,40 @@ bool ShapeConstraintAnalysis::solveEquality(const Poly &a, const Poly &b) {
     return bindValue(x, -constant / c);
   }
   // c*X - c*Y == 0  ->  X = Y
-  if (atoms.size() == 2 && constant == 0 &&
-      atoms[0].first == -atoms[1].first)
+  if (atoms.size() == 2 && constant == 0 && atoms[0].first == -atoms[1].first)
     return unite(atoms[0].second, atoms[1].second);
+  return define(*diff);
+}
+
+bool ShapeConstraintAnalysis::define(const Poly &zero) {
+  // zero == 0 with a term c*X, X an atom appearing nowhere else, and c
+  // dividing every other term: X := -(zero - c*X) / c. Fresh atoms are
+  // defined first, so named symbols stay the vocabulary of the result.
+  std::vector<std::pair<int64_t, std::string>> candidates;
+  for (const auto &term : zero.terms())
+    if (auto scaled = asScaledAtom(term))
+      candidates.push_back(*scaled);
+  std::sort(candidates.begin(), candidates.end(), [](auto &a, auto &b) {
+    return preferAsRepresentative(b.second, a.second);
+  });
+  for (const auto &[c, x] : candidates) {
+    bool appearsElsewhere = false;
+    for (const auto &[monomial, coefficient] : zero.terms())
+      if (monomial.size() > 1 && llvm::is_contained(monomial, x))
+        appearsElsewhere = true;
+    if (appearsElsewhere)
+      continue;
+    std::optional<SymExpr> rest = SymExpr::sub(
+        zero, *SymExpr::mul(SymExpr::constant(c), SymExpr::symbol(x)));
+    std::optional<SymExpr> value =
+        rest ? SymExpr::mul(*rest, SymExpr::constant(-1)) : std::nullopt;
+    std::optional<SymExpr> quotient =
+        value ? value->divideExact(SymExpr::constant(c)) : std::nullopt;
+    if (!quotient)
+      continue;
+    definitions_[find(x)] = *quotient;
+    return true;
+  }
   return false;
 }
 
@@ -370,7 +423,8 @@ void ShapeConstraintAnalysis::solve() {
 
 SymExpr ShapeConstraintAnalysis::canonicalDim(Value v, int64_t d) const {
   auto it = dims_.find(v);
-  if (it == dims_.end() || d < 0 || d >= static_cast<int64_t>(it->second.size()))
+  if (it == dims_.end() || d < 0 ||
+      d >= static_cast<int64_t>(it->second.size()))
     return SymExpr::symbol("<no dim>");
   return canonical(it->second[d]);
 }
@@ -466,6 +520,9 @@ void ShapeConstraintAnalysis::print(llvm::raw_ostream &os) const {
       os << " = " << it->second;
     os << "\n";
   }
+  os << "definitions:\n";
+  for (const auto &[atom, value] : definitions_)
+    os << "  " << atom << " = " << canonical(value).toString() << "\n";
   os << "products:\n";
   for (const auto &[a, b] : products_)
     os << "  " << canonical(a).toString() << " == " << canonical(b).toString()

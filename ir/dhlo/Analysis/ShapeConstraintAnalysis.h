@@ -11,8 +11,9 @@
 //     symbols are one atom from the start;
 //   - static values (a class equal to a constant);
 //   - product equalities from reshape (equal element counts), which also
-//     yield dim equalities by cancelling common factors
-//     ([batch, seq, 768] -> ["?3", 768] proves ?3 = batch*seq);
+//     yield dim equalities by cancelling common factors, and definitions
+//     of an atom as a polynomial of others
+//     ([batch, seq, 768] -> [?, 768] proves ? = batch*seq);
 //   - non-zero dims (a reshape with -1 divides by its other dims).
 // Fusion asks it whether two index spaces are provably the same without
 // knowing any size: isEqual, isSameNumElements, canonicalDim.
@@ -69,12 +70,14 @@ private:
   void equate(const Poly &a, const Poly &b);
   bool solveEquality(const Poly &a, const Poly &b);
   bool solveProduct(const Poly &a, const Poly &b);
+  /// From `zero` == 0, defines one atom as a polynomial of the others.
+  bool define(const Poly &zero);
   void solve();
 
   std::string find(const std::string &atom) const;
   bool unite(const std::string &a, const std::string &b);
   bool bindValue(const std::string &atom, int64_t value);
-  Poly canonical(const Poly &p) const;
+  Poly canonical(const Poly &p, int depth = 0) const;
 
   // Values in definition order, with one polynomial per dim.
   std::vector<mlir::Value> values_;
@@ -85,6 +88,9 @@ private:
   mutable std::map<std::string, std::string> parent_;
   std::map<std::string, int64_t> classValue_;
   std::set<std::string> nonZero_; // representatives
+  /// Classes known to equal a polynomial over other classes (a reshape's
+  /// -1 is batch*seq); canonical() substitutes them.
+  std::map<std::string, Poly> definitions_;
 
   std::vector<std::pair<Poly, Poly>> equalities_;
   std::vector<std::pair<Poly, Poly>> products_;

@@ -71,8 +71,7 @@ LogicalResult ShapeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            << size.getInt() << ")";
     } else if (auto text = llvm::dyn_cast<StringAttr>(entry)) {
       if (!parseSymExpr(text.getValue().str()))
-        return emitError() << "#dhlo.shape dim " << i << " '"
-                           << text.getValue()
+        return emitError() << "#dhlo.shape dim " << i << " '" << text.getValue()
                            << "' is not a polynomial over symbols";
     } else if (!llvm::isa<UnitAttr>(entry)) {
       return emitError() << "#dhlo.shape dim " << i
@@ -98,8 +97,9 @@ ShapeAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
                                     : value != std::optional<int64_t>(size))
       return emitError() << "#dhlo.shape dim " << i
                          << " disagrees with the tensor's size "
-                         << (ShapedType::isDynamic(size) ? std::string("?")
-                                                         : std::to_string(size));
+                         << (ShapedType::isDynamic(size)
+                                 ? std::string("?")
+                                 : std::to_string(size));
   }
   return success();
 }
@@ -202,7 +202,8 @@ std::optional<SymTensorType> symbolicTypeOf(Type type, ShapeContext &ctx) {
   for (auto [i, size] : llvm::enumerate(tensor.getShape())) {
     if (!ShapedType::isDynamic(size))
       result.dims.push_back(SymExpr::constant(size));
-    else if (std::optional<SymExpr> dim = shape ? shape.getDim(i) : std::nullopt)
+    else if (std::optional<SymExpr> dim =
+                 shape ? shape.getDim(i) : std::nullopt)
       result.dims.push_back(std::move(*dim));
     else
       result.dims.push_back(ctx.fresh());

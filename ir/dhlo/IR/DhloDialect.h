@@ -41,8 +41,7 @@ inline constexpr const char *kLocalFreshPrefix = "?local";
 /// The symbolic type of a dhlo tensor: its #dhlo.shape encoding where
 /// present, its static sizes otherwise, and a fresh symbol from `ctx` for
 /// any dim nothing is known about.
-std::optional<SymTensorType> symbolicTypeOf(mlir::Type type,
-                                            ShapeContext &ctx);
+std::optional<SymTensorType> symbolicTypeOf(mlir::Type type, ShapeContext &ctx);
 
 /// A ranked tensor type for `type`; symbolic dims go to the encoding (no
 /// encoding when every dim is static). Dims over symbols starting with

@@ -57,7 +57,8 @@ bool areCompatible(TypeRange inferred, TypeRange actual) {
   if (inferred.size() != actual.size())
     return false;
   for (auto [a, b] : llvm::zip(inferred, actual)) {
-    auto ta = llvm::dyn_cast<RankedTensorType>(a), tb = llvm::dyn_cast<RankedTensorType>(b);
+    auto ta = llvm::dyn_cast<RankedTensorType>(a),
+         tb = llvm::dyn_cast<RankedTensorType>(b);
     if (!ta || !tb || ta.getElementType() != tb.getElementType() ||
         ta.getRank() != tb.getRank())
       return false;
@@ -82,15 +83,14 @@ bool isIdentity(ArrayRef<int64_t> permutation) {
       MLIRContext *context, std::optional<Location> location,                  \
       ValueRange operands, DictionaryAttr attributes, OpaqueProperties,        \
       RegionRange, SmallVectorImpl<Type> &results) {                           \
-    return inferReturnTypesFromWireRules(context, location,                    \
-                                         getOperationName(), operands,         \
-                                         attributes, results);                 \
+    return inferReturnTypesFromWireRules(                                      \
+        context, location, getOperationName(), operands, attributes, results); \
   }                                                                            \
   bool Op::isCompatibleReturnTypes(TypeRange inferred, TypeRange actual) {     \
     return areCompatible(inferred, actual);                                    \
   }                                                                            \
-  LogicalResult Op::reifyResultShapes(                                         \
-      OpBuilder &builder, ReifiedRankedShapedTypeDims &shapes) {               \
+  LogicalResult Op::reifyResultShapes(OpBuilder &builder,                      \
+                                      ReifiedRankedShapedTypeDims &shapes) {   \
     return reifyDhloResultShapes(getOperation(), builder, shapes);             \
   }
 
@@ -159,8 +159,7 @@ LogicalResult IotaOp::verify() {
   int64_t dimension = getIotaDimensionAttr().getInt();
   if (dimension < 0 || dimension >= type.getRank())
     return emitOpError("iota_dimension ")
-           << dimension << " is out of range for rank "
-           << type.getRank();
+           << dimension << " is out of range for rank " << type.getRank();
   return success();
 }
 
@@ -169,9 +168,9 @@ LogicalResult ConvertOp::verify() {
   if (!dtypeOf(in.getElementType()) || !dtypeOf(out.getElementType()))
     return emitOpError("converts between unsupported element types ")
            << in.getElementType() << " and " << out.getElementType();
-  if (!areCompatible(RankedTensorType::get(in.getShape(), out.getElementType()),
-                     RankedTensorType::get(out.getShape(),
-                                           out.getElementType())))
+  if (!areCompatible(
+          RankedTensorType::get(in.getShape(), out.getElementType()),
+          RankedTensorType::get(out.getShape(), out.getElementType())))
     return emitOpError("changes the shape: ") << in << " to " << out;
   return success();
 }
@@ -215,8 +214,8 @@ struct MergeReshapes : OpRewritePattern<ReshapeOp> {
     auto inner = op.getOperand().getDefiningOp<ReshapeOp>();
     if (!inner)
       return failure();
-    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(),
-                                           inner.getOperand(), op.getShape());
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), inner.getOperand(),
+                                           op.getShape());
     return success();
   }
 };

@@ -96,9 +96,9 @@ private:
 Value fromOperands(Operation *op, int64_t d, DimMaterializer &m) {
   const OpInfo *info = lookupOp(op->getName().stripDialect());
   auto resultType = llvm::cast<RankedTensorType>(op->getResult(0).getType());
-  if (info && (info->opClass == OpClass::Unary ||
-               info->opClass == OpClass::Binary ||
-               info->opClass == OpClass::Select)) {
+  if (info &&
+      (info->opClass == OpClass::Unary || info->opClass == OpClass::Binary ||
+       info->opClass == OpClass::Select)) {
     // Any operand of the result's rank (select's predicate may be scalar).
     for (Value operand : llvm::reverse(op->getOperands()))
       if (llvm::cast<RankedTensorType>(operand.getType()).getRank() ==
@@ -158,9 +158,8 @@ Value fromOperands(Operation *op, int64_t d, DimMaterializer &m) {
         pad.getInteriorPadding().empty() ? 0 : pad.getInteriorPadding()[d];
     Value grown = m.mul(m.max(m.sub(in, m.constant(1)), m.constant(0)),
                         m.constant(interior));
-    return m.add(m.add(in, grown),
-                 m.constant(pad.getEdgePaddingLow()[d] +
-                            pad.getEdgePaddingHigh()[d]));
+    return m.add(m.add(in, grown), m.constant(pad.getEdgePaddingLow()[d] +
+                                              pad.getEdgePaddingHigh()[d]));
   }
   if (auto concat = llvm::dyn_cast<ConcatenateOp>(op)) {
     if (d != concat.getDimensionAttr().getInt())
@@ -191,7 +190,8 @@ Value fromOperands(Operation *op, int64_t d, DimMaterializer &m) {
                           dot.getRhsContractingDimensions())}) {
       int64_t rank = llvm::cast<RankedTensorType>(side.getType()).getRank();
       for (int64_t i = 0; i < rank; ++i)
-        if (!llvm::is_contained(batch, i) && !llvm::is_contained(contracting, i))
+        if (!llvm::is_contained(batch, i) &&
+            !llvm::is_contained(contracting, i))
           if (k++ == d)
             return m.dimOf(side, i);
     }

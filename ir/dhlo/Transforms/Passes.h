@@ -1,4 +1,5 @@
-//===- Passes.h - dhlo passes ------------------------------------*- C++ -*-===//
+//===- Passes.h - dhlo passes ------------------------------------*- C++
+//-*-===//
 //
 // Declarations of the dhlo passes (Passes.td) and the dhlo pipelines.
 //

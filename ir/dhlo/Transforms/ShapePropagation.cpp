@@ -48,8 +48,7 @@ RankedTensorType refine(RankedTensorType declared, RankedTensorType inferred) {
   return RankedTensorType::get(shape, declared.getElementType(), encoding);
 }
 
-struct ShapePropagationPass
-    : impl::ShapePropagationBase<ShapePropagationPass> {
+struct ShapePropagationPass : impl::ShapePropagationBase<ShapePropagationPass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     MLIRContext *context = &getContext();
@@ -58,9 +57,8 @@ struct ShapePropagationPass
         return;
       SmallVector<Type> inferred;
       if (failed(op.inferReturnTypes(
-              context, op->getLoc(), op->getOperands(),
-              op->getAttrDictionary(), op->getPropertiesStorage(),
-              op->getRegions(), inferred)))
+              context, op->getLoc(), op->getOperands(), op->getAttrDictionary(),
+              op->getPropertiesStorage(), op->getRegions(), inferred)))
         return signalPassFailure();
       for (auto [result, type] : llvm::zip(op->getResults(), inferred)) {
         auto declared = llvm::dyn_cast<RankedTensorType>(result.getType());

@@ -23,6 +23,7 @@
 // No unknown atom ("#N") or fresh symbol ("?N") appears anywhere.
 // NOUNKNOWN-NOT: {{#[0-9]|\?[0-9]}}
 // CHECK: classes:
+// CHECK-NEXT: definitions:
 // CHECK-NEXT: products:
 // CHECK-NEXT: 768*batch*seq == 768*batch*seq
 // CHECK-NEXT: 768*batch*seq == 768*batch*seq
