@@ -38,6 +38,23 @@ StatusOr<v1::DimExpr> parseDimExpr(std::string_view text) {
   return parseTerms(text, isValidSymbolName);
 }
 
+std::optional<SymExpr>
+symExprOf(const v1::DimExpr &expr,
+          const std::function<std::string(const std::string &)> &rename) {
+  std::optional<SymExpr> sum = SymExpr::constant(expr.constant());
+  for (const auto &term : expr.terms()) {
+    std::optional<SymExpr> product = SymExpr::constant(term.coefficient());
+    for (const std::string &name : term.symbols())
+      if (product)
+        product = SymExpr::mul(*product,
+                               SymExpr::symbol(rename ? rename(name) : name));
+    if (!product || !sum)
+      return std::nullopt;
+    sum = SymExpr::add(*sum, *product);
+  }
+  return sum;
+}
+
 std::optional<SymExpr> parseSymExpr(std::string_view text) {
   auto expr = parseTerms(text, [](const std::string &name) {
     return isValidSymbolName(name) ||
@@ -45,17 +62,7 @@ std::optional<SymExpr> parseSymExpr(std::string_view text) {
   });
   if (!expr)
     return std::nullopt;
-  std::optional<SymExpr> result = SymExpr::constant(expr->constant());
-  for (const auto &term : expr->terms()) {
-    std::optional<SymExpr> product = SymExpr::constant(term.coefficient());
-    for (const std::string &name : term.symbols())
-      if (product)
-        product = SymExpr::mul(*product, SymExpr::symbol(name));
-    if (!product || !result)
-      return std::nullopt;
-    result = SymExpr::add(*result, *product);
-  }
-  return result;
+  return symExprOf(*expr);
 }
 
 namespace {

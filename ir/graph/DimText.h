@@ -8,6 +8,7 @@
 #include "anyshape/v1/graph.pb.h"
 #include "runtime/support/Status.h"
 
+#include <functional>
 #include <optional>
 #include <string_view>
 
@@ -20,6 +21,12 @@ StatusOr<v1::DimExpr> parseDimExpr(std::string_view text);
 /// Parses one wire dim: an integer (size; -1 allowed), "?" (anonymous), a
 /// symbol, or an expression.
 StatusOr<v1::Dim> parseDim(std::string_view text);
+
+/// A wire expression as a polynomial, each symbol renamed by `rename`
+/// (identity by default); nullopt on int64 overflow.
+std::optional<SymExpr>
+symExprOf(const v1::DimExpr &expr,
+          const std::function<std::string(const std::string &)> &rename = {});
 
 /// Reads SymExpr::toString's output back, fresh symbols ("?3") included;
 /// nullopt if `text` is not such an expression.

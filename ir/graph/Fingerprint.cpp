@@ -1,6 +1,8 @@
 // Canonical graph fingerprint (see Fingerprint.h for what it covers).
 #include "Fingerprint.h"
 
+#include "DimText.h"
+
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <xxhash.h>
@@ -81,16 +83,9 @@ public:
 
   /// `expr` with renamed symbols, in SymExpr's canonical term order.
   std::string canonical(const v1::DimExpr &expr) const {
-    std::optional<SymExpr> sum = SymExpr::constant(expr.constant());
-    for (const auto &term : expr.terms()) {
-      std::optional<SymExpr> product = SymExpr::constant(term.coefficient());
-      for (const std::string &name : term.symbols())
-        if (product)
-          product = SymExpr::mul(*product, SymExpr::symbol(rename(name)));
-      if (product && sum)
-        sum = SymExpr::add(*sum, *product);
-    }
-    return sum ? sum->toString() : "overflow";
+    auto e = symExprOf(
+        expr, [this](const std::string &name) { return rename(name); });
+    return e ? e->toString() : "overflow";
   }
 
   void hashDim(Hasher &h, const v1::Dim &dim) const {

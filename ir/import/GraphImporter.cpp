@@ -8,6 +8,7 @@
 #include "ir/import/GraphImporter.h"
 
 #include "ir/dhlo/IR/DhloDialect.h"
+#include "ir/graph/DimText.h"
 #include "ir/graph/Validate.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -35,16 +36,7 @@ std::optional<SymExpr> toSymExpr(const v1::Dim &dim) {
     return SymExpr::symbol(dim.symbol());
   if (dim.kind_case() != v1::Dim::kExpr)
     return std::nullopt;
-  std::optional<SymExpr> result = SymExpr::constant(dim.expr().constant());
-  for (const auto &term : dim.expr().terms()) {
-    std::optional<SymExpr> product = SymExpr::constant(term.coefficient());
-    for (const std::string &name : term.symbols())
-      if (product)
-        product = SymExpr::mul(*product, SymExpr::symbol(name));
-    if (product && result)
-      result = SymExpr::add(*result, *product);
-  }
-  return result;
+  return symExprOf(dim.expr());
 }
 
 /// A #dhlo.shape for wire dims; -1 stays -1 (reshape), `dynamic` is `?`.

@@ -103,24 +103,10 @@ int64_t binaryInt(const std::string &op, int64_t a, int64_t b) {
   return a | b; // "or"
 }
 
-bool compareValues(v1::CompareDirection direction, double a, double b) {
-  switch (direction) {
-  case v1::COMPARE_EQ:
-    return a == b;
-  case v1::COMPARE_NE:
-    return a != b;
-  case v1::COMPARE_LT:
-    return a < b;
-  case v1::COMPARE_LE:
-    return a <= b;
-  case v1::COMPARE_GT:
-    return a > b;
-  default:
-    return a >= b;
-  }
-}
-
-bool compareInts(v1::CompareDirection direction, int64_t a, int64_t b) {
+/// IEEE comparisons for doubles (NaN compares unequal to everything),
+/// exact ones for int64.
+template <typename T>
+bool compareValues(v1::CompareDirection direction, T a, T b) {
   switch (direction) {
   case v1::COMPARE_EQ:
     return a == b;
@@ -172,7 +158,7 @@ Literal evalBinary(const v1::Node &node, const Literal &a, const Literal &b,
     v1::CompareDirection direction = node.compare().direction();
     for (int64_t k = 0; k < n; ++k)
       out.i[k] = a.isFloat() ? compareValues(direction, a.f[k], b.f[k])
-                             : compareInts(direction, a.i[k], b.i[k]);
+                             : compareValues(direction, a.i[k], b.i[k]);
     return out;
   }
   for (int64_t k = 0; k < n; ++k) {
