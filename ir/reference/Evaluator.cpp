@@ -4,6 +4,7 @@
 #include "Evaluator.h"
 
 #include "EvalOps.h"
+#include "ir/graph/Bindings.h"
 #include "ir/graph/ShapeInference.h"
 #include "ir/graph/Validate.h"
 
@@ -11,10 +12,6 @@ namespace anyshape {
 namespace {
 
 using reference::ResultType;
-
-std::string dimLabel(const v1::Input &input, int d) {
-  return "input '" + input.name() + "' dim " + std::to_string(d);
-}
 
 SymTensorType concreteType(const Literal &lit) {
   SymTensorType type{lit.dtype, {}};
@@ -92,92 +89,6 @@ StatusOr<Literal> evalNode(const v1::Node &node,
 }
 
 } // namespace
-
-StatusOr<std::map<std::string, int64_t>>
-bindSymbols(const v1::Graph &graph,
-            const std::vector<std::vector<int64_t>> &inputShapes) {
-  if (static_cast<int>(inputShapes.size()) != graph.inputs_size())
-    return invalidArgument("graph has " + std::to_string(graph.inputs_size()) +
-                           " inputs, got " +
-                           std::to_string(inputShapes.size()));
-  std::map<std::string, int64_t> bindings;
-  std::map<std::string, std::string> boundBy;
-  // Plain symbols bind (and must agree); expressions are checked after.
-  for (int k = 0; k < graph.inputs_size(); ++k) {
-    const v1::Input &input = graph.inputs(k);
-    const auto &shape = inputShapes[k];
-    if (static_cast<int>(shape.size()) != input.type().dims_size())
-      return invalidArgument("input '" + input.name() + "' has rank " +
-                             std::to_string(shape.size()) + ", expected " +
-                             std::to_string(input.type().dims_size()));
-    for (int d = 0; d < input.type().dims_size(); ++d) {
-      const v1::Dim &dim = input.type().dims(d);
-      if (shape[d] < 0)
-        return invalidArgument(dimLabel(input, d) + " is negative");
-      if (dim.kind_case() == v1::Dim::kSize && dim.size() != shape[d])
-        return invalidArgument(dimLabel(input, d) + " is " +
-                               std::to_string(shape[d]) + ", expected " +
-                               std::to_string(dim.size()));
-      if (dim.kind_case() != v1::Dim::kSymbol)
-        continue;
-      auto [it, inserted] = bindings.emplace(dim.symbol(), shape[d]);
-      if (inserted) {
-        boundBy[dim.symbol()] = dimLabel(input, d);
-      } else if (it->second != shape[d]) {
-        return invalidArgument(
-            dimLabel(input, d) + " is " + std::to_string(shape[d]) +
-            " but symbol '" + dim.symbol() + "' is " +
-            std::to_string(it->second) + " from " + boundBy[dim.symbol()]);
-      }
-    }
-  }
-  GraphLimits limits;
-  ShapeContext ctx = ShapeContext::concrete(limits, bindings);
-  for (int k = 0; k < graph.inputs_size(); ++k) {
-    const v1::Input &input = graph.inputs(k);
-    for (int d = 0; d < input.type().dims_size(); ++d) {
-      const v1::Dim &dim = input.type().dims(d);
-      if (dim.kind_case() != v1::Dim::kExpr)
-        continue;
-      auto value = ctx.read(dim.expr());
-      if (!value)
-        return value.status().withContext(dimLabel(input, d));
-      if (value->constantValue() != inputShapes[k][d])
-        return invalidArgument(dimLabel(input, d) + " is " +
-                               std::to_string(inputShapes[k][d]) +
-                               ", expected " + value->toString());
-    }
-  }
-  return bindings;
-}
-
-StatusOr<std::vector<std::vector<int64_t>>>
-inputShapesFor(const v1::Graph &graph,
-               const std::map<std::string, int64_t> &symbols,
-               const GraphLimits &limits) {
-  ShapeContext ctx = ShapeContext::concrete(limits, symbols);
-  std::vector<std::vector<int64_t>> shapes;
-  for (const v1::Input &input : graph.inputs()) {
-    std::vector<int64_t> shape;
-    for (int d = 0; d < input.type().dims_size(); ++d) {
-      const v1::Dim &dim = input.type().dims(d);
-      if (dim.kind_case() == v1::Dim::kDynamic)
-        return invalidArgument(dimLabel(input, d) +
-                               " is anonymous; name it to size it");
-      auto value = ctx.read(dim);
-      if (!value)
-        return value.status().withContext(dimLabel(input, d));
-      shape.push_back(*(*value)->constantValue());
-    }
-    SymTensorType type{input.type().dtype(), {}};
-    for (int64_t d : shape)
-      type.dims.push_back(SymExpr::constant(d));
-    ANYSHAPE_RETURN_IF_ERROR(
-        ctx.checkLimits(type).withContext("input '" + input.name() + "'"));
-    shapes.push_back(std::move(shape));
-  }
-  return shapes;
-}
 
 StatusOr<std::vector<Literal>> evaluateGraph(const v1::Graph &graph,
                                              const std::vector<Literal> &inputs,

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "Literal.h"
+#include "ir/graph/Bindings.h"
 #include "ir/graph/ConstantData.h"
 
 #include <map>
@@ -28,21 +29,6 @@ struct EvalOptions {
   }();
   const TensorLookup *tensors = nullptr; // for tensor_id constants
 };
-
-/// Binds every named symbol from concrete input shapes (in graph input
-/// order) and checks each input against its declared type. Errors name the
-/// input and dim.
-StatusOr<std::map<std::string, int64_t>>
-bindSymbols(const v1::Graph &graph,
-            const std::vector<std::vector<int64_t>> &inputShapes);
-
-/// The concrete shape of each graph input for the given symbol sizes,
-/// checked against `limits` so callers may allocate them. Anonymous dims
-/// cannot be sized this way and are an error.
-StatusOr<std::vector<std::vector<int64_t>>>
-inputShapesFor(const v1::Graph &graph,
-               const std::map<std::string, int64_t> &symbols,
-               const GraphLimits &limits = EvalOptions().limits);
 
 /// Evaluates the graph's outputs for `inputs` given in graph input order.
 StatusOr<std::vector<Literal>> evaluateGraph(const v1::Graph &graph,

@@ -7,6 +7,7 @@
 // output of `anyshape import`.
 //
 //===----------------------------------------------------------------------===//
+#include "ir/dhlo/Conversion/Passes.h"
 #include "ir/dhlo/IR/DhloDialect.h"
 #include "ir/dhlo/Transforms/Passes.h"
 
@@ -21,13 +22,16 @@
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registry.insert<anyshape::dhlo::DhloDialect, mlir::func::FuncDialect,
-                  mlir::arith::ArithDialect, mlir::tensor::TensorDialect>();
+                  mlir::arith::ArithDialect, mlir::tensor::TensorDialect,
+                  mlir::linalg::LinalgDialect, mlir::math::MathDialect,
+                  mlir::scf::SCFDialect>();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   // resolve-ranked-shaped-type-result-dims: replaces tensor.dim of dhlo
   // results with their reified dims (tests shape reification).
   mlir::memref::registerResolveRankedShapeTypeResultDims();
   anyshape::dhlo::registerAllDhloPasses();
+  anyshape::dhlo::registerDhloConversionPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "anyshape pass driver\n", registry));
 }

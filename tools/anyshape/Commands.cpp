@@ -4,7 +4,9 @@
 #include "ir/graph/Fingerprint.h"
 #include "ir/graph/GraphText.h"
 #include "ir/graph/Validate.h"
+#include "ir/reference/Compare.h"
 #include "ir/reference/Evaluator.h"
+#include "jit/Compiler.h"
 
 #include <chrono>
 #include <cmath>
@@ -108,21 +110,51 @@ int runFingerprint(const GlobalOptions &,
   return 0;
 }
 
+/// Runs the graph on the compiled CPU path; timing covers run() only.
+StatusOr<std::vector<Literal>> runCompiled(const v1::Graph &graph,
+                                           const std::vector<Literal> &inputs,
+                                           double &compileMs, double &runMs) {
+  auto start = std::chrono::steady_clock::now();
+  ANYSHAPE_ASSIGN_OR_RETURN(auto executable, jit::Compiler::compile(graph));
+  auto compiled = std::chrono::steady_clock::now();
+  std::vector<v1::Tensor> tensors;
+  for (const Literal &input : inputs)
+    tensors.push_back(literalToTensor(input));
+  ANYSHAPE_ASSIGN_OR_RETURN(auto outputs, executable->run(tensors));
+  auto done = std::chrono::steady_clock::now();
+  compileMs =
+      std::chrono::duration<double, std::milli>(compiled - start).count();
+  runMs = std::chrono::duration<double, std::milli>(done - compiled).count();
+  std::vector<Literal> literals;
+  for (const v1::Tensor &t : outputs) {
+    ANYSHAPE_ASSIGN_OR_RETURN(Literal l, literalFromTensor(t));
+    literals.push_back(std::move(l));
+  }
+  return literals;
+}
+
 int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
   std::string file, dimsText, seedText = "0", backend = "reference";
+  bool check = false;
   for (size_t i = 0; i < args.size();) {
     if (takeOption(args, i, "--dims", dimsText) ||
         takeOption(args, i, "--seed", seedText) ||
         takeOption(args, i, "--backend", backend))
       continue;
+    if (args[i] == "--check") {
+      check = true;
+      ++i;
+      continue;
+    }
     if (args[i].rfind("--", 0) == 0 || !file.empty())
       return usage("unexpected argument '" + args[i] + "'");
     file = args[i++];
   }
   if (file.empty())
     return usage("eval needs a FILE");
-  if (backend != "reference")
-    return usage("unknown backend '" + backend + "' (available: reference)");
+  if (backend != "reference" && backend != "cpu")
+    return usage("unknown backend '" + backend +
+                 "' (available: reference, cpu)");
   char *end = nullptr;
   uint64_t seed = std::strtoull(seedText.c_str(), &end, 10);
   if (seedText.empty() || *end != '\0')
@@ -140,10 +172,9 @@ int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
   for (const auto &[name, size] : *dims)
     if (std::find(info->symbols.begin(), info->symbols.end(), name) ==
         info->symbols.end())
-      return usage("--dims names '" + name +
-                   "', which is not a symbol of "
+      return usage("--dims names '" + name + "', which is not a symbol of "
                    "the graph");
-  auto shapes = inputShapesFor(*graph, *dims);
+  auto shapes = inputShapesFor(*graph, *dims, EvalOptions().limits);
   if (!shapes)
     return fail(shapes.status().withContext("(set it with --dims)"));
   std::vector<Literal> inputs;
@@ -151,16 +182,25 @@ int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
     inputs.push_back(randomLiteral(graph->inputs(k).type().dtype(),
                                    (*shapes)[k], seed * 1000003 + k));
 
-  auto start = std::chrono::steady_clock::now();
-  auto outputs = evaluateGraph(*graph, inputs);
-  double ms = std::chrono::duration<double, std::milli>(
-                  std::chrono::steady_clock::now() - start)
-                  .count();
+  double compileMs = 0, runMs = 0;
+  StatusOr<std::vector<Literal>> outputs = std::vector<Literal>();
+  if (backend == "cpu") {
+    outputs = runCompiled(*graph, inputs, compileMs, runMs);
+  } else {
+    auto start = std::chrono::steady_clock::now();
+    outputs = evaluateGraph(*graph, inputs);
+    runMs = std::chrono::duration<double, std::milli>(
+                std::chrono::steady_clock::now() - start)
+                .count();
+  }
   if (!outputs)
     return fail(outputs.status());
-  std::printf("graph %s  backend %s  dims %s  %.2f ms\n", graph->name().c_str(),
+  std::printf("graph %s  backend %s  dims %s  run %.2f ms", graph->name().c_str(),
               backend.c_str(), dimsText.empty() ? "(none)" : dimsText.c_str(),
-              ms);
+              runMs);
+  if (backend == "cpu")
+    std::printf("  compile %.0f ms", compileMs);
+  std::printf("\n");
   for (int k = 0; k < graph->outputs_size(); ++k) {
     const Literal &out = (*outputs)[k];
     double sum = 0, absSum = 0;
@@ -173,7 +213,23 @@ int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
                 graph->outputs(k).c_str(), dtypeName(out.dtype).c_str(),
                 shapeString(out.shape).c_str(), sum, absSum / n);
   }
-  return 0;
+  if (!check)
+    return 0;
+  auto expected = evaluateGraph(*graph, inputs);
+  if (!expected)
+    return fail(expected.status().withContext("reference evaluator"));
+  bool ok = true;
+  for (int k = 0; k < graph->outputs_size(); ++k) {
+    Comparison c = compareLiterals((*outputs)[k], (*expected)[k]);
+    Tolerance tol = toleranceFor((*expected)[k].dtype);
+    std::printf("  check %s: max_abs_err=%.3g max_rel_err=%.3g "
+                "(atol %.0e, rtol %.0e) %s%s\n",
+                graph->outputs(k).c_str(), c.maxAbsError, c.maxRelError,
+                tol.atol, tol.rtol, c.ok() ? "ok" : "MISMATCH ",
+                c.firstMismatch.c_str());
+    ok &= c.ok();
+  }
+  return ok ? 0 : 1;
 }
 
 } // namespace anyshape::cli

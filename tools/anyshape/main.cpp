@@ -21,7 +21,11 @@ commands:
                        shape and checksums
       --dims S=N,...   sizes of the graph's named symbols (e.g. seq=128,batch=2)
       --seed N         seed of the random inputs (default 0)
-      --backend NAME   reference (default): the plain reference evaluator
+      --backend NAME   reference (default): the plain reference evaluator;
+                       cpu: compiled once (shapes symbolic) and JITed
+      --check          also run the reference evaluator on the same inputs,
+                       print max_abs_err/max_rel_err per output, exit 1
+                       beyond the tolerance (docs/pipeline.md)
   fingerprint FILE     print the graph's canonical fingerprint (the graph part
                        of the compile cache key; ignores names, node order
                        and consistent symbol renaming)

@@ -56,6 +56,12 @@ mlir::LogicalResult
 reifyDhloResultShapes(mlir::Operation *op, mlir::OpBuilder &builder,
                       mlir::ReifiedRankedShapedTypeDims &shapes);
 
+/// The value of `dim` (a polynomial over symbols) as an index, computed
+/// from the dims of the arguments of the function enclosing `contextOp`;
+/// null if a symbol is bound by no argument.
+mlir::Value materializeSymExpr(mlir::Operation *contextOp,
+                               mlir::OpBuilder &builder, const SymExpr &dim);
+
 /// Reads a dhlo op's attributes (by op name) into a wire-format node, so the
 /// wire format's shape rules can type it. Fails with a message on
 /// attributes the wire format cannot express.

@@ -201,6 +201,12 @@ Value fromOperands(Operation *op, int64_t d, DimMaterializer &m) {
 
 } // namespace
 
+Value materializeSymExpr(Operation *contextOp, OpBuilder &builder,
+                         const SymExpr &dim) {
+  DimMaterializer m(contextOp, builder);
+  return m.materialize(dim);
+}
+
 LogicalResult reifyDhloResultShapes(Operation *op, OpBuilder &builder,
                                     ReifiedRankedShapedTypeDims &shapes) {
   DimMaterializer m(op, builder);

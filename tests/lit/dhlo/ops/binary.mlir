@@ -1,6 +1,7 @@
 // RUN: %anyshape-opt %s | %anyshape-opt | FileCheck %s
-// Round trip of every binary elementwise op (add sub mul div pow max min and
-// or) on symbolic, static, unknown and mixed dims.
+// Round trip of every binary elementwise op.
+// add sub mul div pow max min and or.
+// Symbolic, static, unknown and mixed dims; every dtype.
 
 // CHECK-LABEL: func.func @arithmetic
 // CHECK-SAME: (%[[A:.*]]: tensor<?x768xf32, #dhlo.shape<"batch*seq", 768>>, %[[B:.*]]: tensor<?x768xf32, #dhlo.shape<"batch*seq", 768>>)

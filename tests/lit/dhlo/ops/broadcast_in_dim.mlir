@@ -1,5 +1,6 @@
 // RUN: %anyshape-opt %s | %anyshape-opt | FileCheck %s
-// Round trip of broadcast_in_dim: bias broadcasts, size-1 stretching,
+// Round trip of broadcast_in_dim.
+// Covers bias broadcasts, size-1 stretching,
 // unsorted and anonymous (?) target dims, scalars to polynomial shapes.
 
 // CHECK-LABEL: func.func @bias

@@ -1,6 +1,6 @@
 // RUN: %anyshape-opt %s | %anyshape-opt | FileCheck %s
-// Round trip of compare (every direction, result i1) and select (tensor and
-// scalar predicates).
+// Round trip of compare in every direction and of select.
+// compare gives i1 for any dtype; select takes tensor and scalar predicates.
 
 // CHECK-LABEL: func.func @compare_directions
 func.func @compare_directions(%a: tensor<?x3xf32, #dhlo.shape<n, 3>>, %b: tensor<?x3xf32, #dhlo.shape<n, 3>>) -> (tensor<?x3xi1, #dhlo.shape<n, 3>>, tensor<?x3xi1, #dhlo.shape<n, 3>>, tensor<?x3xi1, #dhlo.shape<n, 3>>, tensor<?x3xi1, #dhlo.shape<n, 3>>, tensor<?x3xi1, #dhlo.shape<n, 3>>, tensor<?x3xi1, #dhlo.shape<n, 3>>) {

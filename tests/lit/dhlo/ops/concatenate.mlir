@@ -1,5 +1,6 @@
 // RUN: %anyshape-opt %s | %anyshape-opt | FileCheck %s
-// Round trip of concatenate: symbolic axis sums, one operand, many operands,
+// Round trip of concatenate.
+// Covers symbolic axis sums, one operand, many operands,
 // static and unknown dims.
 
 // The KV-cache append: seq + 1 along dimension 1.

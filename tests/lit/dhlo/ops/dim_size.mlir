@@ -1,5 +1,6 @@
 // RUN: %anyshape-opt %s | %anyshape-opt | FileCheck %s
-// Round trip of dim_size: an i64 scalar for a symbolic, static or unknown
+// Round trip of dim_size.
+// The result is an i64 scalar for a symbolic, static or unknown
 // dim of a tensor of any dtype.
 
 // CHECK-LABEL: func.func @dims

@@ -1,5 +1,6 @@
 // RUN: %anyshape-opt %s | %anyshape-opt | FileCheck %s
-// Round trip of dot_general: a projection (contracting only), attention
+// Round trip of dot_general.
+// Covers a projection (contracting only), attention
 // (batch + contracting), a full contraction to a scalar, integer dtypes.
 
 // CHECK-LABEL: func.func @projection

@@ -1,5 +1,6 @@
 // RUN: %anyshape-opt %s | %anyshape-opt | FileCheck %s
-// Round trip of pad: negative (cropping) edges, interior padding on static
+// Round trip of pad.
+// Covers negative (cropping) edges, interior padding on static
 // and symbolic dims, empty interior_padding.
 
 // d + lo + hi + interior*(d - 1): 4 + 1 + 0 + 3 = 8 and 5 - 1 + 2 = 6.

@@ -1,5 +1,6 @@
 // RUN: %anyshape-opt %s | %anyshape-opt | FileCheck %s
-// Round trip of reduce: every kind, one / all / no dimensions, unsorted
+// Round trip of reduce.
+// Covers every kind, one / all / no dimensions, unsorted
 // dimensions, float and integer dtypes.
 
 // CHECK-LABEL: func.func @kinds

@@ -1,5 +1,6 @@
 // RUN: %anyshape-opt %s | %anyshape-opt | FileCheck %s
-// Round trip of reshape: static targets, -1 targets (inferred as a
+// Round trip of reshape.
+// Covers static targets, -1 targets (inferred as a
 // polynomial quotient, a static size, or unknown), symbolic targets.
 
 // CHECK-LABEL: func.func @flatten

@@ -1,5 +1,6 @@
 // RUN: %anyshape-opt %s | %anyshape-opt | FileCheck %s
-// Round trip of the #dhlo.shape attribute: static sizes, bare symbols,
+// Round trip of the #dhlo.shape attribute.
+// Covers static sizes, bare symbols,
 // quoted polynomials, fresh "?N" symbols, unknown ?, rank 0, and its use
 // both as a tensor encoding and as a free-standing attribute.
 

@@ -1,5 +1,6 @@
 // RUN: %anyshape-opt %s | %anyshape-opt | FileCheck %s
-// Round trip of slice: static and symbolic bounds ("seq - 1"), strides
+// Round trip of slice with static and symbolic bounds.
+// Covers bounds like "seq - 1", strides
 // (empty = all 1), and the result dims they give.
 
 // Symbolic bounds, unit strides: the extent is the polynomial limit - start.

@@ -1,6 +1,7 @@
 // RUN: %anyshape-opt %s | %anyshape-opt | FileCheck %s
-// Round trip of every unary elementwise op and convert, on symbolic shapes
-// and on every dtype each op accepts.
+// Round trip of every unary op and of convert.
+// abs neg exp log tanh logistic sqrt rsqrt erf sin cos floor ceil not
+// convert, on symbolic shapes and every dtype each op accepts.
 
 // CHECK-LABEL: func.func @float_ops
 // CHECK-SAME: (%[[X:.*]]: tensor<?x4xf32, #dhlo.shape<n, 4>>)

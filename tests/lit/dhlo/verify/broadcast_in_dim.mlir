@@ -1,5 +1,6 @@
 // RUN: %anyshape-opt %s -split-input-file -verify-diagnostics
-// Verifier errors of broadcast_in_dim: broadcast_dimensions of the wrong
+// Verifier errors of broadcast_in_dim.
+// Covers broadcast_dimensions of the wrong
 // length, out of range or repeated; an operand dim neither 1 nor the target;
 // an anonymous target dim nothing maps to; bad shape entries; missing or
 // mistyped attributes; a result contradicting the shape.

@@ -1,5 +1,6 @@
 // RUN: %anyshape-opt %s -split-input-file -verify-diagnostics
-// Verifier errors of compare (bad or missing direction, dtype/shape
+// Verifier errors of compare and select.
+// Covers compare (bad or missing direction, dtype/shape
 // mismatch, non-bool result) and select (non-bool predicate, predicate rank,
 // branch mismatch, dim mismatch).
 

@@ -1,5 +1,6 @@
 // RUN: %anyshape-opt %s -split-input-file -verify-diagnostics
-// Verifier errors of concatenate: dimension out of range (including a
+// Verifier errors of concatenate.
+// Covers a dimension out of range (including a
 // scalar operand), rank and dtype mismatches, differing non-axis static
 // dims, no operands, a result contradicting the sum, a missing dimension.
 

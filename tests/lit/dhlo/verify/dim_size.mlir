@@ -1,5 +1,6 @@
 // RUN: %anyshape-opt %s -split-input-file -verify-diagnostics
-// Verifier errors of dim_size: a dimension out of range (including any
+// Verifier errors of dim_size.
+// Covers a dimension out of range (including any
 // dimension of a scalar and a negative one), a result that is not an i64
 // scalar, a missing or mistyped dimension attribute.
 

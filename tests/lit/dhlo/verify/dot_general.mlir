@@ -1,5 +1,6 @@
 // RUN: %anyshape-opt %s -split-input-file -verify-diagnostics
-// Verifier errors of dot_general: contracting or batch dims that differ,
+// Verifier errors of dot_general.
+// Covers contracting or batch dims that differ,
 // mismatched list lengths, dtype mismatch, bool operands, dimensions out of
 // range or used twice, a result in the wrong order, a missing attribute.
 

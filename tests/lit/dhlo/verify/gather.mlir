@@ -1,5 +1,6 @@
 // RUN: %anyshape-opt %s -split-input-file -verify-diagnostics
-// Verifier errors of gather: non-integer (float, bool) indices, axis out of
+// Verifier errors of gather.
+// Covers non-integer (float, bool) indices, axis out of
 // range (including a scalar operand), a non-empty gather from an empty
 // axis, a result contradicting the gathered shape, a missing axis.
 

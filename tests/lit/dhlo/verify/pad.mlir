@@ -1,5 +1,6 @@
 // RUN: %anyshape-opt %s -split-input-file -verify-diagnostics
-// Verifier errors of pad: negative interior padding, padding that makes a
+// Verifier errors of pad.
+// Covers negative interior padding, padding that makes a
 // static dim negative, a padding value that is not a scalar of the operand's
 // dtype, padding lists of the wrong length, a result contradicting the
 // padded shape, and a missing attribute.

@@ -1,5 +1,6 @@
 // RUN: %anyshape-opt %s -split-input-file -verify-diagnostics
-// Verifier errors of reduce: an unknown or wrongly-cased kind, a dimension
+// Verifier errors of reduce.
+// Covers an unknown or wrongly-cased kind, a dimension
 // out of range or repeated, a bool operand, a result that keeps the wrong
 // dims, missing attributes.
 

@@ -1,5 +1,6 @@
 // RUN: %anyshape-opt %s -split-input-file -verify-diagnostics
-// Verifier errors of reshape: two -1 dims, a static element count change, a
+// Verifier errors of reshape.
+// Covers two -1 dims, a static element count change, a
 // -1 next to a (possibly symbolic) 0, an indivisible static split, ? and
 // negative target entries, a result contradicting the target, and the
 // missing shape attribute.

@@ -1,5 +1,6 @@
 // RUN: %anyshape-opt %s -split-input-file -verify-diagnostics
-// Errors of the #dhlo.shape attribute, as an attribute (negative sizes,
+// Errors of #dhlo.shape, as an attribute and as a tensor encoding.
+// Covers the attribute (negative sizes,
 // unparseable quoted expressions, bad entries) and as a tensor encoding
 // (rank mismatch, static entries contradicting the tensor, symbolic entries
 // on static dims, -1).

@@ -1,5 +1,6 @@
 // RUN: %anyshape-opt %s -split-input-file -verify-diagnostics
-// Verifier errors of slice: start > limit, limit > dim, negative start,
+// Verifier errors of slice.
+// Covers start > limit, limit > dim, negative start,
 // stride < 1, the wrong number of bounds or strides, unknown (?) bounds, a
 // provably negative symbolic extent, a result contradicting the bounds, and
 // the missing strides attribute.

@@ -1,5 +1,6 @@
 // RUN: %anyshape-opt %s -split-input-file -verify-diagnostics
-// Verifier errors of the source ops: constant (value/type mismatch in
+// Verifier errors of constant and iota.
+// Covers constant (value/type mismatch in
 // shape or element type, a dynamic result, an unsupported element type, no
 // value) and iota (iota_dimension out of range, rank 0, bool or unsupported
 // element types, a missing iota_dimension).

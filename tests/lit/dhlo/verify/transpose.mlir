@@ -1,5 +1,6 @@
 // RUN: %anyshape-opt %s -split-input-file -verify-diagnostics
-// Verifier errors of transpose: a permutation with a repeated entry, an
+// Verifier errors of transpose.
+// Covers a permutation with a repeated entry, an
 // entry out of range, the wrong length, a result that is not the permuted
 // operand, and the missing permutation.
 

@@ -1,5 +1,6 @@
 // RUN: %anyshape-opt %s -split-input-file -verify-diagnostics
-// Verifier errors of the unary elementwise ops and convert: float-only ops
+// Verifier errors of the unary ops and convert.
+// Covers float-only ops
 // on non-floats, not on floats, abs/neg on bool, unsupported element types,
 // a result type contradicting the operand, and convert's own checks.
 func.func @exp_on_i32(%x: tensor<?x4xi32, #dhlo.shape<n, 4>>) -> tensor<?x4xi32, #dhlo.shape<n, 4>> {

@@ -1,0 +1,252 @@
+//===- ContractionsToLinalg.cpp - gather, reduce, dot_general ---*- C++ -*-===//
+//
+// Reductions and contractions as linalg.generic with reduction iterators,
+// accumulating in f32 for f16/bf16 (rounded once at the end) and wrapping
+// for integers. dot_general is one generic over batch, free and
+// contracting dims, valid for every layout; the CPU backend replaces it
+// with a GEMM library call where the layout allows.
+//
+//===----------------------------------------------------------------------===//
+#include "LoweringUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <limits>
+
+using namespace mlir;
+
+namespace anyshape::dhlo {
+namespace {
+
+bool isHalf(Type t) { return t.isF16() || t.isBF16(); }
+
+/// The accumulator type for element type `t`.
+Type accumulatorType(OpBuilder &b, Type t) {
+  return isHalf(t) ? b.getF32Type() : t;
+}
+
+/// `tensor` (accumulated in f32) rounded to `elementType` if they differ.
+Value roundTo(OpBuilder &b, Location loc, Value tensor, Type elementType,
+              Value init) {
+  auto type = llvm::cast<RankedTensorType>(tensor.getType());
+  if (type.getElementType() == elementType)
+    return tensor;
+  int64_t rank = type.getRank();
+  return b
+      .create<linalg::GenericOp>(
+          loc, TypeRange{init.getType()}, ValueRange{tensor}, ValueRange{init},
+          SmallVector<AffineMap>(2, b.getMultiDimIdentityMap(rank)),
+          parallelIterators(rank),
+          [&](OpBuilder &nb, Location l, ValueRange args) {
+            nb.create<linalg::YieldOp>(
+                l, emitConvert(nb, l, args[0], elementType));
+          })
+      .getResult(0);
+}
+
+struct GatherLowering : OpRewritePattern<GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    FailureOr<Value> init = emptyResult(op, rewriter);
+    if (failed(init))
+      return failure();
+    Value operand = op.getOperand(), indices = op.getIndices();
+    int64_t axis = op.getAxisAttr().getInt();
+    int64_t rank = op.getType().getRank();
+    int64_t indexRank =
+        llvm::cast<RankedTensorType>(indices.getType()).getRank();
+    int64_t operandRank =
+        llvm::cast<RankedTensorType>(operand.getType()).getRank();
+    Value extent = rewriter.create<tensor::DimOp>(loc, operand, axis);
+    Value zero = rewriter.create<arith::ConstantIndexOp>(loc, 0);
+    Value one = rewriter.create<arith::ConstantIndexOp>(loc, 1);
+    // Indices clamp into [0, extent - 1] (numpy take, mode="clip").
+    Value last = rewriter.create<arith::MaxSIOp>(
+        loc, rewriter.create<arith::SubIOp>(loc, extent, one), zero);
+    SmallVector<AffineExpr> indexExprs;
+    for (int64_t d = 0; d < indexRank; ++d)
+      indexExprs.push_back(rewriter.getAffineDimExpr(axis + d));
+    SmallVector<AffineMap> maps{
+        AffineMap::get(rank, 0, indexExprs, rewriter.getContext()),
+        rewriter.getMultiDimIdentityMap(rank)};
+    auto generic = rewriter.create<linalg::GenericOp>(
+        loc, TypeRange{init->getType()}, ValueRange{indices}, ValueRange{*init},
+        maps, parallelIterators(rank),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value row = b.create<arith::IndexCastOp>(l, b.getIndexType(), args[0]);
+          row = b.create<arith::MinSIOp>(l, b.create<arith::MaxSIOp>(l, row, zero),
+                                         last);
+          SmallVector<Value> at;
+          for (int64_t d = 0; d < axis; ++d)
+            at.push_back(b.create<linalg::IndexOp>(l, d));
+          at.push_back(row);
+          for (int64_t d = axis + 1; d < operandRank; ++d)
+            at.push_back(b.create<linalg::IndexOp>(l, d - 1 + indexRank));
+          b.create<linalg::YieldOp>(
+              l, Value(b.create<tensor::ExtractOp>(l, operand, at)));
+        });
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
+/// The identity of a reduction kind in type `t`.
+TypedAttr reductionInit(OpBuilder &b, StringRef kind, Type t) {
+  if (auto f = llvm::dyn_cast<FloatType>(t)) {
+    double inf = std::numeric_limits<double>::infinity();
+    double v = kind == "sum" ? 0.0 : kind == "prod" ? 1.0 : kind == "max" ? -inf : inf;
+    return b.getFloatAttr(f, v);
+  }
+  unsigned width = t.getIntOrFloatBitWidth();
+  APInt v = kind == "sum"    ? APInt(width, 0)
+            : kind == "prod" ? APInt(width, 1)
+            : kind == "max"  ? APInt::getSignedMinValue(width)
+                             : APInt::getSignedMaxValue(width);
+  return b.getIntegerAttr(t, v);
+}
+
+Value combine(OpBuilder &b, Location loc, StringRef kind, Value acc, Value x) {
+  bool isFloat = llvm::isa<FloatType>(acc.getType());
+  if (kind == "sum")
+    return isFloat ? Value(b.create<arith::AddFOp>(loc, acc, x))
+                   : Value(b.create<arith::AddIOp>(loc, acc, x));
+  if (kind == "prod")
+    return isFloat ? Value(b.create<arith::MulFOp>(loc, acc, x))
+                   : Value(b.create<arith::MulIOp>(loc, acc, x));
+  if (kind == "max")
+    return isFloat ? Value(b.create<arith::MaximumFOp>(loc, acc, x))
+                   : Value(b.create<arith::MaxSIOp>(loc, acc, x));
+  return isFloat ? Value(b.create<arith::MinimumFOp>(loc, acc, x))
+                 : Value(b.create<arith::MinSIOp>(loc, acc, x));
+}
+
+struct ReduceLowering : OpRewritePattern<ReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReduceOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type elementType = op.getType().getElementType();
+    Type accType = accumulatorType(rewriter, elementType);
+    FailureOr<Value> empty = emptyResult(op, rewriter, accType);
+    FailureOr<Value> result = emptyResult(op, rewriter);
+    if (failed(empty) || failed(result))
+      return failure();
+    StringRef kind = op.getKind();
+    Value initValue =
+        rewriter.create<arith::ConstantOp>(loc, reductionInit(rewriter, kind, accType));
+    Value acc = rewriter.create<linalg::FillOp>(loc, initValue, *empty).result();
+    int64_t rank = llvm::cast<RankedTensorType>(op.getOperand().getType()).getRank();
+    SmallVector<AffineExpr> kept;
+    SmallVector<utils::IteratorType> iterators;
+    for (int64_t d = 0; d < rank; ++d) {
+      bool reduced = llvm::is_contained(op.getDimensions(), d);
+      iterators.push_back(reduced ? utils::IteratorType::reduction
+                                  : utils::IteratorType::parallel);
+      if (!reduced)
+        kept.push_back(rewriter.getAffineDimExpr(d));
+    }
+    SmallVector<AffineMap> maps{
+        rewriter.getMultiDimIdentityMap(rank),
+        AffineMap::get(rank, 0, kept, rewriter.getContext())};
+    Value reduced =
+        rewriter
+            .create<linalg::GenericOp>(
+                loc, TypeRange{acc.getType()}, ValueRange{op.getOperand()},
+                ValueRange{acc}, maps, iterators,
+                [&](OpBuilder &b, Location l, ValueRange args) {
+                  Value x = args[0];
+                  if (x.getType() != accType)
+                    x = b.create<arith::ExtFOp>(l, accType, x);
+                  b.create<linalg::YieldOp>(l, combine(b, l, kind, args[1], x));
+                })
+            .getResult(0);
+    rewriter.replaceOp(op, roundTo(rewriter, loc, reduced, elementType, *result));
+    return success();
+  }
+};
+
+struct DotGeneralLowering : OpRewritePattern<DotGeneralOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DotGeneralOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type elementType = op.getType().getElementType();
+    Type accType = accumulatorType(rewriter, elementType);
+    FailureOr<Value> empty = emptyResult(op, rewriter, accType);
+    FailureOr<Value> result = emptyResult(op, rewriter);
+    if (failed(empty) || failed(result))
+      return failure();
+    Value zero = rewriter.create<arith::ConstantOp>(
+        loc, reductionInit(rewriter, "sum", accType));
+    Value acc = rewriter.create<linalg::FillOp>(loc, zero, *empty).result();
+
+    // Iteration space: result dims (batch, lhs free, rhs free), then the
+    // contracting dims.
+    auto lhsType = llvm::cast<RankedTensorType>(op.getLhs().getType());
+    auto rhsType = llvm::cast<RankedTensorType>(op.getRhs().getType());
+    ArrayRef<int64_t> lb = op.getLhsBatchDimensions(),
+                      rb = op.getRhsBatchDimensions(),
+                      lc = op.getLhsContractingDimensions(),
+                      rc = op.getRhsContractingDimensions();
+    int64_t resultRank = op.getType().getRank();
+    int64_t loops = resultRank + lc.size();
+    SmallVector<AffineExpr> lhsExprs(lhsType.getRank()), rhsExprs(rhsType.getRank()),
+        outExprs;
+    int64_t next = 0;
+    for (auto [l, r] : llvm::zip(lb, rb)) {
+      lhsExprs[l] = rhsExprs[r] = rewriter.getAffineDimExpr(next++);
+    }
+    for (int64_t d = 0; d < lhsType.getRank(); ++d)
+      if (!llvm::is_contained(lb, d) && !llvm::is_contained(lc, d))
+        lhsExprs[d] = rewriter.getAffineDimExpr(next++);
+    for (int64_t d = 0; d < rhsType.getRank(); ++d)
+      if (!llvm::is_contained(rb, d) && !llvm::is_contained(rc, d))
+        rhsExprs[d] = rewriter.getAffineDimExpr(next++);
+    for (auto [l, r] : llvm::zip(lc, rc))
+      lhsExprs[l] = rhsExprs[r] = rewriter.getAffineDimExpr(next++);
+    for (int64_t d = 0; d < resultRank; ++d)
+      outExprs.push_back(rewriter.getAffineDimExpr(d));
+    SmallVector<utils::IteratorType> iterators(resultRank,
+                                               utils::IteratorType::parallel);
+    iterators.append(lc.size(), utils::IteratorType::reduction);
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<AffineMap> maps{AffineMap::get(loops, 0, lhsExprs, ctx),
+                                AffineMap::get(loops, 0, rhsExprs, ctx),
+                                AffineMap::get(loops, 0, outExprs, ctx)};
+    bool isFloat = llvm::isa<FloatType>(accType);
+    Value product =
+        rewriter
+            .create<linalg::GenericOp>(
+                loc, TypeRange{acc.getType()},
+                ValueRange{op.getLhs(), op.getRhs()}, ValueRange{acc}, maps,
+                iterators,
+                [&](OpBuilder &b, Location l, ValueRange args) {
+                  Value x = args[0], y = args[1];
+                  if (x.getType() != accType) {
+                    x = b.create<arith::ExtFOp>(l, accType, x);
+                    y = b.create<arith::ExtFOp>(l, accType, y);
+                  }
+                  Value m = isFloat ? Value(b.create<arith::MulFOp>(l, x, y))
+                                    : Value(b.create<arith::MulIOp>(l, x, y));
+                  Value s = isFloat ? Value(b.create<arith::AddFOp>(l, args[2], m))
+                                    : Value(b.create<arith::AddIOp>(l, args[2], m));
+                  b.create<linalg::YieldOp>(l, s);
+                })
+            .getResult(0);
+    rewriter.replaceOp(op, roundTo(rewriter, loc, product, elementType, *result));
+    return success();
+  }
+};
+
+} // namespace
+
+void populateContractionsToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<GatherLowering, ReduceLowering, DotGeneralLowering>(
+      patterns.getContext());
+}
+
+} // namespace anyshape::dhlo

@@ -1,0 +1,97 @@
+//===- ConvertDhloToLinalg.cpp - the dhlo-convert-to-linalg pass -*- C++ -*-===//
+//
+// Decides, with the shape constraint analysis, which broadcast dims can
+// never stretch (recorded as `dhlo.stretch` for the pattern), applies the
+// per-family patterns, and drops the #dhlo.shape encodings once no dhlo op
+// needs them.
+//
+//===----------------------------------------------------------------------===//
+#include "LoweringUtils.h"
+
+#include "ir/dhlo/Analysis/ShapeConstraintAnalysis.h"
+#include "ir/dhlo/Conversion/Passes.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace anyshape::dhlo {
+
+#define GEN_PASS_DEF_CONVERTDHLOTOLINALG
+#include "ir/dhlo/Conversion/Passes.h.inc"
+
+using namespace mlir;
+
+namespace {
+
+/// Per operand dim of each broadcast: 0 reads index 0 (static 1), 1 reads
+/// the result index (proven not to stretch), 2 decides at run time.
+void recordBroadcastStretch(func::FuncOp func) {
+  ShapeConstraintAnalysis analysis(func);
+  func.walk([&](BroadcastInDimOp op) {
+    Value operand = op.getOperand();
+    auto type = llvm::cast<RankedTensorType>(operand.getType());
+    SmallVector<int64_t> stretch;
+    for (auto [i, r] : llvm::enumerate(op.getBroadcastDimensions())) {
+      std::optional<int64_t> size = analysis.staticValue(operand, i);
+      if (size == 1)
+        stretch.push_back(0);
+      else if (size || analysis.isEqual(operand, i, op.getResult(), r) ||
+               analysis.isKnownNonOne(operand, i))
+        stretch.push_back(1);
+      else
+        stretch.push_back(2);
+    }
+    (void)type;
+    op->setAttr("dhlo.stretch",
+                DenseI64ArrayAttr::get(op.getContext(), stretch));
+  });
+}
+
+void dropEncodings(func::FuncOp func) {
+  auto strip = [](Value v) {
+    auto type = llvm::dyn_cast<RankedTensorType>(v.getType());
+    if (type && type.getEncoding())
+      v.setType(withoutEncoding(type));
+  };
+  func.walk([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          strip(arg);
+    for (Value result : op->getResults())
+      strip(result);
+  });
+  Operation *terminator = func.getBody().back().getTerminator();
+  func.setType(FunctionType::get(func.getContext(),
+                                 func.getBody().front().getArgumentTypes(),
+                                 terminator->getOperandTypes()));
+}
+
+struct ConvertDhloToLinalgPass
+    : impl::ConvertDhloToLinalgBase<ConvertDhloToLinalgPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    recordBroadcastStretch(func);
+    RewritePatternSet patterns(&getContext());
+    populateElementwiseToLinalgPatterns(patterns);
+    populateShapeOpsToLinalgPatterns(patterns);
+    populateContractionsToLinalgPatterns(patterns);
+    GreedyRewriteConfig config;
+    config.useTopDownTraversal = true;
+    (void)applyPatternsAndFoldGreedily(func, std::move(patterns), config);
+    bool failedToLower = false;
+    func.walk([&](Operation *op) {
+      if (llvm::isa<DhloDialect>(op->getDialect())) {
+        op->emitError("the CPU backend cannot lower this op");
+        failedToLower = true;
+      }
+    });
+    if (failedToLower)
+      return signalPassFailure();
+    dropEncodings(func);
+  }
+};
+
+} // namespace
+} // namespace anyshape::dhlo

@@ -1,0 +1,33 @@
+// Binding a graph's symbols to sizes: from the concrete shapes of its
+// inputs (checking every declared static size, symbol and expression), or
+// the other way round, the input shapes for given symbol sizes. Used by the
+// reference evaluator, by executables before they touch any data, and by
+// the CLI to make inputs.
+#pragma once
+
+#include "Limits.h"
+#include "anyshape/v1/graph.pb.h"
+#include "runtime/support/Status.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace anyshape {
+
+/// Binds every named symbol from concrete input shapes (in graph input
+/// order) and checks each input against its declared type. Errors name the
+/// input and dim.
+StatusOr<std::map<std::string, int64_t>>
+bindSymbols(const v1::Graph &graph,
+            const std::vector<std::vector<int64_t>> &inputShapes);
+
+/// The concrete shape of each graph input for the given symbol sizes,
+/// checked against `limits` so callers may allocate them. Anonymous dims
+/// cannot be sized this way and are an error.
+StatusOr<std::vector<std::vector<int64_t>>>
+inputShapesFor(const v1::Graph &graph,
+               const std::map<std::string, int64_t> &symbols,
+               const GraphLimits &limits = {});
+
+} // namespace anyshape

@@ -1,0 +1,83 @@
+//===- Compiler.cpp - graph to Executable -------------------------*- C++ -*-===//
+//
+// validate -> import (dhlo) -> entry ABI -> CPU pipeline -> LLVM -> ORC JIT.
+// Diagnostics from any stage are collected into the returned Status; a
+// graph that validated but fails later is an anyshape bug (INTERNAL).
+//
+//===----------------------------------------------------------------------===//
+#include "jit/Compiler.h"
+
+#include "jit/CpuPipeline.h"
+#include "jit/Dialects.h"
+
+#include "ir/graph/Validate.h"
+#include "ir/import/GraphImporter.h"
+
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include <mutex>
+
+namespace anyshape::jit {
+
+std::atomic<int64_t> Compiler::compiles_{0};
+
+int64_t Compiler::compileCount() { return compiles_.load(); }
+
+StatusOr<std::shared_ptr<Executable>>
+Compiler::compile(const v1::Graph &graph, const CompileOptions &options) {
+  static std::once_flag nativeTarget;
+  std::call_once(nativeTarget, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+  ANYSHAPE_ASSIGN_OR_RETURN(GraphInfo info, validateGraph(graph));
+
+  mlir::DialectRegistry registry;
+  registerCpuPipelineDialects(registry);
+  mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
+  context.loadAllAvailableDialects();
+  std::string diagnostics;
+  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+    if (d.getSeverity() == mlir::DiagnosticSeverity::Error)
+      diagnostics += (diagnostics.empty() ? "" : "; ") + d.str();
+    return mlir::success();
+  });
+
+  mlir::OwningOpRef<mlir::ModuleOp> module = importGraph(context, graph);
+  if (!module)
+    return invalidArgument(diagnostics);
+  prepareEntryAbi(*module);
+  mlir::PassManager pm(&context);
+  buildCpuPipeline(pm);
+  if (!options.dumpIrDir.empty())
+    pm.enableIRPrintingToFileTree(
+        [](mlir::Pass *, mlir::Operation *) { return false; },
+        [](mlir::Pass *, mlir::Operation *) { return true; },
+        /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/true,
+        /*printAfterOnlyOnFailure=*/false, options.dumpIrDir);
+  if (mlir::failed(pm.run(*module)))
+    return internalError("CPU pipeline failed: " + diagnostics);
+
+  mlir::ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = mlir::makeOptimizingTransformer(
+      static_cast<unsigned>(std::clamp(options.optLevel, 0, 3)), 0, nullptr);
+  auto engine = mlir::ExecutionEngine::create(*module, engineOptions);
+  if (!engine)
+    return internalError("JIT failed: " + llvm::toString(engine.takeError()));
+
+  std::vector<TensorSignature> outputs;
+  for (const std::string &name : graph.outputs()) {
+    const SymTensorType &type = info.typeOf(info.values.at(name));
+    outputs.push_back({type.dtype, type.rank()});
+  }
+  ++compiles_;
+  return std::make_shared<Executable>(graph, std::move(outputs),
+                                      std::move(*engine));
+}
+
+} // namespace anyshape::jit

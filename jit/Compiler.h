@@ -1,0 +1,39 @@
+//===- Compiler.h - compile a graph once, run it at any shape ---*- C++ -*-===//
+//
+// The compiler facade: Compiler::compile validates a wire-format graph,
+// imports it as dhlo, runs the CPU pipeline (CpuPipeline.h) with every
+// dynamic dim symbolic, and JITs the result into an Executable that runs
+// for any input shapes satisfying the graph's constraints.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "jit/Executable.h"
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <string>
+
+namespace anyshape::jit {
+
+struct CompileOptions {
+  /// LLVM optimisation level for the generated code (0-3).
+  int optLevel = 3;
+  /// Write the IR after each pipeline stage into this directory.
+  std::string dumpIrDir;
+};
+
+class Compiler {
+public:
+  static StatusOr<std::shared_ptr<Executable>>
+  compile(const v1::Graph &graph, const CompileOptions &options = {});
+
+  /// Successful compiles in this process (tests assert one per graph).
+  static int64_t compileCount();
+
+private:
+  static std::atomic<int64_t> compiles_;
+};
+
+} // namespace anyshape::jit

@@ -1,0 +1,91 @@
+//===- CpuPipeline.cpp - the CPU compile pipeline ----------------*- C++ -*-===//
+//
+// The whole CPU lowering as one readable list of stages. Symbolic dims
+// stay symbolic throughout: every dynamic size is computed at run time
+// from the input dims (shape reification), so one compile serves every
+// shape.
+//
+//===----------------------------------------------------------------------===//
+#include "jit/CpuPipeline.h"
+
+#include "ir/dhlo/Conversion/Passes.h"
+#include "ir/dhlo/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace anyshape::jit {
+
+void prepareEntryAbi(ModuleOp module) {
+  module.walk([](func::FuncOp func) {
+    if (func.getName() != "main")
+      return;
+    OpBuilder b(func.getContext());
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      func.setArgAttr(i, "bufferization.writable", b.getBoolAttr(false));
+    func->setAttr("llvm.emit_c_interface", b.getUnitAttr());
+    // A fresh copy per output: outputs never alias inputs, constants or
+    // each other, so the caller owns (and frees) every one.
+    Operation *ret = func.getBody().back().getTerminator();
+    b.setInsertionPoint(ret);
+    for (OpOperand &operand : ret->getOpOperands()) {
+      auto copy = b.create<bufferization::AllocTensorOp>(
+          ret->getLoc(), llvm::cast<RankedTensorType>(operand.get().getType()),
+          ValueRange{}, operand.get());
+      operand.set(copy);
+    }
+  });
+}
+
+void buildCpuPipeline(OpPassManager &pm) {
+  // 1. Shapes: propagate, simplify with the constraint analysis.
+  dhlo::buildDhloSimplifyPipeline(pm);
+  // 2. dhlo -> linalg on tensors; fuse elementwise producers.
+  pm.addNestedPass<func::FuncOp>(dhlo::createConvertDhloToLinalg());
+  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createCSEPass());
+  pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+  // 3. Tensors -> buffers, deallocated at last use.
+  bufferization::OneShotBufferizationOptions bufferization;
+  bufferization.bufferizeFunctionBoundaries = true;
+  bufferization.setFunctionBoundaryTypeConversion(
+      bufferization::LayoutMapOption::IdentityLayoutMap);
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
+  bufferization::BufferDeallocationPipelineOptions deallocation;
+  bufferization::buildBufferDeallocationPipeline(pm, deallocation);
+  // 4. Loops, then the LLVM dialect.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createConvertMathToFuncs());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertSCFToCFPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void registerCpuPipeline() {
+  PassPipelineRegistration<>(
+      "anyshape-cpu-pipeline",
+      "Imported dhlo to the LLVM dialect for the CPU, shapes symbolic",
+      [](OpPassManager &pm) { buildCpuPipeline(pm); });
+}
+
+} // namespace anyshape::jit

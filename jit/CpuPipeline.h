@@ -1,0 +1,20 @@
+//===- CpuPipeline.h - the CPU compile pipeline -------------------*- C++ -*-===//
+#pragma once
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace anyshape::jit {
+
+/// Every stage from imported dhlo to the LLVM dialect, in order (see
+/// docs/pipeline.md). Registered as `anyshape-cpu-pipeline` in anyshape-opt.
+void buildCpuPipeline(mlir::OpPassManager &pm);
+
+/// Prepares @main's calling convention before bufferization: inputs are
+/// read-only, every output is a fresh allocation the caller frees, and the
+/// C interface wrapper is emitted.
+void prepareEntryAbi(mlir::ModuleOp module);
+
+void registerCpuPipeline();
+
+} // namespace anyshape::jit

@@ -1,0 +1,146 @@
+//===- Executable.cpp - calling the JITed entry ------------------*- C++ -*-===//
+//
+// @main's C interface takes one ranked memref descriptor per input
+// {allocated, aligned, offset, sizes[r], strides[r]} and returns a struct
+// of one descriptor per output through its first argument; every field is
+// 8 bytes, so descriptors are built and read as int64 words. Outputs are
+// fresh allocations (CpuPipeline.cpp's entry ABI) that this file frees.
+//
+//===----------------------------------------------------------------------===//
+#include "jit/Executable.h"
+
+#include "ir/graph/Bindings.h"
+#include "ir/graph/DType.h"
+
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace anyshape::jit {
+namespace {
+
+std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
+/// Copies a (possibly strided) result buffer into contiguous bytes.
+void copyOut(const char *base, const std::vector<int64_t> &shape,
+             const std::vector<int64_t> &strides, int64_t elementSize,
+             std::string &out) {
+  int64_t count = 1;
+  for (int64_t d : shape)
+    count *= d;
+  out.resize(static_cast<size_t>(count * elementSize));
+  if (count == 0)
+    return;
+  if (strides == rowMajorStrides(shape)) {
+    std::memcpy(out.data(), base, out.size());
+    return;
+  }
+  std::vector<int64_t> index(shape.size(), 0);
+  for (int64_t k = 0; k < count; ++k) {
+    int64_t offset = 0;
+    for (size_t d = 0; d < shape.size(); ++d)
+      offset += index[d] * strides[d];
+    std::memcpy(out.data() + k * elementSize, base + offset * elementSize,
+                elementSize);
+    for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+      if (++index[d] < shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+}
+
+} // namespace
+
+Executable::Executable(v1::Graph graph, std::vector<TensorSignature> outputs,
+                       std::unique_ptr<mlir::ExecutionEngine> engine)
+    : graph_(std::move(graph)), outputs_(std::move(outputs)),
+      engine_(std::move(engine)) {}
+
+Executable::~Executable() = default;
+
+StatusOr<std::vector<v1::Tensor>>
+Executable::run(const std::vector<v1::Tensor> &inputs) const {
+  if (static_cast<int>(inputs.size()) != graph_.inputs_size())
+    return invalidArgument("expected " + std::to_string(graph_.inputs_size()) +
+                           " inputs, got " + std::to_string(inputs.size()));
+  std::vector<std::vector<int64_t>> shapes;
+  for (int k = 0; k < graph_.inputs_size(); ++k) {
+    const v1::Tensor &t = inputs[k];
+    const v1::Input &declared = graph_.inputs(k);
+    if (t.dtype() != declared.type().dtype())
+      return invalidArgument("input '" + declared.name() + "' is " +
+                             dtypeName(t.dtype()) + ", expected " +
+                             dtypeName(declared.type().dtype()));
+    int64_t count = 1;
+    for (int64_t d : t.shape())
+      if (d < 0 || __builtin_mul_overflow(count, d, &count) ||
+          count > limits_.maxElementsPerTensor)
+        return invalidArgument("input '" + declared.name() +
+                               "' has an invalid or too large shape");
+    if (static_cast<int64_t>(t.data().size()) !=
+        count * dtypeByteSize(t.dtype()))
+      return invalidArgument("input '" + declared.name() + "' has " +
+                             std::to_string(t.data().size()) +
+                             " bytes, its shape needs " +
+                             std::to_string(count * dtypeByteSize(t.dtype())));
+    shapes.emplace_back(t.shape().begin(), t.shape().end());
+  }
+  ANYSHAPE_RETURN_IF_ERROR(bindSymbols(graph_, shapes).status());
+
+  // Input descriptors (read-only: the entry never writes its inputs).
+  std::vector<std::vector<int64_t>> descriptors;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    auto data = reinterpret_cast<int64_t>(inputs[k].data().data());
+    std::vector<int64_t> d{data, data, 0};
+    d.insert(d.end(), shapes[k].begin(), shapes[k].end());
+    std::vector<int64_t> strides = rowMajorStrides(shapes[k]);
+    d.insert(d.end(), strides.begin(), strides.end());
+    descriptors.push_back(std::move(d));
+  }
+  size_t resultWords = 0;
+  for (const TensorSignature &s : outputs_)
+    resultWords += 3 + 2 * s.rank;
+  std::vector<int64_t> results(resultWords, 0);
+  void *resultPtr = results.data();
+  std::vector<void *> descriptorPtrs;
+  for (auto &d : descriptors)
+    descriptorPtrs.push_back(d.data());
+  std::vector<void *> args{&resultPtr};
+  for (void *&p : descriptorPtrs)
+    args.push_back(&p);
+  if (llvm::Error error = engine_->invokePacked("_mlir_ciface_main", args))
+    return internalError("invoking the executable failed: " +
+                         llvm::toString(std::move(error)));
+
+  std::vector<v1::Tensor> outputs;
+  size_t at = 0;
+  for (const TensorSignature &s : outputs_) {
+    auto *allocated = reinterpret_cast<void *>(results[at]);
+    auto *aligned = reinterpret_cast<const char *>(results[at + 1]);
+    int64_t offset = results[at + 2];
+    std::vector<int64_t> shape(results.begin() + at + 3,
+                               results.begin() + at + 3 + s.rank);
+    std::vector<int64_t> strides(results.begin() + at + 3 + s.rank,
+                                 results.begin() + at + 3 + 2 * s.rank);
+    at += 3 + 2 * s.rank;
+    int64_t elementSize = dtypeByteSize(s.dtype);
+    v1::Tensor out;
+    out.set_dtype(s.dtype);
+    for (int64_t d : shape)
+      out.add_shape(d);
+    copyOut(aligned + offset * elementSize, shape, strides, elementSize,
+            *out.mutable_data());
+    std::free(allocated);
+    outputs.push_back(std::move(out));
+  }
+  return outputs;
+}
+
+} // namespace anyshape::jit

@@ -1,0 +1,49 @@
+//===- Executable.h - a compiled graph ----------------------------*- C++ -*-===//
+//
+// The JITed code of one graph plus what is needed to call it: the graph's
+// declared inputs (checked against every call's shapes before any data is
+// touched) and each output's dtype and rank. run() is safe to call from
+// many threads at once: it keeps no per-call state in the object.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "anyshape/v1/graph.pb.h"
+#include "ir/graph/Limits.h"
+#include "runtime/support/Status.h"
+
+#include <memory>
+#include <vector>
+
+namespace mlir {
+class ExecutionEngine;
+} // namespace mlir
+
+namespace anyshape::jit {
+
+struct TensorSignature {
+  v1::DType dtype;
+  int64_t rank;
+};
+
+class Executable {
+public:
+  Executable(v1::Graph graph, std::vector<TensorSignature> outputs,
+             std::unique_ptr<mlir::ExecutionEngine> engine);
+  ~Executable();
+
+  /// Runs on `inputs` (in graph input order); outputs in graph output
+  /// order. Shape mismatches are INVALID_ARGUMENT naming the input and dim.
+  StatusOr<std::vector<v1::Tensor>>
+  run(const std::vector<v1::Tensor> &inputs) const;
+
+  const v1::Graph &graph() const { return graph_; }
+
+private:
+  v1::Graph graph_;
+  std::vector<TensorSignature> outputs_;
+  std::unique_ptr<mlir::ExecutionEngine> engine_;
+  GraphLimits limits_;
+};
+
+} // namespace anyshape::jit
