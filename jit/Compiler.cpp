@@ -1,4 +1,5 @@
-//===- Compiler.cpp - graph to Executable -------------------------*- C++ -*-===//
+//===- Compiler.cpp - graph to Executable -------------------------*- C++
+//-*-===//
 //
 // validate -> import (dhlo) -> entry ABI -> CPU pipeline -> LLVM -> ORC JIT.
 // Diagnostics from any stage are collected into the returned Status; a

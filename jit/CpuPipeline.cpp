@@ -1,4 +1,5 @@
-//===- CpuPipeline.cpp - the CPU compile pipeline ----------------*- C++ -*-===//
+//===- CpuPipeline.cpp - the CPU compile pipeline ----------------*- C++
+//-*-===//
 //
 // The whole CPU lowering as one readable list of stages. Symbolic dims
 // stay symbolic throughout: every dynamic size is computed at run time

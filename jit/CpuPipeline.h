@@ -1,4 +1,5 @@
-//===- CpuPipeline.h - the CPU compile pipeline -------------------*- C++ -*-===//
+//===- CpuPipeline.h - the CPU compile pipeline -------------------*- C++
+//-*-===//
 #pragma once
 
 #include "mlir/IR/BuiltinOps.h"

@@ -1,4 +1,5 @@
-//===- Dialects.h - what the CPU pipeline needs registered -------*- C++ -*-===//
+//===- Dialects.h - what the CPU pipeline needs registered -------*- C++
+//-*-===//
 #pragma once
 
 #include "mlir/IR/DialectRegistry.h"

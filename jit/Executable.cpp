@@ -1,4 +1,5 @@
-//===- Executable.cpp - calling the JITed entry ------------------*- C++ -*-===//
+//===- Executable.cpp - calling the JITed entry ------------------*- C++
+//-*-===//
 //
 // @main's C interface takes one ranked memref descriptor per input
 // {allocated, aligned, offset, sizes[r], strides[r]} and returns a struct

@@ -1,4 +1,5 @@
-//===- Executable.h - a compiled graph ----------------------------*- C++ -*-===//
+//===- Executable.h - a compiled graph ----------------------------*- C++
+//-*-===//
 //
 // The JITed code of one graph plus what is needed to call it: the graph's
 // declared inputs (checked against every call's shapes before any data is

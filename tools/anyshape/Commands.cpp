@@ -172,7 +172,8 @@ int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
   for (const auto &[name, size] : *dims)
     if (std::find(info->symbols.begin(), info->symbols.end(), name) ==
         info->symbols.end())
-      return usage("--dims names '" + name + "', which is not a symbol of "
+      return usage("--dims names '" + name +
+                   "', which is not a symbol of "
                    "the graph");
   auto shapes = inputShapesFor(*graph, *dims, EvalOptions().limits);
   if (!shapes)
@@ -195,9 +196,9 @@ int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
   }
   if (!outputs)
     return fail(outputs.status());
-  std::printf("graph %s  backend %s  dims %s  run %.2f ms", graph->name().c_str(),
-              backend.c_str(), dimsText.empty() ? "(none)" : dimsText.c_str(),
-              runMs);
+  std::printf("graph %s  backend %s  dims %s  run %.2f ms",
+              graph->name().c_str(), backend.c_str(),
+              dimsText.empty() ? "(none)" : dimsText.c_str(), runMs);
   if (backend == "cpu")
     std::printf("  compile %.0f ms", compileMs);
   std::printf("\n");

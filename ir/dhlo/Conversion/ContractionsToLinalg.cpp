@@ -77,9 +77,10 @@ struct GatherLowering : OpRewritePattern<GatherOp> {
         loc, TypeRange{init->getType()}, ValueRange{indices}, ValueRange{*init},
         maps, parallelIterators(rank),
         [&](OpBuilder &b, Location l, ValueRange args) {
-          Value row = b.create<arith::IndexCastOp>(l, b.getIndexType(), args[0]);
-          row = b.create<arith::MinSIOp>(l, b.create<arith::MaxSIOp>(l, row, zero),
-                                         last);
+          Value row =
+              b.create<arith::IndexCastOp>(l, b.getIndexType(), args[0]);
+          row = b.create<arith::MinSIOp>(
+              l, b.create<arith::MaxSIOp>(l, row, zero), last);
           SmallVector<Value> at;
           for (int64_t d = 0; d < axis; ++d)
             at.push_back(b.create<linalg::IndexOp>(l, d));
@@ -98,7 +99,10 @@ struct GatherLowering : OpRewritePattern<GatherOp> {
 TypedAttr reductionInit(OpBuilder &b, StringRef kind, Type t) {
   if (auto f = llvm::dyn_cast<FloatType>(t)) {
     double inf = std::numeric_limits<double>::infinity();
-    double v = kind == "sum" ? 0.0 : kind == "prod" ? 1.0 : kind == "max" ? -inf : inf;
+    double v = kind == "sum"    ? 0.0
+               : kind == "prod" ? 1.0
+               : kind == "max"  ? -inf
+                                : inf;
     return b.getFloatAttr(f, v);
   }
   unsigned width = t.getIntOrFloatBitWidth();
@@ -136,10 +140,12 @@ struct ReduceLowering : OpRewritePattern<ReduceOp> {
     if (failed(empty) || failed(result))
       return failure();
     StringRef kind = op.getKind();
-    Value initValue =
-        rewriter.create<arith::ConstantOp>(loc, reductionInit(rewriter, kind, accType));
-    Value acc = rewriter.create<linalg::FillOp>(loc, initValue, *empty).result();
-    int64_t rank = llvm::cast<RankedTensorType>(op.getOperand().getType()).getRank();
+    Value initValue = rewriter.create<arith::ConstantOp>(
+        loc, reductionInit(rewriter, kind, accType));
+    Value acc =
+        rewriter.create<linalg::FillOp>(loc, initValue, *empty).result();
+    int64_t rank =
+        llvm::cast<RankedTensorType>(op.getOperand().getType()).getRank();
     SmallVector<AffineExpr> kept;
     SmallVector<utils::IteratorType> iterators;
     for (int64_t d = 0; d < rank; ++d) {
@@ -164,7 +170,8 @@ struct ReduceLowering : OpRewritePattern<ReduceOp> {
                   b.create<linalg::YieldOp>(l, combine(b, l, kind, args[1], x));
                 })
             .getResult(0);
-    rewriter.replaceOp(op, roundTo(rewriter, loc, reduced, elementType, *result));
+    rewriter.replaceOp(op,
+                       roundTo(rewriter, loc, reduced, elementType, *result));
     return success();
   }
 };
@@ -194,8 +201,8 @@ struct DotGeneralLowering : OpRewritePattern<DotGeneralOp> {
                       rc = op.getRhsContractingDimensions();
     int64_t resultRank = op.getType().getRank();
     int64_t loops = resultRank + lc.size();
-    SmallVector<AffineExpr> lhsExprs(lhsType.getRank()), rhsExprs(rhsType.getRank()),
-        outExprs;
+    SmallVector<AffineExpr> lhsExprs(lhsType.getRank()),
+        rhsExprs(rhsType.getRank()), outExprs;
     int64_t next = 0;
     for (auto [l, r] : llvm::zip(lb, rb)) {
       lhsExprs[l] = rhsExprs[r] = rewriter.getAffineDimExpr(next++);
@@ -232,12 +239,14 @@ struct DotGeneralLowering : OpRewritePattern<DotGeneralOp> {
                   }
                   Value m = isFloat ? Value(b.create<arith::MulFOp>(l, x, y))
                                     : Value(b.create<arith::MulIOp>(l, x, y));
-                  Value s = isFloat ? Value(b.create<arith::AddFOp>(l, args[2], m))
-                                    : Value(b.create<arith::AddIOp>(l, args[2], m));
+                  Value s = isFloat
+                                ? Value(b.create<arith::AddFOp>(l, args[2], m))
+                                : Value(b.create<arith::AddIOp>(l, args[2], m));
                   b.create<linalg::YieldOp>(l, s);
                 })
             .getResult(0);
-    rewriter.replaceOp(op, roundTo(rewriter, loc, product, elementType, *result));
+    rewriter.replaceOp(op,
+                       roundTo(rewriter, loc, product, elementType, *result));
     return success();
   }
 };

@@ -1,4 +1,5 @@
-//===- ConvertDhloToLinalg.cpp - the dhlo-convert-to-linalg pass -*- C++ -*-===//
+//===- ConvertDhloToLinalg.cpp - the dhlo-convert-to-linalg pass -*- C++
+//-*-===//
 //
 // Decides, with the shape constraint analysis, which broadcast dims can
 // never stretch (recorded as `dhlo.stretch` for the pattern), applies the

@@ -26,9 +26,9 @@ struct ElementwiseToGeneric : RewritePattern {
     if (!llvm::isa<DhloDialect>(op->getDialect()))
       return failure();
     const OpInfo *info = lookupOp(op->getName().stripDialect());
-    if (!info || (info->opClass != OpClass::Unary &&
-                  info->opClass != OpClass::Binary &&
-                  info->opClass != OpClass::Select))
+    if (!info ||
+        (info->opClass != OpClass::Unary && info->opClass != OpClass::Binary &&
+         info->opClass != OpClass::Select))
       return failure();
     Location loc = op->getLoc();
     auto resultType = llvm::cast<RankedTensorType>(op->getResult(0).getType());
@@ -38,7 +38,8 @@ struct ElementwiseToGeneric : RewritePattern {
       return failure();
     SmallVector<AffineMap> maps;
     for (Value operand : op->getOperands()) {
-      int64_t operandRank = llvm::cast<RankedTensorType>(operand.getType()).getRank();
+      int64_t operandRank =
+          llvm::cast<RankedTensorType>(operand.getType()).getRank();
       maps.push_back(operandRank == rank
                          ? rewriter.getMultiDimIdentityMap(rank)
                          : AffineMap::get(rank, 0, {}, rewriter.getContext()));
@@ -71,7 +72,8 @@ struct IotaToGeneric : OpRewritePattern<IotaOp> {
     int64_t axis = op.getIotaDimensionAttr().getInt();
     Type elementType = op.getType().getElementType();
     auto generic = rewriter.create<linalg::GenericOp>(
-        op.getLoc(), TypeRange{init->getType()}, ValueRange{}, ValueRange{*init},
+        op.getLoc(), TypeRange{init->getType()}, ValueRange{},
+        ValueRange{*init},
         SmallVector<AffineMap>{rewriter.getMultiDimIdentityMap(rank)},
         parallelIterators(rank), [&](OpBuilder &b, Location loc, ValueRange) {
           Value index = b.create<linalg::IndexOp>(loc, axis);

@@ -1,4 +1,5 @@
-//===- Passes.h - dhlo conversions -------------------------------*- C++ -*-===//
+//===- Passes.h - dhlo conversions -------------------------------*- C++
+//-*-===//
 #pragma once
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

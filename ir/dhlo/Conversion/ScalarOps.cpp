@@ -93,8 +93,10 @@ Value floatBinary(OpBuilder &b, Location loc, StringRef op, Value x, Value y) {
 
 Value intDiv(OpBuilder &b, Location loc, Value x, Value y) {
   Type t = x.getType();
-  Value zero = constantLike(b, loc, t, 0), minusOne = constantLike(b, loc, t, -1);
-  Value byZero = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, y, zero);
+  Value zero = constantLike(b, loc, t, 0),
+        minusOne = constantLike(b, loc, t, -1);
+  Value byZero =
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, y, zero);
   Value byMinusOne =
       b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, y, minusOne);
   Value safe = b.create<arith::SelectOp>(
@@ -110,18 +112,21 @@ Value intPow(OpBuilder &b, Location loc, Value x, Value e) {
   Type t = x.getType();
   Value zero = constantLike(b, loc, t, 0), one = constantLike(b, loc, t, 1);
   Value minusOne = constantLike(b, loc, t, -1);
-  Value negative = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, e, zero);
+  Value negative =
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, e, zero);
   Value clamped = b.create<arith::SelectOp>(loc, negative, zero, e);
   Value power = b.create<math::IPowIOp>(loc, x, clamped);
   // Negative exponents: 1 for base 1, +-1 for base -1, else 0.
-  Value odd = b.create<arith::CmpIOp>(
-      loc, arith::CmpIPredicate::ne, b.create<arith::AndIOp>(loc, e, one), zero);
+  Value odd =
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne,
+                              b.create<arith::AndIOp>(loc, e, one), zero);
   Value ofMinusOne = b.create<arith::SelectOp>(loc, odd, minusOne, one);
   Value isOne = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, x, one);
   Value isMinusOne =
       b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, x, minusOne);
   Value negResult = b.create<arith::SelectOp>(
-      loc, isOne, one, b.create<arith::SelectOp>(loc, isMinusOne, ofMinusOne, zero));
+      loc, isOne, one,
+      b.create<arith::SelectOp>(loc, isMinusOne, ofMinusOne, zero));
   return b.create<arith::SelectOp>(loc, negative, negResult, power);
 }
 
@@ -168,8 +173,8 @@ Value compare(OpBuilder &b, Location loc, StringRef direction, Value x,
       arith::CmpIPredicate::eq,  arith::CmpIPredicate::ne,
       arith::CmpIPredicate::ult, arith::CmpIPredicate::ule,
       arith::CmpIPredicate::ugt, arith::CmpIPredicate::uge};
-  return b.create<arith::CmpIOp>(loc, isBool ? unsignedPreds[i] : signedPreds[i],
-                                 x, y);
+  return b.create<arith::CmpIOp>(
+      loc, isBool ? unsignedPreds[i] : signedPreds[i], x, y);
 }
 
 } // namespace
@@ -213,16 +218,20 @@ Value emitConvert(OpBuilder &b, Location loc, Value v, Type to) {
   Value hi = b.create<arith::ConstantOp>(loc, b.getFloatAttr(from, limit));
   Value isNan = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNO, v, v);
   Value tooLow = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLE, v, lo);
-  Value tooHigh = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGE, v, hi);
+  Value tooHigh =
+      b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGE, v, hi);
   Value outside = b.create<arith::OrIOp>(
       loc, isNan, b.create<arith::OrIOp>(loc, tooLow, tooHigh));
-  Value safe = b.create<arith::SelectOp>(loc, outside,
-                                         constantLike(b, loc, from, 0), v);
+  Value safe =
+      b.create<arith::SelectOp>(loc, outside, constantLike(b, loc, from, 0), v);
   Value r = b.create<arith::FPToSIOp>(loc, to, safe);
-  int64_t maxValue = toWidth == 64 ? INT64_MAX : (int64_t(1) << (toWidth - 1)) - 1;
+  int64_t maxValue =
+      toWidth == 64 ? INT64_MAX : (int64_t(1) << (toWidth - 1)) - 1;
   int64_t minValue = toWidth == 64 ? INT64_MIN : -(int64_t(1) << (toWidth - 1));
-  r = b.create<arith::SelectOp>(loc, tooHigh, constantLike(b, loc, to, maxValue), r);
-  return b.create<arith::SelectOp>(loc, tooLow, constantLike(b, loc, to, minValue), r);
+  r = b.create<arith::SelectOp>(loc, tooHigh,
+                                constantLike(b, loc, to, maxValue), r);
+  return b.create<arith::SelectOp>(loc, tooLow,
+                                   constantLike(b, loc, to, minValue), r);
 }
 
 Value emitScalarOp(OpBuilder &b, Location loc, StringRef opName,
@@ -238,14 +247,13 @@ Value emitScalarOp(OpBuilder &b, Location loc, StringRef opName,
     // f16/bf16: compute in f32, round once.
     SmallVector<Value> wide;
     for (Value arg : args)
-      wide.push_back(isHalf(operandType)
-                         ? Value(b.create<arith::ExtFOp>(loc, b.getF32Type(), arg))
-                         : arg);
+      wide.push_back(isHalf(operandType) ? Value(b.create<arith::ExtFOp>(
+                                               loc, b.getF32Type(), arg))
+                                         : arg);
     Value r;
     if (op == "compare")
-      return compare(b, loc,
-                     attrs.getAs<StringAttr>("direction").getValue(), wide[0],
-                     wide[1]);
+      return compare(b, loc, attrs.getAs<StringAttr>("direction").getValue(),
+                     wide[0], wide[1]);
     r = wide.size() == 1 ? floatUnary(b, loc, op, wide[0])
                          : floatBinary(b, loc, op, wide[0], wide[1]);
     if (r && isHalf(operandType))

@@ -58,8 +58,9 @@ struct BroadcastInDimLowering : OpRewritePattern<BroadcastInDimOp> {
     if (affine) {
       SmallVector<AffineExpr> exprs;
       for (int64_t i = 0; i < operandType.getRank(); ++i)
-        exprs.push_back(stretch[i] == 0 ? rewriter.getAffineConstantExpr(0)
-                                        : rewriter.getAffineDimExpr(mapping[i]));
+        exprs.push_back(stretch[i] == 0
+                            ? rewriter.getAffineConstantExpr(0)
+                            : rewriter.getAffineDimExpr(mapping[i]));
       SmallVector<AffineMap> maps{
           AffineMap::get(rank, 0, exprs, rewriter.getContext()),
           rewriter.getMultiDimIdentityMap(rank)};
@@ -86,9 +87,9 @@ struct BroadcastInDimLowering : OpRewritePattern<BroadcastInDimOp> {
           Value zero = indexConstant(b, l, 0);
           for (int64_t i = 0; i < operandType.getRank(); ++i) {
             Value index = b.create<linalg::IndexOp>(l, mapping[i]);
-            indices.push_back(
-                stretch[i] == 0   ? zero
-                : stretch[i] == 1 ? index
+            indices.push_back(stretch[i] == 0 ? zero
+                              : stretch[i] == 1
+                                  ? index
                                   : Value(b.create<arith::SelectOp>(
                                         l, isOne[i], zero, index)));
           }
@@ -173,8 +174,8 @@ struct ConcatenateLowering : OpRewritePattern<ConcatenateOp> {
     int64_t rank = op.getType().getRank();
     Value result = *init, offset = indexConstant(rewriter, loc, 0);
     for (Value input : op.getInputs()) {
-      SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)),
-          sizes, strides(rank, rewriter.getIndexAttr(1));
+      SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)), sizes,
+          strides(rank, rewriter.getIndexAttr(1));
       offsets[axis] = offset;
       for (int64_t d = 0; d < rank; ++d)
         sizes.push_back(dimValue(rewriter, loc, input, d));
@@ -198,8 +199,8 @@ struct PadLowering : OpRewritePattern<PadOp> {
       return failure();
     Value operand = op.getOperand();
     int64_t rank = op.getType().getRank();
-    Value padValue =
-        rewriter.create<tensor::ExtractOp>(loc, op.getPaddingValue(), ValueRange{});
+    Value padValue = rewriter.create<tensor::ExtractOp>(
+        loc, op.getPaddingValue(), ValueRange{});
     SmallVector<Value> extents;
     for (int64_t d = 0; d < rank; ++d)
       extents.push_back(dimValue(rewriter, loc, operand, d));
@@ -217,12 +218,13 @@ struct PadLowering : OpRewritePattern<PadOp> {
           SmallVector<Value> indices;
           for (int64_t d = 0; d < rank; ++d) {
             int64_t step = (interior.empty() ? 0 : interior[d]) + 1;
-            Value shifted = b.create<arith::SubIOp>(
-                l, b.create<linalg::IndexOp>(l, d), indexConstant(b, l, low[d]));
-            Value q = b.create<arith::DivSIOp>(l, shifted,
-                                               indexConstant(b, l, step));
-            Value r = b.create<arith::RemSIOp>(l, shifted,
-                                               indexConstant(b, l, step));
+            Value shifted =
+                b.create<arith::SubIOp>(l, b.create<linalg::IndexOp>(l, d),
+                                        indexConstant(b, l, low[d]));
+            Value q =
+                b.create<arith::DivSIOp>(l, shifted, indexConstant(b, l, step));
+            Value r =
+                b.create<arith::RemSIOp>(l, shifted, indexConstant(b, l, step));
             Value ok = b.create<arith::AndIOp>(
                 l,
                 b.create<arith::CmpIOp>(l, arith::CmpIPredicate::sge, shifted,
@@ -239,8 +241,8 @@ struct PadLowering : OpRewritePattern<PadOp> {
           auto branch = b.create<scf::IfOp>(
               l, inside,
               [&](OpBuilder &t, Location tl) {
-                t.create<scf::YieldOp>(
-                    tl, Value(t.create<tensor::ExtractOp>(tl, operand, indices)));
+                t.create<scf::YieldOp>(tl, Value(t.create<tensor::ExtractOp>(
+                                               tl, operand, indices)));
               },
               [&](OpBuilder &e, Location el) {
                 e.create<scf::YieldOp>(el, padValue);
@@ -273,7 +275,8 @@ struct DimSizeLowering : OpRewritePattern<DimSizeOp> {
     Value asI64 =
         rewriter.create<arith::IndexCastOp>(loc, rewriter.getI64Type(), size);
     rewriter.replaceOpWithNewOp<tensor::FromElementsOp>(
-        op, RankedTensorType::get({}, rewriter.getI64Type()), ValueRange{asI64});
+        op, RankedTensorType::get({}, rewriter.getI64Type()),
+        ValueRange{asI64});
     return success();
   }
 };
