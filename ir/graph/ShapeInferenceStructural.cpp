@@ -146,6 +146,10 @@ StatusOr<SymTensorType> inferSlice(const v1::SliceAttrs &attrs,
     auto extent = SymExpr::sub(limit, start);
     if (!extent)
       return invalidArgument("slice bounds overflow int64" + where);
+    // Symbolic bounds can still have a static difference ("n + 1" to n).
+    if (auto e = extent->constantValue(); e && *e < 0)
+      return invalidArgument("slice start " + start.toString() +
+                             " exceeds limit " + limit.toString() + where);
     if (stride == 1)
       result.dims.push_back(std::move(*extent));
     else if (auto e = extent->constantValue())

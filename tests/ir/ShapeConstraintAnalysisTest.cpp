@@ -172,6 +172,40 @@ TEST_F(AnalysisTest, ContradictionsAreReported) {
       << analysis.contradictions().front();
 }
 
+TEST_F(AnalysisTest, UnsolvableLinearEqualitiesAreContradictions) {
+  // concatenate([n], [n]) -> [5]: 2n = 5 has no integer solution.
+  parse(R"(
+    func.func @f(%a: tensor<?xf32, #dhlo.shape<n>>) -> tensor<5xf32> {
+      %0 = dhlo.concatenate %a, %a {dimension = 0 : i64} : (tensor<?xf32, #dhlo.shape<n>>, tensor<?xf32, #dhlo.shape<n>>) -> tensor<5xf32>
+      return %0 : tensor<5xf32>
+    })");
+  ShapeConstraintAnalysis analysis(func_);
+  ASSERT_EQ(analysis.contradictions().size(), 1u);
+  EXPECT_NE(analysis.contradictions().front().find("no solution in sizes"),
+            std::string::npos);
+}
+
+TEST_F(AnalysisTest, RepresentativesPreferUserThenImporterSymbols) {
+  // "?3" (the importer's) and an analysis atom merge: "?3" names the class.
+  auto v = parse(R"(
+    func.func @f(%a: tensor<?xf32, #dhlo.shape<"?3">>, %b: tensor<?xf32>) -> tensor<?xf32> {
+      %0 = dhlo.add %a, %b : (tensor<?xf32, #dhlo.shape<"?3">>, tensor<?xf32>) -> tensor<?xf32>
+      return %0 : tensor<?xf32>
+    })");
+  ShapeConstraintAnalysis analysis(func_);
+  EXPECT_EQ(analysis.canonicalDim(v[1], 0).toString(), "?3");
+}
+
+TEST_F(AnalysisTest, AnonymousBroadcastTargetCopiesTheOperandDim) {
+  auto v = parse(R"(
+    func.func @f(%x: tensor<?xf32>) -> tensor<?x2xf32> {
+      %0 = dhlo.broadcast_in_dim %x {broadcast_dimensions = array<i64: 0>, shape = #dhlo.shape<?, 2>} : (tensor<?xf32>) -> tensor<?x2xf32>
+      return %0 : tensor<?x2xf32>
+    })");
+  ShapeConstraintAnalysis analysis(func_);
+  EXPECT_TRUE(analysis.isEqual(v[0], 0, v[1], 0));
+}
+
 TEST_F(AnalysisTest, BertEncoderLayerClasses) {
   auto graph = loadGraphFile(std::string(ANYSHAPE_SOURCE_DIR) +
                              "/examples/bert_encoder_layer.pbtxt");

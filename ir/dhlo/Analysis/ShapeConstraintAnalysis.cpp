@@ -46,9 +46,13 @@ asScaledAtom(const std::pair<const SymExpr::Monomial, int64_t> &term) {
 /// Preferred representative: a user's symbol over a fresh one, then the
 /// lexicographically smaller name, so printed output is stable.
 bool preferAsRepresentative(const std::string &a, const std::string &b) {
-  bool userA = isValidSymbolName(a), userB = isValidSymbolName(b);
-  if (userA != userB)
-    return userA;
+  // User symbols, then the importer's fresh ones ("?3"), then the
+  // analysis' own atoms ("#3"), which name nothing outside it.
+  auto rank = [](const std::string &s) {
+    return isValidSymbolName(s) ? 0 : (!s.empty() && s[0] == '?') ? 1 : 2;
+  };
+  if (rank(a) != rank(b))
+    return rank(a) < rank(b);
   return a < b;
 }
 
@@ -146,7 +150,7 @@ void ShapeConstraintAnalysis::collectConstraints(Operation *op) {
   }
   if (auto concat = llvm::dyn_cast<ConcatenateOp>(op)) {
     int64_t axis = concat.getDimensionAttr().getInt();
-    Poly sum;
+    std::optional<Poly> sum = SymExpr::constant(0);
     for (Value input : concat.getInputs()) {
       const auto *in = dimsOf(input);
       if (!in || in->size() != result->size())
@@ -154,10 +158,11 @@ void ShapeConstraintAnalysis::collectConstraints(Operation *op) {
       for (size_t i = 0; i < in->size(); ++i)
         if (static_cast<int64_t>(i) != axis)
           equate((*in)[i], (*result)[i]);
-      if (auto next = SymExpr::add(sum, (*in)[axis]))
-        sum = *next;
+      if (sum)
+        sum = SymExpr::add(*sum, (*in)[axis]);
     }
-    equate(sum, (*result)[axis]);
+    if (sum)
+      equate(*sum, (*result)[axis]);
     return;
   }
   if (auto dot = llvm::dyn_cast<DotGeneralOp>(op)) {
@@ -190,12 +195,16 @@ void ShapeConstraintAnalysis::collectConstraints(Operation *op) {
     const auto *in = dimsOf(reshape.getOperand());
     if (!in)
       return;
-    Poly a = SymExpr::constant(1), b = SymExpr::constant(1);
+    // A product that overflows is no fact at all (never a partial one).
+    std::optional<Poly> a = SymExpr::constant(1), b = SymExpr::constant(1);
     for (const Poly &d : *in)
-      a = SymExpr::mul(a, d).value_or(a);
+      if (a)
+        a = SymExpr::mul(*a, d);
     for (const Poly &d : *result)
-      b = SymExpr::mul(b, d).value_or(b);
-    products_.emplace_back(a, b);
+      if (b)
+        b = SymExpr::mul(*b, d);
+    if (a && b)
+      products_.emplace_back(*a, *b);
     // Inferring a -1 divides by the other target dims: none is zero.
     ShapeAttr target = reshape.getShape();
     for (int64_t i = 0; i < target.getRank(); ++i)
@@ -210,9 +219,16 @@ void ShapeConstraintAnalysis::collectConstraints(Operation *op) {
     // Only an operand dim known not to be 1 must equal its target; that may
     // become known while solving, so these are kept as conditional pairs.
     const auto *in = dimsOf(broadcast.getOperand());
-    for (auto [i, r] : llvm::enumerate(broadcast.getBroadcastDimensions()))
-      if (in && r >= 0 && r < static_cast<int64_t>(result->size()))
+    ShapeAttr target = broadcast.getShape();
+    for (auto [i, r] : llvm::enumerate(broadcast.getBroadcastDimensions())) {
+      if (!in || r < 0 || r >= static_cast<int64_t>(result->size()))
+        continue;
+      // An anonymous target dim copies its operand dim: always equal.
+      if (r < target.getRank() && !target.getDim(r))
+        equate((*in)[i], (*result)[r]);
+      else
         broadcasts_.emplace_back((*in)[i], (*result)[r]);
+    }
     return;
   }
 }
@@ -323,11 +339,16 @@ bool ShapeConstraintAnalysis::solveEquality(const Poly &a, const Poly &b) {
   }
   if (!linear)
     return define(*diff);
-  // c*X + k == 0  ->  X = -k / c
+  // c*X + k == 0  ->  X = -k / c, which must be a size (an integer >= 0).
   if (atoms.size() == 1) {
     auto [c, x] = atoms[0];
-    if (constant % c != 0 || -constant / c < 0)
+    if (constant % c != 0 || -constant / c < 0) {
+      std::string message =
+          a.toString() + " == " + b.toString() + " has no solution in sizes";
+      if (!llvm::is_contained(contradictions_, message))
+        contradictions_.push_back(message);
       return false;
+    }
     return bindValue(x, -constant / c);
   }
   // c*X - c*Y == 0  ->  X = Y

@@ -224,8 +224,12 @@ RankedTensorType tensorTypeOf(MLIRContext *context, const SymTensorType &type) {
     });
     dims.push_back(local ? std::nullopt : std::optional<SymExpr>(dim));
   }
+  // No encoding when it would say nothing beyond the tensor's own shape.
+  bool anyKnown = llvm::any_of(dims, [](const std::optional<SymExpr> &d) {
+    return d && !d->isConstant();
+  });
   Attribute encoding;
-  if (!allStatic)
+  if (!allStatic && anyKnown)
     encoding = ShapeAttr::get(context, dims);
   return RankedTensorType::get(shape, elementTypeOf(context, type.dtype),
                                encoding);

@@ -69,6 +69,18 @@ bool areCompatible(TypeRange inferred, TypeRange actual) {
   return true;
 }
 
+/// Equal types mean equal shapes only when every dim is known: static, or
+/// a symbol expression (equal expressions are equal sizes). Two `?` dims
+/// may differ at run time.
+bool fullyKnown(Type type) {
+  auto tensor = llvm::cast<RankedTensorType>(type);
+  auto shape = llvm::dyn_cast_or_null<ShapeAttr>(tensor.getEncoding());
+  for (int64_t d = 0; d < tensor.getRank(); ++d)
+    if (tensor.isDynamicDim(d) && !(shape && shape.getDim(d)))
+      return false;
+  return true;
+}
+
 bool isIdentity(ArrayRef<int64_t> permutation) {
   for (auto [i, p] : llvm::enumerate(permutation))
     if (static_cast<int64_t>(i) != p)
@@ -184,14 +196,16 @@ OpFoldResult ConvertOp::fold(FoldAdaptor) {
 }
 
 OpFoldResult BroadcastInDimOp::fold(FoldAdaptor) {
-  if (getOperand().getType() == getType() &&
+  if (getOperand().getType() == getType() && fullyKnown(getType()) &&
       isIdentity(getBroadcastDimensions()))
     return getOperand();
   return nullptr;
 }
 
 OpFoldResult ReshapeOp::fold(FoldAdaptor) {
-  return getOperand().getType() == getType() ? getOperand() : nullptr;
+  return getOperand().getType() == getType() && fullyKnown(getType())
+             ? getOperand()
+             : nullptr;
 }
 
 OpFoldResult TransposeOp::fold(FoldAdaptor) {

@@ -17,6 +17,15 @@ namespace anyshape::dhlo {
 #define GEN_PASS_REGISTRATION
 #include "ir/dhlo/Transforms/Passes.h.inc"
 
+/// Whether a shape pass may change `value`'s type: every user is a dhlo op
+/// (their verifiers accept any refinement) or the return of a function no
+/// symbol refers to (so no call site's types go stale).
+bool canRetype(mlir::Value value);
+
+/// Sets `func`'s type from its entry block's argument types and its
+/// return's operand types, if no symbol refers to the function.
+void updateSignature(mlir::func::FuncOp func);
+
 /// The front half of the compile pipeline: propagate shapes, simplify them
 /// with the constraint analysis, canonicalize, CSE. Registered as
 /// `dhlo-simplify` so anyshape-opt reproduces exactly what the compiler

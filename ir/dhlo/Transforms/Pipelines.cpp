@@ -6,11 +6,55 @@
 //===----------------------------------------------------------------------===//
 #include "ir/dhlo/Transforms/Passes.h"
 
+#include "ir/dhlo/IR/DhloDialect.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
 namespace anyshape::dhlo {
+
+namespace {
+bool isUncalled(mlir::func::FuncOp func) {
+  auto module = func->getParentOfType<mlir::ModuleOp>();
+  return !module || mlir::SymbolTable::symbolKnownUseEmpty(func, module);
+}
+} // namespace
+
+bool canRetype(mlir::Value value) {
+  auto isArgOfCalledFunction = [&] {
+    auto arg = llvm::dyn_cast<mlir::BlockArgument>(value);
+    auto func =
+        arg ? llvm::dyn_cast<mlir::func::FuncOp>(arg.getOwner()->getParentOp())
+            : nullptr;
+    return func && !isUncalled(func);
+  };
+  if (isArgOfCalledFunction())
+    return false;
+  for (mlir::Operation *user : value.getUsers()) {
+    if (llvm::isa<mlir::func::ReturnOp>(user)) {
+      auto func = user->getParentOfType<mlir::func::FuncOp>();
+      if (!func || !isUncalled(func))
+        return false;
+      continue;
+    }
+    if (!llvm::isa<DhloDialect>(user->getDialect()))
+      return false;
+  }
+  return true;
+}
+
+void updateSignature(mlir::func::FuncOp func) {
+  if (!isUncalled(func) || func.getBody().empty())
+    return;
+  mlir::Operation *terminator = func.getBody().back().getTerminator();
+  func.setType(mlir::FunctionType::get(
+      func.getContext(), func.getBody().front().getArgumentTypes(),
+      terminator->getOperandTypes()));
+}
 
 void buildDhloSimplifyPipeline(mlir::OpPassManager &pm) {
   mlir::OpPassManager &func = pm.nest<mlir::func::FuncOp>();

@@ -2,8 +2,9 @@
 //
 // dhlo-shape-propagation: re-infers result types in program order and keeps
 // the more informative of declared and inferred, dim by dim. Refinement only
-// ever adds knowledge consistent with the shape rules, so users of a refined
-// value stay valid.
+// ever adds knowledge consistent with the shape rules, so dhlo users of a
+// refined value stay valid; values with other users keep their types
+// (canRetype).
 //
 //===----------------------------------------------------------------------===//
 #include "ir/dhlo/IR/DhloDialect.h"
@@ -43,8 +44,12 @@ RankedTensorType refine(RankedTensorType declared, RankedTensorType inferred) {
     allStatic &= value.has_value();
     dims.push_back(best);
   }
-  Attribute encoding =
-      allStatic ? Attribute() : ShapeAttr::get(declared.getContext(), dims);
+  bool anyKnown = llvm::any_of(dims, [](const std::optional<SymExpr> &d) {
+    return d && !d->isConstant();
+  });
+  Attribute encoding = allStatic || !anyKnown
+                           ? Attribute()
+                           : ShapeAttr::get(declared.getContext(), dims);
   return RankedTensorType::get(shape, declared.getElementType(), encoding);
 }
 
@@ -63,14 +68,11 @@ struct ShapePropagationPass : impl::ShapePropagationBase<ShapePropagationPass> {
       for (auto [result, type] : llvm::zip(op->getResults(), inferred)) {
         auto declared = llvm::dyn_cast<RankedTensorType>(result.getType());
         auto better = llvm::dyn_cast<RankedTensorType>(type);
-        if (declared && better)
+        if (declared && better && canRetype(result))
           result.setType(refine(declared, better));
       }
     });
-    // The signature follows the values actually returned.
-    Operation *terminator = func.getBody().back().getTerminator();
-    func.setType(FunctionType::get(context, func.getArgumentTypes(),
-                                   terminator->getOperandTypes()));
+    updateSignature(func);
   }
 };
 

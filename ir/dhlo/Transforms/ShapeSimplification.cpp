@@ -40,8 +40,12 @@ Type canonicalType(const ShapeConstraintAnalysis &analysis, Value v) {
     allStatic &= value.has_value();
     dims.push_back(unnamed ? std::nullopt : std::optional<SymExpr>(dim));
   }
-  Attribute encoding =
-      allStatic ? Attribute() : ShapeAttr::get(type.getContext(), dims);
+  bool anyKnown = llvm::any_of(dims, [](const std::optional<SymExpr> &d) {
+    return d && !d->isConstant();
+  });
+  Attribute encoding = allStatic || !anyKnown
+                           ? Attribute()
+                           : ShapeAttr::get(type.getContext(), dims);
   return RankedTensorType::get(shape, type.getElementType(), encoding);
 }
 
@@ -56,21 +60,28 @@ struct ShapeSimplificationPass
         func.emitWarning("shape constraints contradict (the function fails "
                          "at run time for every input): ")
             << c;
-      SmallVector<std::pair<Value, Type>> updates;
-      func.walk([&](Operation *op) {
-        for (Region &region : op->getRegions())
-          for (Block &block : region)
-            for (BlockArgument arg : block.getArguments())
-              updates.emplace_back(arg, canonicalType(analysis, arg));
-        for (Value result : op->getResults())
-          updates.emplace_back(result, canonicalType(analysis, result));
-      });
-      for (auto &[value, type] : updates)
-        value.setType(type);
+      // Canonical types of contradictory constraints would make ops
+      // invalid; leave the types as they are then.
+      if (analysis.contradictions().empty()) {
+        SmallVector<std::pair<Value, Type>> updates;
+        func.walk([&](Operation *op) {
+          for (Region &region : op->getRegions())
+            for (Block &block : region)
+              for (BlockArgument arg : block.getArguments())
+                if (canRetype(arg))
+                  updates.emplace_back(arg, canonicalType(analysis, arg));
+          // Only dhlo ops accept any refinement of their result types.
+          if (!llvm::isa<DhloDialect>(op->getDialect()))
+            return;
+          for (Value result : op->getResults())
+            if (canRetype(result))
+              updates.emplace_back(result, canonicalType(analysis, result));
+        });
+        for (auto &[value, type] : updates)
+          value.setType(type);
+        updateSignature(func);
+      }
     }
-    Operation *terminator = func.getBody().back().getTerminator();
-    func.setType(FunctionType::get(context, func.getArgumentTypes(),
-                                   terminator->getOperandTypes()));
 
     RewritePatternSet patterns(context);
     for (RegisteredOperationName name : context->getRegisteredOperations())

@@ -96,10 +96,9 @@ func.func @unknown_bound(%x: tensor<4x5xf32>) -> tensor<?x?xf32> {
 
 // -----
 
-// Symbolic bounds whose difference is a negative constant: with stride 1 the
-// extent itself is the negative dim.
+// Symbolic bounds whose difference is a negative constant.
 func.func @negative_symbolic_extent(%x: tensor<?x5xf32, #dhlo.shape<n, 5>>) -> tensor<?x5xf32> {
-  // expected-error @+2 {{'dhlo.slice' negative dim -1 in f32[-1, 5]}}
+  // expected-error @+2 {{slice start n + 1 exceeds limit n at dim 0}}
   // expected-error @+1 {{failed to infer returned types}}
   %0 = dhlo.slice %x {start_indices = #dhlo.shape<"n + 1", 0>, limit_indices = #dhlo.shape<n, 5>, strides = array<i64>} : (tensor<?x5xf32, #dhlo.shape<n, 5>>) -> tensor<?x5xf32>
   return %0 : tensor<?x5xf32>
@@ -120,4 +119,14 @@ func.func @missing_strides(%x: tensor<4x5xf32>) -> tensor<?x?xf32> {
   // expected-error @+1 {{'dhlo.slice' op requires attribute 'strides'}}
   %0 = dhlo.slice %x {start_indices = #dhlo.shape<0, 0>, limit_indices = #dhlo.shape<4, 5>} : (tensor<4x5xf32>) -> tensor<?x?xf32>
   return %0 : tensor<?x?xf32>
+}
+
+// -----
+
+// The same with a stride: the extent must not be rounded toward zero.
+func.func @negative_symbolic_extent_strided(%x: tensor<?x5xf32, #dhlo.shape<n, 5>>) -> tensor<?x5xf32> {
+  // expected-error @+2 {{slice start n + 3 exceeds limit n at dim 0}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dhlo.slice %x {start_indices = #dhlo.shape<"n + 3", 0>, limit_indices = #dhlo.shape<n, 5>, strides = array<i64: 2, 1>} : (tensor<?x5xf32, #dhlo.shape<n, 5>>) -> tensor<?x5xf32>
+  return %0 : tensor<?x5xf32>
 }
