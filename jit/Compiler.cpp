@@ -13,6 +13,7 @@
 
 #include "ir/graph/Validate.h"
 #include "ir/import/GraphImporter.h"
+#include "runtime/MemrefCopy.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -70,6 +71,14 @@ Compiler::compile(const v1::Graph &graph, const CompileOptions &options) {
   auto engine = mlir::ExecutionEngine::create(*module, engineOptions);
   if (!engine)
     return internalError("JIT failed: " + llvm::toString(engine.takeError()));
+  // Runtime functions are absolute symbols: no lookup by name at run time.
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner mangle) {
+    llvm::orc::SymbolMap symbols;
+    symbols[mangle("memrefCopy")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&runtime::anyshapeMemrefCopy),
+        llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
 
   std::vector<TensorSignature> outputs;
   for (const std::string &name : graph.outputs()) {

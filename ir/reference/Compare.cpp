@@ -18,8 +18,8 @@ Tolerance toleranceFor(DType dtype) {
   }
 }
 
-Comparison compareLiterals(const Literal &actual, const Literal &expected) {
-  Comparison c;
+NumericDiff compareLiterals(const Literal &actual, const Literal &expected) {
+  NumericDiff c;
   if (actual.dtype != expected.dtype || actual.shape != expected.shape) {
     c.mismatches = 1;
     c.firstMismatch = "dtype or shape differs";

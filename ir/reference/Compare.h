@@ -21,7 +21,7 @@ struct Tolerance {
 
 Tolerance toleranceFor(DType dtype);
 
-struct Comparison {
+struct NumericDiff {
   double maxAbsError = 0;
   double maxRelError = 0;
   int64_t mismatches = 0;
@@ -31,6 +31,6 @@ struct Comparison {
 
 /// Compares two literals of the same dtype; a dtype or shape difference is
 /// one mismatch described in firstMismatch.
-Comparison compareLiterals(const Literal &actual, const Literal &expected);
+NumericDiff compareLiterals(const Literal &actual, const Literal &expected);
 
 } // namespace anyshape

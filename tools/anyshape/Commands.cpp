@@ -221,7 +221,7 @@ int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
     return fail(expected.status().withContext("reference evaluator"));
   bool ok = true;
   for (int k = 0; k < graph->outputs_size(); ++k) {
-    Comparison c = compareLiterals((*outputs)[k], (*expected)[k]);
+    NumericDiff c = compareLiterals((*outputs)[k], (*expected)[k]);
     Tolerance tol = toleranceFor((*expected)[k].dtype);
     std::printf("  check %s: max_abs_err=%.3g max_rel_err=%.3g "
                 "(atol %.0e, rtol %.0e) %s%s\n",
