@@ -70,7 +70,8 @@ Compiler::compile(const v1::Graph &graph, const CompileOptions &options) {
       static_cast<unsigned>(std::clamp(options.optLevel, 0, 3)), 0, nullptr);
   auto engine = mlir::ExecutionEngine::create(*module, engineOptions);
   if (!engine)
-    return internalError("JIT failed: " + llvm::toString(engine.takeError()));
+    return internalError("JIT failed: " + llvm::toString(engine.takeError()) +
+                         (diagnostics.empty() ? "" : ": " + diagnostics));
   // Runtime functions are absolute symbols: no lookup by name at run time.
   (*engine)->registerSymbols([](llvm::orc::MangleAndInterner mangle) {
     llvm::orc::SymbolMap symbols;

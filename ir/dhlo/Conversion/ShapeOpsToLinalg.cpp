@@ -177,8 +177,13 @@ struct ConcatenateLowering : OpRewritePattern<ConcatenateOp> {
       SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)), sizes,
           strides(rank, rewriter.getIndexAttr(1));
       offsets[axis] = offset;
+      // Static sizes as attributes: insert_slice checks them against the
+      // source type.
+      auto inputType = llvm::cast<RankedTensorType>(input.getType());
       for (int64_t d = 0; d < rank; ++d)
-        sizes.push_back(dimValue(rewriter, loc, input, d));
+        sizes.push_back(inputType.isDynamicDim(d)
+                            ? OpFoldResult(dimValue(rewriter, loc, input, d))
+                            : rewriter.getIndexAttr(inputType.getDimSize(d)));
       result = rewriter.create<tensor::InsertSliceOp>(loc, input, result,
                                                       offsets, sizes, strides);
       offset = rewriter.create<arith::AddIOp>(

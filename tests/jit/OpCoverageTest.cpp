@@ -1,0 +1,261 @@
+// Every op of the op set, on every dtype it admits, compiled once by the
+// CPU backend and compared with the reference evaluator at several shapes
+// (including 0, 1 and odd sizes): integer wraparound, division by zero,
+// saturating conversions, NaN rules and bool logic all go through here.
+#include "anyshape/client/GraphBuilder.h"
+#include "ir/graph/Bindings.h"
+#include "ir/graph/GraphText.h"
+#include "ir/graph/OpRegistry.h"
+#include "ir/reference/Compare.h"
+#include "ir/reference/Evaluator.h"
+#include "jit/Compiler.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+
+using namespace anyshape;
+using namespace anyshape::client;
+
+namespace {
+
+const DType kAllDTypes[] = {v1::DTYPE_F32, v1::DTYPE_F16, v1::DTYPE_BF16,
+                            v1::DTYPE_I32, v1::DTYPE_I64, v1::DTYPE_BOOL};
+
+/// Builds a graph with `make`, compiles it once, and compares compiled and
+/// reference outputs for n in `sizes` (inputs drawn per size).
+void check(const std::string &label,
+           const std::function<void(GraphBuilder &)> &make,
+           std::vector<int64_t> sizes = {0, 1, 5, 17}) {
+  SCOPED_TRACE(label);
+  GraphBuilder builder(label);
+  make(builder);
+  auto graph = builder.build();
+  ASSERT_TRUE(graph.isOk()) << graph.status().toString();
+  if (const char *dir = std::getenv("ANYSHAPE_DUMP_GRAPHS"))
+    (void)writeGraphFile(*graph, std::string(dir) + "/" + label + ".pbtxt");
+  auto executable = jit::Compiler::compile(*graph);
+  ASSERT_TRUE(executable.isOk()) << executable.status().toString();
+  for (int64_t n : sizes) {
+    auto shapes = inputShapesFor(*graph, {{"n", n}});
+    ASSERT_TRUE(shapes.isOk()) << shapes.status().toString();
+    std::vector<Literal> inputs;
+    std::vector<v1::Tensor> tensors;
+    for (int k = 0; k < graph->inputs_size(); ++k) {
+      inputs.push_back(randomLiteral(graph->inputs(k).type().dtype(),
+                                     (*shapes)[k], 17 * n + k));
+      tensors.push_back(literalToTensor(inputs.back()));
+    }
+    auto expected = evaluateGraph(*graph, inputs);
+    auto actual = (*executable)->run(tensors);
+    ASSERT_EQ(expected.isOk(), actual.isOk())
+        << "n=" << n << ": " << expected.status().toString() << " / "
+        << actual.status().toString();
+    if (!expected.isOk())
+      continue;
+    for (size_t o = 0; o < actual->size(); ++o) {
+      NumericDiff d =
+          compareLiterals(*literalFromTensor((*actual)[o]), (*expected)[o]);
+      EXPECT_TRUE(d.ok()) << "n=" << n << " output " << o << ": "
+                          << d.firstMismatch;
+    }
+  }
+}
+
+bool admits(const std::string &op, DType t) {
+  bool isFloat = isFloatDType(t), isInt = isIntegerDType(t);
+  if (op == "not" || op == "and" || op == "or")
+    return isInt || t == v1::DTYPE_BOOL;
+  if (op == "abs" || op == "neg" || op == "add" || op == "sub" || op == "mul" ||
+      op == "div" || op == "pow" || op == "max" || op == "min")
+    return isFloat || isInt;
+  return isFloat; // transcendental and rounding ops
+}
+
+} // namespace
+
+TEST(OpCoverage, UnaryOpsOnEveryDType) {
+  for (const OpInfo &op : allOps()) {
+    if (op.opClass != OpClass::Unary || op.name == "convert")
+      continue;
+    for (DType t : kAllDTypes) {
+      if (!admits(std::string(op.name), t))
+        continue;
+      check(std::string(op.name) + "/" + dtypeName(t), [&](GraphBuilder &b) {
+        Value x = b.parameter("x", t, {"n", 3});
+        // Shift floats into (0, 2) for log/sqrt/rsqrt; NaN cases are the
+        // subject of BinaryAndUnaryNaNs.
+        if (isFloatDType(t))
+          x = b.add(b.abs(x), b.scalar(0.25, t));
+        b.output(b.unary(std::string(op.name), x));
+      });
+    }
+  }
+}
+
+TEST(OpCoverage, BinaryOpsOnEveryDType) {
+  for (const OpInfo &op : allOps()) {
+    if (op.opClass != OpClass::Binary || op.name == "compare")
+      continue;
+    for (DType t : kAllDTypes) {
+      if (!admits(std::string(op.name), t))
+        continue;
+      check(std::string(op.name) + "/" + dtypeName(t), [&](GraphBuilder &b) {
+        Value x = b.parameter("x", t, {"n", 4});
+        Value y = b.parameter("y", t, {"n", 4});
+        // Integer operands in [0, 8) include 0 (division by zero) and, as
+        // x - 4, negatives (wraparound, truncation toward zero).
+        if (isIntegerDType(t))
+          x = b.sub(x, b.scalar(4, t));
+        if (op.name == "pow" && isFloatDType(t))
+          x = b.abs(x);
+        b.output(b.binary(std::string(op.name), x, y));
+      });
+    }
+  }
+}
+
+TEST(OpCoverage, CompareEveryDirectionAndSelect) {
+  const Comparison directions[] = {Comparison::Eq, Comparison::Ne,
+                                   Comparison::Lt, Comparison::Le,
+                                   Comparison::Gt, Comparison::Ge};
+  for (DType t : kAllDTypes)
+    check("compare/" + dtypeName(t), [&](GraphBuilder &b) {
+      Value x = b.parameter("x", t, {"n"});
+      Value y = b.parameter("y", t, {"n"});
+      for (Comparison c : directions) {
+        Value p = b.compare(x, y, c);
+        b.output(p);
+        b.output(b.select(p, x, y));
+      }
+    });
+}
+
+TEST(OpCoverage, ConvertBetweenEveryPair) {
+  for (DType from : kAllDTypes)
+    for (DType to : kAllDTypes)
+      check("convert/" + dtypeName(from) + "->" + dtypeName(to),
+            [&](GraphBuilder &b) {
+              Value x = b.parameter("x", from, {"n"});
+              // Floats scaled to [-3e9, 3e9): saturation at i32's range.
+              if (isFloatDType(from) && from == v1::DTYPE_F32)
+                x = b.mul(x, b.scalar(3e9, from));
+              b.output(b.convert(x, to));
+            });
+}
+
+TEST(OpCoverage, BinaryAndUnaryNaNs) {
+  check("nan", [](GraphBuilder &b) {
+    Value x = b.parameter("x", v1::DTYPE_F32, {"n"});
+    Value nan = b.log(b.sub(b.abs(x), b.scalar(2.0))); // log(negative)
+    b.output(b.max(nan, x));
+    b.output(b.min(x, nan));
+    b.output(b.compare(nan, nan, Comparison::Ne));
+    b.output(b.compare(nan, x, Comparison::Lt));
+    b.output(b.convert(nan, v1::DTYPE_I32));
+    b.output(b.convert(nan, v1::DTYPE_BOOL));
+    b.output(b.reduce(b.reshape(nan, {1, "n"}), {1}, Reduction::Max));
+  });
+}
+
+TEST(OpCoverage, ReductionsOnEveryNumericDType) {
+  const Reduction kinds[] = {Reduction::Sum, Reduction::Max, Reduction::Min,
+                             Reduction::Prod};
+  for (DType t : kAllDTypes) {
+    if (t == v1::DTYPE_BOOL)
+      continue;
+    check("reduce/" + dtypeName(t), [&](GraphBuilder &b) {
+      Value x = b.parameter("x", t, {"n", 3, 2});
+      for (Reduction kind : kinds) {
+        b.output(b.reduce(x, {0}, kind));
+        b.output(b.reduce(x, {1, 2}, kind));
+      }
+    });
+  }
+}
+
+TEST(OpCoverage, ShapeChangingOps) {
+  check("shape_ops", [](GraphBuilder &b) {
+    Value x = b.parameter("x", v1::DTYPE_F32, {"n", 6});
+    Value y = b.parameter("y", v1::DTYPE_I32, {"n", 6});
+    b.output(b.transpose(x, {1, 0}));
+    b.output(b.reshape(x, {-1, 3}));
+    b.output(b.reshape(x, {"n*6"}));
+    b.output(b.slice(x, {0, 1}, {"n", 6}, {2, 2}));
+    b.output(b.concatenate({x, b.neg(x), x}, 1));
+    b.output(b.concatenate({y, y}, 0));
+    b.output(b.pad(x, b.scalar(7.0), {1, -2}, {2, 1}, {1, 0}));
+    b.output(b.pad(y, b.scalar(-1, v1::DTYPE_I32), {0, 1}, {1, 0}, {2, 2}));
+    b.output(b.broadcastInDim(b.reduce(x, {1}, Reduction::Sum), {"n", 4}, {0}));
+    b.output(b.iota(v1::DTYPE_I64, {"n", 2}, 0));
+    b.output(b.iota(v1::DTYPE_F16, {3, "n"}, 1));
+    b.output(b.dimSize(x, 0));
+  });
+}
+
+TEST(OpCoverage, RuntimeSizeOneBroadcast) {
+  // m is 1 or n at run time: the broadcast must stretch exactly then.
+  GraphBuilder b("stretch");
+  Value x = b.parameter("x", v1::DTYPE_F32, {"m"});
+  b.parameter("y", v1::DTYPE_F32, {"n"});
+  b.output(b.broadcastInDim(x, {"n"}, {0}));
+  auto graph = b.build();
+  ASSERT_TRUE(graph.isOk());
+  auto executable = jit::Compiler::compile(*graph);
+  ASSERT_TRUE(executable.isOk()) << executable.status().toString();
+  for (auto [m, n] : {std::pair{1, 5}, std::pair{5, 5}, std::pair{1, 1}}) {
+    std::vector<Literal> inputs{randomLiteral(v1::DTYPE_F32, {m}, 1),
+                                randomLiteral(v1::DTYPE_F32, {n}, 2)};
+    auto expected = evaluateGraph(*graph, inputs);
+    auto actual =
+        (*executable)
+            ->run({literalToTensor(inputs[0]), literalToTensor(inputs[1])});
+    ASSERT_TRUE(expected.isOk() && actual.isOk());
+    EXPECT_TRUE(
+        compareLiterals(*literalFromTensor((*actual)[0]), (*expected)[0]).ok())
+        << "m=" << m << " n=" << n;
+  }
+}
+
+TEST(OpCoverage, GatherAndDotGeneral) {
+  for (DType t : {v1::DTYPE_F32, v1::DTYPE_BF16, v1::DTYPE_I32, v1::DTYPE_I64})
+    check("gather_dot/" + dtypeName(t),
+          [&](GraphBuilder &b) {
+            Value table = b.parameter("table", t, {"n", 3});
+            Value ids = b.parameter("ids", v1::DTYPE_I64, {4, 2});
+            Value w = b.parameter("w", t, {3, "n"});
+            // ids in [0, 8) against n rows: out-of-range ids clamp.
+            b.output(b.gather(table, ids, 0));
+            b.output(b.gather(w, ids, 1));
+            b.output(b.dotGeneral(table, w, {}, {}, {1}, {0}));
+            Value batched = b.reshape(table, {1, "n", 3});
+            b.output(b.dotGeneral(batched, batched, {0}, {0}, {2}, {2}));
+          },
+          {1, 2, 9});
+}
+
+TEST(OpCoverage, InputShapeMismatchIsAnErrorNotACrash) {
+  GraphBuilder b("mismatch");
+  Value x = b.parameter("x", v1::DTYPE_F32, {"n", 4});
+  Value y = b.parameter("y", v1::DTYPE_F32, {"n", 4});
+  b.output(b.add(x, y));
+  auto graph = b.build();
+  auto executable = jit::Compiler::compile(*graph);
+  ASSERT_TRUE(executable.isOk());
+  auto result =
+      (*executable)
+          ->run({literalToTensor(randomLiteral(v1::DTYPE_F32, {3, 4}, 1)),
+                 literalToTensor(randomLiteral(v1::DTYPE_F32, {5, 4}, 2))});
+  ASSERT_FALSE(result.isOk());
+  EXPECT_NE(result.status().message().find("input 'y' dim 0"),
+            std::string::npos)
+      << result.status().message();
+  auto wrongRank =
+      (*executable)
+          ->run({literalToTensor(randomLiteral(v1::DTYPE_F32, {3}, 1)),
+                 literalToTensor(randomLiteral(v1::DTYPE_F32, {3, 4}, 2))});
+  EXPECT_FALSE(wrongRank.isOk());
+  auto wrongBytes = literalToTensor(randomLiteral(v1::DTYPE_F32, {3, 4}, 1));
+  wrongBytes.mutable_data()->resize(7);
+  EXPECT_FALSE((*executable)->run({wrongBytes, wrongBytes}).isOk());
+}
