@@ -11,6 +11,7 @@
 #include "jit/CpuPipeline.h"
 #include "jit/Dialects.h"
 
+#include "ir/graph/Specialize.h"
 #include "ir/graph/Validate.h"
 #include "ir/import/GraphImporter.h"
 #include "runtime/MemrefCopy.h"
@@ -31,12 +32,19 @@ std::atomic<int64_t> Compiler::compiles_{0};
 int64_t Compiler::compileCount() { return compiles_.load(); }
 
 StatusOr<std::shared_ptr<Executable>>
-Compiler::compile(const v1::Graph &graph, const CompileOptions &options) {
+Compiler::compile(const v1::Graph &original, const CompileOptions &options) {
   static std::once_flag nativeTarget;
   std::call_once(nativeTarget, [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
   });
+  // Validated before specialising, so errors name the graph as written.
+  ANYSHAPE_RETURN_IF_ERROR(validateGraph(original).status());
+  v1::Graph graph = original;
+  if (!options.staticSymbols.empty()) {
+    ANYSHAPE_ASSIGN_OR_RETURN(graph,
+                              specializeGraph(original, options.staticSymbols));
+  }
   ANYSHAPE_ASSIGN_OR_RETURN(GraphInfo info, validateGraph(graph));
 
   mlir::DialectRegistry registry;

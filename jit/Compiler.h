@@ -22,6 +22,9 @@ struct CompileOptions {
   int optLevel = 3;
   /// Write the IR after each pipeline stage into this directory.
   std::string dumpIrDir;
+  /// Static specialisation: these symbols are compiled as these sizes
+  /// (ir/graph/Specialize.h). Part of the compile cache key.
+  std::map<std::string, int64_t> staticSymbols;
 };
 
 class Compiler {

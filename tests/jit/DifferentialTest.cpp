@@ -113,3 +113,35 @@ TEST(Differential, BertEncoderLayerExample) {
                     drawShapes({{"batch", {1, 2}}, {"seq", {1, 19}}}, 50, 4),
                     "bert");
 }
+
+TEST(Differential, StaticSpecialisationMatchesAndRejectsOtherShapes) {
+  v1::Graph graph = example("bert_encoder_layer.pbtxt");
+  jit::CompileOptions options;
+  options.staticSymbols = {{"batch", 1}, {"seq", 6}};
+  auto executable = jit::Compiler::compile(graph, options);
+  ASSERT_TRUE(executable.isOk()) << executable.status().toString();
+  for (int64_t seq : {6, 7}) {
+    auto shapes = inputShapesFor(graph, {{"batch", 1}, {"seq", seq}});
+    std::vector<Literal> inputs;
+    std::vector<v1::Tensor> tensors;
+    for (int k = 0; k < graph.inputs_size(); ++k) {
+      inputs.push_back(
+          randomLiteral(graph.inputs(k).type().dtype(), (*shapes)[k], k));
+      tensors.push_back(literalToTensor(inputs.back()));
+    }
+    auto actual = (*executable)->run(tensors);
+    if (seq == 7) {
+      ASSERT_FALSE(actual.isOk());
+      EXPECT_NE(actual.status().message().find("input 'x' dim 1 is 7, "
+                                               "expected 6"),
+                std::string::npos)
+          << actual.status().message();
+      continue;
+    }
+    ASSERT_TRUE(actual.isOk()) << actual.status().toString();
+    auto expected = evaluateGraph(graph, inputs);
+    NumericDiff d =
+        compareLiterals(*literalFromTensor((*actual)[0]), (*expected)[0]);
+    EXPECT_TRUE(d.ok()) << d.firstMismatch;
+  }
+}

@@ -113,9 +113,11 @@ int runFingerprint(const GlobalOptions &,
 /// Runs the graph on the compiled CPU path; timing covers run() only.
 StatusOr<std::vector<Literal>> runCompiled(const v1::Graph &graph,
                                            const std::vector<Literal> &inputs,
+                                           const jit::CompileOptions &options,
                                            double &compileMs, double &runMs) {
   auto start = std::chrono::steady_clock::now();
-  ANYSHAPE_ASSIGN_OR_RETURN(auto executable, jit::Compiler::compile(graph));
+  ANYSHAPE_ASSIGN_OR_RETURN(auto executable,
+                            jit::Compiler::compile(graph, options));
   auto compiled = std::chrono::steady_clock::now();
   std::vector<v1::Tensor> tensors;
   for (const Literal &input : inputs)
@@ -135,14 +137,16 @@ StatusOr<std::vector<Literal>> runCompiled(const v1::Graph &graph,
 
 int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
   std::string file, dimsText, seedText = "0", backend = "reference";
-  bool check = false;
+  bool check = false, specialize = false;
+  jit::CompileOptions options;
   for (size_t i = 0; i < args.size();) {
     if (takeOption(args, i, "--dims", dimsText) ||
         takeOption(args, i, "--seed", seedText) ||
-        takeOption(args, i, "--backend", backend))
+        takeOption(args, i, "--backend", backend) ||
+        takeOption(args, i, "--dump-ir", options.dumpIrDir))
       continue;
-    if (args[i] == "--check") {
-      check = true;
+    if (args[i] == "--check" || args[i] == "--static") {
+      (args[i] == "--check" ? check : specialize) = true;
       ++i;
       continue;
     }
@@ -155,6 +159,8 @@ int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
   if (backend != "reference" && backend != "cpu")
     return usage("unknown backend '" + backend +
                  "' (available: reference, cpu)");
+  if ((specialize || !options.dumpIrDir.empty()) && backend != "cpu")
+    return usage("--static and --dump-ir need --backend=cpu");
   char *end = nullptr;
   uint64_t seed = std::strtoull(seedText.c_str(), &end, 10);
   if (seedText.empty() || *end != '\0')
@@ -186,7 +192,9 @@ int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
   double compileMs = 0, runMs = 0;
   StatusOr<std::vector<Literal>> outputs = std::vector<Literal>();
   if (backend == "cpu") {
-    outputs = runCompiled(*graph, inputs, compileMs, runMs);
+    if (specialize)
+      options.staticSymbols = *dims;
+    outputs = runCompiled(*graph, inputs, options, compileMs, runMs);
   } else {
     auto start = std::chrono::steady_clock::now();
     outputs = evaluateGraph(*graph, inputs);

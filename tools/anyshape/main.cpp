@@ -23,6 +23,9 @@ commands:
       --seed N         seed of the random inputs (default 0)
       --backend NAME   reference (default): the plain reference evaluator;
                        cpu: compiled once (shapes symbolic) and JITed
+      --static         cpu: compile specialised to the --dims sizes (static
+                       fallback) instead of shape-agnostic
+      --dump-ir DIR    cpu: write the IR after every pipeline stage to DIR
       --check          also run the reference evaluator on the same inputs,
                        print max_abs_err/max_rel_err per output, exit 1
                        beyond the tolerance (docs/pipeline.md)
