@@ -10,6 +10,8 @@
 #include "ir/dhlo/Conversion/Passes.h"
 #include "ir/dhlo/IR/DhloDialect.h"
 #include "ir/dhlo/Transforms/Passes.h"
+#include "jit/CpuPipeline.h"
+#include "jit/Dialects.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -21,10 +23,7 @@
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  registry.insert<anyshape::dhlo::DhloDialect, mlir::func::FuncDialect,
-                  mlir::arith::ArithDialect, mlir::tensor::TensorDialect,
-                  mlir::linalg::LinalgDialect, mlir::math::MathDialect,
-                  mlir::scf::SCFDialect>();
+  anyshape::jit::registerCpuPipelineDialects(registry);
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   // resolve-ranked-shaped-type-result-dims: replaces tensor.dim of dhlo
@@ -32,6 +31,7 @@ int main(int argc, char **argv) {
   mlir::memref::registerResolveRankedShapeTypeResultDims();
   anyshape::dhlo::registerAllDhloPasses();
   anyshape::dhlo::registerDhloConversionPasses();
+  anyshape::jit::registerCpuPipeline();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "anyshape pass driver\n", registry));
 }

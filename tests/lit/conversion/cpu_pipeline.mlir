@@ -1,0 +1,10 @@
+// RUN: %anyshape import %examples/elementwise_reduce.pbtxt > %t.mlir
+// RUN: %anyshape-opt %t.mlir --pass-pipeline='builtin.module(anyshape-cpu-pipeline)' | FileCheck %s
+// The whole CPU pipeline on an example: only the LLVM dialect remains, the
+// entry takes memref descriptors, and sizes are read at run time.
+
+// CHECK: llvm.func @main(
+// CHECK-NOT: dhlo.
+// CHECK-NOT: linalg.
+// CHECK-NOT: memref.
+// CHECK: llvm.call @malloc
