@@ -89,6 +89,11 @@ Compiler::compile(const v1::Graph &original, const CompileOptions &options) {
     return symbols;
   });
 
+  // Materialise the machine code now, so no run pays for code generation.
+  if (auto entry = (*engine)->lookupPacked("_mlir_ciface_main"); !entry)
+    return internalError("JIT lookup failed: " +
+                         llvm::toString(entry.takeError()));
+
   std::vector<TensorSignature> outputs;
   for (const std::string &name : graph.outputs()) {
     const SymTensorType &type = info.typeOf(info.values.at(name));

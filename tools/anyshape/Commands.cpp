@@ -110,39 +110,75 @@ int runFingerprint(const GlobalOptions &,
   return 0;
 }
 
-/// Runs the graph on the compiled CPU path; timing covers run() only.
-StatusOr<std::vector<Literal>> runCompiled(const v1::Graph &graph,
-                                           const std::vector<Literal> &inputs,
-                                           const jit::CompileOptions &options,
-                                           double &compileMs, double &runMs) {
-  auto start = std::chrono::steady_clock::now();
-  ANYSHAPE_ASSIGN_OR_RETURN(auto executable,
-                            jit::Compiler::compile(graph, options));
-  auto compiled = std::chrono::steady_clock::now();
-  std::vector<v1::Tensor> tensors;
-  for (const Literal &input : inputs)
-    tensors.push_back(literalToTensor(input));
-  ANYSHAPE_ASSIGN_OR_RETURN(auto outputs, executable->run(tensors));
-  auto done = std::chrono::steady_clock::now();
-  compileMs =
-      std::chrono::duration<double, std::milli>(compiled - start).count();
-  runMs = std::chrono::duration<double, std::milli>(done - compiled).count();
-  std::vector<Literal> literals;
-  for (const v1::Tensor &t : outputs) {
-    ANYSHAPE_ASSIGN_OR_RETURN(Literal l, literalFromTensor(t));
-    literals.push_back(std::move(l));
+/// Prints one output's dtype, shape and checksums.
+void printOutput(const std::string &name, const Literal &out) {
+  double sum = 0, absSum = 0;
+  for (int64_t e = 0; e < out.numElements(); ++e) {
+    sum += out.getDouble(e);
+    absSum += std::fabs(out.getDouble(e));
   }
-  return literals;
+  double n = std::max<double>(1.0, static_cast<double>(out.numElements()));
+  std::printf("  %s: %s%s  sum=%.6g  mean_abs=%.6g\n", name.c_str(),
+              dtypeName(out.dtype).c_str(), shapeString(out.shape).c_str(), sum,
+              absSum / n);
+}
+
+/// Compares with the reference evaluator; prints one line per output.
+bool checkAgainstReference(const v1::Graph &graph,
+                           const std::vector<Literal> &inputs,
+                           const std::vector<Literal> &outputs) {
+  auto expected = evaluateGraph(graph, inputs);
+  if (!expected) {
+    std::fprintf(stderr, "error: reference evaluator: %s\n",
+                 expected.status().message().c_str());
+    return false;
+  }
+  bool ok = true;
+  for (int k = 0; k < graph.outputs_size(); ++k) {
+    NumericDiff c = compareLiterals(outputs[k], (*expected)[k]);
+    Tolerance tol = toleranceFor((*expected)[k].dtype);
+    std::printf("  check %s: max_abs_err=%.3g max_rel_err=%.3g "
+                "(atol %.0e, rtol %.0e) %s%s\n",
+                graph.outputs(k).c_str(), c.maxAbsError, c.maxRelError,
+                tol.atol, tol.rtol, c.ok() ? "ok" : "MISMATCH ",
+                c.firstMismatch.c_str());
+    ok &= c.ok();
+  }
+  return ok;
+}
+
+/// "seq=1,7,16" -> ("seq", {1, 7, 16}).
+StatusOr<std::pair<std::string, std::vector<int64_t>>>
+parseSweep(const std::string &text) {
+  size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    return invalidArgument("--sweep needs SYMBOL=N,N,...");
+  std::vector<int64_t> values;
+  std::string rest = text.substr(eq + 1);
+  for (size_t start = 0; start <= rest.size();) {
+    size_t comma = rest.find(',', start);
+    std::string item = rest.substr(start, comma - start);
+    char *end = nullptr;
+    long long v = std::strtoll(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || v < 0)
+      return invalidArgument("--sweep value '" + item + "' is not a size");
+    values.push_back(v);
+    if (comma == std::string::npos)
+      break;
+    start = comma + 1;
+  }
+  return std::make_pair(text.substr(0, eq), values);
 }
 
 int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
-  std::string file, dimsText, seedText = "0", backend = "reference";
+  std::string file, dimsText, seedText = "0", backend = "reference", sweepText;
   bool check = false, specialize = false;
   jit::CompileOptions options;
   for (size_t i = 0; i < args.size();) {
     if (takeOption(args, i, "--dims", dimsText) ||
         takeOption(args, i, "--seed", seedText) ||
         takeOption(args, i, "--backend", backend) ||
+        takeOption(args, i, "--sweep", sweepText) ||
         takeOption(args, i, "--dump-ir", options.dumpIrDir))
       continue;
     if (args[i] == "--check" || args[i] == "--static") {
@@ -161,6 +197,8 @@ int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
                  "' (available: reference, cpu)");
   if ((specialize || !options.dumpIrDir.empty()) && backend != "cpu")
     return usage("--static and --dump-ir need --backend=cpu");
+  if (specialize && !sweepText.empty())
+    return usage("--static compiles for one shape; it cannot --sweep");
   char *end = nullptr;
   uint64_t seed = std::strtoull(seedText.c_str(), &end, 10);
   if (seedText.empty() || *end != '\0')
@@ -168,6 +206,17 @@ int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
   auto dims = parseDims(dimsText);
   if (!dims)
     return usage(dims.status().message());
+  std::vector<std::map<std::string, int64_t>> runs{*dims};
+  if (!sweepText.empty()) {
+    auto sweep = parseSweep(sweepText);
+    if (!sweep)
+      return usage(sweep.status().message());
+    runs.clear();
+    for (int64_t v : sweep->second) {
+      runs.push_back(*dims);
+      runs.back()[sweep->first] = v;
+    }
+  }
 
   auto graph = loadGraphFile(file);
   if (!graph)
@@ -175,70 +224,73 @@ int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
   auto info = validateGraph(*graph);
   if (!info)
     return fail(info.status());
-  for (const auto &[name, size] : *dims)
+  for (const auto &[name, size] : runs.front())
     if (std::find(info->symbols.begin(), info->symbols.end(), name) ==
         info->symbols.end())
-      return usage("--dims names '" + name +
-                   "', which is not a symbol of "
-                   "the graph");
-  auto shapes = inputShapesFor(*graph, *dims, EvalOptions().limits);
-  if (!shapes)
-    return fail(shapes.status().withContext("(set it with --dims)"));
-  std::vector<Literal> inputs;
-  for (int k = 0; k < graph->inputs_size(); ++k)
-    inputs.push_back(randomLiteral(graph->inputs(k).type().dtype(),
-                                   (*shapes)[k], seed * 1000003 + k));
+      return usage("'" + name + "' is not a symbol of the graph");
 
-  double compileMs = 0, runMs = 0;
-  StatusOr<std::vector<Literal>> outputs = std::vector<Literal>();
+  // The CPU backend compiles once, before the first shape is known.
+  std::shared_ptr<jit::Executable> executable;
   if (backend == "cpu") {
     if (specialize)
       options.staticSymbols = *dims;
-    outputs = runCompiled(*graph, inputs, options, compileMs, runMs);
-  } else {
     auto start = std::chrono::steady_clock::now();
-    outputs = evaluateGraph(*graph, inputs);
-    runMs = std::chrono::duration<double, std::milli>(
-                std::chrono::steady_clock::now() - start)
-                .count();
+    auto compiled = jit::Compiler::compile(*graph, options);
+    if (!compiled)
+      return fail(compiled.status());
+    executable = *compiled;
+    std::printf("compiled %s for the CPU in %.0f ms (%s)\n",
+                graph->name().c_str(),
+                std::chrono::duration<double, std::milli>(
+                    std::chrono::steady_clock::now() - start)
+                    .count(),
+                specialize ? "specialised to --dims" : "every shape");
   }
-  if (!outputs)
-    return fail(outputs.status());
-  std::printf("graph %s  backend %s  dims %s  run %.2f ms",
-              graph->name().c_str(), backend.c_str(),
-              dimsText.empty() ? "(none)" : dimsText.c_str(), runMs);
-  if (backend == "cpu")
-    std::printf("  compile %.0f ms", compileMs);
-  std::printf("\n");
-  for (int k = 0; k < graph->outputs_size(); ++k) {
-    const Literal &out = (*outputs)[k];
-    double sum = 0, absSum = 0;
-    for (int64_t e = 0; e < out.numElements(); ++e) {
-      sum += out.getDouble(e);
-      absSum += std::fabs(out.getDouble(e));
+  bool allOk = true;
+  for (const auto &binding : runs) {
+    auto shapes = inputShapesFor(*graph, binding, EvalOptions().limits);
+    if (!shapes)
+      return fail(shapes.status().withContext("(set it with --dims)"));
+    std::vector<Literal> inputs;
+    for (int k = 0; k < graph->inputs_size(); ++k)
+      inputs.push_back(randomLiteral(graph->inputs(k).type().dtype(),
+                                     (*shapes)[k], seed * 1000003 + k));
+    auto start = std::chrono::steady_clock::now();
+    StatusOr<std::vector<Literal>> outputs = std::vector<Literal>();
+    if (executable) {
+      std::vector<v1::Tensor> tensors;
+      for (const Literal &input : inputs)
+        tensors.push_back(literalToTensor(input));
+      auto result = executable->run(tensors);
+      if (!result)
+        return fail(result.status());
+      std::vector<Literal> literals;
+      for (const v1::Tensor &t : *result)
+        literals.push_back(*literalFromTensor(t));
+      outputs = std::move(literals);
+    } else {
+      outputs = evaluateGraph(*graph, inputs);
     }
-    double n = std::max<double>(1.0, static_cast<double>(out.numElements()));
-    std::printf("  %s: %s%s  sum=%.6g  mean_abs=%.6g\n",
-                graph->outputs(k).c_str(), dtypeName(out.dtype).c_str(),
-                shapeString(out.shape).c_str(), sum, absSum / n);
+    double ms = std::chrono::duration<double, std::milli>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
+    if (!outputs)
+      return fail(outputs.status());
+    std::string label;
+    for (const auto &[name, size] : binding)
+      label += (label.empty() ? "" : ",") + name + "=" + std::to_string(size);
+    std::printf("graph %s  backend %s  dims %s  run %.2f ms\n",
+                graph->name().c_str(), backend.c_str(),
+                label.empty() ? "(none)" : label.c_str(), ms);
+    for (int k = 0; k < graph->outputs_size(); ++k)
+      printOutput(graph->outputs(k), (*outputs)[k]);
+    if (check)
+      allOk &= checkAgainstReference(*graph, inputs, *outputs);
   }
-  if (!check)
-    return 0;
-  auto expected = evaluateGraph(*graph, inputs);
-  if (!expected)
-    return fail(expected.status().withContext("reference evaluator"));
-  bool ok = true;
-  for (int k = 0; k < graph->outputs_size(); ++k) {
-    NumericDiff c = compareLiterals((*outputs)[k], (*expected)[k]);
-    Tolerance tol = toleranceFor((*expected)[k].dtype);
-    std::printf("  check %s: max_abs_err=%.3g max_rel_err=%.3g "
-                "(atol %.0e, rtol %.0e) %s%s\n",
-                graph->outputs(k).c_str(), c.maxAbsError, c.maxRelError,
-                tol.atol, tol.rtol, c.ok() ? "ok" : "MISMATCH ",
-                c.firstMismatch.c_str());
-    ok &= c.ok();
-  }
-  return ok ? 0 : 1;
+  if (executable)
+    std::printf("compiles in this process: %lld\n",
+                static_cast<long long>(jit::Compiler::compileCount()));
+  return allOk ? 0 : 1;
 }
 
 } // namespace anyshape::cli

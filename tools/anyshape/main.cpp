@@ -21,6 +21,8 @@ commands:
                        shape and checksums
       --dims S=N,...   sizes of the graph's named symbols (e.g. seq=128,batch=2)
       --seed N         seed of the random inputs (default 0)
+      --sweep S=N,N,.. run once per size of symbol S (the cpu backend still
+                       compiles once)
       --backend NAME   reference (default): the plain reference evaluator;
                        cpu: compiled once (shapes symbolic) and JITed
       --static         cpu: compile specialised to the --dims sizes (static
