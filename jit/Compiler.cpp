@@ -14,6 +14,8 @@
 #include "ir/graph/Specialize.h"
 #include "ir/graph/Validate.h"
 #include "ir/import/GraphImporter.h"
+#include "jit/Passes.h"
+#include "runtime/Gemm.h"
 #include "runtime/MemrefCopy.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -85,6 +87,9 @@ Compiler::compile(const v1::Graph &original, const CompileOptions &options) {
     llvm::orc::SymbolMap symbols;
     symbols[mangle("memrefCopy")] = {
         llvm::orc::ExecutorAddr::fromPtr(&runtime::anyshapeMemrefCopy),
+        llvm::JITSymbolFlags::Exported};
+    symbols[mangle(std::string("_mlir_ciface_") + kBatchMatmulF32)] = {
+        llvm::orc::ExecutorAddr::fromPtr(&runtime::anyshapeBatchMatmulF32),
         llvm::JITSymbolFlags::Exported};
     return symbols;
   });

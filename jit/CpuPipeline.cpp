@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "jit/CpuPipeline.h"
 
+#include "jit/Passes.h"
+
 #include "ir/dhlo/Conversion/Passes.h"
 #include "ir/dhlo/Transforms/Passes.h"
 
@@ -65,7 +67,9 @@ void buildCpuPipeline(OpPassManager &pm) {
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
   bufferization::BufferDeallocationPipelineOptions deallocation;
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
-  // 4. Loops, then the LLVM dialect.
+  // 4. f32 matmuls to the GEMM library; everything else to loops; then the
+  // LLVM dialect.
+  pm.addPass(createBatchMatmulToRuntimeCall());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(arith::createArithExpandOpsPass()); // ceildiv, maximumf, ...
@@ -85,6 +89,7 @@ void buildCpuPipeline(OpPassManager &pm) {
 }
 
 void registerCpuPipeline() {
+  registerJitPasses();
   PassPipelineRegistration<>(
       "anyshape-cpu-pipeline",
       "Imported dhlo to the LLVM dialect for the CPU, shapes symbolic",

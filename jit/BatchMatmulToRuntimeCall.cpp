@@ -1,0 +1,60 @@
+//===- BatchMatmulToRuntimeCall.cpp - GEMM through the runtime ---*- C++
+//-*-===//
+//
+// anyshape-batch-matmul-to-runtime-call (see Passes.td). The callee takes
+// fully dynamic strided rank-3 memrefs, so one declaration serves every
+// call site whatever its layout.
+//
+//===----------------------------------------------------------------------===//
+#include "jit/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Builders.h"
+
+namespace anyshape::jit {
+
+#define GEN_PASS_DEF_BATCHMATMULTORUNTIMECALL
+#include "jit/Passes.h.inc"
+
+using namespace mlir;
+
+namespace {
+
+struct BatchMatmulToRuntimeCallPass
+    : impl::BatchMatmulToRuntimeCallBase<BatchMatmulToRuntimeCallPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *context = &getContext();
+    OpBuilder b(context);
+    int64_t dynamic = ShapedType::kDynamic;
+    auto layout =
+        StridedLayoutAttr::get(context, dynamic, {dynamic, dynamic, dynamic});
+    auto argType =
+        MemRefType::get({dynamic, dynamic, dynamic}, b.getF32Type(), layout);
+    func::FuncOp callee;
+    module.walk([&](linalg::BatchMatmulOp op) {
+      if (!op.hasPureBufferSemantics() ||
+          !llvm::all_of(op->getOperandTypes(), [](Type t) {
+            return llvm::cast<MemRefType>(t).getElementType().isF32();
+          }))
+        return;
+      if (!callee) {
+        b.setInsertionPointToStart(module.getBody());
+        callee = b.create<func::FuncOp>(
+            module.getLoc(), kBatchMatmulF32,
+            b.getFunctionType({argType, argType, argType}, {}));
+        callee.setPrivate();
+        callee->setAttr("llvm.emit_c_interface", b.getUnitAttr());
+      }
+      b.setInsertionPoint(op);
+      SmallVector<Value> args;
+      for (Value operand : op->getOperands())
+        args.push_back(b.create<memref::CastOp>(op.getLoc(), argType, operand));
+      b.create<func::CallOp>(op.getLoc(), callee, args);
+      op.erase();
+    });
+  }
+};
+
+} // namespace
+} // namespace anyshape::jit

@@ -1,0 +1,20 @@
+//===- Passes.h - CPU backend passes ------------------------------*- C++
+//-*-===//
+#pragma once
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Pass/Pass.h"
+
+namespace anyshape::jit {
+
+#define GEN_PASS_DECL
+#include "jit/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "jit/Passes.h.inc"
+
+/// The runtime function the GEMM calls go to (C interface name).
+inline constexpr const char *kBatchMatmulF32 = "anyshapeBatchMatmulF32";
+
+} // namespace anyshape::jit

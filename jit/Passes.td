@@ -1,0 +1,26 @@
+//===- Passes.td - CPU backend passes ----------------------*- tablegen -*-===//
+//
+// Passes of the CPU backend proper (after bufferization); flags prefixed
+// `anyshape-`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ANYSHAPE_JIT_PASSES
+#define ANYSHAPE_JIT_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def BatchMatmulToRuntimeCall
+    : Pass<"anyshape-batch-matmul-to-runtime-call", "mlir::ModuleOp"> {
+  let summary = "Call the GEMM library for f32 linalg.batch_matmul on buffers";
+  let description = [{
+    Replaces each f32 `linalg.batch_matmul` on memrefs with a call of
+    `anyshapeBatchMatmulF32` (runtime/Gemm.h) on strided views of the same
+    buffers, through MLIR's C interface. The runtime binds the symbol as an
+    absolute address when the executable is JITed.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+#endif // ANYSHAPE_JIT_PASSES

@@ -1,0 +1,110 @@
+// Batched f32 GEMM through oneDNN's matmul with runtime dims (see Gemm.h).
+#include "Gemm.h"
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <cstring>
+#include <vector>
+
+namespace anyshape::runtime {
+namespace {
+
+using dnnl::memory;
+
+constexpr int64_t kRuntime = DNNL_RUNTIME_DIM_VAL;
+
+// One primitive for every shape: all dims runtime, dense row-major layout
+// (runtime strides would select oneDNN's reference implementation, an
+// order of magnitude slower; dense operands get its JIT GEMM).
+struct MatmulKernel {
+  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+  dnnl::matmul matmul;
+
+  MatmulKernel() {
+    auto md = memory::desc({kRuntime, kRuntime, kRuntime},
+                           memory::data_type::f32, memory::format_tag::abc);
+    dnnl::matmul::desc desc(md, md, md); // oneDNN 2.x (Debian 12)
+    matmul = dnnl::matmul(dnnl::matmul::primitive_desc(desc, engine));
+  }
+};
+
+MatmulKernel &kernel() {
+  static MatmulKernel k; // thread-safe initialisation; execution is too
+  return k;
+}
+
+bool isDense(const Memref3D &m) {
+  int64_t expected = 1;
+  for (int d = 2; d >= 0; --d) {
+    if (m.sizes[d] != 1 && m.strides[d] != expected)
+      return false;
+    expected *= m.sizes[d];
+  }
+  return true;
+}
+
+int64_t count(const Memref3D &m) {
+  return m.sizes[0] * m.sizes[1] * m.sizes[2];
+}
+
+/// Visits every element's offset (relative to aligned + offset).
+template <typename Fn> void forEach(const Memref3D &m, Fn &&fn) {
+  int64_t k = 0;
+  for (int64_t i = 0; i < m.sizes[0]; ++i)
+    for (int64_t j = 0; j < m.sizes[1]; ++j)
+      for (int64_t l = 0; l < m.sizes[2]; ++l)
+        fn(k++, i * m.strides[0] + j * m.strides[1] + l * m.strides[2]);
+}
+
+/// A dense view of `m`: its own buffer if dense, else a packed copy.
+float *densePointer(const Memref3D &m, std::vector<float> &scratch) {
+  float *base = m.aligned + m.offset;
+  if (isDense(m))
+    return base;
+  scratch.resize(count(m));
+  forEach(m, [&](int64_t k, int64_t at) { scratch[k] = base[at]; });
+  return scratch.data();
+}
+
+memory::desc denseDesc(const Memref3D &m) {
+  return memory::desc({m.sizes[0], m.sizes[1], m.sizes[2]},
+                      memory::data_type::f32, memory::format_tag::abc);
+}
+
+} // namespace
+
+extern "C" void anyshapeBatchMatmulF32(Memref3D *a, Memref3D *b, Memref3D *c) {
+  int64_t batch = c->sizes[0], m = c->sizes[1], n = c->sizes[2];
+  int64_t k = a->sizes[2];
+  if (batch == 0 || m == 0 || n == 0)
+    return;
+  if (k == 0) { // an empty sum: zeros
+    for (int64_t i = 0; i < batch; ++i)
+      for (int64_t r = 0; r < m; ++r)
+        for (int64_t col = 0; col < n; ++col)
+          c->aligned[c->offset + i * c->strides[0] + r * c->strides[1] +
+                     col * c->strides[2]] = 0.0f;
+    return;
+  }
+  MatmulKernel &kk = kernel();
+  std::vector<float> aScratch, bScratch, cScratch;
+  float *aData = densePointer(*a, aScratch);
+  float *bData = densePointer(*b, bScratch);
+  float *cBase = c->aligned + c->offset;
+  bool cDense = isDense(*c);
+  if (!cDense)
+    cScratch.resize(count(*c));
+  float *cData = cDense ? cBase : cScratch.data();
+  dnnl::stream stream(kk.engine);
+  memory src(denseDesc(*a), kk.engine, aData);
+  memory weights(denseDesc(*b), kk.engine, bData);
+  memory dst(denseDesc(*c), kk.engine, cData);
+  kk.matmul.execute(
+      stream,
+      {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}});
+  stream.wait();
+  if (!cDense)
+    forEach(*c, [&](int64_t k, int64_t at) { cBase[at] = cScratch[k]; });
+}
+
+} // namespace anyshape::runtime

@@ -1,0 +1,27 @@
+// GEMM for JITed code: batched f32 matrix multiplication through oneDNN.
+//
+// The CPU pipeline lowers every f32 dot_general to a batched matmul
+// C[b] = A[b] x B[b] on strided buffers and calls this function with MLIR's
+// C interface (one ranked descriptor per operand). One oneDNN primitive,
+// created on first use with every dim a runtime value, serves every shape:
+// no primitive creation on the request path. Operands that are not dense
+// row-major are packed first.
+#pragma once
+
+#include <cstdint>
+
+namespace anyshape::runtime {
+
+/// A rank-3 MLIR memref descriptor.
+struct Memref3D {
+  float *allocated;
+  float *aligned;
+  int64_t offset;
+  int64_t sizes[3];
+  int64_t strides[3];
+};
+
+/// c[b, m, n] = sum_k a[b, m, k] * b[b, k, n] (c is overwritten).
+extern "C" void anyshapeBatchMatmulF32(Memref3D *a, Memref3D *b, Memref3D *c);
+
+} // namespace anyshape::runtime
