@@ -73,7 +73,19 @@ void BM_EncoderStatic(benchmark::State &state) {
 
 } // namespace
 
-BENCHMARK(BM_EncoderDynamic)->Arg(16)->Arg(64)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_EncoderStatic)->Arg(16)->Arg(64)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_EncoderDynamic)
+    ->Arg(16)
+    ->Arg(64)
+    ->Arg(128)
+    ->Arg(256)
+    ->Arg(512)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_EncoderStatic)
+    ->Arg(16)
+    ->Arg(64)
+    ->Arg(128)
+    ->Arg(256)
+    ->Arg(512)
+    ->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();
