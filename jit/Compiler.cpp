@@ -105,8 +105,8 @@ Compiler::compile(const v1::Graph &original, const CompileOptions &options) {
     outputs.push_back({type.dtype, type.rank()});
   }
   ++compiles_;
-  return std::make_shared<Executable>(graph, std::move(outputs),
-                                      std::move(*engine));
+  return std::make_shared<Executable>(graph, std::move(info),
+                                      std::move(outputs), std::move(*engine));
 }
 
 } // namespace anyshape::jit

@@ -59,10 +59,11 @@ void copyOut(const char *base, const std::vector<int64_t> &shape,
 
 } // namespace
 
-Executable::Executable(v1::Graph graph, std::vector<TensorSignature> outputs,
+Executable::Executable(v1::Graph graph, GraphInfo info,
+                       std::vector<TensorSignature> outputs,
                        std::unique_ptr<mlir::ExecutionEngine> engine)
-    : graph_(std::move(graph)), outputs_(std::move(outputs)),
-      engine_(std::move(engine)) {}
+    : graph_(std::move(graph)), info_(std::move(info)),
+      outputs_(std::move(outputs)), engine_(std::move(engine)) {}
 
 Executable::~Executable() = default;
 
@@ -93,7 +94,10 @@ Executable::run(const std::vector<v1::Tensor> &inputs) const {
                              std::to_string(count * dtypeByteSize(t.dtype())));
     shapes.emplace_back(t.shape().begin(), t.shape().end());
   }
-  ANYSHAPE_RETURN_IF_ERROR(bindSymbols(graph_, shapes).status());
+  // Every shape rule on these sizes, before the kernels run: a violation
+  // here would otherwise be an out-of-bounds access in generated code.
+  ANYSHAPE_RETURN_IF_ERROR(
+      concreteShapes(graph_, info_, shapes, limits_).status());
 
   // Input descriptors (read-only: the entry never writes its inputs).
   std::vector<std::vector<int64_t>> descriptors;

@@ -1,9 +1,10 @@
 //===- Executable.h - a compiled graph ----------------------------*- C++
 //-*-===//
 //
-// The JITed code of one graph plus what is needed to call it: the graph's
-// declared inputs (checked against every call's shapes before any data is
-// touched) and each output's dtype and rank. run() is safe to call from
+// The JITed code of one graph plus what is needed to call it: the graph
+// (every call's shapes are checked against all of its shape rules before
+// any data is touched, so no kernel ever sees inconsistent sizes) and each
+// output's dtype and rank. run() is safe to call from
 // many threads at once: it keeps no per-call state in the object.
 //
 //===----------------------------------------------------------------------===//
@@ -11,6 +12,7 @@
 
 #include "anyshape/v1/graph.pb.h"
 #include "ir/graph/Limits.h"
+#include "ir/graph/Validate.h"
 #include "runtime/support/Status.h"
 
 #include <memory>
@@ -29,7 +31,8 @@ struct TensorSignature {
 
 class Executable {
 public:
-  Executable(v1::Graph graph, std::vector<TensorSignature> outputs,
+  Executable(v1::Graph graph, GraphInfo info,
+             std::vector<TensorSignature> outputs,
              std::unique_ptr<mlir::ExecutionEngine> engine);
   ~Executable();
 
@@ -42,6 +45,7 @@ public:
 
 private:
   v1::Graph graph_;
+  GraphInfo info_; // of graph_: the order and types the checks walk
   std::vector<TensorSignature> outputs_;
   std::unique_ptr<mlir::ExecutionEngine> engine_;
   GraphLimits limits_;

@@ -1,6 +1,7 @@
 // Symbol binding from input shapes and input shapes from symbols.
 #include "Bindings.h"
 
+#include "ShapeInference.h"
 #include "TensorType.h"
 
 namespace anyshape {
@@ -96,6 +97,46 @@ inputShapesFor(const v1::Graph &graph,
     shapes.push_back(std::move(shape));
   }
   return shapes;
+}
+
+StatusOr<ConcreteShapes>
+concreteShapes(const v1::Graph &graph, const GraphInfo &info,
+               const std::vector<std::vector<int64_t>> &inputShapes,
+               const GraphLimits &limits) {
+  ConcreteShapes result;
+  ANYSHAPE_ASSIGN_OR_RETURN(result.symbols, bindSymbols(graph, inputShapes));
+  ShapeContext ctx = ShapeContext::concrete(limits, result.symbols);
+  auto typeOf = [&](const std::vector<int64_t> &shape, DType dtype) {
+    SymTensorType t{dtype, {}};
+    for (int64_t d : shape)
+      t.dims.push_back(SymExpr::constant(d));
+    return t;
+  };
+  std::vector<SymTensorType> inputTypes;
+  for (int k = 0; k < graph.inputs_size(); ++k)
+    inputTypes.push_back(
+        typeOf(inputShapes[k], graph.inputs(k).type().dtype()));
+  std::vector<SymTensorType> nodeTypes(graph.nodes_size());
+  result.nodes.resize(graph.nodes_size());
+  for (int i : info.topologicalOrder) {
+    const v1::Node &node = graph.nodes(i);
+    std::vector<const SymTensorType *> operands;
+    for (const std::string &name : node.operands()) {
+      ValueRef v = info.values.at(name);
+      operands.push_back(v.isInput ? &inputTypes[v.index]
+                                   : &nodeTypes[v.index]);
+    }
+    std::string label = "node '" + node.name() + "' (" + node.op() + ")";
+    auto type = inferNodeType(node, operands, ctx);
+    if (!type)
+      return type.status().withContext(label);
+    auto shape = type->staticShape();
+    if (!shape)
+      return internalError(label + ": concrete shape inference left symbols");
+    nodeTypes[i] = std::move(*type);
+    result.nodes[i] = std::move(*shape);
+  }
+  return result;
 }
 
 } // namespace anyshape

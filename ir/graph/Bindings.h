@@ -6,6 +6,7 @@
 #pragma once
 
 #include "Limits.h"
+#include "Validate.h"
 #include "anyshape/v1/graph.pb.h"
 #include "runtime/support/Status.h"
 
@@ -28,6 +29,22 @@ bindSymbols(const v1::Graph &graph,
 StatusOr<std::vector<std::vector<int64_t>>>
 inputShapesFor(const v1::Graph &graph,
                const std::map<std::string, int64_t> &symbols,
+               const GraphLimits &limits = {});
+
+/// The concrete sizes of every value for one call.
+struct ConcreteShapes {
+  std::map<std::string, int64_t> symbols;
+  std::vector<std::vector<int64_t>> nodes; // indexed like graph.nodes()
+};
+
+/// Binds the symbols and runs every node's shape rule on concrete sizes,
+/// so every run-time condition of docs/ops.md (equal dims of elementwise
+/// operands, broadcast dims 1 or equal, reshape element counts, slice and
+/// pad bounds, contracting dims, element limits) is checked before any
+/// kernel touches data. Errors name the input or node.
+StatusOr<ConcreteShapes>
+concreteShapes(const v1::Graph &graph, const GraphInfo &info,
+               const std::vector<std::vector<int64_t>> &inputShapes,
                const GraphLimits &limits = {});
 
 } // namespace anyshape

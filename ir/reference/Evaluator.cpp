@@ -13,13 +13,6 @@ namespace {
 
 using reference::ResultType;
 
-SymTensorType concreteType(const Literal &lit) {
-  SymTensorType type{lit.dtype, {}};
-  for (int64_t d : lit.shape)
-    type.dims.push_back(SymExpr::constant(d));
-  return type;
-}
-
 /// A slice bound; concrete shape inference has already read and checked it.
 int64_t readBound(const v1::DimExpr &expr, const ShapeContext &ctx) {
   auto v = ctx.read(expr);
@@ -116,8 +109,12 @@ StatusOr<std::vector<Literal>> evaluateGraph(const v1::Graph &graph,
           " values for " + std::to_string(count) + " elements");
     shapes.push_back(in.shape);
   }
-  ANYSHAPE_ASSIGN_OR_RETURN(auto bindings, bindSymbols(graph, shapes));
-  ShapeContext ctx = ShapeContext::concrete(options.limits, bindings);
+  // All shape rules first, with the compiler's own function: the values
+  // below are then computed for shapes known to be consistent.
+  ANYSHAPE_ASSIGN_OR_RETURN(
+      ConcreteShapes sizes,
+      concreteShapes(graph, info, shapes, options.limits));
+  ShapeContext ctx = ShapeContext::concrete(options.limits, sizes.symbols);
 
   // Remaining uses of each node's value, so it can be freed after the last.
   std::vector<int> usesLeft(graph.nodes_size(), 0);
@@ -136,23 +133,11 @@ StatusOr<std::vector<Literal>> evaluateGraph(const v1::Graph &graph,
   for (int i : info.topologicalOrder) {
     const v1::Node &node = graph.nodes(i);
     std::vector<const Literal *> operands;
-    std::vector<SymTensorType> operandTypes;
-    for (const std::string &name : node.operands()) {
+    for (const std::string &name : node.operands())
       operands.push_back(&valueOf(info.values.at(name)));
-      operandTypes.push_back(concreteType(*operands.back()));
-    }
-    std::vector<const SymTensorType *> typePtrs;
-    for (const SymTensorType &t : operandTypes)
-      typePtrs.push_back(&t);
     std::string label = "node '" + node.name() + "' (" + node.op() + ")";
-    auto type = inferNodeType(node, typePtrs, ctx);
-    if (!type)
-      return type.status().withContext(label);
-    auto shape = type->staticShape();
-    if (!shape)
-      return internalError(label + ": concrete shape inference left symbols");
-    auto value =
-        evalNode(node, operands, ResultType{type->dtype, *shape}, ctx, options);
+    ResultType type{info.nodeTypes[i].dtype, sizes.nodes[i]};
+    auto value = evalNode(node, operands, type, ctx, options);
     if (!value)
       return value.status().withContext(label);
     nodeValues[i] = std::move(*value);

@@ -1,0 +1,89 @@
+// The CPU backend on graphs nobody wrote: mutated examples that still
+// validate are compiled and run at drawn shapes. Nothing may crash; a
+// validated graph must compile; and each run must agree with the reference
+// evaluator, both on whether the shapes are acceptable and on the values.
+// A validated graph may fail to compile only with a user-facing error (a
+// stored-tensor constant without a tensor store), never INTERNAL.
+#include "../unit/GraphMutator.h"
+
+#include "ir/graph/Bindings.h"
+#include "ir/graph/GraphText.h"
+#include "ir/graph/Validate.h"
+#include "ir/reference/Compare.h"
+#include "ir/reference/Evaluator.h"
+#include "jit/Compiler.h"
+
+#include <gtest/gtest.h>
+
+using namespace anyshape;
+
+namespace {
+
+void fuzzCompiled(const std::string &example, int graphs,
+                  std::map<std::string, int64_t> dims) {
+  auto original =
+      loadGraphFile(std::string(ANYSHAPE_SOURCE_DIR) + "/examples/" + example);
+  ASSERT_TRUE(original.isOk());
+  std::vector<std::string> names;
+  for (const auto &input : original->inputs())
+    names.push_back(input.name());
+  for (const auto &node : original->nodes())
+    names.push_back(node.name());
+  EvalOptions eval;
+  eval.limits.maxElementsPerTensor = 1 << 22;
+  int compiled = 0;
+  for (int it = 0; compiled < graphs && it < 40 * graphs; ++it) {
+    test::GraphMutator mutator(0xc0de0000u + it);
+    v1::Graph graph = *original;
+    for (int m = 0; m <= it % 2; ++m)
+      mutator.mutate(graph, names);
+    if (!validateGraph(graph, eval.limits).isOk())
+      continue;
+    auto executable = jit::Compiler::compile(graph);
+    if (!executable.isOk()) {
+      // Only a user's mistake may stop a validated graph (a constant that
+      // names a stored tensor, with no store); never a compiler failure.
+      EXPECT_NE(executable.status().code(), StatusCode::Internal)
+          << "iteration " << it << ": " << executable.status().toString();
+      continue;
+    }
+    ++compiled;
+    auto shapes = inputShapesFor(graph, dims, eval.limits);
+    if (!shapes.isOk())
+      continue;
+    std::vector<Literal> inputs;
+    std::vector<v1::Tensor> tensors;
+    for (int k = 0; k < graph.inputs_size(); ++k) {
+      inputs.push_back(
+          randomLiteral(graph.inputs(k).type().dtype(), (*shapes)[k], k));
+      tensors.push_back(literalToTensor(inputs.back()));
+    }
+    auto expected = evaluateGraph(graph, inputs, eval);
+    auto actual = (*executable)->run(tensors);
+    ASSERT_EQ(expected.isOk(), actual.isOk())
+        << "iteration " << it << ": reference " << expected.status().toString()
+        << ", compiled " << actual.status().toString();
+    if (!expected.isOk())
+      continue;
+    for (size_t o = 0; o < actual->size(); ++o) {
+      auto literal = literalFromTensor((*actual)[o]);
+      ASSERT_TRUE(literal.isOk());
+      NumericDiff d = compareLiterals(*literal, (*expected)[o]);
+      EXPECT_TRUE(d.ok()) << "iteration " << it << " output " << o << ": "
+                          << d.firstMismatch;
+    }
+  }
+  EXPECT_EQ(compiled, graphs) << example;
+}
+
+} // namespace
+
+TEST(CompiledFuzz, ElementwiseReduce) {
+  fuzzCompiled("elementwise_reduce.pbtxt", 40, {{"rows", 3}, {"cols", 5}});
+}
+
+TEST(CompiledFuzz, Embedding) {
+  fuzzCompiled("embedding.pbtxt", 25, {{"batch", 2}, {"seq", 3}});
+}
+
+TEST(CompiledFuzz, Mlp) { fuzzCompiled("mlp.pbtxt", 25, {{"batch", 2}}); }
