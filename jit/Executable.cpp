@@ -63,7 +63,14 @@ Executable::Executable(v1::Graph graph, GraphInfo info,
                        std::vector<TensorSignature> outputs,
                        std::unique_ptr<mlir::ExecutionEngine> engine)
     : graph_(std::move(graph)), info_(std::move(info)),
-      outputs_(std::move(outputs)), engine_(std::move(engine)) {}
+      outputs_(std::move(outputs)), engine_(std::move(engine)) {
+  // Compiler::compile has looked this up already, so it cannot fail here.
+  auto entry = engine_->lookupPacked("_mlir_ciface_main");
+  if (entry)
+    entry_ = *entry;
+  else
+    llvm::consumeError(entry.takeError());
+}
 
 Executable::~Executable() = default;
 
@@ -120,9 +127,9 @@ Executable::run(const std::vector<v1::Tensor> &inputs) const {
   std::vector<void *> args{&resultPtr};
   for (void *&p : descriptorPtrs)
     args.push_back(&p);
-  if (llvm::Error error = engine_->invokePacked("_mlir_ciface_main", args))
-    return internalError("invoking the executable failed: " +
-                         llvm::toString(std::move(error)));
+  if (!entry_)
+    return internalError("the executable has no entry point");
+  entry_(args.data());
 
   std::vector<v1::Tensor> outputs;
   size_t at = 0;

@@ -48,6 +48,8 @@ private:
   GraphInfo info_; // of graph_: the order and types the checks walk
   std::vector<TensorSignature> outputs_;
   std::unique_ptr<mlir::ExecutionEngine> engine_;
+  /// The packed entry, looked up once: runs take no JIT lock.
+  void (*entry_)(void **) = nullptr;
   GraphLimits limits_;
 };
 

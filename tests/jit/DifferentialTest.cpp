@@ -12,7 +12,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <random>
+#include <thread>
 
 using namespace anyshape;
 using namespace anyshape::client;
@@ -144,4 +146,40 @@ TEST(Differential, StaticSpecialisationMatchesAndRejectsOtherShapes) {
         compareLiterals(*literalFromTensor((*actual)[0]), (*expected)[0]);
     EXPECT_TRUE(d.ok()) << d.firstMismatch;
   }
+}
+
+TEST(Differential, ConcurrentRunsOfOneExecutable) {
+  // One executable, four threads, each with its own shapes: every result
+  // must match the reference (run() keeps no per-call state in the object).
+  v1::Graph graph = example("embedding.pbtxt");
+  auto executable = jit::Compiler::compile(graph);
+  ASSERT_TRUE(executable.isOk());
+  std::vector<std::thread> threads;
+  std::atomic<int> mismatches{0}, runs{0};
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 10; ++i) {
+        int64_t seq = 1 + (t * 10 + i) % 23;
+        auto shapes =
+            inputShapesFor(graph, {{"batch", 1 + t % 2}, {"seq", seq}});
+        std::vector<Literal> inputs;
+        std::vector<v1::Tensor> tensors;
+        for (int k = 0; k < graph.inputs_size(); ++k) {
+          inputs.push_back(randomLiteral(graph.inputs(k).type().dtype(),
+                                         (*shapes)[k], t * 100 + i));
+          tensors.push_back(literalToTensor(inputs.back()));
+        }
+        auto actual = (*executable)->run(tensors);
+        auto expected = evaluateGraph(graph, inputs);
+        if (!actual.isOk() || !expected.isOk() ||
+            !compareLiterals(*literalFromTensor((*actual)[0]), (*expected)[0])
+                 .ok())
+          ++mismatches;
+        ++runs;
+      }
+    });
+  for (std::thread &t : threads)
+    t.join();
+  EXPECT_EQ(runs.load(), 40);
+  EXPECT_EQ(mismatches.load(), 0);
 }
