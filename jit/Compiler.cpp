@@ -76,8 +76,12 @@ Compiler::compile(const v1::Graph &original, const CompileOptions &options) {
     return internalError("CPU pipeline failed: " + diagnostics);
 
   mlir::ExecutionEngineOptions engineOptions;
-  engineOptions.transformer = mlir::makeOptimizingTransformer(
-      static_cast<unsigned>(std::clamp(options.optLevel, 0, 3)), 0, nullptr);
+  // `transformer` is a function_ref: the function must outlive create().
+  std::function<llvm::Error(llvm::Module *)> optimize =
+      mlir::makeOptimizingTransformer(
+          static_cast<unsigned>(std::clamp(options.optLevel, 0, 3)), 0,
+          nullptr);
+  engineOptions.transformer = optimize;
   auto engine = mlir::ExecutionEngine::create(*module, engineOptions);
   if (!engine)
     return internalError("JIT failed: " + llvm::toString(engine.takeError()) +
