@@ -15,6 +15,7 @@
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -106,10 +107,26 @@ Executable::run(const std::vector<v1::Tensor> &inputs) const {
   ANYSHAPE_RETURN_IF_ERROR(
       concreteShapes(graph_, info_, shapes, limits_).status());
 
+  // Bool bytes other than 0 and 1 mean true on the wire but are undefined
+  // for generated code (it loads an i1): normalise them in a copy.
+  std::vector<std::string> normalised(inputs.size());
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const std::string &bytes = inputs[k].data();
+    if (inputs[k].dtype() != v1::DTYPE_BOOL ||
+        std::all_of(bytes.begin(), bytes.end(),
+                    [](char c) { return c == 0 || c == 1; }))
+      continue;
+    normalised[k] = bytes;
+    for (char &c : normalised[k])
+      c = c != 0;
+  }
+
   // Input descriptors (read-only: the entry never writes its inputs).
   std::vector<std::vector<int64_t>> descriptors;
   for (size_t k = 0; k < inputs.size(); ++k) {
-    auto data = reinterpret_cast<int64_t>(inputs[k].data().data());
+    const std::string &bytes =
+        normalised[k].empty() ? inputs[k].data() : normalised[k];
+    auto data = reinterpret_cast<int64_t>(bytes.data());
     std::vector<int64_t> d{data, data, 0};
     d.insert(d.end(), shapes[k].begin(), shapes[k].end());
     std::vector<int64_t> strides = rowMajorStrides(shapes[k]);

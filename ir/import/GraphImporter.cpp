@@ -252,8 +252,7 @@ OwningOpRef<ModuleOp> importGraph(MLIRContext &context, const v1::Graph &graph,
   SmallVector<Value> results;
   for (const std::string &name : graph.outputs())
     results.push_back(valueOf(name));
-  auto ret = b.create<func::ReturnOp>(graphLoc, results);
-  (void)ret;
+  b.create<func::ReturnOp>(graphLoc, results);
   for (int k = 0; k < graph.outputs_size(); ++k)
     func.setResultAttr(k, "dhlo.name", b.getStringAttr(graph.outputs(k)));
   if (failed(mlir::verify(*module)))

@@ -259,3 +259,22 @@ TEST(OpCoverage, InputShapeMismatchIsAnErrorNotACrash) {
   wrongBytes.mutable_data()->resize(7);
   EXPECT_FALSE((*executable)->run({wrongBytes, wrongBytes}).isOk());
 }
+
+TEST(OpCoverage, BoolInputBytesOtherThanOneAreTrue) {
+  GraphBuilder b("bools");
+  Value p = b.parameter("p", v1::DTYPE_BOOL, {"n"});
+  b.output(b.logicalNot(p));
+  b.output(b.convert(p, v1::DTYPE_I32));
+  auto graph = b.build();
+  auto executable = jit::Compiler::compile(*graph);
+  ASSERT_TRUE(executable.isOk());
+  v1::Tensor input;
+  input.set_dtype(v1::DTYPE_BOOL);
+  input.add_shape(4);
+  input.set_data(std::string("\x00\x01\x02\xff", 4));
+  auto outputs = (*executable)->run({input});
+  ASSERT_TRUE(outputs.isOk()) << outputs.status().toString();
+  EXPECT_EQ((*outputs)[0].data(), std::string("\x01\x00\x00\x00", 4));
+  Literal asInt = *literalFromTensor((*outputs)[1]);
+  EXPECT_EQ(asInt.i, (std::vector<int64_t>{0, 1, 1, 1}));
+}

@@ -1,4 +1,5 @@
-// The validate and eval subcommands.
+// The validate, fingerprint and eval subcommands (import is in
+// ImportCommand.cpp, being the only one that needs MLIR types).
 #include "Cli.h"
 
 #include "ir/graph/Fingerprint.h"

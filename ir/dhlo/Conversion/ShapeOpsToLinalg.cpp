@@ -211,7 +211,6 @@ struct PadLowering : OpRewritePattern<PadOp> {
       extents.push_back(dimValue(rewriter, loc, operand, d));
     ArrayRef<int64_t> low = op.getEdgePaddingLow();
     ArrayRef<int64_t> interior = op.getInteriorPadding();
-    Type elementType = op.getType().getElementType();
     // Each result element reads operand[(i - low) / (interior + 1)] when
     // that lands exactly on an element inside the operand, else the value.
     auto generic = rewriter.create<linalg::GenericOp>(
@@ -252,7 +251,6 @@ struct PadLowering : OpRewritePattern<PadOp> {
               [&](OpBuilder &e, Location el) {
                 e.create<scf::YieldOp>(el, padValue);
               });
-          (void)elementType;
           b.create<linalg::YieldOp>(l, branch.getResult(0));
         });
     rewriter.replaceOp(op, generic.getResults());
