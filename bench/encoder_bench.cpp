@@ -7,6 +7,7 @@
 //   build/bin/anyshape-bench-encoder [--benchmark_filter=...]
 #include "ir/graph/Bindings.h"
 #include "ir/graph/GraphText.h"
+#include "ir/graph/Validate.h"
 #include "ir/reference/Literal.h"
 #include "jit/Compiler.h"
 
@@ -71,8 +72,52 @@ void BM_EncoderStatic(benchmark::State &state) {
   runLoop(state, *specialised, inputsFor(state.range(0)));
 }
 
+void BM_EncoderDynamicUnfused(benchmark::State &state) {
+  static std::shared_ptr<jit::Executable> unfused = [] {
+    jit::CompileOptions options;
+    options.pipeline.fuse = false;
+    return compileOrDie(options);
+  }();
+  runLoop(state, *unfused, inputsFor(state.range(0)));
+}
+
+/// Host overhead: a graph whose kernel work is one element, so the time is
+/// input checks (every shape rule), marshalling and the call itself.
+void BM_HostOverheadTinyGraph(benchmark::State &state) {
+  static std::shared_ptr<jit::Executable> tiny = [] {
+    auto graph = parseGraphText(R"(
+      inputs { name: "x" type { dtype: DTYPE_F32 dims { symbol: "n" } } }
+      inputs { name: "y" type { dtype: DTYPE_F32 dims { symbol: "n" } } }
+      nodes { name: "s" op: "add" operands: "x" operands: "y" }
+      outputs: "s")");
+    auto executable = jit::Compiler::compile(*graph);
+    if (!executable)
+      std::exit(1);
+    return *executable;
+  }();
+  std::vector<v1::Tensor> inputs;
+  for (int k = 0; k < 2; ++k)
+    inputs.push_back(literalToTensor(randomLiteral(v1::DTYPE_F32, {1}, k)));
+  runLoop(state, *tiny, inputs);
+}
+
+/// The same shape checks alone (the part of run() that walks the graph).
+void BM_ShapeChecksEncoder(benchmark::State &state) {
+  auto info = validateGraph(encoder());
+  std::vector<std::vector<int64_t>> shapes{{1, state.range(0), 768},
+                                           {1, state.range(0)}};
+  for (auto _ : state)
+    benchmark::DoNotOptimize(concreteShapes(encoder(), *info, shapes));
+}
+
 } // namespace
 
+BENCHMARK(BM_HostOverheadTinyGraph)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ShapeChecksEncoder)->Arg(128)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_EncoderDynamicUnfused)
+    ->Arg(16)
+    ->Arg(128)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_EncoderDynamic)
     ->Arg(16)
     ->Arg(64)

@@ -65,7 +65,7 @@ Compiler::compile(const v1::Graph &original, const CompileOptions &options) {
     return invalidArgument(diagnostics);
   prepareEntryAbi(*module);
   mlir::PassManager pm(&context);
-  buildCpuPipeline(pm);
+  buildCpuPipeline(pm, options.pipeline);
   if (!options.dumpIrDir.empty())
     pm.enableIRPrintingToFileTree(
         [](mlir::Pass *, mlir::Operation *) { return false; },

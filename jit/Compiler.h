@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "jit/CpuPipeline.h"
 #include "jit/Executable.h"
 
 #include <atomic>
@@ -22,6 +23,8 @@ struct CompileOptions {
   int optLevel = 3;
   /// Write the IR after each pipeline stage into this directory.
   std::string dumpIrDir;
+  /// Codegen choices (fusion on or off).
+  CpuPipelineOptions pipeline;
   /// Static specialisation: these symbols are compiled as these sizes
   /// (ir/graph/Specialize.h). Part of the compile cache key.
   std::map<std::string, int64_t> staticSymbols;

@@ -51,14 +51,15 @@ void prepareEntryAbi(ModuleOp module) {
   });
 }
 
-void buildCpuPipeline(OpPassManager &pm) {
+void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
   // 1. Shapes: propagate, simplify with the constraint analysis.
   dhlo::buildDhloSimplifyPipeline(pm);
   // 2. dhlo -> linalg on tensors; fuse elementwise producers.
   pm.addNestedPass<func::FuncOp>(dhlo::createConvertDhloToLinalg());
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createCSEPass());
-  pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+  if (options.fuse)
+    pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
   pm.addPass(createMathApproximation()); // vectorisable exp/tanh/erf/...
   // 3. Tensors -> buffers, deallocated at last use.
   bufferization::OneShotBufferizationOptions bufferization;

@@ -7,9 +7,16 @@
 
 namespace anyshape::jit {
 
+/// Codegen choices of the CPU pipeline (part of the compile cache key).
+struct CpuPipelineOptions {
+  /// One kernel per op: for debugging and for measuring what fusion buys.
+  bool fuse = true;
+};
+
 /// Every stage from imported dhlo to the LLVM dialect, in order (see
 /// docs/pipeline.md). Registered as `anyshape-cpu-pipeline` in anyshape-opt.
-void buildCpuPipeline(mlir::OpPassManager &pm);
+void buildCpuPipeline(mlir::OpPassManager &pm,
+                      const CpuPipelineOptions &options = {});
 
 /// Prepares @main's calling convention before bufferization: inputs are
 /// read-only, every output is a fresh allocation the caller frees, and the

@@ -183,3 +183,25 @@ TEST(Differential, ConcurrentRunsOfOneExecutable) {
   EXPECT_EQ(runs.load(), 40);
   EXPECT_EQ(mismatches.load(), 0);
 }
+
+TEST(Differential, UnfusedPipelineAgrees) {
+  // Fusion changes kernels, never results.
+  v1::Graph graph = example("embedding.pbtxt");
+  jit::CompileOptions options;
+  options.pipeline.fuse = false;
+  auto unfused = jit::Compiler::compile(graph, options);
+  ASSERT_TRUE(unfused.isOk()) << unfused.status().toString();
+  auto shapes = inputShapesFor(graph, {{"batch", 2}, {"seq", 7}});
+  std::vector<Literal> inputs;
+  std::vector<v1::Tensor> tensors;
+  for (int k = 0; k < graph.inputs_size(); ++k) {
+    inputs.push_back(
+        randomLiteral(graph.inputs(k).type().dtype(), (*shapes)[k], k));
+    tensors.push_back(literalToTensor(inputs.back()));
+  }
+  auto actual = (*unfused)->run(tensors);
+  ASSERT_TRUE(actual.isOk());
+  auto expected = evaluateGraph(graph, inputs);
+  EXPECT_TRUE(
+      compareLiterals(*literalFromTensor((*actual)[0]), (*expected)[0]).ok());
+}
