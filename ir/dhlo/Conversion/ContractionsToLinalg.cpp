@@ -181,14 +181,9 @@ struct ReduceLowering : OpRewritePattern<ReduceOp> {
 Value productOfDims(OpBuilder &b, Location loc, Value tensor,
                     ArrayRef<int64_t> dims) {
   Value product = b.create<arith::ConstantIndexOp>(loc, 1);
-  auto type = llvm::cast<RankedTensorType>(tensor.getType());
-  for (int64_t d : dims) {
-    Value size =
-        type.isDynamicDim(d)
-            ? Value(b.create<tensor::DimOp>(loc, tensor, d))
-            : Value(b.create<arith::ConstantIndexOp>(loc, type.getDimSize(d)));
-    product = b.create<arith::MulIOp>(loc, product, size);
-  }
+  for (int64_t d : dims)
+    product =
+        b.create<arith::MulIOp>(loc, product, dimValue(b, loc, tensor, d));
   return product;
 }
 
@@ -236,13 +231,8 @@ struct DotGeneralToBatchMatmul : OpRewritePattern<DotGeneralOp> {
       if (identity)
         return side;
       SmallVector<OpFoldResult> sizes;
-      auto type = llvm::cast<RankedTensorType>(side.getType());
       for (int64_t p : perm)
-        sizes.push_back(
-            type.isDynamicDim(p)
-                ? OpFoldResult(
-                      rewriter.create<tensor::DimOp>(loc, side, p).getResult())
-                : rewriter.getIndexAttr(type.getDimSize(p)));
+        sizes.push_back(dimOf(rewriter, loc, side, p));
       Value init = rewriter.create<tensor::EmptyOp>(loc, sizes, f32);
       return rewriter.create<linalg::TransposeOp>(loc, side, init, perm)
           ->getResult(0);

@@ -1,6 +1,7 @@
 //===- LoweringUtils.cpp - shared pieces of dhlo lowerings ------*- C++ -*-===//
 #include "LoweringUtils.h"
 
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -10,6 +11,17 @@ namespace anyshape::dhlo {
 RankedTensorType withoutEncoding(Type type) {
   auto tensor = llvm::cast<RankedTensorType>(type);
   return RankedTensorType::get(tensor.getShape(), tensor.getElementType());
+}
+
+OpFoldResult dimOf(OpBuilder &b, Location loc, Value tensor, int64_t d) {
+  auto type = llvm::cast<RankedTensorType>(tensor.getType());
+  if (!type.isDynamicDim(d))
+    return b.getIndexAttr(type.getDimSize(d));
+  return b.create<tensor::DimOp>(loc, tensor, d).getResult();
+}
+
+Value dimValue(OpBuilder &b, Location loc, Value tensor, int64_t d) {
+  return getValueOrCreateConstantIndexOp(b, loc, dimOf(b, loc, tensor, d));
 }
 
 FailureOr<SmallVector<OpFoldResult>> resultDims(Operation *op, OpBuilder &b) {

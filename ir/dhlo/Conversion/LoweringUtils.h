@@ -18,6 +18,15 @@ namespace anyshape::dhlo {
 /// `type` without its #dhlo.shape encoding.
 mlir::RankedTensorType withoutEncoding(mlir::Type type);
 
+/// Dim `d` of ranked tensor `tensor`: an attribute if static, else a
+/// tensor.dim value.
+mlir::OpFoldResult dimOf(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value tensor, int64_t d);
+
+/// The same as an index value (a constant if static).
+mlir::Value dimValue(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tensor,
+                     int64_t d);
+
 /// The op's single result dims (reified) as index values or attributes.
 mlir::FailureOr<llvm::SmallVector<mlir::OpFoldResult>>
 resultDims(mlir::Operation *op, mlir::OpBuilder &b);

@@ -23,13 +23,6 @@ Value indexConstant(OpBuilder &b, Location loc, int64_t v) {
   return b.create<arith::ConstantIndexOp>(loc, v);
 }
 
-Value dimValue(OpBuilder &b, Location loc, Value tensor, int64_t d) {
-  auto type = llvm::cast<RankedTensorType>(tensor.getType());
-  if (!type.isDynamicDim(d))
-    return indexConstant(b, loc, type.getDimSize(d));
-  return b.create<tensor::DimOp>(loc, tensor, d);
-}
-
 struct BroadcastInDimLowering : OpRewritePattern<BroadcastInDimOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(BroadcastInDimOp op,
@@ -179,11 +172,8 @@ struct ConcatenateLowering : OpRewritePattern<ConcatenateOp> {
       offsets[axis] = offset;
       // Static sizes as attributes: insert_slice checks them against the
       // source type.
-      auto inputType = llvm::cast<RankedTensorType>(input.getType());
       for (int64_t d = 0; d < rank; ++d)
-        sizes.push_back(inputType.isDynamicDim(d)
-                            ? OpFoldResult(dimValue(rewriter, loc, input, d))
-                            : rewriter.getIndexAttr(inputType.getDimSize(d)));
+        sizes.push_back(dimOf(rewriter, loc, input, d));
       result = rewriter.create<tensor::InsertSliceOp>(loc, input, result,
                                                       offsets, sizes, strides);
       offset = rewriter.create<arith::AddIOp>(
