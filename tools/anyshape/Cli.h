@@ -20,6 +20,8 @@ int runValidate(const GlobalOptions &global,
 int runEval(const GlobalOptions &global, const std::vector<std::string> &args);
 int runFingerprint(const GlobalOptions &global,
                    const std::vector<std::string> &args);
+int runFusionPlan(const GlobalOptions &global,
+                  const std::vector<std::string> &args);
 int runImport(const GlobalOptions &global,
               const std::vector<std::string> &args);
 

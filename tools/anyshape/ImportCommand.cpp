@@ -1,6 +1,9 @@
-// `anyshape import FILE`: prints the dhlo module the compiler starts from.
+// `anyshape import FILE` prints the dhlo module the compiler starts from;
+// `anyshape fusion-plan FILE` prints how it would be grouped into kernels.
+// (The subcommands that need MLIR.)
 #include "Cli.h"
 
+#include "ir/dhlo/Analysis/FusionPlan.h"
 #include "ir/graph/GraphText.h"
 #include "ir/import/GraphImporter.h"
 
@@ -54,6 +57,31 @@ int runImport(const GlobalOptions &, const std::vector<std::string> &args) {
     flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
   module->print(llvm::outs(), flags);
   llvm::outs() << "\n";
+  return 0;
+}
+
+int runFusionPlan(const GlobalOptions &, const std::vector<std::string> &args) {
+  if (args.size() != 1 || args[0].rfind("--", 0) == 0) {
+    std::fprintf(stderr, "anyshape: fusion-plan takes exactly one FILE\n");
+    return 2;
+  }
+  auto graph = loadGraphFile(args[0]);
+  if (!graph) {
+    std::fprintf(stderr, "error: %s\n", graph.status().message().c_str());
+    return 1;
+  }
+  mlir::MLIRContext context;
+  mlir::ScopedDiagnosticHandler handler(&context, [](mlir::Diagnostic &diag) {
+    llvm::errs() << "error: " << diag.str() << "\n";
+    return mlir::success();
+  });
+  mlir::OwningOpRef<mlir::ModuleOp> module = importGraph(context, *graph);
+  if (!module)
+    return 1;
+  for (auto func : module->getOps<mlir::func::FuncOp>()) {
+    dhlo::ShapeConstraintAnalysis analysis(func);
+    dhlo::planFusion(func, analysis).print(llvm::outs(), analysis);
+  }
   return 0;
 }
 

@@ -38,6 +38,9 @@ commands:
                        starts from (constants over 16 elements elided unless
                        --full-constants); --debuginfo prints each op's
                        location, the name of its node
+  fusion-plan FILE     print how the compiler groups the graph's ops into
+                       kernels (kLoop, kInput, kStitch, kLibrary), decided
+                       with symbolic shapes only
   help                 this text
 
 exit status: 0 success, 1 invalid graph or failed run, 2 usage error
@@ -82,6 +85,8 @@ int main(int argc, char **argv) {
     return runEval(global, rest);
   if (command == "fingerprint")
     return runFingerprint(global, rest);
+  if (command == "fusion-plan")
+    return runFusionPlan(global, rest);
   if (command == "import")
     return runImport(global, rest);
   std::fprintf(stderr, "anyshape: unknown command '%s'\n%s", command.c_str(),

@@ -35,6 +35,16 @@ def ShapeSimplification
   let dependentDialects = ["::anyshape::dhlo::DhloDialect"];
 }
 
+def TestPrintFusionPlan
+    : Pass<"dhlo-test-print-fusion-plan", "mlir::func::FuncOp"> {
+  let summary = "Print the fusion plan (for FileCheck and for users)";
+  let description = [{
+    Prints each kernel of the plan (kind, root, index space, ops) and every
+    producer left unfused because its index space could not be proven equal
+    to its consumer's. Changes nothing.
+  }];
+}
+
 def TestPrintShapeAnalysis
     : Pass<"dhlo-test-print-shape-analysis", "mlir::func::FuncOp"> {
   let summary = "Print the shape constraint analysis (for FileCheck)";

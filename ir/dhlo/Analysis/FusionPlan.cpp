@@ -1,0 +1,293 @@
+//===- FusionPlan.cpp - the fusion planner ------------------------*- C++
+//-*-===//
+//
+// Two phases. Grouping walks the ops backwards from each kernel root and
+// pulls in producers whose every user is already in the kernel and whose
+// index space provably equals the kernel's (all dims equal, or equal
+// element counts for a linear space). Stitching then merges a row
+// reduction (reducing trailing dims) into the kernel that consumes its
+// result over the same rows, together with the per-row arithmetic between
+// them, until nothing changes.
+//
+//===----------------------------------------------------------------------===//
+#include "FusionPlan.h"
+
+#include "ir/dhlo/IR/DhloDialect.h"
+#include "ir/graph/OpRegistry.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+
+namespace anyshape::dhlo {
+namespace {
+
+enum class Role { Cheap, LoopFusible, Reduce, Library, Own };
+
+Role roleOf(Operation *op) {
+  if (llvm::isa<ConstantOp, IotaOp>(op))
+    return Role::Cheap;
+  if (auto broadcast = llvm::dyn_cast<BroadcastInDimOp>(op)) {
+    Operation *source = broadcast.getOperand().getDefiningOp();
+    if (source && roleOf(source) == Role::Cheap)
+      return Role::Cheap; // a splat: recomputed wherever it is used
+    return Role::LoopFusible;
+  }
+  const OpInfo *info = lookupOp(op->getName().stripDialect());
+  if (!info)
+    return Role::Own;
+  switch (info->opClass) {
+  case OpClass::Unary:
+  case OpClass::Binary:
+  case OpClass::Select:
+    return Role::LoopFusible;
+  case OpClass::Reduce:
+    return Role::Reduce;
+  case OpClass::DotGeneral:
+    return Role::Library;
+  default:
+    return llvm::isa<ReshapeOp>(op) ? Role::LoopFusible : Role::Own;
+  }
+}
+
+bool dimsEqual(const ShapeConstraintAnalysis &a, Value x, Value y) {
+  auto tx = llvm::cast<RankedTensorType>(x.getType());
+  auto ty = llvm::cast<RankedTensorType>(y.getType());
+  if (tx.getRank() != ty.getRank())
+    return false;
+  for (int64_t d = 0; d < tx.getRank(); ++d)
+    if (!a.isEqual(x, d, y, d))
+      return false;
+  return true;
+}
+
+/// x's dims are the leading dims of y's (a per-row value of y's rows).
+bool isRowSpaceOf(const ShapeConstraintAnalysis &a, Value x, Value y) {
+  auto tx = llvm::cast<RankedTensorType>(x.getType());
+  auto ty = llvm::cast<RankedTensorType>(y.getType());
+  if (tx.getRank() >= ty.getRank())
+    return false;
+  for (int64_t d = 0; d < tx.getRank(); ++d)
+    if (!a.isEqual(x, d, y, d))
+      return false;
+  return true;
+}
+
+bool isRowReduction(ReduceOp reduce) {
+  int64_t rank =
+      llvm::cast<RankedTensorType>(reduce.getOperand().getType()).getRank();
+  ArrayRef<int64_t> dims = reduce.getDimensions();
+  for (int64_t d = rank - static_cast<int64_t>(dims.size()); d < rank; ++d)
+    if (!llvm::is_contained(dims, d))
+      return false;
+  return !dims.empty();
+}
+
+std::string describe(Operation *op) {
+  std::string s = op->getName().getStringRef().str();
+  if (auto name = llvm::dyn_cast<NameLoc>(op->getLoc()))
+    s += " '" + name.getName().str() + "'";
+  return s;
+}
+
+std::string dimsString(const ShapeConstraintAnalysis &a, Value v) {
+  std::string s = "[";
+  auto t = llvm::cast<RankedTensorType>(v.getType());
+  for (int64_t d = 0; d < t.getRank(); ++d)
+    s += (d ? ", " : "") + a.canonicalDim(v, d).toString();
+  return s + "]";
+}
+
+} // namespace
+
+const char *fusionKindName(FusionKind kind) {
+  switch (kind) {
+  case FusionKind::Loop:
+    return "kLoop";
+  case FusionKind::Input:
+    return "kInput";
+  case FusionKind::Stitch:
+    return "kStitch";
+  case FusionKind::Library:
+    return "kLibrary";
+  }
+  return "?";
+}
+
+FusionPlan planFusion(func::FuncOp func,
+                      const ShapeConstraintAnalysis &analysis) {
+  std::vector<Operation *> order;
+  llvm::DenseMap<Operation *, int64_t> position;
+  func.walk([&](Operation *op) {
+    if (llvm::isa<DhloDialect>(op->getDialect())) {
+      position[op] = order.size();
+      order.push_back(op);
+    }
+  });
+  FusionPlan plan;
+  llvm::DenseMap<Operation *, int> groupOf; // non-cheap ops only
+  std::vector<bool> alive;
+  // (producer, consumer root) pairs grouping could not prove compatible;
+  // stitching may still join them, so they are reported at the end.
+  std::vector<std::pair<Operation *, Operation *>> rejected;
+
+  // Phase 1: grouping, roots first (reverse program order).
+  for (Operation *root : llvm::reverse(order)) {
+    Role role = roleOf(root);
+    // Cheap ops are recomputed inside each consumer; they are kernels of
+    // their own only when a result leaves the function directly.
+    bool returned = llvm::any_of(
+        root->getUsers(), [&](Operation *u) { return !position.count(u); });
+    if (groupOf.count(root) || (role == Role::Cheap && !returned))
+      continue;
+    int id = plan.fusions.size();
+    Fusion f{role == Role::Reduce    ? FusionKind::Input
+             : role == Role::Library ? FusionKind::Library
+                                     : FusionKind::Loop,
+             root,
+             {root},
+             role == Role::Reduce ? root->getOperand(0) : root->getResult(0)};
+    groupOf[root] = id;
+    std::vector<Operation *> worklist{root};
+    while (!worklist.empty()) {
+      Operation *consumer = worklist.back();
+      worklist.pop_back();
+      for (Value operand : consumer->getOperands()) {
+        Operation *producer = operand.getDefiningOp();
+        if (!producer || !position.count(producer))
+          continue;
+        if (roleOf(producer) == Role::Cheap) {
+          if (!llvm::is_contained(f.ops, producer)) {
+            f.ops.push_back(producer); // duplicated into each consumer
+            worklist.push_back(producer);
+          }
+          continue;
+        }
+        if (groupOf.count(producer) || f.kind == FusionKind::Library ||
+            roleOf(producer) != Role::LoopFusible)
+          continue;
+        bool allUsersInside =
+            llvm::all_of(producer->getUsers(), [&](Operation *u) {
+              auto it = groupOf.find(u);
+              return it != groupOf.end() && it->second == id;
+            });
+        if (!allUsersInside)
+          continue;
+        Value result = producer->getResult(0);
+        if (!dimsEqual(analysis, result, f.space) &&
+            !analysis.isSameNumElements(result, f.space)) {
+          rejected.push_back({producer, root});
+          continue;
+        }
+        groupOf[producer] = id;
+        f.ops.push_back(producer);
+        worklist.push_back(producer);
+      }
+    }
+    plan.fusions.push_back(std::move(f));
+    alive.push_back(true);
+  }
+
+  // Phase 2: stitch row reductions (and the per-row values between them)
+  // into the kernels that consume them over the same rows.
+  auto rootUsersAllIn = [&](const Fusion &p, int id) {
+    return llvm::all_of(p.root->getUsers(), [&](Operation *u) {
+      auto it = groupOf.find(u);
+      return it != groupOf.end() && it->second == id;
+    });
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (int c = 0; c < static_cast<int>(plan.fusions.size()); ++c) {
+      Fusion &consumer = plan.fusions[c];
+      if (!alive[c] || consumer.kind == FusionKind::Library ||
+          consumer.kind == FusionKind::Input)
+        continue;
+      for (size_t i = 0; i < consumer.ops.size() && !changed; ++i) {
+        for (Value operand : consumer.ops[i]->getOperands()) {
+          Operation *def = operand.getDefiningOp();
+          auto it = def ? groupOf.find(def) : groupOf.end();
+          if (it == groupOf.end() || it->second == c || !alive[it->second])
+            continue;
+          int p = it->second;
+          Fusion &producer = plan.fusions[p];
+          if (producer.root != def || !rootUsersAllIn(producer, c))
+            continue;
+          Value produced = def->getResult(0);
+          bool stitch = producer.kind == FusionKind::Input &&
+                        isRowReduction(llvm::cast<ReduceOp>(def)) &&
+                        dimsEqual(analysis, producer.space, consumer.space);
+          bool perRow = producer.kind == FusionKind::Loop &&
+                        isRowSpaceOf(analysis, produced, consumer.space);
+          // A whole kernel over the same space whose every use is now in
+          // the consumer (e.g. exp between softmax's two reductions).
+          bool sameSpace = producer.kind != FusionKind::Input &&
+                           producer.kind != FusionKind::Library &&
+                           dimsEqual(analysis, producer.space, consumer.space);
+          if (!stitch && !perRow && !sameSpace)
+            continue;
+          stitch |= sameSpace && producer.kind == FusionKind::Stitch;
+          for (Operation *op : producer.ops) {
+            if (roleOf(op) != Role::Cheap)
+              groupOf[op] = c;
+            if (!llvm::is_contained(consumer.ops, op))
+              consumer.ops.push_back(op);
+          }
+          if (stitch)
+            consumer.kind = FusionKind::Stitch;
+          alive[p] = false;
+          changed = true;
+          break;
+        }
+      }
+    }
+  }
+
+  for (auto [producer, root] : rejected)
+    if (groupOf.lookup(producer) != groupOf.lookup(root) ||
+        !groupOf.count(producer))
+      plan.notFused.push_back(
+          describe(producer) + " into " + describe(root) + ": index space " +
+          dimsString(analysis, producer->getResult(0)) + " not provably " +
+          dimsString(analysis, plan.fusions[groupOf.lookup(root)].space));
+
+  std::vector<Fusion> kept;
+  for (size_t i = 0; i < plan.fusions.size(); ++i)
+    if (alive[i]) {
+      Fusion f = plan.fusions[i];
+      llvm::sort(f.ops, [&](Operation *a, Operation *b) {
+        return position[a] < position[b];
+      });
+      kept.push_back(std::move(f));
+    }
+  llvm::sort(kept, [&](const Fusion &a, const Fusion &b) {
+    return position[a.root] < position[b.root];
+  });
+  plan.fusions = std::move(kept);
+  return plan;
+}
+
+void FusionPlan::print(llvm::raw_ostream &os,
+                       const ShapeConstraintAnalysis &analysis) const {
+  os << "fusions: " << fusions.size() << "\n";
+  for (size_t i = 0; i < fusions.size(); ++i) {
+    const Fusion &f = fusions[i];
+    int64_t reductions = llvm::count_if(
+        f.ops, [](Operation *op) { return llvm::isa<ReduceOp>(op); });
+    os << "  #" << i << " " << fusionKindName(f.kind) << " root "
+       << describe(f.root) << " over " << dimsString(analysis, f.space) << ", "
+       << f.ops.size() << " ops";
+    if (reductions)
+      os << ", " << reductions << " reductions";
+    os << ":";
+    for (Operation *op : f.ops)
+      os << " " << op->getName().stripDialect();
+    os << "\n";
+  }
+  os << "not fused: " << notFused.size() << "\n";
+  for (const std::string &line : notFused)
+    os << "  " << line << "\n";
+}
+
+} // namespace anyshape::dhlo

@@ -1,0 +1,55 @@
+//===- FusionPlan.h - which ops share a kernel --------------------*- C++
+//-*-===//
+//
+// The fusion planner: a target-neutral grouping of a function's dhlo ops
+// into kernels, decided with the shape constraint analysis alone (no
+// concrete size is known). Kinds follow DISC:
+//   kLoop     elementwise, broadcast, convert and reshape chains over one
+//             index space;
+//   kInput    a reduction with the elementwise producers of its input;
+//   kStitch   a row reduction stitched with the ops that consume it over the
+//             same rows (softmax, layer norm: one pass per row);
+//   kLibrary  a contraction handed to a GEMM library.
+// Cheap producers (constants, iota, broadcasts of scalars) are duplicated
+// into every consumer. A producer that cannot be proven to share its
+// consumer's index space is not fused, and the plan says so.
+//
+// The CPU and CUDA backends lower the same plan; today the plan is printed
+// (`dhlo-test-print-fusion-plan`) and tested, and the CPU backend's kernel
+// generation from it is the next step (docs/pipeline.md).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "ShapeConstraintAnalysis.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <string>
+#include <vector>
+
+namespace anyshape::dhlo {
+
+enum class FusionKind { Loop, Input, Stitch, Library };
+
+const char *fusionKindName(FusionKind kind);
+
+struct Fusion {
+  FusionKind kind;
+  mlir::Operation *root;              // the op whose result leaves the kernel
+  std::vector<mlir::Operation *> ops; // in program order, root last
+  mlir::Value space;                  // a value with the kernel's index space
+};
+
+struct FusionPlan {
+  std::vector<Fusion> fusions;       // in program order of their roots
+  std::vector<std::string> notFused; // why producers stayed out, one line each
+
+  void print(llvm::raw_ostream &os,
+             const ShapeConstraintAnalysis &analysis) const;
+};
+
+FusionPlan planFusion(mlir::func::FuncOp func,
+                      const ShapeConstraintAnalysis &analysis);
+
+} // namespace anyshape::dhlo

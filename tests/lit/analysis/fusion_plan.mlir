@@ -1,0 +1,74 @@
+// RUN: %anyshape-opt %s -split-input-file --dhlo-test-print-fusion-plan -o /dev/null | FileCheck %s
+// The fusion planner's kinds on small functions: an elementwise chain with
+// a splat is one kLoop; a column reduction takes its producers (kInput); a
+// softmax over rows is one kStitch; a producer shared by two kernels stays
+// out of both; an index space that cannot be proven equal is not fused.
+
+// CHECK-LABEL: fusion plan of @chain
+// CHECK: fusions: 1
+// CHECK-NEXT: #0 kLoop root dhlo.tanh over [n, 4], 5 ops: constant broadcast_in_dim exp mul tanh
+func.func @chain(%x: tensor<?x4xf32, #dhlo.shape<n, 4>>) -> tensor<?x4xf32, #dhlo.shape<n, 4>> {
+  %c = dhlo.constant dense<2.0> : tensor<f32>
+  %b = dhlo.broadcast_in_dim %c {shape = #dhlo.shape<n, 4>, broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<?x4xf32, #dhlo.shape<n, 4>>
+  %e = dhlo.exp %x : (tensor<?x4xf32, #dhlo.shape<n, 4>>) -> tensor<?x4xf32, #dhlo.shape<n, 4>>
+  %m = dhlo.mul %e, %b : (tensor<?x4xf32, #dhlo.shape<n, 4>>, tensor<?x4xf32, #dhlo.shape<n, 4>>) -> tensor<?x4xf32, #dhlo.shape<n, 4>>
+  %t = dhlo.tanh %m : (tensor<?x4xf32, #dhlo.shape<n, 4>>) -> tensor<?x4xf32, #dhlo.shape<n, 4>>
+  return %t : tensor<?x4xf32, #dhlo.shape<n, 4>>
+}
+
+// -----
+
+// CHECK-LABEL: fusion plan of @column_reduce
+// CHECK: fusions: 1
+// CHECK-NEXT: #0 kInput root dhlo.reduce over [n, m], 3 ops, 1 reductions: abs exp reduce
+func.func @column_reduce(%x: tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<?xf32, #dhlo.shape<m>> {
+  %a = dhlo.abs %x : (tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<?x?xf32, #dhlo.shape<n, m>>
+  %e = dhlo.exp %a : (tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<?x?xf32, #dhlo.shape<n, m>>
+  %r = dhlo.reduce %e {kind = "sum", dimensions = array<i64: 0>} : (tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<?xf32, #dhlo.shape<m>>
+  return %r : tensor<?xf32, #dhlo.shape<m>>
+}
+
+// -----
+
+// CHECK-LABEL: fusion plan of @softmax
+// CHECK: fusions: 1
+// CHECK-NEXT: #0 kStitch root dhlo.div over [n, m], 7 ops, 2 reductions: reduce broadcast_in_dim sub exp reduce broadcast_in_dim div
+func.func @softmax(%x: tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<?x?xf32, #dhlo.shape<n, m>> {
+  %max = dhlo.reduce %x {kind = "max", dimensions = array<i64: 1>} : (tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<?xf32, #dhlo.shape<n>>
+  %bm = dhlo.broadcast_in_dim %max {shape = #dhlo.shape<n, m>, broadcast_dimensions = array<i64: 0>} : (tensor<?xf32, #dhlo.shape<n>>) -> tensor<?x?xf32, #dhlo.shape<n, m>>
+  %s = dhlo.sub %x, %bm : (tensor<?x?xf32, #dhlo.shape<n, m>>, tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<?x?xf32, #dhlo.shape<n, m>>
+  %e = dhlo.exp %s : (tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<?x?xf32, #dhlo.shape<n, m>>
+  %sum = dhlo.reduce %e {kind = "sum", dimensions = array<i64: 1>} : (tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<?xf32, #dhlo.shape<n>>
+  %bs = dhlo.broadcast_in_dim %sum {shape = #dhlo.shape<n, m>, broadcast_dimensions = array<i64: 0>} : (tensor<?xf32, #dhlo.shape<n>>) -> tensor<?x?xf32, #dhlo.shape<n, m>>
+  %d = dhlo.div %e, %bs : (tensor<?x?xf32, #dhlo.shape<n, m>>, tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<?x?xf32, #dhlo.shape<n, m>>
+  return %d : tensor<?x?xf32, #dhlo.shape<n, m>>
+}
+
+// -----
+
+// The exp is used by two kernels (both outputs): computed once, in its own.
+// CHECK-LABEL: fusion plan of @shared_producer
+// CHECK: fusions: 3
+// CHECK-DAG: kLoop root dhlo.exp
+// CHECK-DAG: kLoop root dhlo.tanh over [n], 1 ops: tanh
+// CHECK-DAG: kLoop root dhlo.sin over [n], 1 ops: sin
+func.func @shared_producer(%x: tensor<?xf32, #dhlo.shape<n>>) -> (tensor<?xf32, #dhlo.shape<n>>, tensor<?xf32, #dhlo.shape<n>>) {
+  %e = dhlo.exp %x : (tensor<?xf32, #dhlo.shape<n>>) -> tensor<?xf32, #dhlo.shape<n>>
+  %t = dhlo.tanh %e : (tensor<?xf32, #dhlo.shape<n>>) -> tensor<?xf32, #dhlo.shape<n>>
+  %s = dhlo.sin %e : (tensor<?xf32, #dhlo.shape<n>>) -> tensor<?xf32, #dhlo.shape<n>>
+  return %t, %s : tensor<?xf32, #dhlo.shape<n>>, tensor<?xf32, #dhlo.shape<n>>
+}
+
+// -----
+
+// m may be 1 and stretch to n: the broadcast's operand space [m] is not
+// provably the kernel's [n], so its producer stays out, and says why.
+// CHECK-LABEL: fusion plan of @unprovable
+// CHECK: not fused: 1
+// CHECK-NEXT: dhlo.exp into dhlo.add: index space [m] not provably [n]
+func.func @unprovable(%x: tensor<?xf32, #dhlo.shape<m>>, %y: tensor<?xf32, #dhlo.shape<n>>) -> tensor<?xf32, #dhlo.shape<n>> {
+  %e = dhlo.exp %x : (tensor<?xf32, #dhlo.shape<m>>) -> tensor<?xf32, #dhlo.shape<m>>
+  %b = dhlo.broadcast_in_dim %e {shape = #dhlo.shape<n>, broadcast_dimensions = array<i64: 0>} : (tensor<?xf32, #dhlo.shape<m>>) -> tensor<?xf32, #dhlo.shape<n>>
+  %a = dhlo.add %b, %y : (tensor<?xf32, #dhlo.shape<n>>, tensor<?xf32, #dhlo.shape<n>>) -> tensor<?xf32, #dhlo.shape<n>>
+  return %a : tensor<?xf32, #dhlo.shape<n>>
+}
