@@ -13,6 +13,8 @@
 #include "ir/reference/Evaluator.h"
 #include "jit/Compiler.h"
 
+#include "RandomInputs.h"
+
 #include <gtest/gtest.h>
 
 using namespace anyshape;
@@ -51,13 +53,7 @@ void fuzzCompiled(const std::string &example, int graphs,
     auto shapes = inputShapesFor(graph, dims, eval.limits);
     if (!shapes.isOk())
       continue;
-    std::vector<Literal> inputs;
-    std::vector<v1::Tensor> tensors;
-    for (int k = 0; k < graph.inputs_size(); ++k) {
-      inputs.push_back(
-          randomLiteral(graph.inputs(k).type().dtype(), (*shapes)[k], k));
-      tensors.push_back(literalToTensor(inputs.back()));
-    }
+    auto [inputs, tensors] = test::randomInputs(graph, *shapes, 0);
     auto expected = evaluateGraph(graph, inputs, eval);
     auto actual = (*executable)->run(tensors);
     ASSERT_EQ(expected.isOk(), actual.isOk())

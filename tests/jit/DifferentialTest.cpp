@@ -10,6 +10,8 @@
 #include "ir/reference/Evaluator.h"
 #include "jit/Compiler.h"
 
+#include "RandomInputs.h"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -35,13 +37,8 @@ void checkAcrossShapes(
   for (const auto &symbols : shapes) {
     auto inputShapes = inputShapesFor(graph, symbols);
     ASSERT_TRUE(inputShapes.isOk()) << inputShapes.status().toString();
-    std::vector<Literal> inputs;
-    std::vector<v1::Tensor> tensors;
-    for (int k = 0; k < graph.inputs_size(); ++k) {
-      inputs.push_back(randomLiteral(graph.inputs(k).type().dtype(),
-                                     (*inputShapes)[k], 1000 * runs + k));
-      tensors.push_back(literalToTensor(inputs.back()));
-    }
+    auto [inputs, tensors] =
+        test::randomInputs(graph, *inputShapes, 1000 * runs);
     auto expected = evaluateGraph(graph, inputs);
     auto actual = (*executable)->run(tensors);
     std::string where = label + " at";
@@ -124,13 +121,7 @@ TEST(Differential, StaticSpecialisationMatchesAndRejectsOtherShapes) {
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   for (int64_t seq : {6, 7}) {
     auto shapes = inputShapesFor(graph, {{"batch", 1}, {"seq", seq}});
-    std::vector<Literal> inputs;
-    std::vector<v1::Tensor> tensors;
-    for (int k = 0; k < graph.inputs_size(); ++k) {
-      inputs.push_back(
-          randomLiteral(graph.inputs(k).type().dtype(), (*shapes)[k], k));
-      tensors.push_back(literalToTensor(inputs.back()));
-    }
+    auto [inputs, tensors] = test::randomInputs(graph, *shapes, 0);
     auto actual = (*executable)->run(tensors);
     if (seq == 7) {
       ASSERT_FALSE(actual.isOk());
@@ -162,13 +153,8 @@ TEST(Differential, ConcurrentRunsOfOneExecutable) {
         int64_t seq = 1 + (t * 10 + i) % 23;
         auto shapes =
             inputShapesFor(graph, {{"batch", 1 + t % 2}, {"seq", seq}});
-        std::vector<Literal> inputs;
-        std::vector<v1::Tensor> tensors;
-        for (int k = 0; k < graph.inputs_size(); ++k) {
-          inputs.push_back(randomLiteral(graph.inputs(k).type().dtype(),
-                                         (*shapes)[k], t * 100 + i));
-          tensors.push_back(literalToTensor(inputs.back()));
-        }
+        auto [inputs, tensors] =
+            test::randomInputs(graph, *shapes, t * 100 + i);
         auto actual = (*executable)->run(tensors);
         auto expected = evaluateGraph(graph, inputs);
         if (!actual.isOk() || !expected.isOk() ||
@@ -192,13 +178,7 @@ TEST(Differential, UnfusedPipelineAgrees) {
   auto unfused = jit::Compiler::compile(graph, options);
   ASSERT_TRUE(unfused.isOk()) << unfused.status().toString();
   auto shapes = inputShapesFor(graph, {{"batch", 2}, {"seq", 7}});
-  std::vector<Literal> inputs;
-  std::vector<v1::Tensor> tensors;
-  for (int k = 0; k < graph.inputs_size(); ++k) {
-    inputs.push_back(
-        randomLiteral(graph.inputs(k).type().dtype(), (*shapes)[k], k));
-    tensors.push_back(literalToTensor(inputs.back()));
-  }
+  auto [inputs, tensors] = test::randomInputs(graph, *shapes, 0);
   auto actual = (*unfused)->run(tensors);
   ASSERT_TRUE(actual.isOk());
   auto expected = evaluateGraph(graph, inputs);

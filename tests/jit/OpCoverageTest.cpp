@@ -10,6 +10,8 @@
 #include "ir/reference/Evaluator.h"
 #include "jit/Compiler.h"
 
+#include "RandomInputs.h"
+
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -39,13 +41,7 @@ void check(const std::string &label,
   for (int64_t n : sizes) {
     auto shapes = inputShapesFor(*graph, {{"n", n}});
     ASSERT_TRUE(shapes.isOk()) << shapes.status().toString();
-    std::vector<Literal> inputs;
-    std::vector<v1::Tensor> tensors;
-    for (int k = 0; k < graph->inputs_size(); ++k) {
-      inputs.push_back(randomLiteral(graph->inputs(k).type().dtype(),
-                                     (*shapes)[k], 17 * n + k));
-      tensors.push_back(literalToTensor(inputs.back()));
-    }
+    auto [inputs, tensors] = test::randomInputs(*graph, *shapes, 17 * n);
     auto expected = evaluateGraph(*graph, inputs);
     auto actual = (*executable)->run(tensors);
     ASSERT_EQ(expected.isOk(), actual.isOk())

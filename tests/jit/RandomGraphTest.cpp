@@ -11,6 +11,8 @@
 #include "ir/reference/Evaluator.h"
 #include "jit/Compiler.h"
 
+#include "RandomInputs.h"
+
 #include <gtest/gtest.h>
 
 #include <random>
@@ -149,13 +151,7 @@ void checkRandomGraph(uint64_t seed) {
                                            {"b", run == 1 ? 1 : size(rng)}};
     auto shapes = inputShapesFor(graph, symbols);
     ASSERT_TRUE(shapes.isOk());
-    std::vector<Literal> inputs;
-    std::vector<v1::Tensor> tensors;
-    for (int k = 0; k < graph.inputs_size(); ++k) {
-      inputs.push_back(randomLiteral(graph.inputs(k).type().dtype(),
-                                     (*shapes)[k], run * 31 + k));
-      tensors.push_back(literalToTensor(inputs.back()));
-    }
+    auto [inputs, tensors] = test::randomInputs(graph, *shapes, run * 31);
     auto expected = evaluateGraph(graph, inputs);
     ASSERT_TRUE(expected.isOk()) << expected.status().toString();
     auto actual = (*executable)->run(tensors);

@@ -75,44 +75,33 @@ TEST(EvaluatorOpsTest, Transpose) {
         EXPECT_EQ(out.f[(k * 2 + i) * 3 + j], (i * 3 + j) * 4 + k);
 }
 
-std::string sliceAttrs(const std::vector<std::string> &starts,
-                       const std::vector<std::string> &limits,
-                       const std::vector<int64_t> &strides = {}) {
-  std::string out = "slice { ";
-  for (const std::string &s : starts)
-    out += exprText("start_indices", s);
-  for (const std::string &l : limits)
-    out += exprText("limit_indices", l);
-  for (int64_t s : strides)
-    out += "strides: " + std::to_string(s) + " ";
-  return out + "}";
-}
-
 TEST(EvaluatorOpsTest, SliceWithStrides) {
   std::vector<double> ten = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
   EXPECT_TRUE(valuesNear(
-      apply("slice", {f32({10}, ten)}, sliceAttrs({"1"}, {"8"}, {3})),
+      apply("slice", {f32({10}, ten)}, test::sliceText({"1"}, {"8"}, {3})),
       v1::DTYPE_F32, {3}, {1, 4, 7}));
-  EXPECT_TRUE(
-      valuesNear(apply("slice", {f32({10}, ten)}, sliceAttrs({"2"}, {"4"})),
-                 v1::DTYPE_F32, {2}, {2, 3}));
+  EXPECT_TRUE(valuesNear(
+      apply("slice", {f32({10}, ten)}, test::sliceText({"2"}, {"4"})),
+      v1::DTYPE_F32, {2}, {2, 3}));
   // Rows 1..2, every other column.
   EXPECT_TRUE(valuesNear(
       apply("slice", {i32({3, 4}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11})},
-            sliceAttrs({"1", "0"}, {"3", "4"}, {1, 2})),
+            test::sliceText({"1", "0"}, {"3", "4"}, {1, 2})),
       v1::DTYPE_I32, {2, 2}, {4, 6, 8, 10}));
   // Empty slices.
   EXPECT_TRUE(valuesNear(
-      apply("slice", {f32({10}, ten)}, sliceAttrs({"5"}, {"5"}, {2})),
+      apply("slice", {f32({10}, ten)}, test::sliceText({"5"}, {"5"}, {2})),
       v1::DTYPE_F32, {0}, {}));
 }
 
 TEST(EvaluatorOpsTest, SliceSymbolicBounds) {
-  v1::Graph g = test::parseGraph(
-      test::inputText("x", "f32", {"seq"}) +
-      test::nodeText("inner", "slice", {"x"}, sliceAttrs({"1"}, {"seq - 1"})) +
-      test::nodeText("tail", "slice", {"x"}, sliceAttrs({"seq - 2"}, {"seq"})) +
-      test::outputText("inner") + test::outputText("tail"));
+  v1::Graph g =
+      test::parseGraph(test::inputText("x", "f32", {"seq"}) +
+                       test::nodeText("inner", "slice", {"x"},
+                                      test::sliceText({"1"}, {"seq - 1"})) +
+                       test::nodeText("tail", "slice", {"x"},
+                                      test::sliceText({"seq - 2"}, {"seq"})) +
+                       test::outputText("inner") + test::outputText("tail"));
   auto info = validateGraph(g);
   ASSERT_TRUE(info.isOk()) << info.status().toString();
   EXPECT_EQ(info->nodeTypes[0].toString(), "f32[seq - 2]");

@@ -66,6 +66,20 @@ inline std::string exprText(const std::string &field, const std::string &text) {
 }
 
 /// `inputs { ... }` for a graph input.
+/// `slice { start_indices {..} limit_indices {..} strides: .. }` text.
+inline std::string sliceText(const std::vector<std::string> &starts,
+                             const std::vector<std::string> &limits,
+                             const std::vector<int64_t> &strides = {}) {
+  std::string out = "slice { ";
+  for (const std::string &s : starts)
+    out += exprText("start_indices", s);
+  for (const std::string &l : limits)
+    out += exprText("limit_indices", l);
+  for (int64_t s : strides)
+    out += "strides: " + std::to_string(s) + " ";
+  return out + "}";
+}
+
 inline std::string inputText(const std::string &name, const std::string &dtype,
                              const std::vector<std::string> &dims) {
   return "inputs { name: \"" + name +

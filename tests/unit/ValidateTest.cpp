@@ -311,33 +311,20 @@ TEST(ValidateTest, TransposeNotAPermutation) {
                         {"node 't'", "1 entries for rank 2"}));
 }
 
-std::string sliceText(const std::vector<std::string> &starts,
-                      const std::vector<std::string> &limits,
-                      const std::vector<int64_t> &strides = {}) {
-  std::string out = "slice { ";
-  for (const std::string &s : starts)
-    out += exprText("start_indices", s);
-  for (const std::string &l : limits)
-    out += exprText("limit_indices", l);
-  for (int64_t s : strides)
-    out += "strides: " + std::to_string(s) + " ";
-  return out + "}";
-}
-
 TEST(ValidateTest, SliceBoundsOutOfRange) {
   auto slice = [](const std::string &attrs) {
     return validationError(kX23 + nodeText("s", "slice", {"x"}, attrs) +
                            outputText("s"));
   };
-  EXPECT_TRUE(failsWith(slice(sliceText({"0", "3"}, {"2", "2"})),
+  EXPECT_TRUE(failsWith(slice(test::sliceText({"0", "3"}, {"2", "2"})),
                         {"node 's'", "start 3 exceeds limit 2"}));
-  EXPECT_TRUE(failsWith(slice(sliceText({"0", "0"}, {"2", "4"})),
+  EXPECT_TRUE(failsWith(slice(test::sliceText({"0", "0"}, {"2", "4"})),
                         {"node 's'", "limit 4 exceeds the dim"}));
-  EXPECT_TRUE(failsWith(slice(sliceText({"0", "0"}, {"2", "3"}, {1, 0})),
+  EXPECT_TRUE(failsWith(slice(test::sliceText({"0", "0"}, {"2", "3"}, {1, 0})),
                         {"node 's'", "stride 0"}));
-  EXPECT_TRUE(failsWith(slice(sliceText({"0", "-1"}, {"2", "3"})),
+  EXPECT_TRUE(failsWith(slice(test::sliceText({"0", "-1"}, {"2", "3"})),
                         {"node 's'", "negative"}));
-  EXPECT_TRUE(failsWith(slice(sliceText({"0"}, {"2"})),
+  EXPECT_TRUE(failsWith(slice(test::sliceText({"0"}, {"2"})),
                         {"node 's'", "one start and one limit per dim"}));
 }
 
@@ -539,11 +526,12 @@ TEST(ValidateTest, SymbolNotBoundByAnyInput) {
                              "reshape { " + dimsText({"zzz"}, "shape") + "}") +
                     outputText("r")),
                 {"node 'r'", "'zzz'"}));
-  EXPECT_TRUE(failsWith(validationError(inputText("x", "f32", {"n"}) +
-                                        nodeText("s", "slice", {"x"},
-                                                 sliceText({"0"}, {"m - 1"})) +
-                                        outputText("s")),
-                        {"node 's'", "'m'"}));
+  EXPECT_TRUE(
+      failsWith(validationError(inputText("x", "f32", {"n"}) +
+                                nodeText("s", "slice", {"x"},
+                                         test::sliceText({"0"}, {"m - 1"})) +
+                                outputText("s")),
+                {"node 's'", "'m'"}));
   // An input's expression dim may only use symbols some input binds.
   EXPECT_TRUE(failsWith(
       validationError(inputText("y", "f32", {"n + 1"}) + outputText("y")),
@@ -700,7 +688,7 @@ TEST(ValidateTest, SymbolicOpTypes) {
                "dot_general { lhs_contracting_dimensions: 2 "
                "rhs_contracting_dimensions: 0 }") +
       nodeText("s", "slice", {"x"},
-               sliceText({"0", "1", "0"}, {"batch", "seq", "768"})) +
+               test::sliceText({"0", "1", "0"}, {"batch", "seq", "768"})) +
       nodeText("cat", "concatenate", {"s", "s"},
                "concatenate { dimension: 1 }") +
       nodeText("r0", "reduce", {"x"},

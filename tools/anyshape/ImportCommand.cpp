@@ -14,6 +14,25 @@
 #include <cstdio>
 
 namespace anyshape::cli {
+namespace {
+
+/// The graph in `file` imported into `context`; null after printing one
+/// "error: <message>" line per problem to stderr.
+mlir::OwningOpRef<mlir::ModuleOp> loadAndImport(const std::string &file,
+                                                mlir::MLIRContext &context) {
+  auto graph = loadGraphFile(file);
+  if (!graph) {
+    std::fprintf(stderr, "error: %s\n", graph.status().message().c_str());
+    return nullptr;
+  }
+  mlir::ScopedDiagnosticHandler handler(&context, [](mlir::Diagnostic &diag) {
+    llvm::errs() << "error: " << diag.str() << "\n";
+    return mlir::success();
+  });
+  return importGraph(context, *graph);
+}
+
+} // namespace
 
 int runImport(const GlobalOptions &, const std::vector<std::string> &args) {
   std::string file;
@@ -36,18 +55,8 @@ int runImport(const GlobalOptions &, const std::vector<std::string> &args) {
     std::fprintf(stderr, "anyshape: import needs a FILE\n");
     return 2;
   }
-  auto graph = loadGraphFile(file);
-  if (!graph) {
-    std::fprintf(stderr, "error: %s\n", graph.status().message().c_str());
-    return 1;
-  }
   mlir::MLIRContext context;
-  // Diagnostics go to stderr as one line each: "error: <message>".
-  mlir::ScopedDiagnosticHandler handler(&context, [](mlir::Diagnostic &diag) {
-    llvm::errs() << "error: " << diag.str() << "\n";
-    return mlir::success();
-  });
-  mlir::OwningOpRef<mlir::ModuleOp> module = importGraph(context, *graph);
+  mlir::OwningOpRef<mlir::ModuleOp> module = loadAndImport(file, context);
   if (!module)
     return 1;
   mlir::OpPrintingFlags flags;
@@ -65,17 +74,8 @@ int runFusionPlan(const GlobalOptions &, const std::vector<std::string> &args) {
     std::fprintf(stderr, "anyshape: fusion-plan takes exactly one FILE\n");
     return 2;
   }
-  auto graph = loadGraphFile(args[0]);
-  if (!graph) {
-    std::fprintf(stderr, "error: %s\n", graph.status().message().c_str());
-    return 1;
-  }
   mlir::MLIRContext context;
-  mlir::ScopedDiagnosticHandler handler(&context, [](mlir::Diagnostic &diag) {
-    llvm::errs() << "error: " << diag.str() << "\n";
-    return mlir::success();
-  });
-  mlir::OwningOpRef<mlir::ModuleOp> module = importGraph(context, *graph);
+  mlir::OwningOpRef<mlir::ModuleOp> module = loadAndImport(args[0], context);
   if (!module)
     return 1;
   for (auto func : module->getOps<mlir::func::FuncOp>()) {
