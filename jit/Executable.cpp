@@ -1,11 +1,11 @@
-//===- Executable.cpp - calling the JITed entry ------------------*- C++
-//-*-===//
+//===- Executable.cpp - calling the JITed entry ----------------*- C++ -*-===//
 //
-// @main's C interface takes one ranked memref descriptor per input
+// The entry (ObjectCode.h) takes one ranked memref descriptor per input
 // {allocated, aligned, offset, sizes[r], strides[r]} and returns a struct
 // of one descriptor per output through its first argument; every field is
 // 8 bytes, so descriptors are built and read as int64 words. Outputs are
-// fresh allocations (CpuPipeline.cpp's entry ABI) that this file frees.
+// fresh buffers of the runtime allocator (CpuPipeline.cpp's entry ABI)
+// that this file copies out and frees.
 //
 //===----------------------------------------------------------------------===//
 #include "jit/Executable.h"
@@ -13,7 +13,8 @@
 #include "ir/graph/Bindings.h"
 #include "ir/graph/DType.h"
 
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "jit/LoadedObject.h"
+#include "runtime/Allocator.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -62,15 +63,25 @@ void copyOut(const char *base, const std::vector<int64_t> &shape,
 
 Executable::Executable(v1::Graph graph, GraphInfo info,
                        std::vector<TensorSignature> outputs,
-                       std::unique_ptr<mlir::ExecutionEngine> engine)
+                       std::string objectCode,
+                       std::unique_ptr<LoadedObject> code)
     : graph_(std::move(graph)), info_(std::move(info)),
-      outputs_(std::move(outputs)), engine_(std::move(engine)) {
-  // Compiler::compile has looked this up already, so it cannot fail here.
-  auto entry = engine_->lookupPacked("_mlir_ciface_main");
-  if (entry)
-    entry_ = *entry;
-  else
-    llvm::consumeError(entry.takeError());
+      outputs_(std::move(outputs)), objectCode_(std::move(objectCode)),
+      code_(std::move(code)), entry_(code_->entry()) {}
+
+StatusOr<std::shared_ptr<Executable>> Executable::load(v1::Graph compiledGraph,
+                                                       std::string objectCode) {
+  ANYSHAPE_ASSIGN_OR_RETURN(GraphInfo info, validateGraph(compiledGraph));
+  std::vector<TensorSignature> outputs;
+  for (const std::string &name : compiledGraph.outputs()) {
+    const SymTensorType &type = info.typeOf(info.values.at(name));
+    outputs.push_back({type.dtype, type.rank()});
+  }
+  ANYSHAPE_ASSIGN_OR_RETURN(std::unique_ptr<LoadedObject> code,
+                            LoadedObject::load(objectCode));
+  return std::shared_ptr<Executable>(new Executable(
+      std::move(compiledGraph), std::move(info), std::move(outputs),
+      std::move(objectCode), std::move(code)));
 }
 
 Executable::~Executable() = default;
@@ -166,7 +177,7 @@ Executable::run(const std::vector<v1::Tensor> &inputs) const {
       out.add_shape(d);
     copyOut(aligned + offset * elementSize, shape, strides, elementSize,
             *out.mutable_data());
-    std::free(allocated);
+    runtime::anyshapeFree(allocated);
     outputs.push_back(std::move(out));
   }
   return outputs;

@@ -1,11 +1,12 @@
-//===- Executable.h - a compiled graph ----------------------------*- C++
-//-*-===//
+//===- Executable.h - a compiled graph --------------------------*- C++ -*-===//
 //
-// The JITed code of one graph plus what is needed to call it: the graph
-// (every call's shapes are checked against all of its shape rules before
-// any data is touched, so no kernel ever sees inconsistent sizes) and each
-// output's dtype and rank. run() is safe to call from
-// many threads at once: it keeps no per-call state in the object.
+// The object code of one graph, linked into this process, plus what is
+// needed to call it: the graph as compiled (every call's shapes are checked
+// against all of its shape rules before any data is touched, so no kernel
+// ever sees inconsistent sizes) and each output's dtype and rank. run() is
+// safe to call from many threads at once: it keeps no per-call state in
+// the object. The object code stays available, so the compile cache can
+// store it and load() can rebuild the executable without compiling.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -18,11 +19,9 @@
 #include <memory>
 #include <vector>
 
-namespace mlir {
-class ExecutionEngine;
-} // namespace mlir
-
 namespace anyshape::jit {
+
+class LoadedObject;
 
 struct TensorSignature {
   v1::DType dtype;
@@ -31,9 +30,11 @@ struct TensorSignature {
 
 class Executable {
 public:
-  Executable(v1::Graph graph, GraphInfo info,
-             std::vector<TensorSignature> outputs,
-             std::unique_ptr<mlir::ExecutionEngine> engine);
+  /// Links `objectCode` (from Compiler::compile, possibly via a cache)
+  /// for `compiledGraph` — the graph after static specialisation, as
+  /// graph() returns it. Never compiles.
+  static StatusOr<std::shared_ptr<Executable>> load(v1::Graph compiledGraph,
+                                                    std::string objectCode);
   ~Executable();
 
   /// Runs on `inputs` (in graph input order); outputs in graph output
@@ -42,13 +43,20 @@ public:
   run(const std::vector<v1::Tensor> &inputs) const;
 
   const v1::Graph &graph() const { return graph_; }
+  /// The relocatable object the executable runs (ObjectCode.h).
+  const std::string &objectCode() const { return objectCode_; }
 
 private:
+  Executable(v1::Graph graph, GraphInfo info,
+             std::vector<TensorSignature> outputs, std::string objectCode,
+             std::unique_ptr<LoadedObject> code);
+
   v1::Graph graph_;
   GraphInfo info_; // of graph_: the order and types the checks walk
   std::vector<TensorSignature> outputs_;
-  std::unique_ptr<mlir::ExecutionEngine> engine_;
-  /// The packed entry, looked up once: runs take no JIT lock.
+  std::string objectCode_;
+  std::unique_ptr<LoadedObject> code_;
+  /// The entry, looked up once at load: runs take no JIT lock.
   void (*entry_)(void **) = nullptr;
   GraphLimits limits_;
 };

@@ -1,0 +1,84 @@
+//===- LoadedObject.cpp - LLJIT with absolute runtime symbols ----*- C++
+//-*-===//
+//
+// The symbols an object may import: the runtime (bound here by address,
+// never resolved by name at run time) and libc/libm (resolved once at
+// link time from this process). Loading validates the object as far as
+// the linker does; a truncated or garbled object is an error, not a crash
+// — the compile cache verifies checksums before it gets here anyway.
+//
+//===----------------------------------------------------------------------===//
+#include "jit/LoadedObject.h"
+
+#include "jit/ObjectCode.h"
+#include "jit/Passes.h"
+#include "runtime/Allocator.h"
+#include "runtime/Gemm.h"
+#include "runtime/MemrefCopy.h"
+
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+namespace anyshape::jit {
+namespace {
+
+llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner &mangle) {
+  auto bind = [](auto *function) {
+    return llvm::orc::ExecutorSymbolDef(
+        llvm::orc::ExecutorAddr::fromPtr(function),
+        llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
+  };
+  llvm::orc::SymbolMap symbols;
+  symbols[mangle("memrefCopy")] = bind(&runtime::anyshapeMemrefCopy);
+  symbols[mangle(std::string("_mlir_ciface_") + kBatchMatmulF32)] =
+      bind(&runtime::anyshapeBatchMatmulF32);
+  // MLIR's generic allocation functions (CpuPipeline.cpp asks for them).
+  symbols[mangle("_mlir_memref_to_llvm_alloc")] = bind(&runtime::anyshapeAlloc);
+  symbols[mangle("_mlir_memref_to_llvm_aligned_alloc")] =
+      bind(&runtime::anyshapeAlignedAlloc);
+  symbols[mangle("_mlir_memref_to_llvm_free")] = bind(&runtime::anyshapeFree);
+  return symbols;
+}
+
+} // namespace
+
+LoadedObject::LoadedObject(std::unique_ptr<llvm::orc::LLJIT> jit)
+    : jit_(std::move(jit)) {}
+
+LoadedObject::~LoadedObject() = default;
+
+StatusOr<std::unique_ptr<LoadedObject>>
+LoadedObject::load(std::string_view object) {
+  initialiseNativeTarget();
+  auto jit = llvm::orc::LLJITBuilder().create();
+  if (!jit)
+    return internalError("cannot create the JIT: " +
+                         llvm::toString(jit.takeError()));
+  llvm::orc::JITDylib &dylib = (*jit)->getMainJITDylib();
+  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      (*jit)->getDataLayout().getGlobalPrefix());
+  if (!process)
+    return internalError(llvm::toString(process.takeError()));
+  dylib.addGenerator(std::move(*process));
+  llvm::orc::MangleAndInterner mangle((*jit)->getExecutionSession(),
+                                      (*jit)->getDataLayout());
+  if (llvm::Error error =
+          dylib.define(llvm::orc::absoluteSymbols(runtimeSymbols(mangle))))
+    return internalError(llvm::toString(std::move(error)));
+  if (llvm::Error error = (*jit)->addObjectFile(
+          dylib, llvm::MemoryBuffer::getMemBufferCopy(
+                     llvm::StringRef(object.data(), object.size()))))
+    return invalidArgument("cannot load object code: " +
+                           llvm::toString(std::move(error)));
+  // Links now, so no run pays for it and a bad object fails here.
+  auto entry = (*jit)->lookup(kEntrySymbol);
+  if (!entry)
+    return invalidArgument("cannot link object code: " +
+                           llvm::toString(entry.takeError()));
+  std::unique_ptr<LoadedObject> loaded(new LoadedObject(std::move(*jit)));
+  loaded->entry_ = entry->toPtr<EntryFunction>();
+  return loaded;
+}
+
+} // namespace anyshape::jit

@@ -1,0 +1,38 @@
+//===- LoadedObject.h - executable code in this process ---------*- C++ -*-===//
+//
+// Links an object from emitObjectCode (ObjectCode.h) into this process
+// with ORC's LLJIT, binding the runtime functions it calls (allocator,
+// GEMM, strided copy) as absolute addresses, and resolves its entry once.
+// The same path serves fresh compiles and objects read back from the
+// compile cache, so a cached executable is exactly what was tested.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "runtime/support/Status.h"
+
+#include <memory>
+#include <string_view>
+
+namespace llvm::orc {
+class LLJIT;
+} // namespace llvm::orc
+
+namespace anyshape::jit {
+
+using EntryFunction = void (*)(void **);
+
+class LoadedObject {
+public:
+  static StatusOr<std::unique_ptr<LoadedObject>> load(std::string_view object);
+  ~LoadedObject();
+
+  EntryFunction entry() const { return entry_; }
+
+private:
+  explicit LoadedObject(std::unique_ptr<llvm::orc::LLJIT> jit);
+  std::unique_ptr<llvm::orc::LLJIT> jit_;
+  EntryFunction entry_ = nullptr;
+};
+
+} // namespace anyshape::jit

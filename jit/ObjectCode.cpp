@@ -1,0 +1,136 @@
+//===- ObjectCode.cpp - translate, wrap, optimise, emit ----------*- C++
+//-*-===//
+//
+// Every function but the entry becomes internal, so LLVM may inline the
+// C-interface wrapper and @main into it and drop unused code; the object
+// exports exactly one symbol. Optimisation uses the host target machine,
+// whose cost model lets the loop vectoriser use AVX-512 where present.
+//
+//===----------------------------------------------------------------------===//
+#include "jit/ObjectCode.h"
+
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <mutex>
+
+namespace anyshape::jit {
+
+void initialiseNativeTarget() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+namespace {
+
+StatusOr<llvm::orc::JITTargetMachineBuilder> hostBuilder() {
+  initialiseNativeTarget();
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder)
+    return internalError("cannot describe the host CPU: " +
+                         llvm::toString(builder.takeError()));
+  builder->setRelocationModel(llvm::Reloc::PIC_);
+  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  return std::move(*builder);
+}
+
+/// Adds `void anyshape_entry(void **args)`, calling the C interface of
+/// @main with each argument loaded from its slot.
+Status addEntry(llvm::Module &module) {
+  llvm::Function *target = module.getFunction("_mlir_ciface_main");
+  if (!target)
+    return internalError("the module has no C interface of @main");
+  llvm::LLVMContext &context = module.getContext();
+  auto *pointer = llvm::PointerType::getUnqual(context);
+  auto *entry = llvm::Function::Create(
+      llvm::FunctionType::get(llvm::Type::getVoidTy(context), {pointer}, false),
+      llvm::GlobalValue::ExternalLinkage, kEntrySymbol, module);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", entry));
+  std::vector<llvm::Value *> args;
+  for (llvm::Argument &param : target->args()) {
+    llvm::Value *slot =
+        b.CreateLoad(pointer, b.CreateConstGEP1_64(pointer, entry->getArg(0),
+                                                   param.getArgNo()));
+    args.push_back(b.CreateLoad(param.getType(), slot));
+  }
+  b.CreateCall(target, args);
+  b.CreateRetVoid();
+  for (llvm::Function &f : module)
+    if (&f != entry && !f.isDeclaration())
+      f.setLinkage(llvm::GlobalValue::InternalLinkage);
+  return Status::ok();
+}
+
+} // namespace
+
+std::string HostTarget::description() const {
+  return triple + ";" + cpu + ";" + features;
+}
+
+const HostTarget &hostTarget() {
+  static const HostTarget target = [] {
+    HostTarget t;
+    auto builder = hostBuilder();
+    if (!builder.isOk())
+      return t;
+    t.triple = builder->getTargetTriple().str();
+    t.cpu = builder->getCPU();
+    t.features = builder->getFeatures().getString();
+    return t;
+  }();
+  return target;
+}
+
+StatusOr<std::unique_ptr<llvm::TargetMachine>> createHostTargetMachine() {
+  ANYSHAPE_ASSIGN_OR_RETURN(llvm::orc::JITTargetMachineBuilder builder,
+                            hostBuilder());
+  auto machine = builder.createTargetMachine();
+  if (!machine)
+    return internalError("cannot create a target machine: " +
+                         llvm::toString(machine.takeError()));
+  return std::move(*machine);
+}
+
+StatusOr<std::string> emitObjectCode(mlir::ModuleOp module, int optLevel) {
+  ANYSHAPE_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> machine,
+                            createHostTargetMachine());
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> llvmModule =
+      mlir::translateModuleToLLVMIR(module, context, "anyshape");
+  if (!llvmModule)
+    return internalError("translation to LLVM IR failed");
+  llvmModule->setDataLayout(machine->createDataLayout());
+  llvmModule->setTargetTriple(machine->getTargetTriple().str());
+  ANYSHAPE_RETURN_IF_ERROR(addEntry(*llvmModule));
+  if (llvm::verifyModule(*llvmModule, &llvm::errs()))
+    return internalError("generated LLVM IR does not verify");
+
+  auto optimize = mlir::makeOptimizingTransformer(
+      static_cast<unsigned>(std::clamp(optLevel, 0, 3)), 0, machine.get());
+  if (llvm::Error error = optimize(llvmModule.get()))
+    return internalError("LLVM optimisation failed: " +
+                         llvm::toString(std::move(error)));
+
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream stream(buffer);
+  llvm::legacy::PassManager codegen;
+  if (machine->addPassesToEmitFile(codegen, stream, nullptr,
+                                   llvm::CodeGenFileType::ObjectFile))
+    return internalError("the target cannot emit object files");
+  codegen.run(*llvmModule);
+  return std::string(buffer.begin(), buffer.end());
+}
+
+} // namespace anyshape::jit

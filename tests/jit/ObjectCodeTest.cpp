@@ -1,0 +1,93 @@
+// Object code save and reload: an executable rebuilt from its object code
+// (what the compile cache stores) computes the same results without
+// compiling, and damaged object code is an error, never a crash.
+#include "jit/ObjectCode.h"
+#include "ir/graph/Bindings.h"
+#include "ir/graph/GraphText.h"
+#include "jit/Compiler.h"
+#include "runtime/Allocator.h"
+
+#include "RandomInputs.h"
+
+#include <gtest/gtest.h>
+
+using namespace anyshape;
+
+namespace {
+
+v1::Graph example(const std::string &name) {
+  auto graph = loadGraphFile(std::string(ANYSHAPE_SOURCE_DIR) + "/examples/" +
+                             name + ".pbtxt");
+  EXPECT_TRUE(graph.isOk()) << graph.status().toString();
+  return *graph;
+}
+
+std::vector<v1::Tensor> runAt(const jit::Executable &executable,
+                              const std::map<std::string, int64_t> &symbols,
+                              uint64_t seed) {
+  auto shapes = inputShapesFor(executable.graph(), symbols);
+  EXPECT_TRUE(shapes.isOk());
+  auto inputs = test::randomInputs(executable.graph(), *shapes, seed);
+  auto outputs = executable.run(inputs.tensors);
+  EXPECT_TRUE(outputs.isOk()) << outputs.status().toString();
+  return outputs.isOk() ? *outputs : std::vector<v1::Tensor>{};
+}
+
+TEST(ObjectCode, ReloadedExecutableMatchesWithoutCompiling) {
+  v1::Graph graph = example("mlp");
+  auto compiled = jit::Compiler::compile(graph);
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  const std::string &object = (*compiled)->objectCode();
+  ASSERT_GT(object.size(), 64u);
+  EXPECT_EQ(object.substr(0, 4), "\x7f"
+                                 "ELF");
+
+  int64_t compiles = jit::Compiler::compileCount();
+  auto reloaded = jit::Executable::load((*compiled)->graph(), object);
+  ASSERT_TRUE(reloaded.isOk()) << reloaded.status().toString();
+  EXPECT_EQ(jit::Compiler::compileCount(), compiles);
+  for (int64_t batch : {0, 1, 7, 33}) {
+    std::map<std::string, int64_t> symbols{{"batch", batch}};
+    auto expected = runAt(**compiled, symbols, 10 + batch);
+    auto actual = runAt(**reloaded, symbols, 10 + batch);
+    ASSERT_EQ(expected.size(), actual.size());
+    for (size_t k = 0; k < expected.size(); ++k) {
+      EXPECT_EQ(expected[k].data(), actual[k].data()) << "batch " << batch;
+      EXPECT_EQ(expected[k].shape_size(), actual[k].shape_size());
+    }
+  }
+}
+
+TEST(ObjectCode, DamagedObjectCodeIsAnError) {
+  auto compiled = jit::Compiler::compile(example("elementwise_reduce"));
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  const std::string &object = (*compiled)->objectCode();
+  const v1::Graph &graph = (*compiled)->graph();
+  for (const std::string &damaged :
+       {std::string(), std::string("not an object"), object.substr(0, 16),
+        object.substr(0, object.size() / 2)}) {
+    auto loaded = jit::Executable::load(graph, damaged);
+    EXPECT_FALSE(loaded.isOk()) << damaged.size() << " bytes loaded";
+  }
+}
+
+TEST(ObjectCode, HostTargetIsDescribed) {
+  const jit::HostTarget &target = jit::hostTarget();
+  EXPECT_NE(target.triple.find("x86_64"), std::string::npos) << target.triple;
+  EXPECT_FALSE(target.cpu.empty());
+  EXPECT_NE(target.description().find(target.features), std::string::npos);
+}
+
+TEST(ObjectCode, RunsReuseCachedBuffers) {
+  auto compiled = jit::Compiler::compile(example("mlp"));
+  ASSERT_TRUE(compiled.isOk());
+  runAt(**compiled, {{"batch", 5}}, 1); // warm the allocator's cache
+  runtime::AllocatorStats before = runtime::allocatorStats();
+  for (int k = 0; k < 10; ++k)
+    runAt(**compiled, {{"batch", 5}}, 1);
+  runtime::AllocatorStats after = runtime::allocatorStats();
+  EXPECT_EQ(after.systemAllocs, before.systemAllocs);
+  EXPECT_GT(after.cacheHits, before.cacheHits);
+}
+
+} // namespace
