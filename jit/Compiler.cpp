@@ -11,14 +11,19 @@
 #include "jit/CpuPipeline.h"
 #include "jit/Dialects.h"
 
+#include "ir/dhlo/Analysis/FusionPlan.h"
+#include "ir/dhlo/Analysis/ShapeConstraintAnalysis.h"
 #include "ir/graph/Specialize.h"
 #include "ir/graph/Validate.h"
 #include "ir/import/GraphImporter.h"
 #include "jit/ObjectCode.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
+
+#include <chrono>
 
 namespace anyshape::jit {
 
@@ -27,7 +32,9 @@ std::atomic<int64_t> Compiler::compiles_{0};
 int64_t Compiler::compileCount() { return compiles_.load(); }
 
 StatusOr<std::shared_ptr<Executable>>
-Compiler::compile(const v1::Graph &original, const CompileOptions &options) {
+Compiler::compile(const v1::Graph &original, const CompileOptions &options,
+                  CompileReport *report) {
+  auto start = std::chrono::steady_clock::now();
   // Validated before specialising, so errors name the graph as written.
   ANYSHAPE_RETURN_IF_ERROR(validateGraph(original).status());
   v1::Graph graph = original;
@@ -48,9 +55,22 @@ Compiler::compile(const v1::Graph &original, const CompileOptions &options) {
     return mlir::success();
   });
 
-  mlir::OwningOpRef<mlir::ModuleOp> module = importGraph(context, graph);
+  ImportOptions importOptions;
+  importOptions.tensors = options.tensors;
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      importGraph(context, graph, importOptions);
   if (!module)
     return invalidArgument(diagnostics);
+  if (report) {
+    // Planned on the module as imported, as `anyshape fusion-plan` does.
+    llvm::raw_string_ostream text(report->fusionPlan);
+    for (auto func : module->getOps<mlir::func::FuncOp>()) {
+      dhlo::ShapeConstraintAnalysis analysis(func);
+      dhlo::FusionPlan plan = dhlo::planFusion(func, analysis);
+      plan.print(text, analysis);
+      report->kernelCount += static_cast<int64_t>(plan.fusions.size());
+    }
+  }
   prepareEntryAbi(*module);
   mlir::PassManager pm(&context);
   buildCpuPipeline(pm, options.pipeline);
@@ -68,6 +88,10 @@ Compiler::compile(const v1::Graph &original, const CompileOptions &options) {
   ANYSHAPE_ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable,
                             Executable::load(graph, std::move(object)));
   ++compiles_;
+  if (report)
+    report->seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
   return executable;
 }
 

@@ -11,6 +11,8 @@
 #include "jit/CpuPipeline.h"
 #include "jit/Executable.h"
 
+#include "ir/graph/ConstantData.h"
+
 #include <atomic>
 #include <map>
 #include <memory>
@@ -28,12 +30,23 @@ struct CompileOptions {
   /// Static specialisation: these symbols are compiled as these sizes
   /// (ir/graph/Specialize.h). Part of the compile cache key.
   std::map<std::string, int64_t> staticSymbols;
+  /// Resolves constants that reference stored tensors (tensor_id); the
+  /// lookup must outlive compile().
+  const TensorLookup *tensors = nullptr;
+};
+
+/// What a compile produced besides the executable.
+struct CompileReport {
+  std::string fusionPlan;  ///< as `anyshape fusion-plan` prints it
+  int64_t kernelCount = 0; ///< fusions in the plan
+  double seconds = 0;
 };
 
 class Compiler {
 public:
   static StatusOr<std::shared_ptr<Executable>>
-  compile(const v1::Graph &graph, const CompileOptions &options = {});
+  compile(const v1::Graph &graph, const CompileOptions &options = {},
+          CompileReport *report = nullptr);
 
   /// Successful compiles in this process (tests assert one per graph).
   static int64_t compileCount();

@@ -88,12 +88,20 @@ Executable::~Executable() = default;
 
 StatusOr<std::vector<v1::Tensor>>
 Executable::run(const std::vector<v1::Tensor> &inputs) const {
+  std::vector<const v1::Tensor *> pointers;
+  for (const v1::Tensor &t : inputs)
+    pointers.push_back(&t);
+  return run(pointers);
+}
+
+StatusOr<std::vector<v1::Tensor>>
+Executable::run(const std::vector<const v1::Tensor *> &inputs) const {
   if (static_cast<int>(inputs.size()) != graph_.inputs_size())
     return invalidArgument("expected " + std::to_string(graph_.inputs_size()) +
                            " inputs, got " + std::to_string(inputs.size()));
   std::vector<std::vector<int64_t>> shapes;
   for (int k = 0; k < graph_.inputs_size(); ++k) {
-    const v1::Tensor &t = inputs[k];
+    const v1::Tensor &t = *inputs[k];
     const v1::Input &declared = graph_.inputs(k);
     if (t.dtype() != declared.type().dtype())
       return invalidArgument("input '" + declared.name() + "' is " +
@@ -122,8 +130,8 @@ Executable::run(const std::vector<v1::Tensor> &inputs) const {
   // for generated code (it loads an i1): normalise them in a copy.
   std::vector<std::string> normalised(inputs.size());
   for (size_t k = 0; k < inputs.size(); ++k) {
-    const std::string &bytes = inputs[k].data();
-    if (inputs[k].dtype() != v1::DTYPE_BOOL ||
+    const std::string &bytes = inputs[k]->data();
+    if (inputs[k]->dtype() != v1::DTYPE_BOOL ||
         std::all_of(bytes.begin(), bytes.end(),
                     [](char c) { return c == 0 || c == 1; }))
       continue;
@@ -136,7 +144,7 @@ Executable::run(const std::vector<v1::Tensor> &inputs) const {
   std::vector<std::vector<int64_t>> descriptors;
   for (size_t k = 0; k < inputs.size(); ++k) {
     const std::string &bytes =
-        normalised[k].empty() ? inputs[k].data() : normalised[k];
+        normalised[k].empty() ? inputs[k]->data() : normalised[k];
     auto data = reinterpret_cast<int64_t>(bytes.data());
     std::vector<int64_t> d{data, data, 0};
     d.insert(d.end(), shapes[k].begin(), shapes[k].end());

@@ -41,6 +41,10 @@ public:
   /// order. Shape mismatches are INVALID_ARGUMENT naming the input and dim.
   StatusOr<std::vector<v1::Tensor>>
   run(const std::vector<v1::Tensor> &inputs) const;
+  /// As above, without copying inputs held elsewhere (the server's
+  /// requests and tensor store). No pointer may be null.
+  StatusOr<std::vector<v1::Tensor>>
+  run(const std::vector<const v1::Tensor *> &inputs) const;
 
   const v1::Graph &graph() const { return graph_; }
   /// The relocatable object the executable runs (ObjectCode.h).

@@ -24,6 +24,8 @@ const char *statusCodeName(StatusCode code) {
     return "INTERNAL";
   case StatusCode::Unavailable:
     return "UNAVAILABLE";
+  case StatusCode::DataLoss:
+    return "DATA_LOSS";
   }
   return "UNKNOWN";
 }

@@ -23,6 +23,7 @@ enum class StatusCode {
   Unimplemented = 12,
   Internal = 13,
   Unavailable = 14,
+  DataLoss = 15,
 };
 
 const char *statusCodeName(StatusCode code);

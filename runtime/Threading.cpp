@@ -1,0 +1,20 @@
+#include "runtime/Threading.h"
+
+#include <algorithm>
+#include <thread>
+
+// From libgomp, declared here rather than through <omp.h> so that no
+// compiler flag can switch this file to another OpenMP runtime.
+extern "C" void omp_set_num_threads(int threads);
+
+namespace anyshape::runtime {
+
+void setThreadsForThisThread(int threads) {
+  omp_set_num_threads(std::max(threads, 1));
+}
+
+int hardwareThreads() {
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
+
+} // namespace anyshape::runtime

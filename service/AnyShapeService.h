@@ -1,0 +1,109 @@
+// The AnyShape gRPC service (proto/anyshape/v1/service.proto) on gRPC's
+// callback API.
+//
+// gRPC threads only parse, admit and hand off: compiles run on a compile
+// pool and executions on an execute pool (oneTBB arenas of fixed
+// concurrency), each with a bounded queue — a full queue answers
+// RESOURCE_EXHAUSTED at once instead of letting latency grow without
+// bound. Every request is validated before anything is allocated for it.
+// Errors keep their Status code (INVALID_ARGUMENT names the input, node
+// or dim; INTERNAL only for anyshape's own bugs). While draining, new
+// requests get UNAVAILABLE and admitted ones finish.
+#pragma once
+
+#include "anyshape/v1/service.grpc.pb.h"
+#include "ir/graph/Limits.h"
+#include "service/Metrics.h"
+#include "service/TensorStore.h"
+#include "service/cache/CompileCache.h"
+
+#include <oneapi/tbb/task_arena.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+
+namespace anyshape::service {
+
+struct ServiceOptions {
+  std::string cacheDir;                  ///< empty: memory only
+  int64_t cacheBytes = int64_t{2} << 30; ///< in-memory executables
+  int compileThreads = 1;
+  int executeThreads = 2;
+  int maxQueuedCompiles = 64;
+  int maxQueuedExecutions = 1024;
+  int64_t tensorStoreBytes = int64_t{4} << 30;
+  int64_t maxUploadBytes = int64_t{2} << 30; ///< one UploadTensor
+  GraphLimits limits;
+};
+
+class AnyShapeService final : public v1::AnyShape::CallbackService {
+public:
+  static StatusOr<std::unique_ptr<AnyShapeService>>
+  create(const ServiceOptions &options);
+  ~AnyShapeService() override;
+
+  grpc::ServerUnaryReactor *Compile(grpc::CallbackServerContext *context,
+                                    const v1::CompileRequest *request,
+                                    v1::CompileResponse *response) override;
+  grpc::ServerUnaryReactor *Execute(grpc::CallbackServerContext *context,
+                                    const v1::ExecuteRequest *request,
+                                    v1::ExecuteResponse *response) override;
+  grpc::ServerUnaryReactor *
+  CompileAndExecute(grpc::CallbackServerContext *context,
+                    const v1::CompileAndExecuteRequest *request,
+                    v1::CompileAndExecuteResponse *response) override;
+  grpc::ServerUnaryReactor *
+  GetExecutable(grpc::CallbackServerContext *context,
+                const v1::GetExecutableRequest *request,
+                v1::ExecutableInfo *response) override;
+  grpc::ServerUnaryReactor *Unload(grpc::CallbackServerContext *context,
+                                   const v1::UnloadRequest *request,
+                                   v1::UnloadResponse *response) override;
+  grpc::ServerReadReactor<v1::UploadTensorChunk> *
+  UploadTensor(grpc::CallbackServerContext *context,
+               v1::UploadTensorResponse *response) override;
+  grpc::ServerUnaryReactor *Stats(grpc::CallbackServerContext *context,
+                                  const v1::StatsRequest *request,
+                                  v1::StatsResponse *response) override;
+
+  /// New requests get UNAVAILABLE from now on.
+  void startDraining() { draining_ = true; }
+  /// Waits until no request is in flight or `deadline`; true if idle.
+  bool waitUntilIdle(std::chrono::steady_clock::time_point deadline) const;
+
+  v1::StatsResponse stats() const;
+  Metrics &metrics() { return metrics_; }
+
+private:
+  explicit AnyShapeService(const ServiceOptions &options);
+  class Upload;
+
+  /// Admission: draining or a full queue refuse the request.
+  Status admit(std::atomic<int> &queued, int limit);
+  void finish(grpc::ServerUnaryReactor *reactor, const Status &status);
+
+  StatusOr<CacheResult> compile(const v1::CompileRequest &request,
+                                v1::CompileResponse &response);
+  Status
+  execute(const CachedExecutable &entry,
+          const google::protobuf::RepeatedPtrField<v1::NamedTensor> &inputs,
+          v1::ExecuteResponse &response);
+  /// Checks cancellation and the deadline before work starts.
+  static Status stillWanted(grpc::CallbackServerContext *context);
+
+  ServiceOptions options_;
+  std::unique_ptr<CompileCache> cache_;
+  TensorStore tensors_;
+  Metrics metrics_;
+  std::unique_ptr<tbb::task_arena> compilePool_;
+  std::unique_ptr<tbb::task_arena> executePool_;
+  std::atomic<int> queuedCompiles_{0};
+  std::atomic<int> queuedExecutions_{0};
+  std::atomic<bool> draining_{false};
+};
+
+/// The gRPC status for `status` (same code and message).
+grpc::Status toGrpcStatus(const Status &status);
+
+} // namespace anyshape::service

@@ -1,0 +1,15 @@
+// The ExecutableInfo a Compile returns: the executable's id, its input
+// and output signatures (symbolic dims as the wire spells them), symbols,
+// kernel count, code size and fusion plan.
+#pragma once
+
+#include "anyshape/v1/service.pb.h"
+#include "jit/Compiler.h"
+
+namespace anyshape::service {
+
+StatusOr<v1::ExecutableInfo>
+describeExecutable(const std::string &id, const jit::Executable &exe,
+                   const jit::CompileReport &report);
+
+} // namespace anyshape::service
