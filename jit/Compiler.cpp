@@ -83,15 +83,21 @@ Compiler::compile(const v1::Graph &original, const CompileOptions &options,
   if (mlir::failed(pm.run(*module)))
     return internalError("CPU pipeline failed: " + diagnostics);
 
+  auto pipelineDone = std::chrono::steady_clock::now();
   ANYSHAPE_ASSIGN_OR_RETURN(std::string object,
                             emitObjectCode(*module, options.optLevel));
+  auto codegenDone = std::chrono::steady_clock::now();
   ANYSHAPE_ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable,
                             Executable::load(graph, std::move(object)));
   ++compiles_;
-  if (report)
-    report->seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count();
+  if (report) {
+    using Seconds = std::chrono::duration<double>;
+    auto done = std::chrono::steady_clock::now();
+    report->seconds = Seconds(done - start).count();
+    report->pipelineSeconds = Seconds(pipelineDone - start).count();
+    report->codegenSeconds = Seconds(codegenDone - pipelineDone).count();
+    report->linkSeconds = Seconds(done - codegenDone).count();
+  }
   return executable;
 }
 

@@ -35,7 +35,8 @@ grpc::Status toGrpcStatus(const Status &status) {
 }
 
 AnyShapeService::AnyShapeService(const ServiceOptions &options)
-    : options_(options), tensors_(options.tensorStoreBytes) {}
+    : options_(options),
+      tensors_(options.tensorStoreBytes, options.limits.maxElementsPerTensor) {}
 
 AnyShapeService::~AnyShapeService() = default;
 
@@ -54,7 +55,12 @@ AnyShapeService::create(const ServiceOptions &options) {
   std::unique_ptr<AnyShapeService> service(new AnyShapeService(options));
   service->cache_ =
       std::make_unique<CompileCache>(options.cacheBytes, std::move(tiers));
-  // No slots reserved for external threads: gRPC threads only enqueue.
+  // Enough TBB workers for both pools at full concurrency (TBB's default
+  // is one fewer than the cores, which would starve one pool), and no
+  // arena slots reserved for external threads: gRPC threads only enqueue.
+  service->workers_ = std::make_unique<tbb::global_control>(
+      tbb::global_control::max_allowed_parallelism,
+      static_cast<size_t>(options.compileThreads + options.executeThreads + 1));
   service->compilePool_ =
       std::make_unique<tbb::task_arena>(options.compileThreads, 0);
   service->executePool_ =
@@ -74,8 +80,36 @@ Status AnyShapeService::admit(std::atomic<int> &queued, int limit) {
                              std::to_string(limit) +
                              " requests waiting); retry later");
   }
-  ++metrics_.inFlight;
   return Status::ok();
+}
+
+/// A unary reactor counted in flight from creation until gRPC is done with
+/// the call (reply sent or call cancelled), so drain waits for replies to
+/// leave, not merely for handlers to return.
+class AnyShapeService::Reactor : public grpc::ServerUnaryReactor {
+public:
+  explicit Reactor(Metrics &metrics) : metrics_(metrics) {
+    ++metrics_.inFlight;
+  }
+  void OnDone() override {
+    --metrics_.inFlight;
+    delete this;
+  }
+
+private:
+  Metrics &metrics_;
+};
+
+grpc::ServerUnaryReactor *AnyShapeService::newReactor() {
+  return new Reactor(metrics_);
+}
+
+static Status checkExecutableId(const std::string &id) {
+  if (isCacheKey(id))
+    return Status::ok();
+  return invalidArgument("'" + id +
+                         "' is not an executable id (32 hex digits, as "
+                         "Compile returns)");
 }
 
 void AnyShapeService::finish(grpc::ServerUnaryReactor *reactor,
@@ -204,7 +238,7 @@ grpc::ServerUnaryReactor *
 AnyShapeService::Compile(grpc::CallbackServerContext *context,
                          const v1::CompileRequest *request,
                          v1::CompileResponse *response) {
-  grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
+  grpc::ServerUnaryReactor *reactor = newReactor();
   ++metrics_.compileRequests;
   Status admitted = admit(queuedCompiles_, options_.maxQueuedCompiles);
   if (!admitted.isOk()) {
@@ -217,7 +251,6 @@ AnyShapeService::Compile(grpc::CallbackServerContext *context,
       status = compile(*request, *response).status();
     --queuedCompiles_;
     finish(reactor, status);
-    --metrics_.inFlight;
   });
   return reactor;
 }
@@ -226,7 +259,7 @@ grpc::ServerUnaryReactor *
 AnyShapeService::Execute(grpc::CallbackServerContext *context,
                          const v1::ExecuteRequest *request,
                          v1::ExecuteResponse *response) {
-  grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
+  grpc::ServerUnaryReactor *reactor = newReactor();
   Status admitted = admit(queuedExecutions_, options_.maxQueuedExecutions);
   if (!admitted.isOk()) {
     finish(reactor, admitted);
@@ -238,6 +271,8 @@ AnyShapeService::Execute(grpc::CallbackServerContext *context,
                                      options_.executeThreads);
     response->mutable_timing()->set_queue_us(microsSince(queuedAt));
     Status status = stillWanted(context);
+    if (status.isOk())
+      status = checkExecutableId(request->executable_id());
     if (status.isOk()) {
       auto entry = cache_->find(request->executable_id());
       status = entry.isOk()
@@ -250,7 +285,6 @@ AnyShapeService::Execute(grpc::CallbackServerContext *context,
     metrics_.executeSeconds.observe(microsSince(queuedAt) * 1e-6);
     --queuedExecutions_;
     finish(reactor, status);
-    --metrics_.inFlight;
   });
   return reactor;
 }
@@ -259,7 +293,7 @@ grpc::ServerUnaryReactor *
 AnyShapeService::CompileAndExecute(grpc::CallbackServerContext *context,
                                    const v1::CompileAndExecuteRequest *request,
                                    v1::CompileAndExecuteResponse *response) {
-  grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
+  grpc::ServerUnaryReactor *reactor = newReactor();
   ++metrics_.compileRequests;
   Status admitted = admit(queuedCompiles_, options_.maxQueuedCompiles);
   if (!admitted.isOk()) {
@@ -287,7 +321,6 @@ AnyShapeService::CompileAndExecute(grpc::CallbackServerContext *context,
     }
     --queuedCompiles_;
     finish(reactor, status);
-    --metrics_.inFlight;
   });
   return reactor;
 }
@@ -296,7 +329,12 @@ grpc::ServerUnaryReactor *
 AnyShapeService::GetExecutable(grpc::CallbackServerContext *context,
                                const v1::GetExecutableRequest *request,
                                v1::ExecutableInfo *response) {
-  grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
+  grpc::ServerUnaryReactor *reactor = newReactor();
+  Status valid = checkExecutableId(request->executable_id());
+  if (!valid.isOk()) {
+    finish(reactor, valid);
+    return reactor;
+  }
   auto entry = cache_->find(request->executable_id());
   if (entry.isOk())
     *response = entry->entry->info;
@@ -308,16 +346,18 @@ grpc::ServerUnaryReactor *
 AnyShapeService::Unload(grpc::CallbackServerContext *context,
                         const v1::UnloadRequest *request,
                         v1::UnloadResponse *response) {
-  grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
-  response->set_was_loaded(cache_->unload(request->executable_id()));
-  finish(reactor, Status::ok());
+  grpc::ServerUnaryReactor *reactor = newReactor();
+  Status valid = checkExecutableId(request->executable_id());
+  if (valid.isOk())
+    response->set_was_loaded(cache_->unload(request->executable_id()));
+  finish(reactor, valid);
   return reactor;
 }
 
 grpc::ServerUnaryReactor *
 AnyShapeService::Stats(grpc::CallbackServerContext *context,
                        const v1::StatsRequest *, v1::StatsResponse *response) {
-  grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
+  grpc::ServerUnaryReactor *reactor = newReactor();
   *response = stats();
   finish(reactor, Status::ok());
   return reactor;
@@ -385,8 +425,9 @@ private:
                                  "or too large");
         tensor_.add_shape(d);
       }
-      expectedBytes_ = count * dtypeByteSize(chunk_.dtype());
-      if (expectedBytes_ > service_.options_.maxUploadBytes)
+      if (__builtin_mul_overflow(count, dtypeByteSize(chunk_.dtype()),
+                                 &expectedBytes_) ||
+          expectedBytes_ > service_.options_.maxUploadBytes)
         return resourceExhausted(
             "the tensor has " + std::to_string(expectedBytes_) +
             " bytes, over the upload limit of " +

@@ -17,6 +17,7 @@
 #include "service/TensorStore.h"
 #include "service/cache/CompileCache.h"
 
+#include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/task_arena.h>
 
 #include <atomic>
@@ -78,6 +79,8 @@ public:
 private:
   explicit AnyShapeService(const ServiceOptions &options);
   class Upload;
+  class Reactor;
+  grpc::ServerUnaryReactor *newReactor();
 
   /// Admission: draining or a full queue refuse the request.
   Status admit(std::atomic<int> &queued, int limit);
@@ -96,6 +99,7 @@ private:
   std::unique_ptr<CompileCache> cache_;
   TensorStore tensors_;
   Metrics metrics_;
+  std::unique_ptr<tbb::global_control> workers_;
   std::unique_ptr<tbb::task_arena> compilePool_;
   std::unique_ptr<tbb::task_arena> executePool_;
   std::atomic<int> queuedCompiles_{0};

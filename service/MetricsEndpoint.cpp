@@ -1,7 +1,9 @@
 #include "service/MetricsEndpoint.h"
 
+#include <algorithm>
 #include <arpa/inet.h>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <netinet/in.h>
 #include <poll.h>
@@ -34,7 +36,12 @@ MetricsEndpoint::start(const std::string &address,
     return invalidArgument("--metrics-listen wants host:port, got '" + address +
                            "'");
   std::string host = address.substr(0, colon);
-  int port = std::atoi(address.c_str() + colon + 1);
+  std::string portText = address.substr(colon + 1);
+  int port = -1;
+  if (!portText.empty() && portText.size() <= 5 &&
+      std::all_of(portText.begin(), portText.end(),
+                  [](char c) { return c >= '0' && c <= '9'; }))
+    port = std::stoi(portText);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(port));
@@ -79,13 +86,18 @@ void MetricsEndpoint::serve() {
     int client = ::accept4(socket_, nullptr, nullptr, SOCK_CLOEXEC);
     if (client < 0)
       continue;
-    // Read the request line (bounded: 4 KiB, 2 s).
+    // Read the request head, bounded to 4 KiB and 2 s in all: one slow
+    // client must not stall scrapes for long.
     std::string request;
     char buffer[1024];
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
     while (request.size() < 4096 &&
            request.find("\r\n\r\n") == std::string::npos) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      deadline - std::chrono::steady_clock::now())
+                      .count();
       pollfd readable{client, POLLIN, 0};
-      if (::poll(&readable, 1, 2000) <= 0)
+      if (left <= 0 || ::poll(&readable, 1, static_cast<int>(left)) <= 0)
         break;
       ssize_t n = ::recv(client, buffer, sizeof(buffer), 0);
       if (n <= 0)
@@ -93,7 +105,8 @@ void MetricsEndpoint::serve() {
       request.append(buffer, static_cast<size_t>(n));
     }
     std::string status = "404 Not Found", body = "try /metrics\n";
-    if (request.rfind("GET /metrics", 0) == 0) {
+    if (request.rfind("GET /metrics ", 0) == 0 ||
+        request.rfind("GET /metrics?", 0) == 0) {
       status = "200 OK";
       body = render_();
     }

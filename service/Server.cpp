@@ -107,10 +107,10 @@ bool Server::drainAndStop() {
   service_->startDraining();
   auto deadline = std::chrono::steady_clock::now() + options_.drainTimeout;
   bool idle = service_->waitUntilIdle(deadline);
-  // Lets the finished replies flush; cancels whatever is left at the
-  // deadline.
+  // Idle means every admitted call has sent its reply (reactors count
+  // until gRPC is done with them); whatever is left is cancelled.
   server_->Shutdown(std::chrono::system_clock::now() +
-                    std::chrono::seconds(idle ? 5 : 0));
+                    std::chrono::milliseconds(100));
   server_->Wait();
   metrics_.reset();
   logEvent("info", "stopped", {{"drained", idle ? "true" : "false"}});

@@ -24,7 +24,9 @@ Status validateTensor(const v1::Tensor &tensor, const std::string &what,
       return invalidArgument(what + " has more than " +
                              std::to_string(maxElements) + " elements");
   }
-  int64_t expected = count * dtypeByteSize(tensor.dtype());
+  int64_t expected;
+  if (__builtin_mul_overflow(count, dtypeByteSize(tensor.dtype()), &expected))
+    return invalidArgument(what + " is too large");
   if (static_cast<int64_t>(tensor.data().size()) != expected)
     return invalidArgument(
         what + " has " + std::to_string(tensor.data().size()) +
@@ -50,6 +52,7 @@ std::string TensorStore::contentId(const v1::Tensor &tensor) {
 }
 
 StatusOr<TensorStore::Added> TensorStore::add(v1::Tensor tensor) {
+  ANYSHAPE_RETURN_IF_ERROR(validateTensor(tensor, "the tensor", maxElements_));
   std::string id = contentId(tensor);
   auto bytes = static_cast<int64_t>(tensor.data().size());
   std::lock_guard<std::mutex> lock(mutex_);

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "ir/graph/ConstantData.h"
+#include "ir/graph/Limits.h"
 #include "runtime/support/Status.h"
 
 #include <map>
@@ -20,7 +21,9 @@ namespace anyshape::service {
 
 class TensorStore : public TensorLookup {
 public:
-  explicit TensorStore(int64_t maxBytes) : maxBytes_(maxBytes) {}
+  explicit TensorStore(int64_t maxBytes,
+                       int64_t maxElements = GraphLimits().maxElementsPerTensor)
+      : maxBytes_(maxBytes), maxElements_(maxElements) {}
 
   static std::string contentId(const v1::Tensor &tensor);
 
@@ -44,6 +47,7 @@ public:
 
 private:
   const int64_t maxBytes_;
+  const int64_t maxElements_;
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<const v1::Tensor>> tensors_;
   int64_t bytes_ = 0;

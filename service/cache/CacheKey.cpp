@@ -10,6 +10,7 @@
 
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace anyshape::service {
@@ -24,6 +25,12 @@ void addPart(XXH3_state_t *state, const std::string &part) {
 }
 
 } // namespace
+
+bool isCacheKey(const std::string &text) {
+  return text.size() == 32 && std::all_of(text.begin(), text.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
 
 const std::string &compilerIdentity() {
   static const std::string identity =

@@ -20,6 +20,10 @@ namespace anyshape::service {
 /// a different one is never loaded.
 const std::string &compilerIdentity();
 
+/// True for what compileCacheKey returns: exactly 32 lowercase hex digits.
+/// Ids from clients are checked with this before they name any file.
+bool isCacheKey(const std::string &text);
+
 /// 32 lowercase hex digits; INVALID_ARGUMENT if the graph does not
 /// validate.
 StatusOr<std::string> compileCacheKey(const v1::Graph &graph,

@@ -56,7 +56,14 @@ StatusOr<CacheResult> CompileCache::lookup(const std::string &key,
     }
     inFlight_.emplace(key, promise.get_future().share());
   }
-  StatusOr<CacheResult> result = loadOrCompile(key, compile);
+  // Whatever happens, waiters must get an answer: an exception (say
+  // bad_alloc) would otherwise leave the key's promise unset forever.
+  StatusOr<CacheResult> result = internalError("compile failed");
+  try {
+    result = loadOrCompile(key, compile);
+  } catch (const std::exception &e) {
+    result = internalError(std::string("compile failed: ") + e.what());
+  }
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (result.isOk())

@@ -6,6 +6,8 @@
 // identity and the key before parsing anything.
 #include "service/cache/DiskCache.h"
 
+#include "service/cache/CacheKey.h"
+
 #include <xxhash.h>
 
 #include <cerrno>
@@ -112,6 +114,9 @@ std::string DiskCache::pathOf(const std::string &key) const {
 }
 
 StatusOr<StoredExecutable> DiskCache::load(const std::string &key) {
+  // Keys name files: anything but a cache key could escape the directory.
+  if (!isCacheKey(key))
+    return notFound("'" + key + "' is not a cache key");
   std::string path = pathOf(key);
   ANYSHAPE_ASSIGN_OR_RETURN(std::string bytes, readAll(path));
   auto reject = [&](const std::string &why) -> Status {
@@ -149,6 +154,8 @@ StatusOr<StoredExecutable> DiskCache::load(const std::string &key) {
 }
 
 Status DiskCache::store(const std::string &key, const StoredExecutable &entry) {
+  if (!isCacheKey(key))
+    return invalidArgument("'" + key + "' is not a cache key");
   std::string bytes(kMagic, sizeof(kMagic));
   putPart(bytes, identity_);
   putPart(bytes, key);
@@ -184,7 +191,8 @@ Status DiskCache::store(const std::string &key, const StoredExecutable &entry) {
 }
 
 void DiskCache::remove(const std::string &key) {
-  ::unlink(pathOf(key).c_str());
+  if (isCacheKey(key))
+    ::unlink(pathOf(key).c_str());
 }
 
 } // namespace anyshape::service

@@ -17,6 +17,15 @@
 namespace anyshape::cli {
 namespace {
 
+std::string shapeString(const std::vector<int64_t> &shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+} // namespace
+
 int fail(const Status &status) {
   std::fprintf(stderr, "error: %s\n", status.message().c_str());
   return 1;
@@ -51,15 +60,6 @@ StatusOr<std::map<std::string, int64_t>> parseDims(const std::string &text) {
   }
   return dims;
 }
-
-std::string shapeString(const std::vector<int64_t> &shape) {
-  std::string out = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    out += (i ? ", " : "") + std::to_string(shape[i]);
-  return out + "]";
-}
-
-} // namespace
 
 bool takeOption(const std::vector<std::string> &args, size_t &i,
                 const std::string &name, std::string &value) {
@@ -109,6 +109,16 @@ int runFingerprint(const GlobalOptions &,
     return fail(fingerprint.status());
   std::printf("%s\n", fingerprint->hex().c_str());
   return 0;
+}
+
+std::vector<Literal>
+randomInputs(const v1::Graph &graph,
+             const std::vector<std::vector<int64_t>> &shapes, uint64_t seed) {
+  std::vector<Literal> inputs;
+  for (int k = 0; k < graph.inputs_size(); ++k)
+    inputs.push_back(randomLiteral(graph.inputs(k).type().dtype(), shapes[k],
+                                   seed * 1000003 + k));
+  return inputs;
 }
 
 /// Prints one output's dtype, shape and checksums.
@@ -235,27 +245,24 @@ int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
   if (backend == "cpu") {
     if (specialize)
       options.staticSymbols = *dims;
-    auto start = std::chrono::steady_clock::now();
-    auto compiled = jit::Compiler::compile(*graph, options);
+    jit::CompileReport report;
+    auto compiled = jit::Compiler::compile(*graph, options, &report);
     if (!compiled)
       return fail(compiled.status());
     executable = *compiled;
-    std::printf("compiled %s for the CPU in %.0f ms (%s)\n",
-                graph->name().c_str(),
-                std::chrono::duration<double, std::milli>(
-                    std::chrono::steady_clock::now() - start)
-                    .count(),
-                specialize ? "specialised to --dims" : "every shape");
+    std::printf("compiled %s for the CPU in %.0f ms (%s; MLIR %.0f ms, LLVM "
+                "%.0f ms, link %.0f ms)\n",
+                graph->name().c_str(), report.seconds * 1e3,
+                specialize ? "specialised to --dims" : "every shape",
+                report.pipelineSeconds * 1e3, report.codegenSeconds * 1e3,
+                report.linkSeconds * 1e3);
   }
   bool allOk = true;
   for (const auto &binding : runs) {
     auto shapes = inputShapesFor(*graph, binding, EvalOptions().limits);
     if (!shapes)
       return fail(shapes.status().withContext("(set it with --dims)"));
-    std::vector<Literal> inputs;
-    for (int k = 0; k < graph->inputs_size(); ++k)
-      inputs.push_back(randomLiteral(graph->inputs(k).type().dtype(),
-                                     (*shapes)[k], seed * 1000003 + k));
+    std::vector<Literal> inputs = randomInputs(*graph, *shapes, seed);
     auto start = std::chrono::steady_clock::now();
     StatusOr<std::vector<Literal>> outputs = std::vector<Literal>();
     if (executable) {

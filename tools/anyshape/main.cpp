@@ -4,6 +4,7 @@
 //   anyshape eval FILE.pbtxt --dims seq=128,batch=2 [--seed N]
 //                [--backend=reference]
 //   anyshape import FILE.pbtxt [--full-constants] [--debuginfo]
+//   anyshape --server HOST:PORT eval FILE.pbtxt --dims ... | stats
 #include "Cli.h"
 
 #include <cstdio>
@@ -12,6 +13,11 @@
 namespace {
 
 const char *kUsage = R"(usage: anyshape [--server ADDR] <command> [args]
+
+  --server ADDR        run eval and stats on the anyshape server at ADDR
+                       (host:port): it compiles once, caches the executable
+                       for every shape, and executes; other commands run
+                       in-process only
 
 commands:
   validate FILE        check a graph (.pbtxt text or .pb binary); prints its
@@ -24,7 +30,9 @@ commands:
       --sweep S=N,N,.. run once per size of symbol S (the cpu backend still
                        compiles once)
       --backend NAME   reference (default): the plain reference evaluator;
-                       cpu: compiled once (shapes symbolic) and JITed
+                       cpu: compiled once (shapes symbolic) and JITed;
+                       with --server the server compiles (no --backend,
+                       no --dump-ir; --static and --check apply)
       --static         cpu: compile specialised to the --dims sizes (static
                        fallback) instead of shape-agnostic
       --dump-ir DIR    cpu: write the IR after every pipeline stage to DIR
@@ -41,9 +49,12 @@ commands:
   fusion-plan FILE     print how the compiler groups the graph's ops into
                        kernels (kLoop, kInput, kStitch, kLibrary), decided
                        with symbolic shapes only
+  stats                with --server: the server's counters as JSON
+                       (compiles, cache_hits, cache_misses, disk_loads, ...)
   help                 this text
 
-exit status: 0 success, 1 invalid graph or failed run, 2 usage error
+exit status: 0 success, 1 invalid graph, failed run or unreachable server,
+2 usage error
 )";
 
 } // namespace
@@ -75,10 +86,19 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (!global.server.empty()) {
-    std::fprintf(stderr, "anyshape: --server needs the service, which this "
-                         "build does not include\n");
-    return 2;
+    if (command == "eval")
+      return runRemoteEval(global, rest);
+    if (command == "stats")
+      return runStats(global, rest);
   }
+  if (command == "stats")
+    return usage("stats needs --server ADDR");
+  if (!global.server.empty() &&
+      (command == "validate" || command == "fingerprint" ||
+       command == "import" || command == "fusion-plan"))
+    return usage("'" + command +
+                 "' runs in-process; --server applies to eval "
+                 "and stats");
   if (command == "validate")
     return runValidate(global, rest);
   if (command == "eval")

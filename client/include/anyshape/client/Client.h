@@ -1,0 +1,120 @@
+// Client: the C++ SDK's connection to an anyshape server (docs/client.md).
+//
+// One Client owns one gRPC channel (its own connection) and is safe to use
+// from many threads at once. Every call returns a Status or StatusOr whose
+// code is the server's gRPC code; calls that fail with UNAVAILABLE (server
+// starting, draining, connection lost) are retried with exponential backoff
+// and jitter, up to ClientOptions::maxAttempts, inside the per-call
+// deadline. Every RPC of the service is idempotent (compiles and uploads are
+// keyed by content), so retrying is always safe. gRPC types stay out of this
+// header: users see the wire-format messages and anyshape::Status only.
+#pragma once
+
+#include "anyshape/v1/service.pb.h"
+#include "runtime/support/Status.h"
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace anyshape::client {
+
+struct ClientOptions {
+  /// Largest message sent or received (the server's default is the same).
+  int64_t maxMessageBytes = int64_t(256) << 20;
+  /// Attempts per call, the first included; only UNAVAILABLE is retried.
+  int maxAttempts = 5;
+  /// Backoff before retry n is initialBackoff * 2^(n-1), capped at
+  /// maxBackoff, then scaled by a random factor in [0.5, 1].
+  std::chrono::milliseconds initialBackoff{50};
+  std::chrono::milliseconds maxBackoff{2000};
+  /// Deadline of one call, retries included; 0 means none.
+  std::chrono::milliseconds deadline{0};
+  /// How long connect() waits for the channel to become ready.
+  std::chrono::milliseconds connectTimeout{5000};
+};
+
+/// A compiled executable: `id` is the server's compile cache key, shared by
+/// every client that compiles the same graph with the same options.
+struct Compiled {
+  std::string id;
+  v1::ExecutableInfo info;
+  bool cacheHit = false;
+  double compileMs = 0;
+};
+
+/// Stores one tensor and returns its content id (Client::uploadTensor, or a
+/// fake in tests).
+using UploadFunction = std::function<StatusOr<std::string>(const v1::Tensor &)>;
+
+/// Returns `graph` with every constant whose value is inline `data` of at
+/// least `minBytes` bytes uploaded through `upload` and replaced by its
+/// tensor_id. Splat, seeded and already stored constants are left alone.
+/// The first failed upload is returned.
+StatusOr<v1::Graph> offloadConstants(const v1::Graph &graph, int64_t minBytes,
+                                     const UploadFunction &upload);
+
+class Client {
+public:
+  using RunResult = StatusOr<std::vector<v1::Tensor>>;
+  using RunCallback = std::function<void(RunResult)>;
+
+  /// Opens a channel to `address` ("host:port") and waits up to
+  /// options.connectTimeout for it to be ready; UNAVAILABLE otherwise.
+  static StatusOr<std::unique_ptr<Client>> connect(const std::string &address,
+                                                   ClientOptions options = {});
+  /// Waits for every runAsync still in flight.
+  ~Client();
+  Client(const Client &) = delete;
+  Client &operator=(const Client &) = delete;
+
+  const std::string &address() const;
+
+  /// Streams the tensor to the server's tensor store in 1 MiB chunks and
+  /// returns its content id (the same bytes always get the same id).
+  StatusOr<std::string> uploadTensor(const v1::Tensor &tensor);
+  /// offloadConstants through this client's uploadTensor: weights are sent
+  /// once, and later compiles carry only their ids.
+  StatusOr<v1::Graph> offloadConstants(const v1::Graph &graph,
+                                       int64_t minBytes = 4096);
+
+  StatusOr<Compiled> compile(const v1::Graph &graph,
+                             const v1::CompileOptions &options = {});
+
+  /// Executes with inputs in graph input order; returns the outputs in graph
+  /// output order.
+  RunResult run(const Compiled &compiled,
+                const std::vector<v1::Tensor> &inputsInGraphOrder);
+  /// Executes by executable id with named inputs (inline or tensor_id);
+  /// returns the outputs named by the graph's output names.
+  StatusOr<std::vector<v1::NamedTensor>>
+  run(const std::string &executableId,
+      const std::vector<v1::NamedTensor> &inputs);
+
+  /// run() without blocking: `done` is called exactly once with the outputs
+  /// or the error, on a gRPC thread (so it must neither block nor throw), or
+  /// before runAsync returns if the inputs do not match the executable.
+  /// Retries wait on a gRPC timer, never on a thread.
+  void runAsync(const Compiled &compiled, std::vector<v1::Tensor> inputs,
+                RunCallback done);
+  std::future<RunResult> runAsync(const Compiled &compiled,
+                                  std::vector<v1::Tensor> inputs);
+
+  StatusOr<v1::ExecutableInfo> info(const std::string &executableId);
+  /// True if the executable was loaded. Unloading frees server memory; a
+  /// later run may recompile it or fail with NOT_FOUND.
+  StatusOr<bool> unload(const std::string &executableId);
+  StatusOr<v1::StatsResponse> stats();
+
+  struct Impl; // client/lib/Client.cpp
+
+private:
+  explicit Client(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace anyshape::client

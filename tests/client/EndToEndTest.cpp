@@ -1,0 +1,388 @@
+// The client SDK against a real anyshape-server on 127.0.0.1 (port 0): sync
+// and async runs agree with the reference evaluator, offloaded weights give
+// the results of inline ones, one compile serves every shape, the server's
+// error codes arrive unchanged, and UNAVAILABLE is retried across a server
+// restart. Skipped (not failed) when the server binary is missing.
+#include "anyshape/client/Client.h"
+#include "anyshape/client/GraphBuilder.h"
+#include "ir/reference/Compare.h"
+#include "ir/reference/Evaluator.h"
+
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <random>
+#include <thread>
+
+namespace anyshape::client {
+namespace {
+
+namespace fs = std::filesystem;
+using std::chrono::milliseconds;
+
+/// One anyshape-server child process, stopped with SIGTERM.
+class ServerProcess {
+public:
+  /// Starts the server on `listen` and waits until it writes its port file.
+  static std::unique_ptr<ServerProcess>
+  start(const std::string &listen = "127.0.0.1:0",
+        const std::string &cacheDir = "") {
+    auto server = std::unique_ptr<ServerProcess>(new ServerProcess);
+    char dir[] = "/tmp/anyshape-client-e2e-XXXXXX";
+    if (!mkdtemp(dir))
+      return nullptr;
+    server->dir_ = dir;
+    std::string portFile = server->dir_ + "/port";
+    std::vector<std::string> args = {
+        ANYSHAPE_SERVER_BINARY, "--listen", listen, "--port-file", portFile,
+        "--drain-seconds",      "5"};
+    if (!cacheDir.empty())
+      args.insert(args.end(), {"--cache-dir", cacheDir});
+    server->pid_ = fork();
+    if (server->pid_ == 0) {
+      std::vector<char *> argv;
+      for (std::string &arg : args)
+        argv.push_back(arg.data());
+      argv.push_back(nullptr);
+      std::freopen((server->dir_ + "/log").c_str(), "w", stderr);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+    for (int k = 0; k < 600 && server->address.empty(); ++k) {
+      std::ifstream(portFile) >> server->address;
+      if (server->address.empty())
+        std::this_thread::sleep_for(milliseconds(50));
+    }
+    return server->address.empty() ? nullptr : std::move(server);
+  }
+
+  /// SIGTERM, then the exit status (-1 if it did not exit normally).
+  int stop() {
+    if (pid_ <= 0)
+      return -1;
+    kill(pid_, SIGTERM);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+  ~ServerProcess() {
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+
+  std::string address;
+
+private:
+  ServerProcess() = default;
+  pid_t pid_ = -1;
+  std::string dir_;
+};
+
+bool serverBuilt() { return fs::exists(ANYSHAPE_SERVER_BINARY); }
+
+/// tanh(x @ w + b) with w f32[64, 32] as inline bytes (8 KiB, offloadable)
+/// and x f32[batch, 64].
+v1::Graph denseGraph(uint64_t seed) {
+  GraphBuilder b("dense");
+  std::mt19937 rng(seed);
+  std::vector<float> w(64 * 32);
+  for (float &v : w)
+    v = std::uniform_real_distribution<float>(-0.2f, 0.2f)(rng);
+  Value x = b.parameter("x", v1::DTYPE_F32, {"batch", 64});
+  Value weights = b.constant(
+      v1::DTYPE_F32, {64, 32},
+      std::string(reinterpret_cast<const char *>(w.data()), w.size() * 4));
+  Value bias = b.seededUniform(v1::DTYPE_F32, {32}, seed, -0.1, 0.1);
+  b.output(b.tanh(b.linear(x, weights, bias)), "y");
+  auto graph = b.build();
+  EXPECT_TRUE(graph.isOk()) << graph.status().toString();
+  return graph.isOk() ? *graph : v1::Graph();
+}
+
+std::vector<v1::Tensor> inputsFor(int64_t batch, uint64_t seed) {
+  return {literalToTensor(randomLiteral(v1::DTYPE_F32, {batch, 64}, seed))};
+}
+
+/// Checks `outputs` against the reference evaluator on the same inputs.
+void expectMatchesReference(const v1::Graph &graph,
+                            const std::vector<v1::Tensor> &inputs,
+                            const std::vector<v1::Tensor> &outputs) {
+  std::vector<Literal> literals;
+  for (const v1::Tensor &t : inputs)
+    literals.push_back(*literalFromTensor(t));
+  auto expected = evaluateGraph(graph, literals);
+  ASSERT_TRUE(expected.isOk()) << expected.status().toString();
+  ASSERT_EQ(outputs.size(), expected->size());
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    auto actual = literalFromTensor(outputs[k]);
+    ASSERT_TRUE(actual.isOk()) << actual.status().toString();
+    NumericDiff diff = compareLiterals(*actual, (*expected)[k]);
+    EXPECT_TRUE(diff.ok()) << diff.firstMismatch;
+  }
+}
+
+class ClientEndToEnd : public testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    if (serverBuilt())
+      server_ = ServerProcess::start().release();
+  }
+  static void TearDownTestSuite() {
+    if (server_)
+      EXPECT_EQ(server_->stop(), 0);
+    delete server_;
+    server_ = nullptr;
+  }
+  void SetUp() override {
+    if (!serverBuilt())
+      GTEST_SKIP() << ANYSHAPE_SERVER_BINARY << " is not built";
+    ASSERT_NE(server_, nullptr) << "anyshape-server did not start";
+    auto connected = Client::connect(server_->address);
+    ASSERT_TRUE(connected.isOk()) << connected.status().toString();
+    client_ = std::move(*connected);
+  }
+
+  static ServerProcess *server_;
+  std::unique_ptr<Client> client_;
+};
+ServerProcess *ClientEndToEnd::server_ = nullptr;
+
+TEST_F(ClientEndToEnd, OneCompileRunsEveryBatchSize) {
+  v1::Graph graph = denseGraph(1);
+  auto offloaded = client_->offloadConstants(graph);
+  ASSERT_TRUE(offloaded.isOk()) << offloaded.status().toString();
+  int stored = 0;
+  for (const v1::Node &node : offloaded->nodes())
+    stored += node.has_constant() && node.constant().has_tensor_id();
+  EXPECT_EQ(stored, 1); // the weights; the seeded bias stays as it is
+  auto compiled = client_->compile(*offloaded);
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  EXPECT_EQ(compiled->id.size(), 32u);
+  ASSERT_EQ(compiled->info.inputs_size(), 1);
+  EXPECT_EQ(compiled->info.inputs(0).name(), "x");
+  auto before = client_->stats();
+  ASSERT_TRUE(before.isOk());
+  for (int64_t batch : {1, 7, 33, 0}) {
+    std::vector<v1::Tensor> inputs = inputsFor(batch, batch);
+    auto outputs = client_->run(*compiled, inputs);
+    ASSERT_TRUE(outputs.isOk()) << outputs.status().toString();
+    ASSERT_EQ(outputs->size(), 1u);
+    EXPECT_EQ(outputs->at(0).shape(0), batch);
+    expectMatchesReference(graph, inputs, *outputs);
+  }
+  auto again = client_->compile(*offloaded);
+  ASSERT_TRUE(again.isOk());
+  EXPECT_EQ(again->id, compiled->id);
+  EXPECT_TRUE(again->cacheHit);
+  auto after = client_->stats();
+  ASSERT_TRUE(after.isOk());
+  EXPECT_EQ(after->compiles(), before->compiles());
+  EXPECT_GE(after->executions() - before->executions(), 4);
+}
+
+TEST_F(ClientEndToEnd, AsyncRunsFromManyThreadsShareOneCompile) {
+  v1::Graph graph = denseGraph(2);
+  auto compiled = client_->compile(*client_->offloadConstants(graph));
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  auto before = client_->stats();
+  ASSERT_TRUE(before.isOk());
+
+  std::vector<std::vector<v1::Tensor>> inputs;
+  std::vector<std::future<Client::RunResult>> futures;
+  for (int k = 0; k < 16; ++k) {
+    inputs.push_back(inputsFor(1 + k * 3, 100 + k));
+    futures.push_back(client_->runAsync(*compiled, inputs.back()));
+  }
+  std::mutex mutex;
+  std::condition_variable allDone;
+  int callbacks = 0;
+  std::vector<Status> callbackErrors;
+  for (int k = 0; k < 16; ++k)
+    client_->runAsync(
+        *compiled, inputsFor(k + 1, k), [&, k](Client::RunResult result) {
+          std::lock_guard<std::mutex> lock(mutex);
+          if (!result.isOk())
+            callbackErrors.push_back(result.status());
+          else if (result->at(0).shape(0) != k + 1)
+            callbackErrors.push_back(internalError("wrong batch size"));
+          ++callbacks;
+          allDone.notify_all();
+        });
+  for (int k = 0; k < 16; ++k) {
+    Client::RunResult result = futures[k].get();
+    ASSERT_TRUE(result.isOk()) << result.status().toString();
+    expectMatchesReference(graph, inputs[k], *result);
+  }
+  std::unique_lock<std::mutex> lock(mutex);
+  ASSERT_TRUE(allDone.wait_for(lock, std::chrono::seconds(60),
+                               [&] { return callbacks == 16; }));
+  for (const Status &error : callbackErrors)
+    ADD_FAILURE() << error.toString();
+  auto after = client_->stats();
+  ASSERT_TRUE(after.isOk());
+  EXPECT_EQ(after->compiles(), before->compiles());
+}
+
+TEST_F(ClientEndToEnd, OffloadedWeightsGiveTheResultsOfInlineOnes) {
+  v1::Graph graph = denseGraph(3);
+  auto inlineCompiled = client_->compile(graph);
+  auto offloaded = client_->offloadConstants(graph);
+  ASSERT_TRUE(inlineCompiled.isOk()) << inlineCompiled.status().toString();
+  ASSERT_TRUE(offloaded.isOk());
+  auto storedCompiled = client_->compile(*offloaded);
+  ASSERT_TRUE(storedCompiled.isOk()) << storedCompiled.status().toString();
+  std::vector<v1::Tensor> inputs = inputsFor(5, 9);
+  auto a = client_->run(*inlineCompiled, inputs);
+  auto b = client_->run(*storedCompiled, inputs);
+  ASSERT_TRUE(a.isOk() && b.isOk());
+  EXPECT_EQ(a->at(0).data(), b->at(0).data());
+}
+
+TEST_F(ClientEndToEnd, NamedRunsInfoAndUnload) {
+  auto compiled = client_->compile(denseGraph(4));
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  // An input may itself be a stored tensor.
+  auto id = client_->uploadTensor(inputsFor(3, 1)[0]);
+  ASSERT_TRUE(id.isOk()) << id.status().toString();
+  v1::NamedTensor x;
+  x.set_name("x");
+  x.set_tensor_id(*id);
+  auto outputs = client_->run(compiled->id, {x});
+  ASSERT_TRUE(outputs.isOk()) << outputs.status().toString();
+  ASSERT_EQ(outputs->size(), 1u);
+  EXPECT_EQ(outputs->at(0).name(), "y");
+  EXPECT_EQ(outputs->at(0).tensor().shape(0), 3);
+
+  auto info = client_->info(compiled->id);
+  ASSERT_TRUE(info.isOk()) << info.status().toString();
+  EXPECT_EQ(info->executable_id(), compiled->id);
+  EXPECT_EQ(info->outputs(0).name(), "y");
+  auto unloaded = client_->unload(compiled->id);
+  ASSERT_TRUE(unloaded.isOk()) << unloaded.status().toString();
+  EXPECT_TRUE(*unloaded);
+  auto twice = client_->unload(compiled->id);
+  ASSERT_TRUE(twice.isOk());
+  EXPECT_FALSE(*twice);
+}
+
+TEST_F(ClientEndToEnd, ServerErrorsKeepTheirCodes) {
+  auto unknown = client_->run(std::string(32, '0'), {});
+  EXPECT_EQ(unknown.status().code(), StatusCode::NotFound);
+
+  auto compiled = client_->compile(denseGraph(5));
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  std::vector<v1::Tensor> wrongWidth = {
+      literalToTensor(randomLiteral(v1::DTYPE_F32, {2, 63}, 0))};
+  auto bad = client_->run(*compiled, wrongWidth);
+  EXPECT_EQ(bad.status().code(), StatusCode::InvalidArgument);
+  EXPECT_NE(bad.status().message().find("x"), std::string::npos)
+      << bad.status().message();
+
+  v1::Graph broken = denseGraph(5);
+  for (v1::Node &node : *broken.mutable_nodes())
+    if (node.operands_size() > 0) {
+      node.set_operands(0, "nowhere");
+      break;
+    }
+  EXPECT_EQ(client_->compile(broken).status().code(),
+            StatusCode::InvalidArgument);
+
+  // The wrong number of inputs never leaves the client.
+  auto tooMany = client_->runAsync(*compiled, {wrongWidth[0], wrongWidth[0]});
+  EXPECT_EQ(tooMany.get().status().code(), StatusCode::InvalidArgument);
+}
+
+TEST_F(ClientEndToEnd, DeadlineExceeded) {
+  ClientOptions options;
+  options.deadline = milliseconds(1);
+  auto hurried = Client::connect(server_->address, options);
+  ASSERT_TRUE(hurried.isOk());
+  // A graph never compiled before cannot compile in a millisecond.
+  auto compiled = (*hurried)->compile(denseGraph(6));
+  EXPECT_EQ(compiled.status().code(), StatusCode::DeadlineExceeded)
+      << compiled.status().toString();
+}
+
+TEST(ClientRetry, UnavailableIsRetriedAcrossARestart) {
+  if (!serverBuilt())
+    GTEST_SKIP() << ANYSHAPE_SERVER_BINARY << " is not built";
+  char cacheDir[] = "/tmp/anyshape-client-e2e-cache-XXXXXX";
+  ASSERT_NE(mkdtemp(cacheDir), nullptr);
+  auto first = ServerProcess::start("127.0.0.1:0", cacheDir);
+  ASSERT_NE(first, nullptr);
+  std::string address = first->address;
+  ClientOptions options;
+  options.maxAttempts = 40;
+  options.initialBackoff = milliseconds(20);
+  options.maxBackoff = milliseconds(200);
+  auto client = Client::connect(address, options);
+  ASSERT_TRUE(client.isOk());
+  auto compiled = (*client)->compile(denseGraph(7));
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  ASSERT_EQ(first->stop(), 0);
+
+  // Nothing there: a client with few attempts gives up with UNAVAILABLE.
+  ClientOptions impatient;
+  impatient.maxAttempts = 2;
+  impatient.initialBackoff = milliseconds(10);
+  impatient.connectTimeout = milliseconds(200);
+  EXPECT_EQ(Client::connect(address, impatient).status().code(),
+            StatusCode::Unavailable);
+
+  // A server back on the same port within the retries: the patient
+  // client's calls, blocking and async, reach it.
+  std::unique_ptr<ServerProcess> second;
+  std::thread restart([&] {
+    std::this_thread::sleep_for(milliseconds(300));
+    second = ServerProcess::start(address, cacheDir);
+  });
+  auto pending = (*client)->runAsync(*compiled, inputsFor(2, 0));
+  auto stats = (*client)->stats();
+  restart.join();
+  ASSERT_NE(second, nullptr) << "could not restart on " << address;
+  EXPECT_TRUE(stats.isOk()) << stats.status().toString();
+  // The new server loads the executable from the shared cache directory
+  // or does not know it; either way the run was not lost to UNAVAILABLE.
+  Client::RunResult result = pending.get();
+  EXPECT_NE(result.status().code(), StatusCode::Unavailable)
+      << result.status().toString();
+  EXPECT_EQ(second->stop(), 0);
+  std::error_code ignored;
+  fs::remove_all(cacheDir, ignored);
+}
+
+TEST(ClientRetry, GivesUpAfterMaxAttempts) {
+  if (!serverBuilt())
+    GTEST_SKIP() << ANYSHAPE_SERVER_BINARY << " is not built";
+  auto server = ServerProcess::start();
+  ASSERT_NE(server, nullptr);
+  ClientOptions options;
+  options.maxAttempts = 3;
+  options.initialBackoff = milliseconds(10);
+  auto client = Client::connect(server->address, options);
+  ASSERT_TRUE(client.isOk());
+  ASSERT_EQ(server->stop(), 0);
+  auto stats = (*client)->stats();
+  ASSERT_FALSE(stats.isOk());
+  EXPECT_EQ(stats.status().code(), StatusCode::Unavailable);
+  EXPECT_NE(stats.status().message().find("after 3 attempts"),
+            std::string::npos)
+      << stats.status().message();
+}
+
+} // namespace
+} // namespace anyshape::client

@@ -1,0 +1,138 @@
+// anyshape-load's arithmetic and scraping without a server: lengths stay in
+// range, repeat for a seed, and follow the documented skew; percentiles are
+// nearest-rank; the RSS metric is found among others and fetched over HTTP
+// from a one-shot in-test endpoint.
+#include "tools/load/Metrics.h"
+#include "tools/load/Workload.h"
+
+#include <gtest/gtest.h>
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <thread>
+
+namespace anyshape::load {
+namespace {
+
+TEST(LoadLengths, UniformStaysInRangeAndRepeatsForASeed) {
+  auto lengths = drawLengths(LengthDistribution::Uniform, 1, 512, 5000, 7);
+  ASSERT_EQ(lengths.size(), 5000u);
+  EXPECT_EQ(*std::min_element(lengths.begin(), lengths.end()), 1);
+  EXPECT_EQ(*std::max_element(lengths.begin(), lengths.end()), 512);
+  double mean = 0;
+  for (int64_t n : lengths)
+    mean += double(n) / lengths.size();
+  EXPECT_NEAR(mean, 256.5, 10);
+  EXPECT_EQ(lengths, drawLengths(LengthDistribution::Uniform, 1, 512, 5000, 7));
+  EXPECT_NE(lengths, drawLengths(LengthDistribution::Uniform, 1, 512, 5000, 8));
+}
+
+TEST(LoadLengths, SkewedPutsEightyPercentInTheLowestFifth) {
+  auto lengths = drawLengths(LengthDistribution::Skewed, 1, 512, 20000, 3);
+  // The low band of [1, 512] is [1, 103]: 512 / 5 rounded up.
+  int64_t low = std::count_if(lengths.begin(), lengths.end(),
+                              [](int64_t n) { return n <= 103; });
+  EXPECT_NEAR(double(low) / lengths.size(), 0.8, 0.02);
+  EXPECT_EQ(*std::min_element(lengths.begin(), lengths.end()), 1);
+  EXPECT_EQ(*std::max_element(lengths.begin(), lengths.end()), 512);
+  EXPECT_GT(std::count(lengths.begin(), lengths.end(), 104), 0);
+}
+
+TEST(LoadLengths, DegenerateRanges) {
+  for (auto dist : {LengthDistribution::Uniform, LengthDistribution::Skewed}) {
+    EXPECT_EQ(drawLengths(dist, 5, 5, 3, 0), (std::vector<int64_t>{5, 5, 5}));
+    for (int64_t n : drawLengths(dist, 4, 6, 100, 0))
+      EXPECT_TRUE(n >= 4 && n <= 6) << n;
+    EXPECT_TRUE(drawLengths(dist, 1, 9, 0, 0).empty());
+  }
+}
+
+TEST(LoadLengths, DistributionNames) {
+  EXPECT_EQ(parseDistribution("uniform"), LengthDistribution::Uniform);
+  EXPECT_EQ(parseDistribution("skewed"), LengthDistribution::Skewed);
+  EXPECT_FALSE(parseDistribution("zipf").has_value());
+  EXPECT_STREQ(distributionName(LengthDistribution::Skewed), "skewed");
+}
+
+TEST(LoadPercentile, NearestRank) {
+  std::vector<double> values;
+  for (int k = 1; k <= 100; ++k)
+    values.push_back(k);
+  EXPECT_EQ(percentile(values, 50), 50);
+  EXPECT_EQ(percentile(values, 90), 90);
+  EXPECT_EQ(percentile(values, 99), 99);
+  EXPECT_EQ(percentile(values, 100), 100);
+  EXPECT_EQ(percentile(values, 0), 1);
+  EXPECT_EQ(percentile({4.5}, 99), 4.5);
+  EXPECT_EQ(percentile({1, 2, 3}, 50), 2);
+  EXPECT_EQ(percentile({}, 50), 0);
+}
+
+const char *kMetrics =
+    "# HELP anyshape_process_resident_memory_bytes Resident memory.\n"
+    "# TYPE anyshape_process_resident_memory_bytes gauge\n"
+    "anyshape_process_resident_memory_bytes_peak 9\n"
+    "anyshape_compiles_total{target=\"cpu\"} 3\n"
+    "anyshape_process_resident_memory_bytes 1.5e+09\n";
+
+TEST(LoadMetrics, FindsTheSampleNotAPrefixOfIt) {
+  EXPECT_EQ(findMetric(kMetrics, "anyshape_process_resident_memory_bytes"),
+            1.5e9);
+  EXPECT_EQ(findMetric(kMetrics, "anyshape_compiles_total"), 3);
+  EXPECT_FALSE(findMetric(kMetrics, "anyshape_missing").has_value());
+  EXPECT_FALSE(findMetric("", "x").has_value());
+}
+
+TEST(LoadMetrics, FetchesOverHttp) {
+  int listener = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(
+      bind(listener, reinterpret_cast<sockaddr *>(&address), sizeof address),
+      0);
+  ASSERT_EQ(listen(listener, 1), 0);
+  socklen_t length = sizeof address;
+  getsockname(listener, reinterpret_cast<sockaddr *>(&address), &length);
+  std::string request;
+  std::thread server([&] {
+    int connection = accept(listener, nullptr, nullptr);
+    char buffer[4096];
+    while (request.find("\r\n\r\n") == std::string::npos) {
+      ssize_t n = recv(connection, buffer, sizeof buffer, 0);
+      if (n <= 0)
+        break;
+      request.append(buffer, n);
+    }
+    std::string reply = std::string("HTTP/1.0 200 OK\r\nContent-Type: "
+                                    "text/plain\r\n\r\n") +
+                        kMetrics;
+    send(connection, reply.data(), reply.size(), 0);
+    close(connection);
+  });
+  auto body = fetchMetrics(
+      "http://127.0.0.1:" + std::to_string(ntohs(address.sin_port)) +
+          "/metrics",
+      std::chrono::milliseconds(2000));
+  server.join();
+  close(listener);
+  ASSERT_TRUE(body.isOk()) << body.status().toString();
+  EXPECT_EQ(request.rfind("GET /metrics HTTP/1.0\r\n", 0), 0u) << request;
+  EXPECT_EQ(*body, kMetrics);
+}
+
+TEST(LoadMetrics, NothingListeningIsUnavailable) {
+  auto body = fetchMetrics("127.0.0.1:1", std::chrono::milliseconds(500));
+  ASSERT_FALSE(body.isOk());
+  EXPECT_EQ(body.status().code(), StatusCode::Unavailable);
+  EXPECT_EQ(
+      fetchMetrics("nonsense", std::chrono::milliseconds(10)).status().code(),
+      StatusCode::InvalidArgument);
+}
+
+} // namespace
+} // namespace anyshape::load

@@ -1,0 +1,550 @@
+// End-to-end tests of anyshape-server, each against a real server process
+// on 127.0.0.1 (port 0) over real gRPC: one compile shared by concurrent
+// clients, restarts served from the disk cache, damaged cache files
+// recompiled, bad requests answered with the right codes, uploaded
+// tensors, health, metrics, and drain on SIGTERM.
+#include "ServerProcess.h"
+
+#include "ir/graph/Bindings.h"
+#include "ir/graph/ConstantData.h"
+#include "ir/graph/GraphText.h"
+#include "ir/reference/Compare.h"
+#include "ir/reference/Evaluator.h"
+
+#include "../jit/RandomInputs.h"
+
+#include <grpcpp/generic/generic_stub.h>
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <atomic>
+#include <cstdlib>
+#include <dirent.h>
+#include <filesystem>
+#include <future>
+#include <random>
+#include <sys/socket.h>
+
+using namespace anyshape;
+using test::ServerProcess;
+
+namespace {
+
+v1::Graph example(const std::string &name) {
+  auto graph = loadGraphFile(std::string(ANYSHAPE_SOURCE_DIR) + "/examples/" +
+                             name + ".pbtxt");
+  EXPECT_TRUE(graph.isOk()) << graph.status().toString();
+  return *graph;
+}
+
+std::string freshDirectory() {
+  char pattern[] = "/tmp/anyshape-e2e-XXXXXX";
+  char *dir = ::mkdtemp(pattern);
+  return dir ? std::string(dir) + "/cache" : std::string();
+}
+
+struct Called {
+  grpc::Status status;
+  v1::CompileResponse compiled;
+};
+
+Called compile(v1::AnyShape::Stub &stub, const v1::Graph &graph,
+               const v1::CompileOptions &options = {}) {
+  v1::CompileRequest request;
+  *request.mutable_graph() = graph;
+  *request.mutable_options() = options;
+  grpc::ClientContext context;
+  Called called;
+  called.status = stub.Compile(&context, request, &called.compiled);
+  return called;
+}
+
+v1::StatsResponse stats(v1::AnyShape::Stub &stub) {
+  grpc::ClientContext context;
+  v1::StatsResponse response;
+  EXPECT_TRUE(stub.Stats(&context, v1::StatsRequest(), &response).ok());
+  return response;
+}
+
+/// Executes `id` at `symbols` on random inputs and checks every output
+/// against the reference evaluator; returns the gRPC status.
+grpc::Status executeAndCheck(v1::AnyShape::Stub &stub, const std::string &id,
+                             const v1::Graph &graph,
+                             const std::map<std::string, int64_t> &symbols,
+                             uint64_t seed) {
+  auto shapes = inputShapesFor(graph, symbols);
+  EXPECT_TRUE(shapes.isOk());
+  auto inputs = test::randomInputs(graph, *shapes, seed);
+  v1::ExecuteRequest request;
+  request.set_executable_id(id);
+  for (int k = 0; k < graph.inputs_size(); ++k) {
+    v1::NamedTensor *input = request.add_inputs();
+    input->set_name(graph.inputs(k).name());
+    *input->mutable_tensor() = inputs.tensors[k];
+  }
+  grpc::ClientContext context;
+  v1::ExecuteResponse response;
+  grpc::Status status = stub.Execute(&context, request, &response);
+  if (!status.ok())
+    return status;
+  auto expected = evaluateGraph(graph, inputs.literals);
+  EXPECT_TRUE(expected.isOk());
+  EXPECT_EQ(response.outputs_size(), graph.outputs_size());
+  for (int k = 0; k < response.outputs_size() && expected.isOk(); ++k) {
+    EXPECT_EQ(response.outputs(k).name(), graph.outputs(k));
+    auto literal = literalFromTensor(response.outputs(k).tensor());
+    EXPECT_TRUE(literal.isOk());
+    NumericDiff diff = compareLiterals(*literal, (*expected)[k]);
+    EXPECT_TRUE(diff.ok()) << "output " << k << ": " << diff.firstMismatch;
+  }
+  return status;
+}
+
+std::string cacheFileIn(const std::string &dir) {
+  for (const auto &entry : std::filesystem::directory_iterator(dir))
+    if (entry.path().extension() == ".anyshape")
+      return entry.path();
+  return "";
+}
+
+TEST(ServerEndToEnd, SixteenClientsFiftyShapesOneCompile) {
+  ServerProcess server({"--cache-dir", freshDirectory()});
+  ASSERT_FALSE(server.address().empty()) << "the server did not start";
+  v1::Graph graph = example("mlp");
+  std::atomic<int> failures{0};
+  std::vector<std::thread> clients;
+  std::vector<std::string> ids(16);
+  for (int c = 0; c < 16; ++c)
+    clients.emplace_back([&, c] {
+      auto stub = v1::AnyShape::NewStub(server.channel()); // own channel
+      Called called = compile(*stub, graph);
+      if (!called.status.ok()) {
+        ++failures;
+        return;
+      }
+      ids[c] = called.compiled.info().executable_id();
+      std::mt19937_64 random(c);
+      for (int run = 0; run < 50; ++run) {
+        int64_t batch = std::uniform_int_distribution<int64_t>(1, 40)(random);
+        if (!executeAndCheck(*stub, ids[c], graph, {{"batch", batch}},
+                             c * 100 + run)
+                 .ok())
+          ++failures;
+      }
+    });
+  for (std::thread &t : clients)
+    t.join();
+  EXPECT_EQ(failures.load(), 0);
+  for (const std::string &id : ids)
+    EXPECT_EQ(id, ids[0]);
+  auto stub = server.stub();
+  v1::StatsResponse s = stats(*stub);
+  EXPECT_EQ(s.compiles(), 1);
+  EXPECT_EQ(s.cache_hits(), 15);
+  EXPECT_EQ(s.executions(), 16 * 50);
+  EXPECT_EQ(s.execution_errors(), 0);
+  EXPECT_EQ(server.stop(), 0);
+}
+
+TEST(ServerEndToEnd, RestartServesFromDiskWithZeroCompiles) {
+  std::string dir = freshDirectory();
+  v1::Graph graph = example("bert_encoder_layer");
+  std::string id;
+  {
+    ServerProcess first({"--cache-dir", dir});
+    ASSERT_FALSE(first.address().empty());
+    auto stub = first.stub();
+    Called called = compile(*stub, graph);
+    ASSERT_TRUE(called.status.ok()) << called.status.error_message();
+    EXPECT_FALSE(called.compiled.cache_hit());
+    EXPECT_GT(called.compiled.compile_ms(), 0);
+    id = called.compiled.info().executable_id();
+    EXPECT_GT(called.compiled.info().kernel_count(), 0);
+    EXPECT_EQ(first.stop(), 0);
+  }
+  ServerProcess second({"--cache-dir", dir});
+  ASSERT_FALSE(second.address().empty());
+  auto stub = second.stub();
+  Called called = compile(*stub, graph);
+  ASSERT_TRUE(called.status.ok());
+  EXPECT_TRUE(called.compiled.cache_hit());
+  EXPECT_EQ(called.compiled.info().executable_id(), id);
+  for (int64_t seq : {1, 17, 64})
+    EXPECT_TRUE(
+        executeAndCheck(*stub, id, graph, {{"batch", 1}, {"seq", seq}}, seq)
+            .ok());
+  v1::StatsResponse s = stats(*stub);
+  EXPECT_EQ(s.compiles(), 0);
+  EXPECT_EQ(s.disk_loads(), 1);
+}
+
+TEST(ServerEndToEnd, DamagedCacheFilesAreRecompiledAndReplaced) {
+  v1::Graph graph = example("elementwise_reduce");
+  for (const std::string damage : {"truncate", "bitflip"}) {
+    SCOPED_TRACE(damage);
+    std::string dir = freshDirectory();
+    std::string id;
+    {
+      ServerProcess first({"--cache-dir", dir});
+      auto stub = first.stub();
+      Called called = compile(*stub, graph);
+      ASSERT_TRUE(called.status.ok());
+      id = called.compiled.info().executable_id();
+    }
+    std::string file = cacheFileIn(dir);
+    ASSERT_FALSE(file.empty());
+    auto size = std::filesystem::file_size(file);
+    if (damage == "truncate") {
+      std::filesystem::resize_file(file, size / 2);
+    } else {
+      std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+      f.seekg(static_cast<std::streamoff>(size / 2));
+      char byte = 0;
+      f.read(&byte, 1);
+      byte ^= 0x10;
+      f.seekp(static_cast<std::streamoff>(size / 2));
+      f.write(&byte, 1);
+    }
+    {
+      ServerProcess second({"--cache-dir", dir});
+      auto stub = second.stub();
+      Called called = compile(*stub, graph);
+      ASSERT_TRUE(called.status.ok());
+      EXPECT_FALSE(called.compiled.cache_hit());
+      EXPECT_EQ(stats(*stub).compiles(), 1);
+      EXPECT_TRUE(
+          executeAndCheck(*stub, id, graph, {{"rows", 9}, {"cols", 5}}, 3)
+              .ok());
+    }
+    // The recompile replaced the entry: a third start loads it.
+    ServerProcess third({"--cache-dir", dir});
+    auto stub = third.stub();
+    EXPECT_TRUE(compile(*stub, graph).compiled.cache_hit());
+    EXPECT_EQ(stats(*stub).disk_loads(), 1);
+  }
+}
+
+TEST(ServerEndToEnd, BadRequestsGetTheRightCodesAndTheServerLives) {
+  ServerProcess server({"--tensor-store-bytes", "1K"});
+  ASSERT_FALSE(server.address().empty());
+  auto stub = server.stub();
+
+  // Every malformed graph of the test corpus: INVALID_ARGUMENT, or
+  // RESOURCE_EXHAUSTED for one beyond the limits.
+  int checked = 0;
+  for (const auto &entry : std::filesystem::directory_iterator(
+           std::string(ANYSHAPE_SOURCE_DIR) + "/tests/graphs/invalid")) {
+    auto graph = loadGraphFile(entry.path());
+    if (!graph.isOk())
+      continue; // a parse error: never reaches the wire
+    Called called = compile(*stub, *graph);
+    grpc::StatusCode code = called.status.error_code();
+    EXPECT_TRUE(code == grpc::StatusCode::INVALID_ARGUMENT ||
+                code == grpc::StatusCode::RESOURCE_EXHAUSTED)
+        << entry.path() << ": " << code << " " << called.status.error_message();
+    EXPECT_FALSE(called.status.error_message().empty());
+    ++checked;
+  }
+  EXPECT_GT(checked, 20);
+
+  v1::Graph graph = example("mlp");
+  v1::CompileOptions cuda;
+  cuda.set_target(v1::TARGET_CUDA);
+  EXPECT_EQ(compile(*stub, graph, cuda).status.error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+  v1::CompileOptions unknownSymbol;
+  (*unknownSymbol.mutable_static_symbols())["nope"] = 3;
+  EXPECT_EQ(compile(*stub, graph, unknownSymbol).status.error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+
+  Called called = compile(*stub, graph);
+  ASSERT_TRUE(called.status.ok());
+  std::string id = called.compiled.info().executable_id();
+  auto execute = [&](const std::string &executable,
+                     std::function<void(v1::ExecuteRequest &)> edit) {
+    auto shapes = inputShapesFor(graph, {{"batch", 3}});
+    auto inputs = test::randomInputs(graph, *shapes, 1);
+    v1::ExecuteRequest request;
+    request.set_executable_id(executable);
+    for (int k = 0; k < graph.inputs_size(); ++k) {
+      v1::NamedTensor *input = request.add_inputs();
+      input->set_name(graph.inputs(k).name());
+      *input->mutable_tensor() = inputs.tensors[k];
+    }
+    edit(request);
+    grpc::ClientContext context;
+    v1::ExecuteResponse response;
+    return stub->Execute(&context, request, &response);
+  };
+  auto code = [](const grpc::Status &s) { return s.error_code(); };
+  EXPECT_EQ(code(execute(id, [](auto &) {})), grpc::StatusCode::OK);
+  EXPECT_EQ(code(execute(std::string(32, 'a'), [](auto &) {})),
+            grpc::StatusCode::NOT_FOUND);
+  // Not an id at all (ids name cache files: never a path).
+  EXPECT_EQ(code(execute("../../etc/passwd", [](auto &) {})),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  grpc::Status wrongBytes = execute(id, [](v1::ExecuteRequest &r) {
+    r.mutable_inputs(0)->mutable_tensor()->mutable_data()->pop_back();
+  });
+  EXPECT_EQ(code(wrongBytes), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(wrongBytes.error_message().find(graph.inputs(0).name()),
+            std::string::npos)
+      << wrongBytes.error_message();
+  EXPECT_EQ(code(execute(id,
+                         [](v1::ExecuteRequest &r) {
+                           auto *t = r.mutable_inputs(0)->mutable_tensor();
+                           t->clear_shape();
+                           t->add_shape(int64_t{1} << 40);
+                           t->add_shape(int64_t{1} << 40);
+                         })),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(
+      code(execute(
+          id, [](v1::ExecuteRequest &r) { r.mutable_inputs()->RemoveLast(); })),
+      grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(code(execute(id,
+                         [](v1::ExecuteRequest &r) {
+                           r.mutable_inputs(0)->set_name("no_such_input");
+                         })),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(code(execute(id,
+                         [](v1::ExecuteRequest &r) {
+                           r.mutable_inputs(0)->set_tensor_id("feedbeef");
+                         })),
+            grpc::StatusCode::NOT_FOUND);
+  // A shape that breaks the graph's constraints (static feature dim).
+  grpc::Status badShape = execute(id, [](v1::ExecuteRequest &r) {
+    v1::Tensor *t = r.mutable_inputs(0)->mutable_tensor();
+    int64_t last = t->shape(t->shape_size() - 1);
+    t->set_shape(t->shape_size() - 1, last + 1);
+    t->mutable_data()->resize(t->data().size() / last * (last + 1));
+  });
+  EXPECT_EQ(code(badShape), grpc::StatusCode::INVALID_ARGUMENT)
+      << badShape.error_message();
+
+  // The tensor store holds 1 KiB: a 2 KiB upload is refused.
+  {
+    grpc::ClientContext context;
+    v1::UploadTensorResponse response;
+    auto writer = stub->UploadTensor(&context, &response);
+    v1::UploadTensorChunk chunk;
+    chunk.set_dtype(v1::DTYPE_F32);
+    chunk.add_shape(512);
+    chunk.set_data(std::string(2048, '\0'));
+    writer->Write(chunk);
+    writer->WritesDone();
+    EXPECT_EQ(writer->Finish().error_code(),
+              grpc::StatusCode::RESOURCE_EXHAUSTED);
+  }
+  // The server is still alive and counted the failures.
+  v1::StatsResponse s = stats(*stub);
+  EXPECT_GE(s.execution_errors(), 8);
+  EXPECT_EQ(server.stop(), 0);
+}
+
+/// Uploads `tensor` in chunks of `chunkBytes`.
+grpc::Status upload(v1::AnyShape::Stub &stub, const v1::Tensor &tensor,
+                    size_t chunkBytes, v1::UploadTensorResponse &response) {
+  grpc::ClientContext context;
+  auto writer = stub.UploadTensor(&context, &response);
+  size_t at = 0;
+  do {
+    v1::UploadTensorChunk chunk;
+    if (at == 0) {
+      chunk.set_dtype(tensor.dtype());
+      *chunk.mutable_shape() = tensor.shape();
+    }
+    chunk.set_data(tensor.data().substr(at, chunkBytes));
+    at += chunkBytes;
+    if (!writer->Write(chunk))
+      break;
+  } while (at < tensor.data().size());
+  writer->WritesDone();
+  return writer->Finish();
+}
+
+TEST(ServerEndToEnd, UploadedTensorsServeAsWeightsAndInputs) {
+  ServerProcess server({});
+  ASSERT_FALSE(server.address().empty());
+  auto stub = server.stub();
+  v1::Graph graph = example("mlp");
+  // Every constant moves to the tensor store; the graph references ids.
+  v1::Graph byId = graph;
+  int moved = 0;
+  for (v1::Node &node : *byId.mutable_nodes()) {
+    if (node.op() != "constant")
+      continue;
+    auto tensor = materializeConstant(node.constant(), nullptr);
+    ASSERT_TRUE(tensor.isOk());
+    v1::UploadTensorResponse uploaded;
+    ASSERT_TRUE(upload(*stub, *tensor, 1000, uploaded).ok());
+    EXPECT_EQ(uploaded.bytes(), static_cast<int64_t>(tensor->data().size()));
+    node.mutable_constant()->set_tensor_id(uploaded.tensor_id());
+    ++moved;
+  }
+  ASSERT_GT(moved, 0);
+  Called called = compile(*stub, byId);
+  ASSERT_TRUE(called.status.ok()) << called.status.error_message();
+  // Checked against the reference on the original graph (inline weights).
+  EXPECT_TRUE(executeAndCheck(*stub, called.compiled.info().executable_id(),
+                              graph, {{"batch", 6}}, 5)
+                  .ok());
+
+  // An input by id; the same upload again stores nothing new.
+  auto shapes = inputShapesFor(graph, {{"batch", 2}});
+  auto inputs = test::randomInputs(graph, *shapes, 9);
+  v1::UploadTensorResponse first, again;
+  ASSERT_TRUE(upload(*stub, inputs.tensors[0], 64, first).ok());
+  ASSERT_TRUE(upload(*stub, inputs.tensors[0], 1 << 20, again).ok());
+  EXPECT_EQ(first.tensor_id(), again.tensor_id());
+  EXPECT_TRUE(again.already_stored());
+  v1::ExecuteRequest request;
+  request.set_executable_id(called.compiled.info().executable_id());
+  request.add_inputs()->set_name(graph.inputs(0).name());
+  request.mutable_inputs(0)->set_tensor_id(first.tensor_id());
+  grpc::ClientContext context;
+  v1::ExecuteResponse response;
+  ASSERT_TRUE(stub->Execute(&context, request, &response).ok());
+  auto expected = evaluateGraph(graph, inputs.literals);
+  auto actual = literalFromTensor(response.outputs(0).tensor());
+  ASSERT_TRUE(actual.isOk());
+  EXPECT_TRUE(compareLiterals(*actual, (*expected)[0]).ok());
+}
+
+/// grpc.health.v1.Health/Check with an empty service name, through the
+/// generic stub (no generated health stubs needed): the SERVING status.
+int healthStatus(const std::shared_ptr<grpc::Channel> &channel) {
+  grpc::GenericStub generic(channel);
+  grpc::ClientContext context;
+  grpc::Slice empty(std::string{}); // an empty HealthCheckRequest
+  grpc::ByteBuffer request(&empty, 1), response;
+  std::promise<grpc::Status> done;
+  generic.UnaryCall(&context, "/grpc.health.v1.Health/Check",
+                    grpc::StubOptions(), &request, &response,
+                    [&](grpc::Status s) { done.set_value(s); });
+  if (!done.get_future().get().ok())
+    return -1;
+  std::vector<grpc::Slice> slices;
+  response.Dump(&slices);
+  std::string bytes;
+  for (const grpc::Slice &s : slices)
+    bytes.append(reinterpret_cast<const char *>(s.begin()), s.size());
+  // HealthCheckResponse { status = 1 (field 1, varint) }.
+  return bytes.size() == 2 && bytes[0] == 0x08 ? bytes[1] : 0;
+}
+
+std::string httpGet(const std::string &address, const std::string &path) {
+  size_t colon = address.rfind(':');
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(std::atoi(address.c_str() + colon + 1));
+  ::inet_pton(AF_INET, address.substr(0, colon).c_str(), &addr.sin_addr);
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (::connect(fd, reinterpret_cast<sockaddr *>(&addr), sizeof(addr)) != 0) {
+    ::close(fd);
+    return "";
+  }
+  std::string request = "GET " + path + " HTTP/1.0\r\n\r\n";
+  ::send(fd, request.data(), request.size(), 0);
+  std::string reply;
+  char buffer[4096];
+  ssize_t n;
+  while ((n = ::recv(fd, buffer, sizeof(buffer), 0)) > 0)
+    reply.append(buffer, static_cast<size_t>(n));
+  ::close(fd);
+  return reply;
+}
+
+TEST(ServerEndToEnd, HealthAndPrometheusMetrics) {
+  int port = 20000 + ::getpid() % 20000;
+  std::string metrics = "127.0.0.1:" + std::to_string(port);
+  ServerProcess server({"--metrics-listen", metrics});
+  ASSERT_FALSE(server.address().empty());
+  EXPECT_EQ(healthStatus(server.channel()), 1); // SERVING
+  auto stub = server.stub();
+  Called called = compile(*stub, example("mlp"));
+  ASSERT_TRUE(called.status.ok());
+  std::string reply = httpGet(metrics, "/metrics");
+  EXPECT_NE(reply.find("200 OK"), std::string::npos) << reply;
+  EXPECT_NE(reply.find("anyshape_compiles_total 1"), std::string::npos);
+  EXPECT_NE(reply.find("anyshape_compile_seconds_count 1"), std::string::npos);
+  EXPECT_NE(reply.find("anyshape_process_resident_memory_bytes"),
+            std::string::npos);
+  EXPECT_NE(httpGet(metrics, "/other").find("404"), std::string::npos);
+}
+
+/// Starts `count` executions of the encoder at seq 512 without waiting.
+std::vector<std::future<grpc::Status>>
+startLongRuns(const ServerProcess &server, const std::string &id,
+              const v1::Graph &graph, int count) {
+  auto shapes = inputShapesFor(graph, {{"batch", 1}, {"seq", 512}});
+  auto inputs = test::randomInputs(graph, *shapes, 1);
+  std::vector<std::future<grpc::Status>> runs;
+  for (int k = 0; k < count; ++k)
+    runs.push_back(std::async(
+        std::launch::async, [&server, id, graph, tensors = inputs.tensors] {
+          v1::ExecuteRequest request;
+          request.set_executable_id(id);
+          for (int i = 0; i < graph.inputs_size(); ++i) {
+            request.add_inputs()->set_name(graph.inputs(i).name());
+            *request.mutable_inputs(i)->mutable_tensor() = tensors[i];
+          }
+          grpc::ClientContext context;
+          v1::ExecuteResponse response;
+          return server.stub()->Execute(&context, request, &response);
+        }));
+  return runs;
+}
+
+TEST(ServerEndToEnd, SigtermLetsRequestsInFlightFinish) {
+  ServerProcess server({"--execute-threads", "1"});
+  ASSERT_FALSE(server.address().empty());
+  v1::Graph graph = example("bert_encoder_layer");
+  auto stub = server.stub();
+  Called called = compile(*stub, graph);
+  ASSERT_TRUE(called.status.ok());
+  std::string id = called.compiled.info().executable_id();
+  // Queued behind one execute thread, so most wait when SIGTERM comes.
+  auto runs = startLongRuns(server, id, graph, 6);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  server.terminate();
+  for (auto &run : runs) {
+    grpc::Status status = run.get();
+    EXPECT_TRUE(status.ok()) << status.error_message();
+  }
+  EXPECT_EQ(server.wait(), 0);
+}
+
+TEST(ServerEndToEnd, DeadlinesExpireInTheQueue) {
+  ServerProcess server({"--execute-threads", "1"});
+  ASSERT_FALSE(server.address().empty());
+  v1::Graph graph = example("bert_encoder_layer");
+  auto stub = server.stub();
+  Called called = compile(*stub, graph);
+  ASSERT_TRUE(called.status.ok());
+  std::string id = called.compiled.info().executable_id();
+  auto runs = startLongRuns(server, id, graph, 4);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // Queued behind the long runs: its deadline passes before it starts.
+  v1::ExecuteRequest request;
+  request.set_executable_id(id);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::milliseconds(20));
+  v1::ExecuteResponse response;
+  EXPECT_EQ(stub->Execute(&context, request, &response).error_code(),
+            grpc::StatusCode::DEADLINE_EXCEEDED);
+  for (auto &run : runs)
+    EXPECT_TRUE(run.get().ok());
+  // The server dropped the expired request without running it: the
+  // four long runs and one refused request are all it counted.
+  v1::StatsResponse s = stats(*stub);
+  for (int wait = 0; wait < 100 && s.executions() < 5; ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    s = stats(*stub);
+  }
+  EXPECT_EQ(s.executions(), 5);
+  EXPECT_EQ(s.execution_errors(), 1);
+}
+
+} // namespace

@@ -1,0 +1,102 @@
+// A real anyshape-server process for end-to-end tests: started on
+// 127.0.0.1 port 0 with a port file, stopped with SIGTERM, its exit code
+// collected. The channel to it is real gRPC over loopback.
+#pragma once
+
+#include "anyshape/v1/service.grpc.pb.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+namespace anyshape::test {
+
+class ServerProcess {
+public:
+  /// Starts the server with `args` (beyond --listen/--port-file); empty
+  /// address() on failure.
+  explicit ServerProcess(std::vector<std::string> args) {
+    portFile_ = "/tmp/anyshape-test-port-" + std::to_string(::getpid()) + "-" +
+                std::to_string(counter()++);
+    std::remove(portFile_.c_str());
+    std::vector<std::string> argv{ANYSHAPE_SERVER_BINARY, "--listen",
+                                  "127.0.0.1:0", "--port-file", portFile_};
+    argv.insert(argv.end(), args.begin(), args.end());
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGTERM); // never outlive a crashed test
+      std::vector<char *> raw;
+      for (std::string &a : argv)
+        raw.push_back(a.data());
+      raw.push_back(nullptr);
+      ::execv(raw[0], raw.data());
+      ::_exit(127);
+    }
+    for (int waited = 0; waited < 600 && address_.empty(); ++waited) {
+      std::ifstream in(portFile_);
+      std::getline(in, address_);
+      if (address_.empty())
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+
+  ~ServerProcess() {
+    if (pid_ > 0 && exitCode_ < 0)
+      stop();
+    std::remove(portFile_.c_str());
+  }
+
+  const std::string &address() const { return address_; }
+
+  /// SIGTERM, then the exit code (or 128 + signal).
+  int stop() {
+    if (exitCode_ >= 0)
+      return exitCode_;
+    ::kill(pid_, SIGTERM);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    exitCode_ =
+        WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return exitCode_;
+  }
+  void terminate() { ::kill(pid_, SIGTERM); }
+  int wait() {
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    exitCode_ =
+        WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return exitCode_;
+  }
+
+  std::shared_ptr<grpc::Channel> channel() const {
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(256 << 20);
+    args.SetMaxSendMessageSize(256 << 20);
+    return grpc::CreateCustomChannel(address_,
+                                     grpc::InsecureChannelCredentials(), args);
+  }
+  std::unique_ptr<v1::AnyShape::Stub> stub() const {
+    return v1::AnyShape::NewStub(channel());
+  }
+
+private:
+  static int &counter() {
+    static int n = 0;
+    return n;
+  }
+  pid_t pid_ = -1;
+  int exitCode_ = -1;
+  std::string portFile_;
+  std::string address_;
+};
+
+} // namespace anyshape::test

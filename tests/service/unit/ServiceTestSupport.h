@@ -1,0 +1,72 @@
+// Shared helpers for the service unit tests: example graphs, a scratch
+// directory removed when the test ends, and raw file edits used to damage
+// cache entries on purpose.
+#pragma once
+
+#include "ir/graph/GraphText.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace anyshape::test {
+
+inline std::string examplePath(const std::string &name) {
+  return std::string(ANYSHAPE_SOURCE_DIR) + "/examples/" + name + ".pbtxt";
+}
+
+inline v1::Graph exampleGraph(const std::string &name) {
+  auto graph = loadGraphFile(examplePath(name));
+  EXPECT_TRUE(graph.isOk()) << graph.status().toString();
+  return graph.isOk() ? *graph : v1::Graph();
+}
+
+inline std::string readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+inline void writeFile(const std::string &path, const std::string &bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+inline bool fileExists(const std::string &path) {
+  return std::filesystem::exists(path);
+}
+
+/// A fresh directory under the system temp dir, removed with everything
+/// in it when the object goes.
+class ScratchDir {
+public:
+  ScratchDir() {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "anyshape-unit-XXXXXX")
+            .string();
+    if (::mkdtemp(pattern.data()) == nullptr)
+      ADD_FAILURE() << "mkdtemp failed for " << pattern;
+    path_ = pattern;
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  ScratchDir(const ScratchDir &) = delete;
+  ScratchDir &operator=(const ScratchDir &) = delete;
+
+  const std::string &path() const { return path_; }
+  std::string operator/(const std::string &name) const {
+    return path_ + "/" + name;
+  }
+
+private:
+  std::string path_;
+};
+
+} // namespace anyshape::test

@@ -1,0 +1,180 @@
+// The subcommands that run on an anyshape server (--server ADDR): eval,
+// which compiles once on the server and executes there with the same random
+// inputs and output lines as in-process eval, and stats, the server's
+// counters as JSON. An unreachable server is a failure (exit 1), not a usage
+// error.
+#include "Cli.h"
+
+#include "anyshape/client/Client.h"
+#include "ir/graph/Bindings.h"
+#include "ir/graph/GraphText.h"
+#include "ir/graph/Validate.h"
+#include "ir/reference/Evaluator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+namespace anyshape::cli {
+namespace {
+
+double millisecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+} // namespace
+
+int runRemoteEval(const GlobalOptions &global,
+                  const std::vector<std::string> &args) {
+  std::string file, dimsText, seedText = "0", sweepText, ignored;
+  bool check = false, specialize = false;
+  for (size_t i = 0; i < args.size();) {
+    if (takeOption(args, i, "--dims", dimsText) ||
+        takeOption(args, i, "--seed", seedText) ||
+        takeOption(args, i, "--sweep", sweepText))
+      continue;
+    if (takeOption(args, i, "--backend", ignored) ||
+        takeOption(args, i, "--dump-ir", ignored))
+      return usage("--backend and --dump-ir do not apply with --server (the "
+                   "server compiles)");
+    if (args[i] == "--check" || args[i] == "--static") {
+      (args[i] == "--check" ? check : specialize) = true;
+      ++i;
+      continue;
+    }
+    if (args[i].rfind("--", 0) == 0 || !file.empty())
+      return usage("unexpected argument '" + args[i] + "'");
+    file = args[i++];
+  }
+  if (file.empty())
+    return usage("eval needs a FILE");
+  if (specialize && !sweepText.empty())
+    return usage("--static compiles for one shape; it cannot --sweep");
+  char *end = nullptr;
+  uint64_t seed = std::strtoull(seedText.c_str(), &end, 10);
+  if (seedText.empty() || *end != '\0')
+    return usage("--seed needs a non-negative integer");
+  auto dims = parseDims(dimsText);
+  if (!dims)
+    return usage(dims.status().message());
+  std::vector<std::map<std::string, int64_t>> runs{*dims};
+  if (!sweepText.empty()) {
+    auto sweep = parseSweep(sweepText);
+    if (!sweep)
+      return usage(sweep.status().message());
+    runs.clear();
+    for (int64_t v : sweep->second) {
+      runs.push_back(*dims);
+      runs.back()[sweep->first] = v;
+    }
+  }
+
+  // Validated here too: the inputs are made from the graph's types, and a
+  // malformed file fails the same way with or without a server.
+  auto graph = loadGraphFile(file);
+  if (!graph)
+    return fail(graph.status());
+  auto info = validateGraph(*graph);
+  if (!info)
+    return fail(info.status());
+  for (const auto &[name, size] : runs.front())
+    if (std::find(info->symbols.begin(), info->symbols.end(), name) ==
+        info->symbols.end())
+      return usage("'" + name + "' is not a symbol of the graph");
+
+  auto client = client::Client::connect(global.server);
+  if (!client)
+    return fail(client.status());
+  auto offloaded = (*client)->offloadConstants(*graph);
+  if (!offloaded)
+    return fail(offloaded.status());
+  v1::CompileOptions options;
+  if (specialize)
+    options.mutable_static_symbols()->insert(dims->begin(), dims->end());
+  auto start = std::chrono::steady_clock::now();
+  auto compiled = (*client)->compile(*offloaded, options);
+  if (!compiled)
+    return fail(compiled.status());
+  std::printf("compiled %s on %s in %.0f ms (%s, %s; executable %s)\n",
+              graph->name().c_str(), global.server.c_str(),
+              millisecondsSince(start),
+              compiled->cacheHit ? "cache hit" : "compiled",
+              specialize ? "specialised to --dims" : "every shape",
+              compiled->id.c_str());
+
+  bool allOk = true;
+  for (const auto &binding : runs) {
+    auto shapes = inputShapesFor(*graph, binding, EvalOptions().limits);
+    if (!shapes)
+      return fail(shapes.status().withContext("(set it with --dims)"));
+    std::vector<Literal> inputs = randomInputs(*graph, *shapes, seed);
+    std::vector<v1::Tensor> tensors;
+    for (const Literal &input : inputs)
+      tensors.push_back(literalToTensor(input));
+    start = std::chrono::steady_clock::now();
+    auto result = (*client)->run(*compiled, tensors);
+    double ms = millisecondsSince(start);
+    if (!result)
+      return fail(result.status());
+    std::vector<Literal> outputs;
+    for (const v1::Tensor &tensor : *result) {
+      auto literal = literalFromTensor(tensor);
+      if (!literal)
+        return fail(literal.status().withContext("server output"));
+      outputs.push_back(std::move(*literal));
+    }
+    std::string label;
+    for (const auto &[name, size] : binding)
+      label += (label.empty() ? "" : ",") + name + "=" + std::to_string(size);
+    std::printf("graph %s  backend server  dims %s  run %.2f ms\n",
+                graph->name().c_str(), label.empty() ? "(none)" : label.c_str(),
+                ms);
+    for (int k = 0; k < graph->outputs_size(); ++k)
+      printOutput(graph->outputs(k), outputs[k]);
+    if (check)
+      allOk &= checkAgainstReference(*graph, inputs, outputs);
+  }
+  auto stats = (*client)->stats();
+  if (!stats)
+    return fail(stats.status());
+  std::printf("server compiles: %lld, cache hits: %lld\n",
+              static_cast<long long>(stats->compiles()),
+              static_cast<long long>(stats->cache_hits()));
+  return allOk ? 0 : 1;
+}
+
+int runStats(const GlobalOptions &global,
+             const std::vector<std::string> &args) {
+  if (!args.empty())
+    return usage("stats takes no arguments");
+  auto client = client::Client::connect(global.server);
+  if (!client)
+    return fail(client.status());
+  auto stats = (*client)->stats();
+  if (!stats)
+    return fail(stats.status());
+  const std::pair<const char *, int64_t> fields[] = {
+      {"compiles", stats->compiles()},
+      {"compile_errors", stats->compile_errors()},
+      {"cache_hits", stats->cache_hits()},
+      {"cache_misses", stats->cache_misses()},
+      {"disk_loads", stats->disk_loads()},
+      {"evictions", stats->evictions()},
+      {"executions", stats->executions()},
+      {"execution_errors", stats->execution_errors()},
+      {"loaded_executables", stats->loaded_executables()},
+      {"cache_bytes", stats->cache_bytes()},
+      {"stored_tensors", stats->stored_tensors()},
+      {"stored_tensor_bytes", stats->stored_tensor_bytes()}};
+  std::string json = "{";
+  for (const auto &[name, value] : fields)
+    json += std::string(json.size() > 1 ? ", " : "") + "\"" + name +
+            "\": " + std::to_string(value);
+  std::printf("%s}\n", json.c_str());
+  return 0;
+}
+
+} // namespace anyshape::cli

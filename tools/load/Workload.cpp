@@ -1,0 +1,52 @@
+// Length distributions and percentiles for anyshape-load (Workload.h).
+#include "Workload.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+namespace anyshape::load {
+
+std::optional<LengthDistribution> parseDistribution(std::string_view name) {
+  if (name == "uniform")
+    return LengthDistribution::Uniform;
+  if (name == "skewed")
+    return LengthDistribution::Skewed;
+  return std::nullopt;
+}
+
+const char *distributionName(LengthDistribution distribution) {
+  return distribution == LengthDistribution::Uniform ? "uniform" : "skewed";
+}
+
+std::vector<int64_t> drawLengths(LengthDistribution distribution, int64_t min,
+                                 int64_t max, int64_t count, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto uniform = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  // The skewed distribution's low band: the lowest 20%, rounded up.
+  int64_t lowEnd = min + std::max<int64_t>(1, (max - min + 1 + 4) / 5) - 1;
+  std::vector<int64_t> lengths;
+  lengths.reserve(std::max<int64_t>(0, count));
+  for (int64_t k = 0; k < count; ++k) {
+    if (distribution == LengthDistribution::Uniform)
+      lengths.push_back(uniform(min, max));
+    else if (lowEnd >= max ||
+             std::uniform_real_distribution<double>()(rng) < 0.8)
+      lengths.push_back(uniform(min, lowEnd));
+    else
+      lengths.push_back(uniform(lowEnd + 1, max));
+  }
+  return lengths;
+}
+
+double percentile(const std::vector<double> &sorted, double p) {
+  if (sorted.empty())
+    return 0;
+  double rank = std::ceil(std::clamp(p, 0.0, 100.0) / 100.0 * sorted.size());
+  size_t index = rank < 1 ? 0 : static_cast<size_t>(rank) - 1;
+  return sorted[std::min(index, sorted.size() - 1)];
+}
+
+} // namespace anyshape::load

@@ -1,0 +1,504 @@
+// anyshape-load: a load generator for an anyshape server. It uploads a
+// graph's weights once, compiles it once, then N client threads (each its
+// own connection) issue a fixed number of Execute requests with random
+// inputs whose length along one symbol is drawn from a distribution; it
+// reports throughput, latency percentiles, errors, the server's compiles and
+// cache hit rate over the run, and the server's peak resident memory.
+// Progress goes to stderr, results to stdout (text, or one JSON object).
+#include "Metrics.h"
+#include "Workload.h"
+
+#include "anyshape/client/Client.h"
+#include "ir/graph/Bindings.h"
+#include "ir/graph/GraphText.h"
+#include "ir/graph/Validate.h"
+#include "ir/reference/Literal.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+using namespace anyshape;
+
+namespace {
+
+const char *kUsage = R"(usage: anyshape-load --server HOST:PORT [options]
+
+Uploads the graph's weights once, compiles it once, then sends --requests
+Execute requests from --clients concurrent connections, each with random
+inputs sized by a length of --symbol drawn from --dist.
+
+  --server ADDR     the anyshape server (required)
+  --graph FILE      graph file (default examples/bert_encoder_layer.pbtxt)
+  --symbol NAME     the symbol whose size varies (default seq)
+  --min N, --max N  its range, inclusive (default 1..512)
+  --dist NAME       uniform: every length equally likely (default);
+                    skewed: 80% of requests uniform over the lowest 20% of
+                    the range, 20% over the rest (short requests dominate)
+  --dims S=N,...    sizes of the graph's other symbols (default batch=1)
+  --clients N       concurrent clients, one connection each (default 8)
+  --requests N      requests in total (default 200)
+  --seed N          seed of the lengths and input data (default 0)
+  --metrics ADDR    the server's --metrics-listen address: sample its
+                    anyshape_process_resident_memory_bytes for the peak RSS
+                    (without it the peak RSS is reported as n/a)
+  --json            print the results as one JSON object
+
+exit status: 0 every request succeeded, 1 setup failed or a request failed,
+2 usage error
+)";
+
+struct Options {
+  std::string server, graph = "examples/bert_encoder_layer.pbtxt";
+  std::string symbol = "seq", metrics, dims = "batch=1";
+  bool dimsGiven = false;
+  int64_t min = 1, max = 512, clients = 8, requests = 200;
+  uint64_t seed = 0;
+  load::LengthDistribution dist = load::LengthDistribution::Uniform;
+  bool json = false;
+};
+
+int usageError(const std::string &message) {
+  std::fprintf(stderr, "anyshape-load: %s (see --help)\n", message.c_str());
+  return 2;
+}
+
+int fail(const char *what, const Status &status) {
+  std::fprintf(stderr, "anyshape-load: %s: %s\n", what,
+               status.toString().c_str());
+  return 1;
+}
+
+std::optional<int64_t> parseInt(const std::string &text) {
+  char *end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno == ERANGE)
+    return std::nullopt;
+  return v;
+}
+
+/// Returns 0 with `options` filled, -1 once --help is printed, or 2 after a
+/// usage error.
+int parseArgs(int argc, char **argv, Options &options) {
+  std::map<std::string, std::string> values;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(kUsage, stdout);
+      return -1;
+    }
+    if (arg == "--json") {
+      options.json = true;
+      continue;
+    }
+    std::string name = arg, value;
+    size_t eq = arg.find('=');
+    if (eq != std::string::npos) {
+      name = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+    } else if (i + 1 < argc) {
+      value = argv[++i];
+    } else {
+      return usageError("option '" + arg + "' needs a value");
+    }
+    values[name] = value;
+  }
+  for (const auto &[name, value] : values) {
+    std::optional<int64_t> number = parseInt(value);
+    auto needNumber = [&](int64_t &out, int64_t least) {
+      if (!number || *number < least)
+        return false;
+      out = *number;
+      return true;
+    };
+    int64_t seed = 0;
+    bool ok = true;
+    if (name == "--server")
+      options.server = value;
+    else if (name == "--graph")
+      options.graph = value;
+    else if (name == "--symbol")
+      options.symbol = value;
+    else if (name == "--dims") {
+      options.dims = value;
+      options.dimsGiven = true;
+    } else if (name == "--metrics")
+      options.metrics = value;
+    else if (name == "--min")
+      ok = needNumber(options.min, 0);
+    else if (name == "--max")
+      ok = needNumber(options.max, 0);
+    else if (name == "--clients")
+      ok = needNumber(options.clients, 1);
+    else if (name == "--requests")
+      ok = needNumber(options.requests, 1);
+    else if (name == "--seed") {
+      ok = needNumber(seed, 0);
+      options.seed = static_cast<uint64_t>(seed);
+    } else if (name == "--dist") {
+      auto dist = load::parseDistribution(value);
+      ok = dist.has_value();
+      if (dist)
+        options.dist = *dist;
+    } else {
+      return usageError("unknown option '" + name + "'");
+    }
+    if (!ok)
+      return usageError("bad value '" + value + "' for " + name);
+  }
+  if (options.server.empty())
+    return usageError("--server is required");
+  if (options.min > options.max)
+    return usageError("--min is greater than --max");
+  return 0;
+}
+
+/// "batch=1,heads=12" -> {batch: 1, heads: 12}.
+StatusOr<std::map<std::string, int64_t>> parseDims(const std::string &text) {
+  std::map<std::string, int64_t> dims;
+  for (size_t start = 0; start < text.size();) {
+    size_t comma = text.find(',', start);
+    std::string item = text.substr(start, comma - start);
+    size_t eq = item.find('=');
+    std::optional<int64_t> size =
+        eq == std::string::npos ? std::nullopt : parseInt(item.substr(eq + 1));
+    if (!size || *size < 0 || eq == 0)
+      return invalidArgument("--dims entry '" + item + "' is not SYMBOL=SIZE");
+    dims[item.substr(0, eq)] = *size;
+    if (comma == std::string::npos)
+      break;
+    start = comma + 1;
+  }
+  return dims;
+}
+
+/// Random input data, made once at the largest length: a request of a
+/// smaller length sends a prefix of it (any prefix is valid data).
+struct InputPool {
+  std::vector<v1::DType> dtypes;
+  std::vector<std::string> bytes;
+};
+
+/// Samples the server's RSS from its metrics endpoint until stopped.
+class RssSampler {
+public:
+  explicit RssSampler(std::string address) : address_(std::move(address)) {
+    if (!address_.empty())
+      thread_ = std::thread([this] { loop(); });
+  }
+  ~RssSampler() { stop(); }
+  void stop() {
+    stop_ = true;
+    if (thread_.joinable())
+      thread_.join();
+  }
+  std::optional<double> peak() const { return peak_; }
+  const std::string &error() const { return error_; }
+
+private:
+  void loop() {
+    while (true) {
+      sample();
+      for (int k = 0; k < 10 && !stop_; ++k)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      if (stop_) {
+        sample(); // the end of the run counts too
+        return;
+      }
+    }
+  }
+  void sample() {
+    auto text = load::fetchMetrics(address_, std::chrono::milliseconds(1000));
+    if (!text) {
+      error_ = text.status().message();
+      return;
+    }
+    auto rss =
+        load::findMetric(*text, "anyshape_process_resident_memory_bytes");
+    if (!rss) {
+      error_ = "no anyshape_process_resident_memory_bytes at " + address_;
+      return;
+    }
+    peak_ = std::max(peak_.value_or(0), *rss);
+  }
+
+  std::string address_;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  std::optional<double> peak_; // written by the sampler thread only
+  std::string error_;          // until stop() returns
+};
+
+struct Results {
+  std::mutex mutex;
+  std::vector<double> latencyMs;               // guarded by mutex
+  std::map<std::string, int64_t> errorsByCode; // guarded by mutex
+  std::string firstError;                      // guarded by mutex
+  std::atomic<int64_t> next{0}, finished{0};
+};
+
+/// `value` printed with `format` (one double), or null.
+std::string jsonNumberOrNull(std::optional<double> value, const char *format) {
+  if (!value)
+    return "null";
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, format, *value);
+  return buffer;
+}
+
+std::string jsonString(const std::string &text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      char buffer[8];
+      std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
+      out += buffer;
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options options;
+  if (int status = parseArgs(argc, argv, options))
+    return status < 0 ? 0 : status;
+  auto graph = loadGraphFile(options.graph);
+  if (!graph)
+    return fail("loading the graph", graph.status());
+  auto info = validateGraph(*graph);
+  if (!info)
+    return fail("validating the graph", info.status());
+  auto dims = parseDims(options.dims);
+  if (!dims)
+    return usageError(dims.status().message());
+  if (std::find(info->symbols.begin(), info->symbols.end(), options.symbol) ==
+      info->symbols.end())
+    return usageError("'" + options.symbol + "' is not a symbol of " +
+                      options.graph);
+  for (auto it = dims->begin(); it != dims->end();) {
+    bool known = std::find(info->symbols.begin(), info->symbols.end(),
+                           it->first) != info->symbols.end();
+    if (!known && options.dimsGiven)
+      return usageError("'" + it->first + "' is not a symbol of " +
+                        options.graph);
+    // The default batch=1 does not apply to a graph without batch.
+    it = known ? std::next(it) : dims->erase(it);
+  }
+  auto bindingFor = [&](int64_t length) {
+    std::map<std::string, int64_t> binding = *dims;
+    binding[options.symbol] = length;
+    return binding;
+  };
+
+  // Input data for the largest length, checked before the server is asked.
+  auto maxShapes = inputShapesFor(*graph, bindingFor(options.max));
+  if (!maxShapes)
+    return fail("sizing inputs (set other symbols with --dims)",
+                maxShapes.status());
+  InputPool pool;
+  for (int k = 0; k < graph->inputs_size(); ++k) {
+    v1::DType dtype = graph->inputs(k).type().dtype();
+    pool.dtypes.push_back(dtype);
+    pool.bytes.push_back(
+        literalToTensor(randomLiteral(dtype, (*maxShapes)[k], options.seed + k))
+            .data());
+  }
+
+  auto control = client::Client::connect(options.server);
+  if (!control)
+    return fail("connecting", control.status());
+  auto before = (*control)->stats();
+  if (!before)
+    return fail("reading stats", before.status());
+  std::fprintf(stderr, "uploading weights of %s...\n", graph->name().c_str());
+  auto offloaded = (*control)->offloadConstants(*graph);
+  if (!offloaded)
+    return fail("uploading weights", offloaded.status());
+  std::fprintf(stderr, "compiling...\n");
+  auto compiled = (*control)->compile(*offloaded);
+  if (!compiled)
+    return fail("compiling", compiled.status());
+  std::fprintf(stderr, "compiled %s (%s, %.0f ms)\n", compiled->id.c_str(),
+               compiled->cacheHit ? "cache hit" : "compiled",
+               compiled->compileMs);
+
+  std::vector<std::unique_ptr<client::Client>> clients;
+  for (int64_t c = 0; c < options.clients; ++c) {
+    auto connected = client::Client::connect(options.server);
+    if (!connected)
+      return fail("connecting a client", connected.status());
+    clients.push_back(std::move(*connected));
+  }
+  std::vector<int64_t> lengths = load::drawLengths(
+      options.dist, options.min, options.max, options.requests, options.seed);
+
+  Results results;
+  RssSampler rss(options.metrics);
+  auto work = [&](client::Client &client) {
+    for (int64_t i; (i = results.next++) < options.requests;) {
+      Status error;
+      double ms = 0;
+      auto shapes = inputShapesFor(*graph, bindingFor(lengths[i]));
+      if (!shapes) {
+        error = shapes.status();
+      } else {
+        std::vector<v1::Tensor> inputs(graph->inputs_size());
+        for (int k = 0; k < graph->inputs_size(); ++k) {
+          v1::Tensor &tensor = inputs[k];
+          tensor.set_dtype(pool.dtypes[k]);
+          int64_t n = 1;
+          for (int64_t d : (*shapes)[k]) {
+            tensor.add_shape(d);
+            n *= d;
+          }
+          int64_t bytes = n * dtypeByteSize(pool.dtypes[k]);
+          if (bytes <= static_cast<int64_t>(pool.bytes[k].size()))
+            tensor.set_data(pool.bytes[k].data(), bytes);
+          else // a shape that does not grow with the symbol
+            tensor = literalToTensor(
+                randomLiteral(pool.dtypes[k], (*shapes)[k], options.seed + k));
+        }
+        auto start = std::chrono::steady_clock::now();
+        auto outputs = client.run(*compiled, inputs);
+        ms = std::chrono::duration<double, std::milli>(
+                 std::chrono::steady_clock::now() - start)
+                 .count();
+        if (!outputs)
+          error = outputs.status();
+      }
+      {
+        std::lock_guard<std::mutex> lock(results.mutex);
+        if (error.isOk()) {
+          results.latencyMs.push_back(ms);
+        } else {
+          ++results.errorsByCode[statusCodeName(error.code())];
+          if (results.firstError.empty())
+            results.firstError = error.toString();
+        }
+      }
+      int64_t done = ++results.finished;
+      if (done * 10 / options.requests != (done - 1) * 10 / options.requests)
+        std::fprintf(stderr, "  %lld/%lld requests\n",
+                     static_cast<long long>(done),
+                     static_cast<long long>(options.requests));
+    }
+  };
+  std::fprintf(stderr,
+               "running %lld requests from %lld clients, %s %s in "
+               "[%lld, %lld]...\n",
+               static_cast<long long>(options.requests),
+               static_cast<long long>(options.clients), options.symbol.c_str(),
+               load::distributionName(options.dist),
+               static_cast<long long>(options.min),
+               static_cast<long long>(options.max));
+  auto start = std::chrono::steady_clock::now();
+  std::vector<std::thread> threads;
+  for (auto &client : clients)
+    threads.emplace_back(work, std::ref(*client));
+  for (std::thread &thread : threads)
+    thread.join();
+  double wallS =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  rss.stop();
+  auto after = (*control)->stats();
+  if (!after)
+    return fail("reading stats", after.status());
+
+  std::vector<double> &latency = results.latencyMs;
+  std::sort(latency.begin(), latency.end());
+  int64_t ok = static_cast<int64_t>(latency.size());
+  int64_t errors = options.requests - ok;
+  double mean = 0;
+  for (double ms : latency)
+    mean += ms / std::max<int64_t>(1, ok);
+  double throughput = wallS > 0 ? ok / wallS : 0;
+  int64_t compiles = after->compiles() - before->compiles();
+  int64_t hits = after->cache_hits() - before->cache_hits();
+  int64_t misses = after->cache_misses() - before->cache_misses();
+  std::optional<double> hitRate;
+  if (hits + misses > 0)
+    hitRate = double(hits) / double(hits + misses);
+  double p50 = load::percentile(latency, 50),
+         p90 = load::percentile(latency, 90),
+         p99 = load::percentile(latency, 99);
+  double maxMs = latency.empty() ? 0 : latency.back();
+  if (!options.metrics.empty() && !rss.peak())
+    std::fprintf(stderr, "anyshape-load: no RSS sample: %s\n",
+                 rss.error().c_str());
+
+  if (options.json) {
+    std::string errorsJson = "{";
+    for (const auto &[code, count] : results.errorsByCode)
+      errorsJson += (errorsJson.size() > 1 ? ", " : "") + jsonString(code) +
+                    ": " + std::to_string(count);
+    errorsJson += "}";
+    std::printf(
+        "{\"server\": %s, \"graph\": %s, \"symbol\": %s, \"min\": %lld, "
+        "\"max\": %lld, \"dist\": \"%s\", \"clients\": %lld, \"requests\": "
+        "%lld, \"seed\": %llu, \"ok\": %lld, \"errors\": %lld, "
+        "\"errors_by_code\": %s, \"wall_s\": %.3f, \"throughput_rps\": %.3f, "
+        "\"latency_ms\": {\"p50\": %.3f, \"p90\": %.3f, \"p99\": %.3f, "
+        "\"mean\": %.3f, \"max\": %.3f}, \"compiles\": %lld, \"cache_hits\": "
+        "%lld, \"cache_misses\": %lld, \"cache_hit_rate\": %s, "
+        "\"peak_rss_bytes\": %s}\n",
+        jsonString(options.server).c_str(), jsonString(options.graph).c_str(),
+        jsonString(options.symbol).c_str(), static_cast<long long>(options.min),
+        static_cast<long long>(options.max),
+        load::distributionName(options.dist),
+        static_cast<long long>(options.clients),
+        static_cast<long long>(options.requests),
+        static_cast<unsigned long long>(options.seed),
+        static_cast<long long>(ok), static_cast<long long>(errors),
+        errorsJson.c_str(), wallS, throughput, p50, p90, p99, mean, maxMs,
+        static_cast<long long>(compiles), static_cast<long long>(hits),
+        static_cast<long long>(misses),
+        jsonNumberOrNull(hitRate, "%.4f").c_str(),
+        jsonNumberOrNull(rss.peak(), "%.0f").c_str());
+  } else {
+    std::printf("anyshape-load: %s on %s\n", graph->name().c_str(),
+                options.server.c_str());
+    std::printf("  requests     %lld (%lld ok, %lld errors) from %lld "
+                "clients; %s %s in [%lld, %lld], seed %llu\n",
+                static_cast<long long>(options.requests),
+                static_cast<long long>(ok), static_cast<long long>(errors),
+                static_cast<long long>(options.clients), options.symbol.c_str(),
+                load::distributionName(options.dist),
+                static_cast<long long>(options.min),
+                static_cast<long long>(options.max),
+                static_cast<unsigned long long>(options.seed));
+    std::printf("  throughput   %.1f req/s over %.2f s\n", throughput, wallS);
+    std::printf("  latency ms   p50 %.2f  p90 %.2f  p99 %.2f  (mean %.2f, "
+                "max %.2f)\n",
+                p50, p90, p99, mean, maxMs);
+    std::printf("  compiles     %lld (setup and run)\n",
+                static_cast<long long>(compiles));
+    if (hitRate)
+      std::printf("  cache        hit rate %.1f%% (%lld hits, %lld misses)\n",
+                  *hitRate * 100, static_cast<long long>(hits),
+                  static_cast<long long>(misses));
+    else
+      std::printf("  cache        hit rate n/a (no lookups)\n");
+    if (rss.peak())
+      std::printf("  peak RSS     %.1f MiB\n", *rss.peak() / 1048576.0);
+    else
+      std::printf("  peak RSS     n/a\n");
+    if (!results.firstError.empty())
+      std::printf("  first error  %s\n", results.firstError.c_str());
+  }
+  return errors == 0 ? 0 : 1;
+}
