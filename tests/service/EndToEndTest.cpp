@@ -433,6 +433,55 @@ int healthStatus(const std::shared_ptr<grpc::Channel> &channel) {
   return bytes.size() == 2 && bytes[0] == 0x08 ? bytes[1] : 0;
 }
 
+/// The services server reflection lists (grpc.reflection.v1alpha), from
+/// one ServerReflectionRequest { list_services: "" } on the bidi stream.
+std::string reflectedServices(const std::shared_ptr<grpc::Channel> &channel) {
+  grpc::GenericStub generic(channel);
+  grpc::CompletionQueue queue;
+  grpc::ClientContext context;
+  auto call = generic.PrepareCall(
+      &context,
+      "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo", &queue);
+  auto step = [&](int tag) {
+    void *got = nullptr;
+    bool ok = false;
+    return queue.Next(&got, &ok) && ok &&
+           got == reinterpret_cast<void *>(static_cast<intptr_t>(tag));
+  };
+  auto tag = [](int t) {
+    return reinterpret_cast<void *>(static_cast<intptr_t>(t));
+  };
+  call->StartCall(tag(1));
+  if (!step(1))
+    return "";
+  std::string request("\x3a\x00", 2); // field 7 (list_services), empty
+  grpc::Slice slice(request);
+  grpc::ByteBuffer message(&slice, 1);
+  call->Write(message, tag(2));
+  if (!step(2))
+    return "";
+  call->WritesDone(tag(3));
+  step(3);
+  grpc::ByteBuffer reply;
+  call->Read(&reply, tag(4));
+  std::string bytes;
+  if (step(4)) {
+    std::vector<grpc::Slice> slices;
+    reply.Dump(&slices);
+    for (const grpc::Slice &s : slices)
+      bytes.append(reinterpret_cast<const char *>(s.begin()), s.size());
+  }
+  grpc::Status status;
+  call->Finish(&status, tag(5));
+  step(5);
+  queue.Shutdown();
+  void *ignored;
+  bool ok;
+  while (queue.Next(&ignored, &ok)) {
+  }
+  return bytes;
+}
+
 std::string httpGet(const std::string &address, const std::string &path) {
   size_t colon = address.rfind(':');
   sockaddr_in addr{};
@@ -455,12 +504,16 @@ std::string httpGet(const std::string &address, const std::string &path) {
   return reply;
 }
 
-TEST(ServerEndToEnd, HealthAndPrometheusMetrics) {
+TEST(ServerEndToEnd, HealthReflectionAndPrometheusMetrics) {
   int port = 20000 + ::getpid() % 20000;
   std::string metrics = "127.0.0.1:" + std::to_string(port);
   ServerProcess server({"--metrics-listen", metrics});
   ASSERT_FALSE(server.address().empty());
   EXPECT_EQ(healthStatus(server.channel()), 1); // SERVING
+  std::string services = reflectedServices(server.channel());
+  EXPECT_NE(services.find("anyshape.v1.AnyShape"), std::string::npos)
+      << services;
+  EXPECT_NE(services.find("grpc.health.v1.Health"), std::string::npos);
   auto stub = server.stub();
   Called called = compile(*stub, example("mlp"));
   ASSERT_TRUE(called.status.ok());
@@ -505,9 +558,20 @@ TEST(ServerEndToEnd, SigtermLetsRequestsInFlightFinish) {
   ASSERT_TRUE(called.status.ok());
   std::string id = called.compiled.info().executable_id();
   // Queued behind one execute thread, so most wait when SIGTERM comes.
-  auto runs = startLongRuns(server, id, graph, 6);
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto runs = startLongRuns(server, id, graph, 12);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
   server.terminate();
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  // Draining: health says NOT_SERVING and new work is refused.
+  EXPECT_EQ(healthStatus(server.channel()), 2);
+  {
+    v1::ExecuteRequest request;
+    request.set_executable_id(id);
+    grpc::ClientContext context;
+    v1::ExecuteResponse response;
+    EXPECT_EQ(stub->Execute(&context, request, &response).error_code(),
+              grpc::StatusCode::UNAVAILABLE);
+  }
   for (auto &run : runs) {
     grpc::Status status = run.get();
     EXPECT_TRUE(status.ok()) << status.error_message();

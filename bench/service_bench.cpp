@@ -1,0 +1,249 @@
+// The service's overheads, measured side by side in one run over real
+// gRPC on loopback:
+//   - Execute of a small graph vs a raw gRPC echo of the same request
+//     bytes (a callback generic service that returns what it receives):
+//     the ratio is what anyshape adds to a round trip (goal <= 1.5x);
+//   - Compile when the executable is cached (the graph's weights stored
+//     by id, so the request is small): the cache-hit latency (goal < 1 ms).
+// Both servers run in this process on their own ports; clients use the
+// callback API and wait for each reply.
+//
+//   build/bin/anyshape-bench-service [--benchmark_filter=...]
+#include "ir/graph/ConstantData.h"
+#include "ir/graph/GraphText.h"
+#include "service/Server.h"
+
+#include <benchmark/benchmark.h>
+#include <grpcpp/generic/async_generic_service.h>
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/grpcpp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+
+using namespace anyshape;
+
+namespace {
+
+/// Echoes every unary call's request bytes back.
+class EchoService : public grpc::CallbackGenericService {
+  grpc::ServerGenericBidiReactor *
+  CreateReactor(grpc::GenericCallbackServerContext *) override {
+    class Reactor : public grpc::ServerGenericBidiReactor {
+    public:
+      Reactor() { StartRead(&message_); }
+      void OnReadDone(bool ok) override {
+        if (ok)
+          StartWrite(&message_);
+        else
+          Finish(grpc::Status::OK);
+      }
+      void OnWriteDone(bool) override { Finish(grpc::Status::OK); }
+      void OnDone() override { delete this; }
+
+    private:
+      grpc::ByteBuffer message_;
+    };
+    return new Reactor;
+  }
+};
+
+struct Servers {
+  std::unique_ptr<service::Server> anyshape;
+  EchoService echo;
+  std::unique_ptr<grpc::Server> echoServer;
+  std::string echoAddress;
+};
+
+Servers &servers() {
+  static Servers *s = [] {
+    auto *s = new Servers;
+    service::ServerOptions options;
+    options.listen = "127.0.0.1:0";
+    auto server = service::Server::start(options);
+    if (!server) {
+      std::fprintf(stderr, "%s\n", server.status().toString().c_str());
+      std::exit(1);
+    }
+    s->anyshape = std::move(*server);
+    grpc::ServerBuilder builder;
+    int port = 0;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                             &port);
+    builder.SetMaxReceiveMessageSize(256 << 20);
+    builder.SetMaxSendMessageSize(256 << 20);
+    builder.RegisterCallbackGenericService(&s->echo);
+    s->echoServer = builder.BuildAndStart();
+    s->echoAddress = "127.0.0.1:" + std::to_string(port);
+    return s;
+  }();
+  return *s;
+}
+
+std::shared_ptr<grpc::Channel> channelTo(const std::string &address) {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(256 << 20);
+  args.SetMaxSendMessageSize(256 << 20);
+  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(),
+                                   args);
+}
+
+/// y = x + x over f32[n].
+v1::Graph addGraph() {
+  v1::Graph graph;
+  graph.set_name("add");
+  v1::Input *x = graph.add_inputs();
+  x->set_name("x");
+  x->mutable_type()->set_dtype(v1::DTYPE_F32);
+  x->mutable_type()->add_dims()->set_symbol("n");
+  v1::Node *y = graph.add_nodes();
+  y->set_name("y");
+  y->set_op("add");
+  y->add_operands("x");
+  y->add_operands("x");
+  graph.add_outputs("y");
+  return graph;
+}
+
+/// Waits for one callback-API call.
+class Wait {
+public:
+  void done(grpc::Status status) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    status_ = std::move(status);
+    finished_ = true;
+    cv_.notify_one();
+  }
+  grpc::Status get() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    cv_.wait(lock, [&] { return finished_; });
+    finished_ = false;
+    return status_;
+  }
+
+private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool finished_ = false;
+  grpc::Status status_;
+};
+
+v1::ExecuteRequest executeRequest(const std::string &id, int64_t n) {
+  v1::ExecuteRequest request;
+  request.set_executable_id(id);
+  v1::NamedTensor *x = request.add_inputs();
+  x->set_name("x");
+  x->mutable_tensor()->set_dtype(v1::DTYPE_F32);
+  x->mutable_tensor()->add_shape(n);
+  x->mutable_tensor()->mutable_data()->assign(static_cast<size_t>(n) * 4, 1);
+  return request;
+}
+
+std::string compiledAddId() {
+  auto stub = v1::AnyShape::NewStub(channelTo(servers().anyshape->address()));
+  v1::CompileRequest request;
+  *request.mutable_graph() = addGraph();
+  grpc::ClientContext context;
+  v1::CompileResponse response;
+  if (!stub->Compile(&context, request, &response).ok())
+    std::exit(1);
+  return response.info().executable_id();
+}
+
+void BM_Execute(benchmark::State &state) {
+  static const std::string id = compiledAddId();
+  auto stub = v1::AnyShape::NewStub(channelTo(servers().anyshape->address()));
+  v1::ExecuteRequest request = executeRequest(id, state.range(0));
+  Wait wait;
+  for (auto _ : state) {
+    grpc::ClientContext context;
+    v1::ExecuteResponse response;
+    stub->async()->Execute(&context, &request, &response,
+                           [&](grpc::Status s) { wait.done(std::move(s)); });
+    if (!wait.get().ok())
+      state.SkipWithError("Execute failed");
+  }
+  state.SetBytesProcessed(state.iterations() * state.range(0) * 4);
+}
+BENCHMARK(BM_Execute)->Arg(1)->Arg(1 << 16)->UseRealTime();
+
+void BM_RawGrpcEcho(benchmark::State &state) {
+  grpc::GenericStub stub(channelTo(servers().echoAddress));
+  std::string bytes =
+      executeRequest(std::string(32, '0'), state.range(0)).SerializeAsString();
+  grpc::Slice slice(bytes);
+  grpc::ByteBuffer request(&slice, 1);
+  Wait wait;
+  for (auto _ : state) {
+    grpc::ClientContext context;
+    grpc::ByteBuffer response;
+    stub.UnaryCall(&context, "/bench.Echo/Echo", grpc::StubOptions(),
+                   &request, &response,
+                   [&](grpc::Status s) { wait.done(std::move(s)); });
+    if (!wait.get().ok())
+      state.SkipWithError("echo failed");
+  }
+  state.SetBytesProcessed(state.iterations() * state.range(0) * 4);
+}
+BENCHMARK(BM_RawGrpcEcho)->Arg(1)->Arg(1 << 16)->UseRealTime();
+
+/// The encoder with its weights in the tensor store (as clients that
+/// upload weights once send it), compiled once before timing.
+v1::CompileRequest cachedEncoderRequest(v1::AnyShape::Stub &stub) {
+  auto graph = loadGraphFile(std::string(ANYSHAPE_SOURCE_DIR) +
+                             "/examples/bert_encoder_layer.pbtxt");
+  if (!graph)
+    std::exit(1);
+  for (v1::Node &node : *graph->mutable_nodes()) {
+    if (node.op() != "constant")
+      continue;
+    auto tensor = materializeConstant(node.constant(), nullptr);
+    grpc::ClientContext context;
+    v1::UploadTensorResponse uploaded;
+    auto writer = stub.UploadTensor(&context, &uploaded);
+    v1::UploadTensorChunk chunk;
+    chunk.set_dtype(tensor->dtype());
+    *chunk.mutable_shape() = tensor->shape();
+    chunk.set_data(tensor->data());
+    writer->Write(chunk);
+    writer->WritesDone();
+    if (!writer->Finish().ok())
+      std::exit(1);
+    node.mutable_constant()->set_tensor_id(uploaded.tensor_id());
+  }
+  v1::CompileRequest request;
+  *request.mutable_graph() = *graph;
+  grpc::ClientContext context;
+  v1::CompileResponse response;
+  if (!stub.Compile(&context, request, &response).ok())
+    std::exit(1);
+  return request;
+}
+
+void BM_CompileCacheHitEncoder(benchmark::State &state) {
+  auto stub = v1::AnyShape::NewStub(channelTo(servers().anyshape->address()));
+  static const v1::CompileRequest request = cachedEncoderRequest(*stub);
+  std::vector<double> micros;
+  for (auto _ : state) {
+    auto start = std::chrono::steady_clock::now();
+    grpc::ClientContext context;
+    v1::CompileResponse response;
+    if (!stub->Compile(&context, request, &response).ok() ||
+        !response.cache_hit())
+      state.SkipWithError("not a cache hit");
+    micros.push_back(std::chrono::duration<double, std::micro>(
+                         std::chrono::steady_clock::now() - start)
+                         .count());
+  }
+  // Latency percentiles of single calls (the goal is on p50).
+  std::sort(micros.begin(), micros.end());
+  state.counters["p50_us"] = micros[micros.size() / 2];
+  state.counters["p99_us"] = micros[micros.size() * 99 / 100];
+}
+BENCHMARK(BM_CompileCacheHitEncoder)->UseRealTime();
+
+} // namespace
+
+BENCHMARK_MAIN();
