@@ -179,9 +179,8 @@ void BM_RawGrpcEcho(benchmark::State &state) {
   for (auto _ : state) {
     grpc::ClientContext context;
     grpc::ByteBuffer response;
-    stub.UnaryCall(&context, "/bench.Echo/Echo", grpc::StubOptions(),
-                   &request, &response,
-                   [&](grpc::Status s) { wait.done(std::move(s)); });
+    stub.UnaryCall(&context, "/bench.Echo/Echo", grpc::StubOptions(), &request,
+                   &response, [&](grpc::Status s) { wait.done(std::move(s)); });
     if (!wait.get().ok())
       state.SkipWithError("echo failed");
   }
