@@ -69,10 +69,24 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
   bufferization::BufferDeallocationPipelineOptions deallocation;
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
-  // 4. f32 matmuls to the GEMM library; everything else to loops; then the
-  // LLVM dialect.
+  // 4. f32 matmuls to the GEMM library; everything else to loops (5); then
+  // the LLVM dialect.
   pm.addPass(createBatchMatmulToRuntimeCall());
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // 5. Parallel dims become scf.parallel; each outermost one gets a serial
+  // twin chosen at run time by its amount of work, and the parallel
+  // version becomes an OpenMP region (runtime/OpenMpAbi.h).
+  if (options.parallel) {
+    pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+    pm.addNestedPass<func::FuncOp>(
+        createSpeculateParallelLoops({options.parallelMinWork}));
+    pm.addPass(createConvertSCFToOpenMPPass());
+    // Inlines the memref.alloca_scope the conversion wraps each loop body
+    // in (kernel bodies allocate nothing on the stack); left in place it
+    // would hold the multi-block body scf-to-cf produces, which it may not.
+    pm.addPass(createCanonicalizerPass());
+  } else {
+    pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  }
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(arith::createArithExpandOpsPass()); // ceildiv, maximumf, ...
   pm.addPass(createLowerAffinePass());
@@ -90,6 +104,7 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());

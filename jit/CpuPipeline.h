@@ -11,6 +11,12 @@ namespace anyshape::jit {
 struct CpuPipelineOptions {
   /// One kernel per op: for debugging and for measuring what fusion buys.
   bool fuse = true;
+  /// Kernels with enough work run on the OpenMP team (libgomp, shared
+  /// with oneDNN); off, every kernel runs on the calling thread.
+  bool parallel = true;
+  /// Work (iterations) from which a kernel takes its parallel version;
+  /// tests set 0 to run every kernel in parallel, sizes 0 and 1 included.
+  int64_t parallelMinWork = 32768;
 };
 
 /// Every stage from imported dhlo to the LLVM dialect, in order (see

@@ -15,23 +15,25 @@
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 
 namespace anyshape::jit {
 
 void registerCpuPipelineDialects(mlir::DialectRegistry &registry) {
-  registry.insert<dhlo::DhloDialect, mlir::affine::AffineDialect,
-                  mlir::arith::ArithDialect,
-                  mlir::bufferization::BufferizationDialect,
-                  mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,
-                  mlir::LLVM::LLVMDialect, mlir::linalg::LinalgDialect,
-                  mlir::math::MathDialect, mlir::memref::MemRefDialect,
-                  mlir::scf::SCFDialect, mlir::tensor::TensorDialect>();
+  registry.insert<
+      dhlo::DhloDialect, mlir::affine::AffineDialect, mlir::arith::ArithDialect,
+      mlir::bufferization::BufferizationDialect, mlir::cf::ControlFlowDialect,
+      mlir::func::FuncDialect, mlir::LLVM::LLVMDialect,
+      mlir::linalg::LinalgDialect, mlir::math::MathDialect,
+      mlir::memref::MemRefDialect, mlir::omp::OpenMPDialect,
+      mlir::scf::SCFDialect, mlir::tensor::TensorDialect>();
   mlir::arith::registerBufferizableOpInterfaceExternalModels(registry);
   mlir::bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
       registry);
@@ -40,6 +42,7 @@ void registerCpuPipelineDialects(mlir::DialectRegistry &registry) {
   mlir::tensor::registerBufferizableOpInterfaceExternalModels(registry);
   mlir::registerBuiltinDialectTranslation(registry);
   mlir::registerLLVMDialectTranslation(registry);
+  mlir::registerOpenMPDialectTranslation(registry);
 }
 
 } // namespace anyshape::jit

@@ -94,8 +94,50 @@ Executable::run(const std::vector<v1::Tensor> &inputs) const {
   return run(pointers);
 }
 
+OutputBuffers::OutputBuffers(OutputBuffers &&other) noexcept
+    : buffers_(std::move(other.buffers_)) {
+  other.buffers_.clear();
+}
+
+OutputBuffers &OutputBuffers::operator=(OutputBuffers &&other) noexcept {
+  if (this != &other) {
+    release();
+    buffers_ = std::move(other.buffers_);
+    other.buffers_.clear();
+  }
+  return *this;
+}
+
+OutputBuffers::~OutputBuffers() { release(); }
+
+void OutputBuffers::release() {
+  for (Buffer &b : buffers_)
+    runtime::anyshapeFree(b.allocated);
+  buffers_.clear();
+}
+
+std::vector<v1::Tensor> OutputBuffers::toTensors() const {
+  std::vector<v1::Tensor> tensors;
+  for (const Buffer &b : buffers_) {
+    v1::Tensor out;
+    out.set_dtype(b.dtype);
+    for (int64_t d : b.shape)
+      out.add_shape(d);
+    copyOut(b.data, b.shape, b.strides, dtypeByteSize(b.dtype),
+            *out.mutable_data());
+    tensors.push_back(std::move(out));
+  }
+  return tensors;
+}
+
 StatusOr<std::vector<v1::Tensor>>
 Executable::run(const std::vector<const v1::Tensor *> &inputs) const {
+  ANYSHAPE_ASSIGN_OR_RETURN(OutputBuffers outputs, runToBuffers(inputs));
+  return outputs.toTensors();
+}
+
+StatusOr<OutputBuffers>
+Executable::runToBuffers(const std::vector<const v1::Tensor *> &inputs) const {
   if (static_cast<int>(inputs.size()) != graph_.inputs_size())
     return invalidArgument("expected " + std::to_string(graph_.inputs_size()) +
                            " inputs, got " + std::to_string(inputs.size()));
@@ -167,26 +209,20 @@ Executable::run(const std::vector<const v1::Tensor *> &inputs) const {
     return internalError("the executable has no entry point");
   entry_(args.data());
 
-  std::vector<v1::Tensor> outputs;
+  OutputBuffers outputs;
   size_t at = 0;
   for (const TensorSignature &s : outputs_) {
-    auto *allocated = reinterpret_cast<void *>(results[at]);
+    OutputBuffers::Buffer b;
+    b.dtype = s.dtype;
+    b.allocated = reinterpret_cast<void *>(results[at]);
     auto *aligned = reinterpret_cast<const char *>(results[at + 1]);
     int64_t offset = results[at + 2];
-    std::vector<int64_t> shape(results.begin() + at + 3,
-                               results.begin() + at + 3 + s.rank);
-    std::vector<int64_t> strides(results.begin() + at + 3 + s.rank,
-                                 results.begin() + at + 3 + 2 * s.rank);
+    b.shape.assign(results.begin() + at + 3, results.begin() + at + 3 + s.rank);
+    b.strides.assign(results.begin() + at + 3 + s.rank,
+                     results.begin() + at + 3 + 2 * s.rank);
+    b.data = aligned + offset * dtypeByteSize(s.dtype);
     at += 3 + 2 * s.rank;
-    int64_t elementSize = dtypeByteSize(s.dtype);
-    v1::Tensor out;
-    out.set_dtype(s.dtype);
-    for (int64_t d : shape)
-      out.add_shape(d);
-    copyOut(aligned + offset * elementSize, shape, strides, elementSize,
-            *out.mutable_data());
-    runtime::anyshapeFree(allocated);
-    outputs.push_back(std::move(out));
+    outputs.add(std::move(b));
   }
   return outputs;
 }

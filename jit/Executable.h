@@ -28,6 +28,33 @@ struct TensorSignature {
   int64_t rank;
 };
 
+/// Outputs as the generated code produced them: buffers of the runtime
+/// allocator (strided views), freed when this object is destroyed.
+class OutputBuffers {
+public:
+  struct Buffer {
+    v1::DType dtype;
+    std::vector<int64_t> shape, strides; // strides in elements
+    const char *data;                    // first element
+    void *allocated;                     // what anyshapeFree takes
+  };
+  OutputBuffers() = default;
+  OutputBuffers(OutputBuffers &&other) noexcept;
+  OutputBuffers &operator=(OutputBuffers &&other) noexcept;
+  OutputBuffers(const OutputBuffers &) = delete;
+  OutputBuffers &operator=(const OutputBuffers &) = delete;
+  ~OutputBuffers();
+
+  const std::vector<Buffer> &buffers() const { return buffers_; }
+  void add(Buffer buffer) { buffers_.push_back(std::move(buffer)); }
+  /// Contiguous copies as wire tensors.
+  std::vector<v1::Tensor> toTensors() const;
+
+private:
+  void release();
+  std::vector<Buffer> buffers_;
+};
+
 class Executable {
 public:
   /// Links `objectCode` (from Compiler::compile, possibly via a cache)
@@ -45,6 +72,10 @@ public:
   /// requests and tensor store). No pointer may be null.
   StatusOr<std::vector<v1::Tensor>>
   run(const std::vector<const v1::Tensor *> &inputs) const;
+  /// The same checks and code, leaving the outputs in the buffers the
+  /// generated code wrote (no copy into wire tensors).
+  StatusOr<OutputBuffers>
+  runToBuffers(const std::vector<const v1::Tensor *> &inputs) const;
 
   const v1::Graph &graph() const { return graph_; }
   /// The relocatable object the executable runs (ObjectCode.h).

@@ -15,6 +15,7 @@
 #include "runtime/Allocator.h"
 #include "runtime/Gemm.h"
 #include "runtime/MemrefCopy.h"
+#include "runtime/OpenMpAbi.h"
 
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -38,6 +39,15 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner &mangle) {
   symbols[mangle("_mlir_memref_to_llvm_aligned_alloc")] =
       bind(&runtime::anyshapeAlignedAlloc);
   symbols[mangle("_mlir_memref_to_llvm_free")] = bind(&runtime::anyshapeFree);
+  // The libomp ABI of MLIR's OpenMP lowering, served by libgomp.
+  symbols[mangle("__kmpc_fork_call")] = bind(&runtime::anyshapeKmpcForkCall);
+  symbols[mangle("__kmpc_global_thread_num")] =
+      bind(&runtime::anyshapeKmpcGlobalThreadNum);
+  symbols[mangle("__kmpc_for_static_init_8u")] =
+      bind(&runtime::anyshapeKmpcForStaticInit8u);
+  symbols[mangle("__kmpc_for_static_fini")] =
+      bind(&runtime::anyshapeKmpcForStaticFini);
+  symbols[mangle("__kmpc_barrier")] = bind(&runtime::anyshapeKmpcBarrier);
   return symbols;
 }
 

@@ -70,6 +70,14 @@ Status addEntry(llvm::Module &module) {
   for (llvm::Function &f : module)
     if (&f != entry && !f.isDeclaration())
       f.setLinkage(llvm::GlobalValue::InternalLinkage);
+  // The runtime allocator returns fresh blocks, as malloc does. Saying so
+  // lets alias analysis keep a kernel's accumulator in a register instead
+  // of storing it to its buffer on every element (the buffer could
+  // otherwise alias the inputs), which is what makes reductions vectorise.
+  for (const char *alloc :
+       {"_mlir_memref_to_llvm_alloc", "_mlir_memref_to_llvm_aligned_alloc"})
+    if (llvm::Function *f = module.getFunction(alloc))
+      f->addRetAttr(llvm::Attribute::NoAlias);
   return Status::ok();
 }
 

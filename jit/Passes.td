@@ -38,4 +38,25 @@ def MathApproximation : Pass<"anyshape-math-approximation"> {
                            "::mlir::x86vector::X86VectorDialect"];
 }
 
+def SpeculateParallelLoops
+    : Pass<"anyshape-speculate-parallel-loops", "mlir::func::FuncOp"> {
+  let summary = "Run each outermost scf.parallel in parallel only when it "
+                "is worth it";
+  let description = [{
+    Versions every outermost `scf.parallel` without reductions into
+    `scf.if (work >= threshold) { scf.parallel } else { scf.for nest }`,
+    where `work` is the parallel loop's trip count times the trip counts
+    of the `scf.for` loops directly inside it whose bounds are known
+    before it. The parallel version keeps the innermost dim as a serial
+    loop (contiguous, vectorisable rows per thread) and later becomes an
+    OpenMP region (`convert-scf-to-openmp`); the serial one never pays for
+    waking a thread team, so small shapes (a sequence of 1) stay as fast
+    as a serial compile. The check is one multiply and compare per kernel.
+  }];
+  let options = [Option<"minWork", "min-work", "int64_t", "32768",
+                        "iterations below which a loop runs serially">];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // ANYSHAPE_JIT_PASSES

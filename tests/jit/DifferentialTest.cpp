@@ -28,9 +28,9 @@ namespace {
 void checkAcrossShapes(
     const v1::Graph &graph,
     const std::vector<std::map<std::string, int64_t>> &shapes,
-    const std::string &label) {
+    const std::string &label, const jit::CompileOptions &options = {}) {
   int64_t before = jit::Compiler::compileCount();
-  auto executable = jit::Compiler::compile(graph);
+  auto executable = jit::Compiler::compile(graph, options);
   ASSERT_TRUE(executable.isOk())
       << label << ": " << executable.status().toString();
   int runs = 0;
@@ -168,6 +168,27 @@ TEST(Differential, ConcurrentRunsOfOneExecutable) {
     t.join();
   EXPECT_EQ(runs.load(), 40);
   EXPECT_EQ(mismatches.load(), 0);
+}
+
+TEST(Differential, EveryKernelInParallelAgreesAtEveryShape) {
+  // Parallel versions at every size: empty loops, one iteration, fewer
+  // iterations than threads, remainders of the static split.
+  jit::CompileOptions options;
+  options.pipeline.parallelMinWork = 0;
+  checkAcrossShapes(example("elementwise_reduce.pbtxt"),
+                    drawShapes({{"rows", {0, 70}}, {"cols", {1, 70}}}, 20, 7),
+                    "ewr parallel", options);
+  checkAcrossShapes(example("bert_encoder_layer.pbtxt"),
+                    drawShapes({{"batch", {1, 2}}, {"seq", {1, 40}}}, 8, 8),
+                    "encoder parallel", options);
+}
+
+TEST(Differential, LargeShapesTakeTheParallelVersions) {
+  // Above the default threshold, so the parallel kernels run.
+  checkAcrossShapes(example("elementwise_reduce.pbtxt"),
+                    drawShapes({{"rows", {300, 701}}, {"cols", {200, 333}}},
+                               4, 9),
+                    "ewr large");
 }
 
 TEST(Differential, UnfusedPipelineAgrees) {

@@ -116,11 +116,16 @@ TypedAttr reductionInit(OpBuilder &b, StringRef kind, Type t) {
 
 Value combine(OpBuilder &b, Location loc, StringRef kind, Value acc, Value x) {
   bool isFloat = llvm::isa<FloatType>(acc.getType());
+  // Float sums and products may be reassociated (docs/ops.md, reduce): it
+  // is what lets LLVM vectorise a row reduction instead of running one
+  // dependent add per element.
+  auto reassoc = arith::FastMathFlagsAttr::get(b.getContext(),
+                                               arith::FastMathFlags::reassoc);
   if (kind == "sum")
-    return isFloat ? Value(b.create<arith::AddFOp>(loc, acc, x))
+    return isFloat ? Value(b.create<arith::AddFOp>(loc, acc, x, reassoc))
                    : Value(b.create<arith::AddIOp>(loc, acc, x));
   if (kind == "prod")
-    return isFloat ? Value(b.create<arith::MulFOp>(loc, acc, x))
+    return isFloat ? Value(b.create<arith::MulFOp>(loc, acc, x, reassoc))
                    : Value(b.create<arith::MulIOp>(loc, acc, x));
   if (kind == "max")
     return isFloat ? Value(b.create<arith::MaximumFOp>(loc, acc, x))

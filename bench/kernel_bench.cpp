@@ -1,0 +1,107 @@
+// Memory-bound fusions against the machine's memory bandwidth, side by
+// side in one run:
+//   - BM_Triad: a STREAM-style triad a = b + s * c over 64 MiB arrays on
+//     all hardware threads (std::thread, one contiguous block each) — the
+//     bandwidth reference;
+//   - BM_LoopFusion: y = x * 0.5 + z (one kLoop kernel) compiled once for
+//     every n, run at n = 16 Mi (64 MiB per tensor);
+//   - BM_StitchSoftmax: softmax over rows of [16384, 1024] (one kStitch
+//     kernel: max, exp-sum, divide per row), 64 MiB in and out.
+// Bytes counted are the kernel's compulsory traffic (each input read once,
+// the output written once). Executables are timed through runToBuffers:
+// input checks, host flow and kernels, without run()'s copy of outputs
+// into wire tensors.
+//
+//   build/bin/anyshape-bench-kernels [--benchmark_filter=...]
+#include "anyshape/client/GraphBuilder.h"
+#include "ir/reference/Literal.h"
+#include "jit/Compiler.h"
+#include "runtime/Threading.h"
+
+#include <benchmark/benchmark.h>
+
+#include <thread>
+
+using namespace anyshape;
+
+namespace {
+
+constexpr int64_t kElements = int64_t{16} << 20; // 64 MiB of f32
+
+void BM_Triad(benchmark::State &state) {
+  std::vector<float> a(kElements), b(kElements, 1.0f), c(kElements, 2.0f);
+  int threads = runtime::hardwareThreads();
+  for (auto _ : state) {
+    std::vector<std::thread> team;
+    for (int t = 0; t < threads; ++t)
+      team.emplace_back([&, t] {
+        int64_t begin = kElements * t / threads;
+        int64_t end = kElements * (t + 1) / threads;
+        for (int64_t i = begin; i < end; ++i)
+          a[i] = b[i] + 3.0f * c[i];
+      });
+    for (std::thread &member : team)
+      member.join();
+    benchmark::DoNotOptimize(a.data());
+  }
+  state.SetBytesProcessed(state.iterations() * 3 * kElements * 4);
+}
+
+std::shared_ptr<jit::Executable> compileOrDie(const v1::Graph &graph) {
+  auto executable = jit::Compiler::compile(graph);
+  if (!executable) {
+    std::fprintf(stderr, "%s\n", executable.status().toString().c_str());
+    std::exit(1);
+  }
+  return *executable;
+}
+
+/// Times runToBuffers: input checks, the host flow and the kernels, with
+/// the outputs left where the kernels wrote them (run() would add a copy
+/// into wire tensors).
+void runExecutable(benchmark::State &state, const jit::Executable &executable,
+                   const std::vector<v1::Tensor> &inputs, int64_t bytes) {
+  std::vector<const v1::Tensor *> pointers;
+  for (const v1::Tensor &t : inputs)
+    pointers.push_back(&t);
+  auto warm = executable.runToBuffers(pointers);
+  if (!warm)
+    state.SkipWithError(warm.status().toString().c_str());
+  for (auto _ : state)
+    benchmark::DoNotOptimize(executable.runToBuffers(pointers));
+  state.SetBytesProcessed(state.iterations() * bytes);
+}
+
+void BM_LoopFusion(benchmark::State &state) {
+  static auto executable = [] {
+    client::GraphBuilder b("loop");
+    client::Value x = b.parameter("x", v1::DTYPE_F32, {"n"});
+    client::Value z = b.parameter("z", v1::DTYPE_F32, {"n"});
+    b.output(b.add(b.mul(x, b.scalar(0.5)), z), "y");
+    return compileOrDie(*b.build());
+  }();
+  std::vector<v1::Tensor> inputs;
+  for (int k = 0; k < 2; ++k)
+    inputs.push_back(
+        literalToTensor(randomLiteral(v1::DTYPE_F32, {kElements}, k)));
+  runExecutable(state, *executable, inputs, 3 * kElements * 4);
+}
+
+void BM_StitchSoftmax(benchmark::State &state) {
+  static auto executable = [] {
+    client::GraphBuilder b("softmax");
+    client::Value x = b.parameter("x", v1::DTYPE_F32, {"rows", 1024});
+    b.output(b.softmax(x, 1), "y");
+    return compileOrDie(*b.build());
+  }();
+  std::vector<v1::Tensor> inputs{literalToTensor(
+      randomLiteral(v1::DTYPE_F32, {kElements / 1024, 1024}, 0))};
+  runExecutable(state, *executable, inputs, 2 * kElements * 4);
+}
+
+} // namespace
+
+BENCHMARK(BM_Triad)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_LoopFusion)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_StitchSoftmax)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_MAIN();

@@ -1,0 +1,114 @@
+//===- SpeculateParallelLoops.cpp - parallel only when it pays ---*- C++
+//-*-===//
+//
+// anyshape-speculate-parallel-loops (see Passes.td). The serial version is
+// a plain scf.for nest cloned from the parallel body, so both versions
+// compute exactly the same thing; only the schedule differs.
+//
+//===----------------------------------------------------------------------===//
+#include "jit/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+
+namespace anyshape::jit {
+
+#define GEN_PASS_DEF_SPECULATEPARALLELLOOPS
+#include "jit/Passes.h.inc"
+
+namespace {
+
+Value tripCount(OpBuilder &b, Location loc, Value lower, Value upper,
+                Value step) {
+  Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
+  Value span = b.create<arith::SubIOp>(loc, upper, lower);
+  Value count = b.create<arith::CeilDivSIOp>(loc, span, step);
+  return b.create<arith::MaxSIOp>(loc, count, zero);
+}
+
+/// The parallel loop's iterations times those of the scf.for loops
+/// directly in its body whose bounds are defined outside it.
+Value estimateWork(OpBuilder &b, scf::ParallelOp loop) {
+  Location loc = loop.getLoc();
+  Value work = b.create<arith::ConstantIndexOp>(loc, 1);
+  for (auto [lower, upper, step] :
+       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep()))
+    work = b.create<arith::MulIOp>(loc, work,
+                                   tripCount(b, loc, lower, upper, step));
+  for (auto inner : loop.getBody()->getOps<scf::ForOp>()) {
+    auto outside = [&](Value v) {
+      return !loop->isAncestor(v.getParentRegion()->getParentOp());
+    };
+    if (outside(inner.getLowerBound()) && outside(inner.getUpperBound()) &&
+        outside(inner.getStep()))
+      work = b.create<arith::MulIOp>(loc, work,
+                                     tripCount(b, loc, inner.getLowerBound(),
+                                               inner.getUpperBound(),
+                                               inner.getStep()));
+  }
+  return work;
+}
+
+/// Rebuilds `loop` (which has no results) at `b`'s insertion point with
+/// its dims from `firstSerial` on as an scf.for nest inside a parallel
+/// loop over the dims before it (no parallel loop if that is 0).
+void buildNest(OpBuilder &b, scf::ParallelOp loop, unsigned firstSerial) {
+  Location loc = loop.getLoc();
+  IRMapping mapping;
+  OpBuilder::InsertionGuard guard(b);
+  if (firstSerial > 0) {
+    auto outer = b.create<scf::ParallelOp>(
+        loc, loop.getLowerBound().take_front(firstSerial),
+        loop.getUpperBound().take_front(firstSerial),
+        loop.getStep().take_front(firstSerial));
+    for (unsigned d = 0; d < firstSerial; ++d)
+      mapping.map(loop.getInductionVars()[d], outer.getInductionVars()[d]);
+    b.setInsertionPoint(outer.getBody()->getTerminator());
+  }
+  for (unsigned d = firstSerial; d < loop.getNumLoops(); ++d) {
+    auto serial =
+        b.create<scf::ForOp>(loc, loop.getLowerBound()[d],
+                             loop.getUpperBound()[d], loop.getStep()[d]);
+    mapping.map(loop.getInductionVars()[d], serial.getInductionVar());
+    b.setInsertionPoint(serial.getBody()->getTerminator());
+  }
+  for (Operation &op : loop.getBody()->without_terminator())
+    b.clone(op, mapping);
+}
+
+struct SpeculateParallelLoopsPass
+    : impl::SpeculateParallelLoopsBase<SpeculateParallelLoopsPass> {
+  using SpeculateParallelLoopsBase::SpeculateParallelLoopsBase;
+
+  void runOnOperation() override {
+    SmallVector<scf::ParallelOp> outermost;
+    getOperation().walk([&](scf::ParallelOp loop) {
+      if (!loop->getParentOfType<scf::ParallelOp>() &&
+          loop.getNumResults() == 0)
+        outermost.push_back(loop);
+    });
+    for (scf::ParallelOp loop : outermost) {
+      OpBuilder b(loop);
+      Location loc = loop.getLoc();
+      Value enough = b.create<arith::CmpIOp>(
+          loc, arith::CmpIPredicate::sge, estimateWork(b, loop),
+          b.create<arith::ConstantIndexOp>(loc, minWork));
+      auto choice = b.create<scf::IfOp>(loc, enough, /*withElse=*/true);
+      // Parallel version: the innermost dim stays a serial loop, so each
+      // thread runs contiguous, vectorisable rows (a collapsed index space
+      // would recompute every index with a division per element).
+      b.setInsertionPoint(choice.thenBlock()->getTerminator());
+      unsigned dims = loop.getNumLoops();
+      buildNest(b, loop, dims > 1 ? dims - 1 : dims);
+      b.setInsertionPoint(choice.elseBlock()->getTerminator());
+      buildNest(b, loop, 0);
+      loop->erase();
+    }
+  }
+};
+
+} // namespace
+} // namespace anyshape::jit
