@@ -84,8 +84,9 @@ Compiler::compile(const v1::Graph &original, const CompileOptions &options,
     return internalError("CPU pipeline failed: " + diagnostics);
 
   auto pipelineDone = std::chrono::steady_clock::now();
-  ANYSHAPE_ASSIGN_OR_RETURN(std::string object,
-                            emitObjectCode(*module, options.optLevel));
+  ANYSHAPE_ASSIGN_OR_RETURN(
+      std::string object,
+      emitObjectCode(*module, options.optLevel, options.dumpIrDir));
   auto codegenDone = std::chrono::steady_clock::now();
   ANYSHAPE_ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable,
                             Executable::load(graph, std::move(object)));

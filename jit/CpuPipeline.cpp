@@ -38,16 +38,6 @@ void prepareEntryAbi(ModuleOp module) {
     for (unsigned i = 0; i < func.getNumArguments(); ++i)
       func.setArgAttr(i, "bufferization.writable", b.getBoolAttr(false));
     func->setAttr("llvm.emit_c_interface", b.getUnitAttr());
-    // A fresh copy per output: outputs never alias inputs, constants or
-    // each other, so the caller owns (and frees) every one.
-    Operation *ret = func.getBody().back().getTerminator();
-    b.setInsertionPoint(ret);
-    for (OpOperand &operand : ret->getOpOperands()) {
-      auto copy = b.create<bufferization::AllocTensorOp>(
-          ret->getLoc(), llvm::cast<RankedTensorType>(operand.get().getType()),
-          ValueRange{}, operand.get());
-      operand.set(copy);
-    }
   });
 }
 
@@ -61,7 +51,9 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
   if (options.fuse)
     pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
   pm.addPass(createMathApproximation()); // vectorisable exp/tanh/erf/...
-  // 3. Tensors -> buffers, deallocated at last use.
+  // 3. Tensors -> buffers, deallocated at last use; every output a fresh
+  // buffer the caller owns.
+  pm.addNestedPass<func::FuncOp>(createFreshOutputs());
   bufferization::OneShotBufferizationOptions bufferization;
   bufferization.bufferizeFunctionBoundaries = true;
   bufferization.setFunctionBoundaryTypeConversion(

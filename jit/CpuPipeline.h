@@ -24,9 +24,9 @@ struct CpuPipelineOptions {
 void buildCpuPipeline(mlir::OpPassManager &pm,
                       const CpuPipelineOptions &options = {});
 
-/// Prepares @main's calling convention before bufferization: inputs are
-/// read-only, every output is a fresh allocation the caller frees, and the
-/// C interface wrapper is emitted.
+/// Prepares @main's calling convention: inputs are read-only and the C
+/// interface wrapper is emitted (that every output is a fresh allocation
+/// the caller frees is anyshape-fresh-outputs' job, in the pipeline).
 void prepareEntryAbi(mlir::ModuleOp module);
 
 void registerCpuPipeline();

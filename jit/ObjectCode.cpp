@@ -19,6 +19,7 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 
 #include <mutex>
@@ -111,7 +112,16 @@ StatusOr<std::unique_ptr<llvm::TargetMachine>> createHostTargetMachine() {
   return std::move(*machine);
 }
 
-StatusOr<std::string> emitObjectCode(mlir::ModuleOp module, int optLevel) {
+StatusOr<std::string> emitObjectCode(mlir::ModuleOp module, int optLevel,
+                                     const std::string &dumpDir) {
+  auto dump = [&](const llvm::Module &m, const char *name) {
+    if (dumpDir.empty())
+      return;
+    std::error_code error;
+    llvm::raw_fd_ostream out(dumpDir + "/" + name, error);
+    if (!error)
+      m.print(out, nullptr);
+  };
   ANYSHAPE_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> machine,
                             createHostTargetMachine());
   llvm::LLVMContext context;
@@ -125,11 +135,13 @@ StatusOr<std::string> emitObjectCode(mlir::ModuleOp module, int optLevel) {
   if (llvm::verifyModule(*llvmModule, &llvm::errs()))
     return internalError("generated LLVM IR does not verify");
 
+  dump(*llvmModule, "llvm_before_opt.ll");
   auto optimize = mlir::makeOptimizingTransformer(
       static_cast<unsigned>(std::clamp(optLevel, 0, 3)), 0, machine.get());
   if (llvm::Error error = optimize(llvmModule.get()))
     return internalError("LLVM optimisation failed: " +
                          llvm::toString(std::move(error)));
+  dump(*llvmModule, "llvm_after_opt.ll");
 
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream stream(buffer);

@@ -49,6 +49,9 @@ const HostTarget &hostTarget();
 StatusOr<std::unique_ptr<llvm::TargetMachine>> createHostTargetMachine();
 
 /// `module` must be fully in the LLVM dialect with a C-interface @main.
-StatusOr<std::string> emitObjectCode(mlir::ModuleOp module, int optLevel);
+/// With `dumpDir`, writes the LLVM IR before and after optimisation there
+/// (llvm_before_opt.ll, llvm_after_opt.ll).
+StatusOr<std::string> emitObjectCode(mlir::ModuleOp module, int optLevel,
+                                     const std::string &dumpDir = "");
 
 } // namespace anyshape::jit

@@ -59,4 +59,20 @@ def SpeculateParallelLoops
                            "::mlir::scf::SCFDialect"];
 }
 
+def FreshOutputs : Pass<"anyshape-fresh-outputs", "mlir::func::FuncOp"> {
+  let summary = "Copy only the outputs that would not be fresh buffers";
+  let description = [{
+    The entry ABI hands every output buffer to the caller, who frees it, so
+    an output must never alias an input, a constant or another output.
+    Before bufferization, this pass leaves a returned tensor alone when it
+    is computed into a `tensor.empty` (directly or through a chain of
+    destination-style inits): bufferization allocates it and the kernel
+    writes the output in place. Any other returned value (an argument, a
+    constant, a view, a value returned twice) is copied into a fresh
+    `bufferization.alloc_tensor`. Writing outputs once instead of writing
+    and copying them halves the output traffic of memory-bound graphs.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
 #endif // ANYSHAPE_JIT_PASSES

@@ -185,10 +185,10 @@ TEST(Differential, EveryKernelInParallelAgreesAtEveryShape) {
 
 TEST(Differential, LargeShapesTakeTheParallelVersions) {
   // Above the default threshold, so the parallel kernels run.
-  checkAcrossShapes(example("elementwise_reduce.pbtxt"),
-                    drawShapes({{"rows", {300, 701}}, {"cols", {200, 333}}},
-                               4, 9),
-                    "ewr large");
+  checkAcrossShapes(
+      example("elementwise_reduce.pbtxt"),
+      drawShapes({{"rows", {300, 701}}, {"cols", {200, 333}}}, 4, 9),
+      "ewr large");
 }
 
 TEST(Differential, UnfusedPipelineAgrees) {
