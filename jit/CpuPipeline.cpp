@@ -48,8 +48,10 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(dhlo::createConvertDhloToLinalg());
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createCSEPass());
-  if (options.fuse)
+  if (options.fuse) {
     pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+    pm.addNestedPass<func::FuncOp>(createFuseSharedProducers());
+  }
   pm.addPass(createMathApproximation()); // vectorisable exp/tanh/erf/...
   // 3. Tensors -> buffers, deallocated at last use; every output a fresh
   // buffer the caller owns.

@@ -75,4 +75,18 @@ def FreshOutputs : Pass<"anyshape-fresh-outputs", "mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
 }
 
+def FuseSharedProducers
+    : Pass<"anyshape-fuse-shared-producers", "mlir::func::FuncOp"> {
+  let summary = "Fuse elementwise producers into all of their consumers";
+  let description = [{
+    `linalg-fuse-elementwise-ops` fuses a producer only into its single
+    consumer. This pass also fuses producers with several uses when every
+    use is a `linalg.generic`, duplicating the producer's arithmetic into
+    each so that it disappears and its tensor is never written to memory:
+    softmax's `exp(x - max)` feeds both the row sum and the division, and
+    recomputing it is cheaper than a round trip through memory.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 #endif // ANYSHAPE_JIT_PASSES
