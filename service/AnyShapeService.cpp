@@ -234,95 +234,94 @@ Status AnyShapeService::execute(
   return Status::ok();
 }
 
+template <typename Work>
 grpc::ServerUnaryReactor *
-AnyShapeService::Compile(grpc::CallbackServerContext *context,
-                         const v1::CompileRequest *request,
-                         v1::CompileResponse *response) {
+AnyShapeService::submit(grpc::CallbackServerContext *context,
+                        tbb::task_arena &pool, std::atomic<int> &queued,
+                        int limit, Work work) {
   grpc::ServerUnaryReactor *reactor = newReactor();
-  ++metrics_.compileRequests;
-  Status admitted = admit(queuedCompiles_, options_.maxQueuedCompiles);
+  Status admitted = admit(queued, limit);
   if (!admitted.isOk()) {
     finish(reactor, admitted);
     return reactor;
   }
-  compilePool_->enqueue([this, context, request, response, reactor] {
+  pool.enqueue([this, context, reactor, &queued, work = std::move(work),
+                queuedAt = Clock::now()] {
     Status status = stillWanted(context);
-    if (status.isOk())
-      status = compile(*request, *response).status();
-    --queuedCompiles_;
+    status = work(status, queuedAt);
+    --queued;
     finish(reactor, status);
   });
   return reactor;
+}
+
+void AnyShapeService::countExecution(const Status &status,
+                                     Clock::time_point since) {
+  ++metrics_.executions;
+  if (!status.isOk())
+    ++metrics_.executionErrors;
+  metrics_.executeSeconds.observe(microsSince(since) * 1e-6);
+}
+
+grpc::ServerUnaryReactor *
+AnyShapeService::Compile(grpc::CallbackServerContext *context,
+                         const v1::CompileRequest *request,
+                         v1::CompileResponse *response) {
+  ++metrics_.compileRequests;
+  return submit(context, *compilePool_, queuedCompiles_,
+                options_.maxQueuedCompiles,
+                [this, request, response](Status wanted, Clock::time_point) {
+                  if (!wanted.isOk())
+                    return wanted;
+                  return compile(*request, *response).status();
+                });
 }
 
 grpc::ServerUnaryReactor *
 AnyShapeService::Execute(grpc::CallbackServerContext *context,
                          const v1::ExecuteRequest *request,
                          v1::ExecuteResponse *response) {
-  grpc::ServerUnaryReactor *reactor = newReactor();
-  Status admitted = admit(queuedExecutions_, options_.maxQueuedExecutions);
-  if (!admitted.isOk()) {
-    finish(reactor, admitted);
-    return reactor;
-  }
-  auto queuedAt = Clock::now();
-  executePool_->enqueue([this, context, request, response, reactor, queuedAt] {
-    runtime::setThreadsForThisThread(runtime::hardwareThreads() /
-                                     options_.executeThreads);
-    response->mutable_timing()->set_queue_us(microsSince(queuedAt));
-    Status status = stillWanted(context);
-    if (status.isOk())
-      status = checkExecutableId(request->executable_id());
-    if (status.isOk()) {
-      auto entry = cache_->find(request->executable_id());
-      status = entry.isOk()
-                   ? execute(*entry->entry, request->inputs(), *response)
-                   : entry.status();
-    }
-    ++metrics_.executions;
-    if (!status.isOk())
-      ++metrics_.executionErrors;
-    metrics_.executeSeconds.observe(microsSince(queuedAt) * 1e-6);
-    --queuedExecutions_;
-    finish(reactor, status);
-  });
-  return reactor;
+  return submit(
+      context, *executePool_, queuedExecutions_, options_.maxQueuedExecutions,
+      [this, request, response](Status status, Clock::time_point queuedAt) {
+        runtime::setThreadsForThisThread(runtime::hardwareThreads() /
+                                         options_.executeThreads);
+        response->mutable_timing()->set_queue_us(microsSince(queuedAt));
+        if (status.isOk())
+          status = checkExecutableId(request->executable_id());
+        if (status.isOk()) {
+          auto entry = cache_->find(request->executable_id());
+          status = entry.isOk()
+                       ? execute(*entry->entry, request->inputs(), *response)
+                       : entry.status();
+        }
+        countExecution(status, queuedAt); // refused ones count as errors
+        return status;
+      });
 }
 
 grpc::ServerUnaryReactor *
 AnyShapeService::CompileAndExecute(grpc::CallbackServerContext *context,
                                    const v1::CompileAndExecuteRequest *request,
                                    v1::CompileAndExecuteResponse *response) {
-  grpc::ServerUnaryReactor *reactor = newReactor();
   ++metrics_.compileRequests;
-  Status admitted = admit(queuedCompiles_, options_.maxQueuedCompiles);
-  if (!admitted.isOk()) {
-    finish(reactor, admitted);
-    return reactor;
-  }
-  // Compiles on the compile pool; a cache hit makes this an execution.
-  compilePool_->enqueue([this, context, request, response, reactor] {
-    runtime::setThreadsForThisThread(runtime::hardwareThreads() /
-                                     options_.executeThreads);
-    auto start = Clock::now();
-    Status status = stillWanted(context);
-    if (status.isOk()) {
-      StatusOr<CacheResult> compiled =
-          compile(request->compile(), *response->mutable_compile());
-      status = compiled.status();
-      if (compiled.isOk()) {
-        status = execute(*compiled->entry, request->inputs(),
-                         *response->mutable_execute());
-        ++metrics_.executions;
-        if (!status.isOk())
-          ++metrics_.executionErrors;
-        metrics_.executeSeconds.observe(microsSince(start) * 1e-6);
-      }
-    }
-    --queuedCompiles_;
-    finish(reactor, status);
-  });
-  return reactor;
+  // On the compile pool; a cache hit makes this an execution.
+  return submit(
+      context, *compilePool_, queuedCompiles_, options_.maxQueuedCompiles,
+      [this, request, response](Status wanted, Clock::time_point queuedAt) {
+        if (!wanted.isOk())
+          return wanted;
+        runtime::setThreadsForThisThread(runtime::hardwareThreads() /
+                                         options_.executeThreads);
+        StatusOr<CacheResult> compiled =
+            compile(request->compile(), *response->mutable_compile());
+        if (!compiled.isOk())
+          return compiled.status();
+        Status status = execute(*compiled->entry, request->inputs(),
+                                *response->mutable_execute());
+        countExecution(status, queuedAt);
+        return status;
+      });
 }
 
 grpc::ServerUnaryReactor *

@@ -82,8 +82,18 @@ private:
   class Reactor;
   grpc::ServerUnaryReactor *newReactor();
 
+  using Clock = std::chrono::steady_clock;
+
   /// Admission: draining or a full queue refuse the request.
   Status admit(std::atomic<int> &queued, int limit);
+  /// Admits a call and runs it on `pool`: `work(wanted, queuedAt)` gets
+  /// whether the call is still wanted (cancellation, deadline) and returns
+  /// the call's status.
+  template <typename Work>
+  grpc::ServerUnaryReactor *
+  submit(grpc::CallbackServerContext *context, tbb::task_arena &pool,
+         std::atomic<int> &queued, int limit, Work work);
+  void countExecution(const Status &status, Clock::time_point since);
   void finish(grpc::ServerUnaryReactor *reactor, const Status &status);
 
   StatusOr<CacheResult> compile(const v1::CompileRequest &request,

@@ -21,6 +21,23 @@ struct GlobalOptions {
   std::string server; // --server ADDR; empty runs in-process
 };
 
+/// What eval runs: the validated graph, the input seed, the --dims
+/// bindings and one binding per run (--dims, or --dims with each --sweep
+/// value).
+struct EvalRuns {
+  v1::Graph graph;
+  uint64_t seed = 0;
+  std::map<std::string, int64_t> dims;
+  std::vector<std::map<std::string, int64_t>> runs;
+};
+
+/// Parses eval's --seed, --dims and --sweep, loads and validates FILE and
+/// checks the bound symbols. On failure prints why and returns the exit
+/// code (1 or 2); else 0.
+int prepareEvalRuns(const std::string &file, const std::string &seedText,
+                    const std::string &dimsText, const std::string &sweepText,
+                    EvalRuns &out);
+
 int runValidate(const GlobalOptions &global,
                 const std::vector<std::string> &args);
 int runEval(const GlobalOptions &global, const std::vector<std::string> &args);

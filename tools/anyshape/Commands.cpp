@@ -181,6 +181,44 @@ parseSweep(const std::string &text) {
   return std::make_pair(text.substr(0, eq), values);
 }
 
+int prepareEvalRuns(const std::string &file, const std::string &seedText,
+                    const std::string &dimsText, const std::string &sweepText,
+                    EvalRuns &out) {
+  char *end = nullptr;
+  out.seed = std::strtoull(seedText.c_str(), &end, 10);
+  if (seedText.empty() || *end != '\0')
+    return usage("--seed needs a non-negative integer");
+  auto dims = parseDims(dimsText);
+  if (!dims)
+    return usage(dims.status().message());
+  out.dims = *dims;
+  std::vector<std::map<std::string, int64_t>> runs{*dims};
+  if (!sweepText.empty()) {
+    auto sweep = parseSweep(sweepText);
+    if (!sweep)
+      return usage(sweep.status().message());
+    runs.clear();
+    for (int64_t v : sweep->second) {
+      runs.push_back(*dims);
+      runs.back()[sweep->first] = v;
+    }
+  }
+
+  auto graph = loadGraphFile(file);
+  if (!graph)
+    return fail(graph.status());
+  auto info = validateGraph(*graph);
+  if (!info)
+    return fail(info.status());
+  out.graph = std::move(*graph);
+  out.runs = std::move(runs);
+  for (const auto &[name, size] : out.runs.front())
+    if (std::find(info->symbols.begin(), info->symbols.end(), name) ==
+        info->symbols.end())
+      return usage("'" + name + "' is not a symbol of the graph");
+  return 0;
+}
+
 int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
   std::string file, dimsText, seedText = "0", backend = "reference", sweepText;
   bool check = false, specialize = false;
@@ -210,35 +248,13 @@ int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
     return usage("--static and --dump-ir need --backend=cpu");
   if (specialize && !sweepText.empty())
     return usage("--static compiles for one shape; it cannot --sweep");
-  char *end = nullptr;
-  uint64_t seed = std::strtoull(seedText.c_str(), &end, 10);
-  if (seedText.empty() || *end != '\0')
-    return usage("--seed needs a non-negative integer");
-  auto dims = parseDims(dimsText);
-  if (!dims)
-    return usage(dims.status().message());
-  std::vector<std::map<std::string, int64_t>> runs{*dims};
-  if (!sweepText.empty()) {
-    auto sweep = parseSweep(sweepText);
-    if (!sweep)
-      return usage(sweep.status().message());
-    runs.clear();
-    for (int64_t v : sweep->second) {
-      runs.push_back(*dims);
-      runs.back()[sweep->first] = v;
-    }
-  }
-
-  auto graph = loadGraphFile(file);
-  if (!graph)
-    return fail(graph.status());
-  auto info = validateGraph(*graph);
-  if (!info)
-    return fail(info.status());
-  for (const auto &[name, size] : runs.front())
-    if (std::find(info->symbols.begin(), info->symbols.end(), name) ==
-        info->symbols.end())
-      return usage("'" + name + "' is not a symbol of the graph");
+  EvalRuns plan;
+  if (int code = prepareEvalRuns(file, seedText, dimsText, sweepText, plan))
+    return code;
+  const v1::Graph *graph = &plan.graph;
+  const std::map<std::string, int64_t> *dims = &plan.dims;
+  const auto &runs = plan.runs;
+  uint64_t seed = plan.seed;
 
   // The CPU backend compiles once, before the first shape is known.
   std::shared_ptr<jit::Executable> executable;

@@ -53,37 +53,13 @@ int runRemoteEval(const GlobalOptions &global,
     return usage("eval needs a FILE");
   if (specialize && !sweepText.empty())
     return usage("--static compiles for one shape; it cannot --sweep");
-  char *end = nullptr;
-  uint64_t seed = std::strtoull(seedText.c_str(), &end, 10);
-  if (seedText.empty() || *end != '\0')
-    return usage("--seed needs a non-negative integer");
-  auto dims = parseDims(dimsText);
-  if (!dims)
-    return usage(dims.status().message());
-  std::vector<std::map<std::string, int64_t>> runs{*dims};
-  if (!sweepText.empty()) {
-    auto sweep = parseSweep(sweepText);
-    if (!sweep)
-      return usage(sweep.status().message());
-    runs.clear();
-    for (int64_t v : sweep->second) {
-      runs.push_back(*dims);
-      runs.back()[sweep->first] = v;
-    }
-  }
-
-  // Validated here too: the inputs are made from the graph's types, and a
-  // malformed file fails the same way with or without a server.
-  auto graph = loadGraphFile(file);
-  if (!graph)
-    return fail(graph.status());
-  auto info = validateGraph(*graph);
-  if (!info)
-    return fail(info.status());
-  for (const auto &[name, size] : runs.front())
-    if (std::find(info->symbols.begin(), info->symbols.end(), name) ==
-        info->symbols.end())
-      return usage("'" + name + "' is not a symbol of the graph");
+  EvalRuns plan;
+  if (int code = prepareEvalRuns(file, seedText, dimsText, sweepText, plan))
+    return code;
+  const v1::Graph *graph = &plan.graph;
+  const std::map<std::string, int64_t> *dims = &plan.dims;
+  const auto &runs = plan.runs;
+  uint64_t seed = plan.seed;
 
   auto client = client::Client::connect(global.server);
   if (!client)
