@@ -23,13 +23,30 @@ namespace anyshape::jit {
 
 namespace {
 
+/// Duplication is bounded: in a chain where every value feeds two
+/// consumers, fusing would otherwise double the arithmetic at each level
+/// (in whichever order the fusions happen). Producers beyond the first
+/// bound, or consumers beyond the second, are left materialised.
+constexpr int64_t kMaxDuplicatedOps = 48;
+constexpr int64_t kMaxFusedOps = 256;
+
+int64_t bodySize(linalg::GenericOp op) {
+  return std::distance(op.getBody()->begin(), op.getBody()->end());
+}
+
 bool onlyGenericUsers(OpOperand *fused) {
-  Operation *producer = fused->get().getDefiningOp();
-  if (!producer || !llvm::isa<linalg::GenericOp>(producer))
+  auto producer =
+      llvm::dyn_cast_or_null<linalg::GenericOp>(fused->get().getDefiningOp());
+  auto consumer = llvm::dyn_cast<linalg::GenericOp>(fused->getOwner());
+  if (!producer || !consumer ||
+      bodySize(consumer) + bodySize(producer) > kMaxFusedOps)
     return false;
-  return llvm::all_of(producer->getUsers(), [](Operation *user) {
-    return llvm::isa<linalg::GenericOp>(user);
-  });
+  if (producer->hasOneUse())
+    return true; // e.g. the last consumer of a producer fused elsewhere
+  return bodySize(producer) <= kMaxDuplicatedOps &&
+         llvm::all_of(producer->getUsers(), [](Operation *user) {
+           return llvm::isa<linalg::GenericOp>(user);
+         });
 }
 
 struct FuseSharedProducersPass

@@ -84,7 +84,9 @@ def FuseSharedProducers
     use is a `linalg.generic`, duplicating the producer's arithmetic into
     each so that it disappears and its tensor is never written to memory:
     softmax's `exp(x - max)` feeds both the row sum and the division, and
-    recomputing it is cheaper than a round trip through memory.
+    recomputing it is cheaper than a round trip through memory. Producers
+    whose body has grown past 48 ops are not duplicated, which bounds the
+    growth of chains where every value has several consumers.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }

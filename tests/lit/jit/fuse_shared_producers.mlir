@@ -1,0 +1,107 @@
+// RUN: %anyshape-opt %s -split-input-file -anyshape-fuse-shared-producers | FileCheck %s
+// The anyshape-fuse-shared-producers pass. An elementwise linalg.generic
+// whose every user is a linalg.generic is fused into each of them, so its
+// arithmetic is duplicated and the producer disappears (softmax's exp feeds
+// both the row sum and the division). A producer with any other user (a
+// func.return, a linalg.matmul) is left alone, and so are its consumers.
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+// The exp producer is recomputed inside the reduction and the division;
+// no generic reads its tensor any more.
+// CHECK-LABEL: func.func @softmax_like
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK-NOT: math.exp
+// CHECK: %[[SUM:.*]] = linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "reduction"]
+// CHECK-SAME: ins(%[[X]] : tensor<4x8xf32>)
+// CHECK: math.exp
+// CHECK-NEXT: arith.addf
+// CHECK: %[[DIV:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[X]], %[[SUM]] : tensor<4x8xf32>, tensor<4xf32>)
+// CHECK: math.exp
+// CHECK-NEXT: arith.divf
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[DIV]]
+func.func @softmax_like(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %p = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %y = math.exp %a : f32
+    linalg.yield %y : f32
+  } -> tensor<4x8xf32>
+  %er = tensor.empty() : tensor<4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%er : tensor<4xf32>) -> tensor<4xf32>
+  %s = linalg.generic {indexing_maps = [#map, #row], iterator_types = ["parallel", "reduction"]} ins(%p : tensor<4x8xf32>) outs(%f : tensor<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %y = arith.addf %a, %acc : f32
+    linalg.yield %y : f32
+  } -> tensor<4xf32>
+  %d = linalg.generic {indexing_maps = [#map, #row, #map], iterator_types = ["parallel", "parallel"]} ins(%p, %s : tensor<4x8xf32>, tensor<4xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %y = arith.divf %a, %b : f32
+    linalg.yield %y : f32
+  } -> tensor<4x8xf32>
+  return %d : tensor<4x8xf32>
+}
+
+// -----
+
+#map = affine_map<(d0) -> (d0)>
+// The producer is also returned: it stays, and both consumers still read
+// its result instead of recomputing the exp.
+// CHECK-LABEL: func.func @returned_producer
+// CHECK: %[[P:.*]] = linalg.generic
+// CHECK: math.exp
+// CHECK: %[[C1:.*]] = linalg.generic {{.*}} ins(%[[P]], %{{.*}} : tensor<4xf32>, tensor<4xf32>)
+// CHECK-NOT: math.exp
+// CHECK: %[[C2:.*]] = linalg.generic {{.*}} ins(%[[P]], %{{.*}} : tensor<4xf32>, tensor<4xf32>)
+// CHECK-NOT: math.exp
+// CHECK: return %[[C1]], %[[C2]], %[[P]]
+func.func @returned_producer(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %e = tensor.empty() : tensor<4xf32>
+  %p = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = math.exp %x : f32
+    linalg.yield %y : f32
+  } -> tensor<4xf32>
+  %c1 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%p, %b : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %z = arith.addf %x, %y : f32
+    linalg.yield %z : f32
+  } -> tensor<4xf32>
+  %c2 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%p, %b : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %z = arith.mulf %x, %y : f32
+    linalg.yield %z : f32
+  } -> tensor<4xf32>
+  return %c1, %c2, %p : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+// A producer feeding a linalg.matmul as well as a generic is not fused
+// into the generic either.
+// CHECK-LABEL: func.func @matmul_user
+// CHECK: %[[P:.*]] = linalg.generic
+// CHECK: math.tanh
+// CHECK: %[[C:.*]] = linalg.generic {{.*}} ins(%[[P]] : tensor<4x4xf32>)
+// CHECK-NOT: math.tanh
+// CHECK: linalg.matmul ins(%[[P]], %{{.*}} : tensor<4x4xf32>, tensor<4x4xf32>)
+func.func @matmul_user(%a: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+  %e = tensor.empty() : tensor<4x4xf32>
+  %p = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = math.tanh %x : f32
+    linalg.yield %y : f32
+  } -> tensor<4x4xf32>
+  %c = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%p : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.negf %x : f32
+    linalg.yield %y : f32
+  } -> tensor<4x4xf32>
+  %m = linalg.matmul ins(%p, %w : tensor<4x4xf32>, tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %c, %m : tensor<4x4xf32>, tensor<4x4xf32>
+}

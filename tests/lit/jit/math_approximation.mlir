@@ -1,0 +1,70 @@
+// RUN: %anyshape-opt %s -anyshape-math-approximation | FileCheck %s
+// The anyshape-math-approximation pass. tanh, exp and erf on f32 (scalars,
+// as in linalg.generic bodies, and vectors) are replaced by MLIR's
+// polynomial approximations: fma chains and plain arithmetic, with no call
+// to the transcendental left for libm. f16 is computed in f32 and
+// truncated back; f64 has no approximation and keeps the math op.
+
+// tanh(x) = x * p(x^2) / q(x^2), with x itself for tiny |x|.
+// CHECK-LABEL: func.func @tanh_f32
+// CHECK-NOT: math.tanh
+// CHECK: %[[X2:.*]] = arith.mulf %[[C:.*]], %[[C]] : f32
+// CHECK: math.fma %[[X2]]
+// CHECK: %[[P:.*]] = arith.mulf %[[C]], %{{.*}} : f32
+// CHECK: %[[R:.*]] = arith.divf %[[P]], %{{.*}} : f32
+// CHECK: %[[Y:.*]] = arith.select %{{.*}}, %[[C]], %[[R]] : f32
+// CHECK-NOT: math.tanh
+// CHECK: return %[[Y]] : f32
+func.func @tanh_f32(%x: f32) -> f32 {
+  %y = math.tanh %x : f32
+  return %y : f32
+}
+
+// exp(x) = 2^n * p(r): the 2^n is built by shifting n into the exponent.
+// CHECK-LABEL: func.func @exp_vector
+// CHECK-NOT: math.exp
+// CHECK: math.floor %{{.*}} : vector<8xf32>
+// CHECK: math.fma %{{.*}} : vector<8xf32>
+// CHECK: arith.fptosi %{{.*}} : vector<8xf32> to vector<8xi32>
+// CHECK: arith.shli %{{.*}} : vector<8xi32>
+// CHECK: %[[POW:.*]] = arith.bitcast %{{.*}} : vector<8xi32> to vector<8xf32>
+// CHECK: %[[Y:.*]] = arith.mulf %{{.*}}, %[[POW]] : vector<8xf32>
+// CHECK-NOT: math.exp
+// CHECK: return %[[Y]] : vector<8xf32>
+func.func @exp_vector(%x: vector<8xf32>) -> vector<8xf32> {
+  %y = math.exp %x : vector<8xf32>
+  return %y : vector<8xf32>
+}
+
+// erf: a rational approximation, odd in x.
+// CHECK-LABEL: func.func @erf_f32
+// CHECK-NOT: math.erf
+// CHECK: math.fma
+// CHECK: arith.divf
+// CHECK: %[[NEG:.*]] = arith.negf %[[ABS:.*]] : f32
+// CHECK: %[[Y:.*]] = arith.select %{{.*}}, %[[NEG]], %[[ABS]] : f32
+// CHECK-NOT: math.erf
+// CHECK: return %[[Y]] : f32
+func.func @erf_f32(%x: f32) -> f32 {
+  %y = math.erf %x : f32
+  return %y : f32
+}
+
+// CHECK-LABEL: func.func @tanh_f16
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK-NOT: math.tanh
+// CHECK: math.fma %{{.*}} : f32
+// CHECK: %[[Y:.*]] = arith.truncf %{{.*}} : f32 to f16
+// CHECK: return %[[Y]] : f16
+func.func @tanh_f16(%x: f16) -> f16 {
+  %y = math.tanh %x : f16
+  return %y : f16
+}
+
+// CHECK-LABEL: func.func @tanh_f64
+// CHECK-NEXT: %[[Y:.*]] = math.tanh %{{.*}} : f64
+// CHECK-NEXT: return %[[Y]] : f64
+func.func @tanh_f64(%x: f64) -> f64 {
+  %y = math.tanh %x : f64
+  return %y : f64
+}

@@ -1,0 +1,192 @@
+// RUN: %anyshape-opt %s -split-input-file -anyshape-speculate-parallel-loops | FileCheck %s
+// RUN: %anyshape-opt %s -split-input-file -anyshape-speculate-parallel-loops=min-work=100 | FileCheck %s --check-prefix=MINWORK
+// The anyshape-speculate-parallel-loops pass. An outermost scf.parallel
+// without results becomes `scf.if (work >= min-work)`, where work is the
+// product of its trip counts and those of the scf.for loops directly inside
+// it whose bounds are defined outside it. The then-branch runs the outer
+// dims in parallel and the innermost dim as an scf.for (a 1-D loop keeps
+// its only dim parallel); the else-branch is a serial scf.for nest with
+// the body cloned. A nested scf.parallel is not versioned on its own, and
+// a loop with reductions is left alone. The min-work option sets the
+// constant.
+
+// Work is m * n; the innermost dim n runs serially in each thread.
+// CHECK-LABEL: func.func @two_d
+// CHECK-SAME: (%[[BUF:.*]]: memref<?x?xf32>, %[[M:.*]]: index, %[[N:.*]]: index)
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[CST:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK: %[[SM:.*]] = arith.subi %[[M]], %[[C0]] : index
+// CHECK: %[[TM:.*]] = arith.ceildivsi %[[SM]], %[[C1]] : index
+// CHECK: %[[PM:.*]] = arith.maxsi %[[TM]], %{{.*}} : index
+// CHECK: %[[W1:.*]] = arith.muli %{{.*}}, %[[PM]] : index
+// CHECK: %[[SN:.*]] = arith.subi %[[N]], %[[C0]] : index
+// CHECK: %[[TN:.*]] = arith.ceildivsi %[[SN]], %[[C1]] : index
+// CHECK: %[[PN:.*]] = arith.maxsi %[[TN]], %{{.*}} : index
+// CHECK: %[[W2:.*]] = arith.muli %[[W1]], %[[PN]] : index
+// CHECK: %[[LIMIT:.*]] = arith.constant 32768 : index
+// CHECK: %[[ENOUGH:.*]] = arith.cmpi sge, %[[W2]], %[[LIMIT]] : index
+// CHECK: scf.if %[[ENOUGH]] {
+// CHECK-NEXT: scf.parallel (%[[I:.*]]) = (%[[C0]]) to (%[[M]]) step (%[[C1]]) {
+// CHECK-NEXT: scf.for %[[J:.*]] = %[[C0]] to %[[N]] step %[[C1]] {
+// CHECK-NEXT: memref.store %[[CST]], %[[BUF]][%[[I]], %[[J]]]
+// CHECK-NEXT: }
+// CHECK-NEXT: scf.reduce
+// CHECK-NEXT: }
+// CHECK-NEXT: } else {
+// CHECK-NEXT: scf.for %[[SI:.*]] = %[[C0]] to %[[M]] step %[[C1]] {
+// CHECK-NEXT: scf.for %[[SJ:.*]] = %[[C0]] to %[[N]] step %[[C1]] {
+// CHECK-NEXT: memref.store %[[CST]], %[[BUF]][%[[SI]], %[[SJ]]]
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK-NEXT: return
+// MINWORK-LABEL: func.func @two_d
+// MINWORK: %[[LIMIT:.*]] = arith.constant 100 : index
+// MINWORK: arith.cmpi sge, %{{.*}}, %[[LIMIT]] : index
+// MINWORK-NOT: arith.constant 32768
+func.func @two_d(%buf: memref<?x?xf32>, %m: index, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cst = arith.constant 1.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%m, %n) step (%c1, %c1) {
+    memref.store %cst, %buf[%i, %j] : memref<?x?xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// The inner scf.for on %k counts: work is m * n * k.
+// CHECK-LABEL: func.func @inner_for
+// CHECK-SAME: (%[[BUF:.*]]: memref<?x?xf32>, %[[M:.*]]: index, %[[N:.*]]: index, %[[K:.*]]: index)
+// CHECK: arith.subi %[[N]]
+// CHECK: arith.maxsi
+// CHECK-NEXT: %[[W2:.*]] = arith.muli
+// CHECK: %[[SK:.*]] = arith.subi %[[K]], %{{.*}} : index
+// CHECK: %[[TK:.*]] = arith.ceildivsi %[[SK]], %{{.*}} : index
+// CHECK: %[[PK:.*]] = arith.maxsi %[[TK]], %{{.*}} : index
+// CHECK: %[[W3:.*]] = arith.muli %[[W2]], %[[PK]] : index
+// CHECK: %[[LIMIT:.*]] = arith.constant 32768 : index
+// CHECK: %[[ENOUGH:.*]] = arith.cmpi sge, %[[W3]], %[[LIMIT]] : index
+// CHECK: scf.if %[[ENOUGH]] {
+// CHECK-NEXT: scf.parallel (%[[I:.*]]) = (%{{.*}}) to (%[[M]])
+// CHECK-NEXT: scf.for %[[J:.*]] = %{{.*}} to %[[N]]
+// CHECK-NEXT: scf.for %{{.*}} = %{{.*}} to %[[K]]
+// CHECK-NEXT: memref.store %{{.*}}, %[[BUF]][%[[I]], %[[J]]]
+// CHECK: } else {
+// CHECK-NEXT: scf.for %[[SI:.*]] = %{{.*}} to %[[M]]
+// CHECK-NEXT: scf.for %[[SJ:.*]] = %{{.*}} to %[[N]]
+// CHECK-NEXT: scf.for %{{.*}} = %{{.*}} to %[[K]]
+// CHECK-NEXT: memref.store %{{.*}}, %[[BUF]][%[[SI]], %[[SJ]]]
+func.func @inner_for(%buf: memref<?x?xf32>, %m: index, %n: index, %k: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cst = arith.constant 1.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%m, %n) step (%c1, %c1) {
+    scf.for %r = %c0 to %k step %c1 {
+      memref.store %cst, %buf[%i, %j] : memref<?x?xf32>
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A 1-D loop: the parallel version keeps its only dim parallel (no serial
+// inner loop); the serial version is one scf.for.
+// CHECK-LABEL: func.func @one_d
+// CHECK-SAME: (%[[BUF:.*]]: memref<?xf32>, %[[N:.*]]: index)
+// CHECK: %[[LIMIT:.*]] = arith.constant 32768 : index
+// CHECK: %[[ENOUGH:.*]] = arith.cmpi sge, %{{.*}}, %[[LIMIT]] : index
+// CHECK: scf.if %[[ENOUGH]] {
+// CHECK-NEXT: scf.parallel (%[[I:.*]]) = (%{{.*}}) to (%[[N]]) step (%{{.*}}) {
+// CHECK-NEXT: memref.store %{{.*}}, %[[BUF]][%[[I]]]
+// CHECK-NEXT: scf.reduce
+// CHECK-NEXT: }
+// CHECK-NEXT: } else {
+// CHECK-NEXT: scf.for %[[SI:.*]] = %{{.*}} to %[[N]] step %{{.*}} {
+// CHECK-NEXT: memref.store %{{.*}}, %[[BUF]][%[[SI]]]
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// MINWORK-LABEL: func.func @one_d
+// MINWORK: arith.constant 100 : index
+func.func @one_d(%buf: memref<?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cst = arith.constant 1.0 : f32
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    memref.store %cst, %buf[%i] : memref<?xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Only the outer loop is versioned (one scf.if); the nested scf.parallel
+// is cloned unchanged into both branches. The scf.for whose bound is
+// computed inside the loop does not count towards the work: the estimate
+// is the outer trip count alone.
+// CHECK-LABEL: func.func @nested
+// CHECK-SAME: (%[[BUF:.*]]: memref<?x?xf32>, %[[M:.*]]: index, %[[N:.*]]: index)
+// CHECK: %[[TM:.*]] = arith.maxsi
+// CHECK-NEXT: %[[W:.*]] = arith.muli %{{.*}}, %[[TM]] : index
+// CHECK-NEXT: %[[LIMIT:.*]] = arith.constant 32768 : index
+// CHECK-NEXT: %[[ENOUGH:.*]] = arith.cmpi sge, %[[W]], %[[LIMIT]] : index
+// CHECK-NEXT: scf.if %[[ENOUGH]] {
+// CHECK-NEXT: scf.parallel (%[[I:.*]]) = (%{{.*}}) to (%[[M]])
+// CHECK-NEXT: arith.addi %[[I]]
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: scf.parallel (%[[J:.*]]) = (%{{.*}}) to (%[[N]])
+// CHECK-NEXT: memref.store %{{.*}}, %[[BUF]][%[[I]], %[[J]]]
+// CHECK: } else {
+// CHECK-NEXT: scf.for %[[SI:.*]] = %{{.*}} to %[[M]]
+// CHECK-NEXT: arith.addi %[[SI]]
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: scf.parallel (%[[SJ:.*]]) = (%{{.*}}) to (%[[N]])
+// CHECK-NEXT: memref.store %{{.*}}, %[[BUF]][%[[SI]], %[[SJ]]]
+// CHECK-NOT: scf.if
+// CHECK: return
+func.func @nested(%buf: memref<?x?xf32>, %m: index, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cst = arith.constant 1.0 : f32
+  scf.parallel (%i) = (%c0) to (%m) step (%c1) {
+    %ub = arith.addi %i, %c1 : index
+    scf.for %r = %c0 to %ub step %c1 {
+      scf.parallel (%j) = (%c0) to (%n) step (%c1) {
+        memref.store %cst, %buf[%i, %j] : memref<?x?xf32>
+        scf.reduce
+      }
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A loop with a reduction (results) is not versioned.
+// CHECK-LABEL: func.func @reduction
+// CHECK-NOT: scf.if
+// CHECK-NOT: arith.cmpi
+// CHECK: %[[SUM:.*]] = scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step (%{{.*}}) init (%{{.*}}) -> f32 {
+// CHECK: scf.reduce(
+// CHECK: return %[[SUM]] : f32
+func.func @reduction(%buf: memref<?xf32>, %n: index) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %sum = scf.parallel (%i) = (%c0) to (%n) step (%c1) init (%zero) -> f32 {
+    %v = memref.load %buf[%i] : memref<?xf32>
+    scf.reduce(%v : f32) {
+    ^bb0(%a: f32, %b: f32):
+      %s = arith.addf %a, %b : f32
+      scf.reduce.return %s : f32
+    }
+  }
+  return %sum : f32
+}
