@@ -17,7 +17,12 @@ def BatchMatmulToRuntimeCall
     Replaces each f32 `linalg.batch_matmul` on memrefs with a call of
     `anyshapeBatchMatmulF32` (runtime/Gemm.h) on strided views of the same
     buffers, through MLIR's C interface. The runtime binds the symbol as an
-    absolute address when the executable is JITed.
+    absolute address when the executable is JITed. Contract: the runtime
+    computes C = A x B, while `linalg.batch_matmul` accumulates into C; the
+    two agree because the only producer of batch_matmuls in the pipeline
+    (`dhlo-convert-to-linalg`, dot_general) zero-fills C just before.
+    Running this pass on batch_matmuls that accumulate into live data
+    would be wrong.
   }];
   let dependentDialects = ["::mlir::func::FuncDialect",
                            "::mlir::memref::MemRefDialect"];
@@ -26,7 +31,7 @@ def BatchMatmulToRuntimeCall
 def MathApproximation : Pass<"anyshape-math-approximation"> {
   let summary = "Inline polynomial approximations of transcendentals";
   let description = [{
-    Rewrites exp, log, tanh, erf, sin, cos, rsqrt and friends on f32 into
+    Rewrites exp, log, tanh, erf, sin, cos and friends on f32 into
     MLIR's polynomial approximations: plain arithmetic the loop vectoriser
     can widen, where a libm call (tanhf: 1 GB/s, erff: 3 GB/s measured
     here) would keep a fused kernel far from memory bandwidth. Accuracy is
@@ -43,7 +48,9 @@ def SpeculateParallelLoops
   let summary = "Run each outermost scf.parallel in parallel only when it "
                 "is worth it";
   let description = [{
-    Versions every outermost `scf.parallel` without reductions into
+    Turns `scf.parallel` loops nested in another into `scf.for` nests (each
+    thread runs them serially), then versions every outermost
+    `scf.parallel` without reductions into
     `scf.if (work >= threshold) { scf.parallel } else { scf.for nest }`,
     where `work` is the parallel loop's trip count times the trip counts
     of the `scf.for` loops directly inside it whose bounds are known

@@ -91,6 +91,19 @@ struct SpeculateParallelLoopsPass
         outermost.push_back(loop);
     });
     for (scf::ParallelOp loop : outermost) {
+      // Loops nested in it run serially in each thread: as OpenMP regions
+      // they would fork a team per outer iteration (a reduction over a
+      // middle dim nests a parallel loop in a serial one in a parallel one).
+      SmallVector<scf::ParallelOp> nested;
+      loop.getBody()->walk([&](scf::ParallelOp inner) {
+        if (inner.getNumResults() == 0)
+          nested.push_back(inner);
+      });
+      for (scf::ParallelOp inner : llvm::reverse(nested)) {
+        OpBuilder inPlace(inner);
+        buildNest(inPlace, inner, 0);
+        inner->erase();
+      }
       OpBuilder b(loop);
       Location loc = loop.getLoc();
       Value enough = b.create<arith::CmpIOp>(

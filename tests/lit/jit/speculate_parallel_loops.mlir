@@ -6,8 +6,9 @@
 // it whose bounds are defined outside it. The then-branch runs the outer
 // dims in parallel and the innermost dim as an scf.for (a 1-D loop keeps
 // its only dim parallel); the else-branch is a serial scf.for nest with
-// the body cloned. A nested scf.parallel is not versioned on its own, and
-// a loop with reductions is left alone. The min-work option sets the
+// the body cloned. A nested scf.parallel becomes an scf.for nest in both
+// versions (never a nested OpenMP region), and a loop with reductions is
+// left alone. The min-work option sets the
 // constant.
 
 // Work is m * n; the innermost dim n runs serially in each thread.
@@ -127,7 +128,7 @@ func.func @one_d(%buf: memref<?xf32>, %n: index) {
 // -----
 
 // Only the outer loop is versioned (one scf.if); the nested scf.parallel
-// is cloned unchanged into both branches. The scf.for whose bound is
+// is an scf.for in both branches. The scf.for whose bound is
 // computed inside the loop does not count towards the work: the estimate
 // is the outer trip count alone.
 // CHECK-LABEL: func.func @nested
@@ -140,13 +141,13 @@ func.func @one_d(%buf: memref<?xf32>, %n: index) {
 // CHECK-NEXT: scf.parallel (%[[I:.*]]) = (%{{.*}}) to (%[[M]])
 // CHECK-NEXT: arith.addi %[[I]]
 // CHECK-NEXT: scf.for
-// CHECK-NEXT: scf.parallel (%[[J:.*]]) = (%{{.*}}) to (%[[N]])
+// CHECK-NEXT: scf.for %[[J:.*]] = %{{.*}} to %[[N]]
 // CHECK-NEXT: memref.store %{{.*}}, %[[BUF]][%[[I]], %[[J]]]
 // CHECK: } else {
 // CHECK-NEXT: scf.for %[[SI:.*]] = %{{.*}} to %[[M]]
 // CHECK-NEXT: arith.addi %[[SI]]
 // CHECK-NEXT: scf.for
-// CHECK-NEXT: scf.parallel (%[[SJ:.*]]) = (%{{.*}}) to (%[[N]])
+// CHECK-NEXT: scf.for %[[SJ:.*]] = %{{.*}} to %[[N]]
 // CHECK-NEXT: memref.store %{{.*}}, %[[BUF]][%[[SI]], %[[SJ]]]
 // CHECK-NOT: scf.if
 // CHECK: return
