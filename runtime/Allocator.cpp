@@ -99,7 +99,9 @@ extern "C" void *anyshapeAlloc(uint64_t size) {
     }
     ++c.stats.systemAllocs;
   }
-  void *system = std::aligned_alloc(kAlignment, bytes + kAlignment);
+  // aligned_alloc wants a multiple of the alignment (ASan checks it).
+  uint64_t total = (bytes + 2 * kAlignment - 1) / kAlignment * kAlignment;
+  void *system = std::aligned_alloc(kAlignment, total);
   if (!system) {
     std::lock_guard<std::mutex> lock(c.mutex);
     c.stats.bytesInUse -= static_cast<int64_t>(bytes);

@@ -107,8 +107,10 @@ grpc::ServerUnaryReactor *AnyShapeService::newReactor() {
 static Status checkExecutableId(const std::string &id) {
   if (isCacheKey(id))
     return Status::ok();
-  return invalidArgument("'" + id +
-                         "' is not an executable id (32 hex digits, as "
+  // Quoted in part: the id is the client's, of any length.
+  return invalidArgument("'" + id.substr(0, 40) +
+                         (id.size() > 40 ? "...'" : "'") +
+                         " is not an executable id (32 hex digits, as "
                          "Compile returns)");
 }
 
@@ -328,17 +330,19 @@ grpc::ServerUnaryReactor *
 AnyShapeService::GetExecutable(grpc::CallbackServerContext *context,
                                const v1::GetExecutableRequest *request,
                                v1::ExecutableInfo *response) {
-  grpc::ServerUnaryReactor *reactor = newReactor();
-  Status valid = checkExecutableId(request->executable_id());
-  if (!valid.isOk()) {
-    finish(reactor, valid);
-    return reactor;
-  }
-  auto entry = cache_->find(request->executable_id());
-  if (entry.isOk())
-    *response = entry->entry->info;
-  finish(reactor, entry.status());
-  return reactor;
+  // On the execute pool: a miss in memory may load from disk.
+  return submit(context, *executePool_, queuedExecutions_,
+                options_.maxQueuedExecutions,
+                [this, request, response](Status status, Clock::time_point) {
+                  if (status.isOk())
+                    status = checkExecutableId(request->executable_id());
+                  if (!status.isOk())
+                    return status;
+                  auto entry = cache_->find(request->executable_id());
+                  if (entry.isOk())
+                    *response = entry->entry->info;
+                  return entry.status();
+                });
 }
 
 grpc::ServerUnaryReactor *
