@@ -136,6 +136,31 @@ Executable::run(const std::vector<const v1::Tensor *> &inputs) const {
   return outputs.toTensors();
 }
 
+Status
+Executable::checkShapes(const std::vector<std::vector<int64_t>> &shapes) const {
+  // The rules depend on the input shapes alone (dtypes and byte sizes are
+  // checked by the caller), so a shape list that passed once passes again.
+  std::string key;
+  for (const std::vector<int64_t> &shape : shapes) {
+    int64_t rank = static_cast<int64_t>(shape.size());
+    key.append(reinterpret_cast<const char *>(&rank), sizeof(rank));
+    key.append(reinterpret_cast<const char *>(shape.data()),
+               shape.size() * sizeof(int64_t));
+  }
+  {
+    std::lock_guard<std::mutex> lock(checkedMutex_);
+    if (checkedShapes_.count(key))
+      return Status::ok();
+  }
+  ANYSHAPE_RETURN_IF_ERROR(
+      concreteShapes(graph_, info_, shapes, limits_).status());
+  std::lock_guard<std::mutex> lock(checkedMutex_);
+  if (checkedShapes_.size() >= kMaxCheckedShapes)
+    checkedShapes_.clear(); // bounded; refilled by the shapes in use
+  checkedShapes_.insert(std::move(key));
+  return Status::ok();
+}
+
 StatusOr<OutputBuffers>
 Executable::runToBuffers(const std::vector<const v1::Tensor *> &inputs) const {
   if (static_cast<int>(inputs.size()) != graph_.inputs_size())
@@ -165,8 +190,7 @@ Executable::runToBuffers(const std::vector<const v1::Tensor *> &inputs) const {
   }
   // Every shape rule on these sizes, before the kernels run: a violation
   // here would otherwise be an out-of-bounds access in generated code.
-  ANYSHAPE_RETURN_IF_ERROR(
-      concreteShapes(graph_, info_, shapes, limits_).status());
+  ANYSHAPE_RETURN_IF_ERROR(checkShapes(shapes));
 
   // Bool bytes other than 0 and 1 mean true on the wire but are undefined
   // for generated code (it loads an i1): normalise them in a copy.

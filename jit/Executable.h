@@ -17,6 +17,9 @@
 #include "runtime/support/Status.h"
 
 #include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace anyshape::jit {
@@ -94,6 +97,13 @@ private:
   /// The entry, looked up once at load: runs take no JIT lock.
   void (*entry_)(void **) = nullptr;
   GraphLimits limits_;
+
+  /// Every shape rule on concrete input shapes; remembers shape lists that
+  /// passed, so a recurring sequence length skips the walk over the graph.
+  Status checkShapes(const std::vector<std::vector<int64_t>> &shapes) const;
+  static constexpr size_t kMaxCheckedShapes = 4096;
+  mutable std::mutex checkedMutex_;
+  mutable std::unordered_set<std::string> checkedShapes_;
 };
 
 } // namespace anyshape::jit

@@ -91,3 +91,26 @@ TEST(ObjectCode, RunsReuseCachedBuffers) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(ShapeChecks, OnlyPassingShapesAreRemembered) {
+  auto compiled = jit::Compiler::compile(example("mlp"));
+  ASSERT_TRUE(compiled.isOk());
+  const jit::Executable &executable = **compiled;
+  auto shapes = inputShapesFor(executable.graph(), {{"batch", 3}});
+  ASSERT_TRUE(shapes.isOk());
+  auto good = test::randomInputs(executable.graph(), *shapes, 1).tensors;
+  // The same input with a wrong feature width breaks a static dim.
+  std::vector<std::vector<int64_t>> wrongShapes = *shapes;
+  wrongShapes[0].back() += 1;
+  auto wrong = test::randomInputs(executable.graph(), wrongShapes, 1).tensors;
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_TRUE(executable.run(good).isOk()) << "round " << round;
+    auto refused = executable.run(wrong);
+    ASSERT_FALSE(refused.isOk()) << "round " << round;
+    EXPECT_EQ(refused.status().code(), StatusCode::InvalidArgument);
+  }
+}
+
+} // namespace
