@@ -59,6 +59,14 @@ Called compile(v1::AnyShape::Stub &stub, const v1::Graph &graph,
   return called;
 }
 
+/// Compiles `graph`; its executable id, or "" (with a failure) if the
+/// compile failed.
+std::string compiledId(v1::AnyShape::Stub &stub, const v1::Graph &graph) {
+  Called called = compile(stub, graph);
+  EXPECT_TRUE(called.status.ok()) << called.status.error_message();
+  return called.status.ok() ? called.compiled.info().executable_id() : "";
+}
+
 v1::StatsResponse stats(v1::AnyShape::Stub &stub) {
   grpc::ClientContext context;
   v1::StatsResponse response;
@@ -257,9 +265,8 @@ TEST(ServerEndToEnd, BadRequestsGetTheRightCodesAndTheServerLives) {
   EXPECT_EQ(compile(*stub, graph, unknownSymbol).status.error_code(),
             grpc::StatusCode::INVALID_ARGUMENT);
 
-  Called called = compile(*stub, graph);
-  ASSERT_TRUE(called.status.ok());
-  std::string id = called.compiled.info().executable_id();
+  std::string id = compiledId(*stub, graph);
+  ASSERT_FALSE(id.empty());
   auto execute = [&](const std::string &executable,
                      std::function<void(v1::ExecuteRequest &)> edit) {
     auto shapes = inputShapesFor(graph, {{"batch", 3}});
@@ -554,9 +561,8 @@ TEST(ServerEndToEnd, SigtermLetsRequestsInFlightFinish) {
   ASSERT_FALSE(server.address().empty());
   v1::Graph graph = example("bert_encoder_layer");
   auto stub = server.stub();
-  Called called = compile(*stub, graph);
-  ASSERT_TRUE(called.status.ok());
-  std::string id = called.compiled.info().executable_id();
+  std::string id = compiledId(*stub, graph);
+  ASSERT_FALSE(id.empty());
   // Queued behind one execute thread, so most wait when SIGTERM comes.
   auto runs = startLongRuns(server, id, graph, 12);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -584,9 +590,8 @@ TEST(ServerEndToEnd, DeadlinesExpireInTheQueue) {
   ASSERT_FALSE(server.address().empty());
   v1::Graph graph = example("bert_encoder_layer");
   auto stub = server.stub();
-  Called called = compile(*stub, graph);
-  ASSERT_TRUE(called.status.ok());
-  std::string id = called.compiled.info().executable_id();
+  std::string id = compiledId(*stub, graph);
+  ASSERT_FALSE(id.empty());
   auto runs = startLongRuns(server, id, graph, 4);
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   // Queued behind the long runs: its deadline passes before it starts.
