@@ -69,8 +69,15 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
   // 5. Parallel dims become scf.parallel; each outermost one gets a serial
   // twin chosen at run time by its amount of work, and the parallel
   // version becomes an OpenMP region (runtime/OpenMpAbi.h).
+  // A row reduction and its consumers (kStitch) run row by row in one
+  // parallel loop.
+  if (options.fuse)
+    pm.addNestedPass<func::FuncOp>(createStitchRows());
+  pm.addNestedPass<func::FuncOp>(createMinMaxReductions());
   if (options.parallel) {
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+    // Drops the unit dims of the loops a stitched row's ops became.
+    pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
     pm.addNestedPass<func::FuncOp>(
         createSpeculateParallelLoops({options.parallelMinWork}));
     pm.addPass(createConvertSCFToOpenMPPass());

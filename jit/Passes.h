@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -23,5 +24,9 @@ namespace anyshape::jit {
 
 /// The runtime function the GEMM calls go to (C interface name).
 inline constexpr const char *kBatchMatmulF32 = "anyshapeBatchMatmulF32";
+
+/// Marks the scf.parallel of anyshape-stitch-rows: every dim is a row dim,
+/// so its parallel version keeps them all parallel.
+inline constexpr const char *kStitchedLoopAttr = "anyshape.stitched";
 
 } // namespace anyshape::jit

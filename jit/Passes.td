@@ -66,6 +66,42 @@ def SpeculateParallelLoops
                            "::mlir::scf::SCFDialect"];
 }
 
+def StitchRows : Pass<"anyshape-stitch-rows", "mlir::func::FuncOp"> {
+  let summary = "Run a row reduction and its consumers row by row, in one "
+                "parallel loop";
+  let description = [{
+    The kStitch (and kInput) kernels of the fusion plan, on buffers. A run
+    of consecutive linalg ops over the same rows, with a reduction among
+    them, becomes one `scf.parallel` over the rows (its leading parallel
+    dims, proven equal through the canonical size values) whose body runs
+    every op on one row, in order: softmax reads a row, takes its max, sums
+    the exponentials and writes the quotients while the row is in the L1
+    cache, instead of three passes over memory. Legal when every buffer a
+    member writes is accessed only at the current row (so rows are
+    independent); the loop is marked `anyshape.stitched`. It replaces the
+    last member; deallocations between members move after it.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def MinMaxReductions
+    : Pass<"anyshape-min-max-reductions", "mlir::func::FuncOp"> {
+  let summary = "Float max/min reductions as LLVM's NaN-propagating "
+                "maximum/minimum intrinsics";
+  let description = [{
+    In every `linalg.generic` with a reduction dim, an `arith.maximumf` or
+    `arith.minimumf` that combines into an output's running value becomes
+    `llvm.intr.maximum` / `llvm.intr.minimum` (same semantics: NaN wins,
+    +0 > -0). arith-expand would otherwise turn it into compares and
+    selects, which LLVM's loop vectoriser does not recognise as a
+    reduction; with the intrinsic, and the vectorisation hint that
+    `jit/LoopHints.h` puts on the loops holding it, a row max runs 16
+    lanes at a time on AVX-512.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def FreshOutputs : Pass<"anyshape-fresh-outputs", "mlir::func::FuncOp"> {
   let summary = "Copy only the outputs that would not be fresh buffers";
   let description = [{

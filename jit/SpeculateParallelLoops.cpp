@@ -29,8 +29,10 @@ Value tripCount(OpBuilder &b, Location loc, Value lower, Value upper,
   return b.create<arith::MaxSIOp>(loc, count, zero);
 }
 
-/// The parallel loop's iterations times those of the scf.for loops
-/// directly in its body whose bounds are defined outside it.
+/// The parallel loop's iterations times the sum of the trip counts of the
+/// scf.for loops directly in its body whose bounds are defined outside it
+/// (one loop per row for a plain kernel, one per member for a stitched
+/// one).
 Value estimateWork(OpBuilder &b, scf::ParallelOp loop) {
   Location loc = loop.getLoc();
   Value work = b.create<arith::ConstantIndexOp>(loc, 1);
@@ -38,18 +40,21 @@ Value estimateWork(OpBuilder &b, scf::ParallelOp loop) {
        llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep()))
     work = b.create<arith::MulIOp>(loc, work,
                                    tripCount(b, loc, lower, upper, step));
+  Value perIteration;
   for (auto inner : loop.getBody()->getOps<scf::ForOp>()) {
     auto outside = [&](Value v) {
       return !loop->isAncestor(v.getParentRegion()->getParentOp());
     };
-    if (outside(inner.getLowerBound()) && outside(inner.getUpperBound()) &&
-        outside(inner.getStep()))
-      work = b.create<arith::MulIOp>(loc, work,
-                                     tripCount(b, loc, inner.getLowerBound(),
-                                               inner.getUpperBound(),
-                                               inner.getStep()));
+    if (!outside(inner.getLowerBound()) || !outside(inner.getUpperBound()) ||
+        !outside(inner.getStep()))
+      continue;
+    Value trips = tripCount(b, loc, inner.getLowerBound(),
+                            inner.getUpperBound(), inner.getStep());
+    perIteration = perIteration
+                       ? b.create<arith::AddIOp>(loc, perIteration, trips)
+                       : trips;
   }
-  return work;
+  return perIteration ? b.create<arith::MulIOp>(loc, work, perIteration) : work;
 }
 
 /// Rebuilds `loop` (which has no results) at `b`'s insertion point with
@@ -112,10 +117,12 @@ struct SpeculateParallelLoopsPass
       auto choice = b.create<scf::IfOp>(loc, enough, /*withElse=*/true);
       // Parallel version: the innermost dim stays a serial loop, so each
       // thread runs contiguous, vectorisable rows (a collapsed index space
-      // would recompute every index with a division per element).
+      // would recompute every index with a division per element). A
+      // stitched loop's dims are all rows: its body holds the serial loops.
       b.setInsertionPoint(choice.thenBlock()->getTerminator());
       unsigned dims = loop.getNumLoops();
-      buildNest(b, loop, dims > 1 ? dims - 1 : dims);
+      bool allRows = dims == 1 || loop->hasAttr(kStitchedLoopAttr);
+      buildNest(b, loop, allRows ? dims : dims - 1);
       b.setInsertionPoint(choice.elseBlock()->getTerminator());
       buildNest(b, loop, 0);
       loop->erase();

@@ -154,6 +154,27 @@ TEST(OpCoverage, BinaryAndUnaryNaNs) {
   });
 }
 
+TEST(OpCoverage, RowMaxAndMinPropagateNaNFromEveryLane) {
+  // Row r holds a NaN at column 13r (0/0 where the mask is 0), so at the
+  // sizes below NaNs land in the first lane, in the middle of 16-lane
+  // vectors and in the scalar remainder of the vectorised row max/min.
+  check("row_nan",
+        [](GraphBuilder &b) {
+          Value x = b.parameter("x", v1::DTYPE_F32, {8, "n"});
+          Value column = b.iota(v1::DTYPE_I32, {8, "n"}, 1);
+          Value row = b.iota(v1::DTYPE_I32, {8, "n"}, 0);
+          Value keep = b.convert(
+              b.compare(column, b.mul(row, b.scalar(13, v1::DTYPE_I32)),
+                        Comparison::Ne),
+              v1::DTYPE_F32);
+          Value y = b.div(b.mul(x, keep), keep);
+          b.output(b.reduce(y, {1}, Reduction::Max));
+          b.output(b.reduce(y, {1}, Reduction::Min));
+          b.output(b.softmax(y, 1));
+        },
+        {0, 1, 14, 16, 17, 40, 79, 100});
+}
+
 TEST(OpCoverage, ReductionsOnEveryNumericDType) {
   const Reduction kinds[] = {Reduction::Sum, Reduction::Max, Reduction::Min,
                              Reduction::Prod};

@@ -2,10 +2,10 @@
 // RUN: %anyshape-opt %s -split-input-file -anyshape-speculate-parallel-loops=min-work=100 | FileCheck %s --check-prefix=MINWORK
 // The anyshape-speculate-parallel-loops pass. An outermost scf.parallel
 // without results becomes `scf.if (work >= min-work)`, where work is the
-// product of its trip counts and those of the scf.for loops directly inside
-// it whose bounds are defined outside it. The then-branch runs the outer
-// dims in parallel and the innermost dim as an scf.for (a 1-D loop keeps
-// its only dim parallel); the else-branch is a serial scf.for nest with
+// product of its trip counts times the sum of those of the scf.for loops
+// directly inside it whose bounds are defined outside it. The then-branch
+// runs the outer dims in parallel and the innermost dim as an scf.for (a
+// 1-D loop, or one marked anyshape.stitched, keeps all its dims parallel); the else-branch is a serial scf.for nest with
 // the body cloned. A nested scf.parallel becomes an scf.for nest in both
 // versions (never a nested OpenMP region), and a loop with reductions is
 // left alone. The min-work option sets the
@@ -190,4 +190,42 @@ func.func @reduction(%buf: memref<?xf32>, %n: index) -> f32 {
     }
   }
   return %sum : f32
+}
+
+// -----
+
+// A stitched loop (anyshape-stitch-rows) keeps both dims parallel, and its
+// work counts each inner loop once: m * n * (k + k).
+// CHECK-LABEL: func.func @stitched
+// CHECK-SAME: (%[[BUF:.*]]: memref<?x?xf32>, %[[M:.*]]: index, %[[N:.*]]: index, %[[K:.*]]: index)
+// CHECK: arith.muli
+// CHECK: %[[W2:.*]] = arith.muli
+// CHECK: arith.subi %[[K]]
+// CHECK: %[[TK1:.*]] = arith.maxsi
+// CHECK: arith.subi %[[K]]
+// CHECK: %[[TK2:.*]] = arith.maxsi
+// CHECK: %[[SUM:.*]] = arith.addi %[[TK1]], %[[TK2]] : index
+// CHECK: %[[W:.*]] = arith.muli %[[W2]], %[[SUM]] : index
+// CHECK: arith.cmpi sge, %[[W]], %{{.*}} : index
+// CHECK: scf.if
+// CHECK-NEXT: scf.parallel (%{{.*}}, %{{.*}}) = (%{{.*}}, %{{.*}}) to (%[[M]], %[[N]])
+// CHECK-NEXT: scf.for
+// CHECK: scf.for
+// CHECK: } else {
+// CHECK-NEXT: scf.for %{{.*}} = %{{.*}} to %[[M]]
+// CHECK-NEXT: scf.for %{{.*}} = %{{.*}} to %[[N]]
+func.func @stitched(%buf: memref<?x?xf32>, %m: index, %n: index, %k: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cst = arith.constant 1.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%m, %n) step (%c1, %c1) {
+    scf.for %r = %c0 to %k step %c1 {
+      memref.store %cst, %buf[%i, %j] : memref<?x?xf32>
+    }
+    scf.for %r = %c0 to %k step %c1 {
+      memref.store %cst, %buf[%i, %j] : memref<?x?xf32>
+    }
+    scf.reduce
+  } {anyshape.stitched}
+  return
 }

@@ -1,0 +1,180 @@
+// RUN: %anyshape-opt %s -split-input-file -anyshape-stitch-rows | FileCheck %s
+// The anyshape-stitch-rows pass. A run of linalg ops on buffers over the
+// same rows (sizes proven equal through allocation sizes and memref.dim),
+// with a reduction among them, becomes one scf.parallel over the rows,
+// marked anyshape.stitched, whose body runs every op on one row in order.
+// Allocations between members stay before the loop, deallocations move
+// after it. Nothing is stitched when a member reads a buffer another
+// member writes at a different row, when the rows differ, when an op with
+// memory effects sits between, or when there is no reduction.
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+// Softmax: max, sum of exp(x - max), quotient, row by row.
+// CHECK-LABEL: func.func @softmax
+// CHECK-SAME: (%[[X:.*]]: memref<?x8xf32>)
+// CHECK: %[[ROWS:.*]] = memref.dim %[[X]], %{{.*}}
+// CHECK: %[[MAX:.*]] = memref.alloc(%[[ROWS]])
+// CHECK: %[[SUM:.*]] = memref.alloc(%[[ROWS]])
+// CHECK: %[[OUT:.*]] = memref.alloc(%[[ROWS]])
+// CHECK: scf.parallel (%[[I:.*]]) = (%{{.*}}) to (%{{.*}}) step (%{{.*}}) {
+// CHECK: %[[MAXROW:.*]] = memref.subview %[[MAX]][%[[I]]] [1] [1]
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[MAXROW]]
+// CHECK: %[[XROW:.*]] = memref.subview %[[X]][%[[I]], 0] [1, 8] [1, 1]
+// CHECK: linalg.generic {{.*}} ins(%[[XROW]] : {{.*}}) outs(%{{.*}} : memref<1xf32
+// CHECK: arith.maximumf
+// CHECK: linalg.fill
+// CHECK: linalg.generic
+// CHECK: arith.addf
+// CHECK: %[[OUTROW:.*]] = memref.subview %[[OUT]][%[[I]], 0] [1, 8] [1, 1]
+// CHECK: linalg.generic {{.*}} outs(%[[OUTROW]] : memref<1x8xf32
+// CHECK: arith.divf
+// CHECK: } {anyshape.stitched}
+// CHECK-NEXT: memref.dealloc %[[MAX]]
+// CHECK-NEXT: memref.dealloc %[[SUM]]
+// CHECK-NEXT: return %[[OUT]]
+func.func @softmax(%x: memref<?x8xf32>) -> memref<?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %rows = memref.dim %x, %c0 : memref<?x8xf32>
+  %max = memref.alloc(%rows) : memref<?xf32>
+  linalg.fill ins(%ninf : f32) outs(%max : memref<?xf32>)
+  linalg.generic {indexing_maps = [#map, #row], iterator_types = ["parallel", "reduction"]} ins(%x : memref<?x8xf32>) outs(%max : memref<?xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %m = arith.maximumf %acc, %in : f32
+    linalg.yield %m : f32
+  }
+  %sum = memref.alloc(%rows) : memref<?xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<?xf32>)
+  linalg.generic {indexing_maps = [#map, #row, #row], iterator_types = ["parallel", "reduction"]} ins(%x, %max : memref<?x8xf32>, memref<?xf32>) outs(%sum : memref<?xf32>) {
+  ^bb0(%in: f32, %m: f32, %acc: f32):
+    %d = arith.subf %in, %m : f32
+    %e = math.exp %d : f32
+    %s = arith.addf %acc, %e : f32
+    linalg.yield %s : f32
+  }
+  %out = memref.alloc(%rows) : memref<?x8xf32>
+  linalg.generic {indexing_maps = [#map, #row, #row, #map], iterator_types = ["parallel", "parallel"]} ins(%x, %max, %sum : memref<?x8xf32>, memref<?xf32>, memref<?xf32>) outs(%out : memref<?x8xf32>) {
+  ^bb0(%in: f32, %m: f32, %s: f32, %o: f32):
+    %d = arith.subf %in, %m : f32
+    %e = math.exp %d : f32
+    %q = arith.divf %e, %s : f32
+    linalg.yield %q : f32
+  }
+  memref.dealloc %max : memref<?xf32>
+  memref.dealloc %sum : memref<?xf32>
+  return %out : memref<?x8xf32>
+}
+
+// -----
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#col = affine_map<(d0, d1) -> (d1)>
+// The last op reads the row sums along its column dim: row i would need
+// sums of other rows. The fill and the reduction are stitched; the last
+// op runs after the loop, on whole buffers.
+// CHECK-LABEL: func.func @cross_row_read
+// CHECK: %[[SUM:.*]] = memref.alloc
+// CHECK: scf.parallel
+// CHECK: linalg.fill
+// CHECK: linalg.generic
+// CHECK: } {anyshape.stitched}
+// CHECK-NEXT: %[[OUT:.*]] = memref.alloc
+// CHECK-NEXT: linalg.generic {{.*}} ins(%[[SUM]] : memref<?xf32>) outs(%[[OUT]] : memref<?x?xf32>)
+// CHECK-NOT: scf.parallel
+func.func @cross_row_read(%x: memref<?x?xf32>) -> memref<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %n = memref.dim %x, %c0 : memref<?x?xf32>
+  %m = memref.dim %x, %c1 : memref<?x?xf32>
+  %sum = memref.alloc(%n) : memref<?xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<?xf32>)
+  linalg.generic {indexing_maps = [#map, #row], iterator_types = ["parallel", "reduction"]} ins(%x : memref<?x?xf32>) outs(%sum : memref<?xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %acc, %in : f32
+    linalg.yield %s : f32
+  }
+  %out = memref.alloc(%n, %n) : memref<?x?xf32>
+  linalg.generic {indexing_maps = [#col, #map], iterator_types = ["parallel", "parallel"]} ins(%sum : memref<?xf32>) outs(%out : memref<?x?xf32>) {
+  ^bb0(%s: f32, %o: f32):
+    linalg.yield %s : f32
+  }
+  return %out : memref<?x?xf32>
+}
+
+// -----
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+// Rows of different inputs, not known to be equal: the fill of x's rows
+// and the reduction over y's rows are not stitched.
+// CHECK-LABEL: func.func @unrelated_rows
+// CHECK-NOT: scf.parallel
+func.func @unrelated_rows(%x: memref<?x4xf32>, %y: memref<?x4xf32>) -> (memref<?xf32>, memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %n = memref.dim %x, %c0 : memref<?x4xf32>
+  %k = memref.dim %y, %c0 : memref<?x4xf32>
+  %a = memref.alloc(%n) : memref<?xf32>
+  linalg.fill ins(%zero : f32) outs(%a : memref<?xf32>)
+  %sum = memref.alloc(%k) : memref<?xf32>
+  linalg.generic {indexing_maps = [#map, #row], iterator_types = ["parallel", "reduction"]} ins(%y : memref<?x4xf32>) outs(%sum : memref<?xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %acc, %in : f32
+    linalg.yield %s : f32
+  }
+  return %a, %sum : memref<?xf32>, memref<?xf32>
+}
+
+// -----
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+// A memref.copy between the fill and the reduction ends the group; a
+// lone reduction is left alone.
+// CHECK-LABEL: func.func @copy_between
+// CHECK-NOT: scf.parallel
+func.func @copy_between(%x: memref<?x4xf32>) -> memref<?xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %n = memref.dim %x, %c0 : memref<?x4xf32>
+  %init = memref.alloc(%n) : memref<?xf32>
+  linalg.fill ins(%zero : f32) outs(%init : memref<?xf32>)
+  %sum = memref.alloc(%n) : memref<?xf32>
+  memref.copy %init, %sum : memref<?xf32> to memref<?xf32>
+  linalg.generic {indexing_maps = [#map, #row], iterator_types = ["parallel", "reduction"]} ins(%x : memref<?x4xf32>) outs(%sum : memref<?xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %acc, %in : f32
+    linalg.yield %s : f32
+  }
+  memref.dealloc %init : memref<?xf32>
+  return %sum : memref<?xf32>
+}
+
+// -----
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+// Two elementwise ops over the same rows: no reduction, nothing to gain.
+// CHECK-LABEL: func.func @no_reduction
+// CHECK-NOT: scf.parallel
+func.func @no_reduction(%x: memref<?x4xf32>) -> memref<?x4xf32> {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?x4xf32>
+  %a = memref.alloc(%n) : memref<?x4xf32>
+  linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%x : memref<?x4xf32>) outs(%a : memref<?x4xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %y = arith.negf %in : f32
+    linalg.yield %y : f32
+  }
+  %b = memref.alloc(%n) : memref<?x4xf32>
+  linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%a : memref<?x4xf32>) outs(%b : memref<?x4xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %y = arith.negf %in : f32
+    linalg.yield %y : f32
+  }
+  memref.dealloc %a : memref<?x4xf32>
+  return %b : memref<?x4xf32>
+}
