@@ -56,6 +56,7 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
   // 3. Tensors -> buffers, deallocated at last use; every output a fresh
   // buffer the caller owns.
   pm.addNestedPass<func::FuncOp>(createFreshOutputs());
+  pm.addNestedPass<func::FuncOp>(createUnshareFills());
   bufferization::OneShotBufferizationOptions bufferization;
   bufferization.bufferizeFunctionBoundaries = true;
   bufferization.setFunctionBoundaryTypeConversion(

@@ -102,6 +102,20 @@ def MinMaxReductions
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def UnshareFills : Pass<"anyshape-unshare-fills", "mlir::func::FuncOp"> {
+  let summary = "Give every user of a filled tensor a fill of its own";
+  let description = [{
+    CSE merges identical `linalg.fill`s of `tensor.empty`s (the zero
+    accumulators of row sums, the zero C of matmuls), so one filled tensor
+    becomes the destination of several ops. Bufferization then fills one
+    buffer and copies it for every destination: an extra pass over memory
+    each, and a `memref.copy` that keeps a row reduction from being
+    stitched with its fill. This pass clones the empty tensor and the fill
+    for each user but the first, right before the user. Runs before
+    bufferization.
+  }];
+}
+
 def FreshOutputs : Pass<"anyshape-fresh-outputs", "mlir::func::FuncOp"> {
   let summary = "Copy only the outputs that would not be fresh buffers";
   let description = [{

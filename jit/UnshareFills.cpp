@@ -1,0 +1,50 @@
+//===- UnshareFills.cpp - one fill per destination ---------------*- C++
+//-*-===//
+//
+// anyshape-unshare-fills (see Passes.td). Runs on @main's tensors, before
+// bufferization.
+//
+//===----------------------------------------------------------------------===//
+#include "jit/Passes.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+
+namespace anyshape::jit {
+
+#define GEN_PASS_DEF_UNSHAREFILLS
+#include "jit/Passes.h.inc"
+
+namespace {
+
+struct UnshareFillsPass : impl::UnshareFillsBase<UnshareFillsPass> {
+  void runOnOperation() override {
+    SmallVector<linalg::FillOp> shared;
+    getOperation().walk([&](linalg::FillOp fill) {
+      if (fill.hasPureTensorSemantics() &&
+          fill.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>() &&
+          !fill->getResult(0).hasOneUse())
+        shared.push_back(fill);
+    });
+    for (linalg::FillOp fill : shared) {
+      auto empty = fill.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>();
+      // Every use but the first gets a copy of the empty tensor and the
+      // fill, built just before the user so each user's destination is
+      // written right before it reads it.
+      SmallVector<OpOperand *> uses;
+      for (OpOperand &use : fill->getResult(0).getUses())
+        uses.push_back(&use);
+      for (OpOperand *use : llvm::drop_begin(uses)) {
+        OpBuilder b(use->getOwner());
+        Operation *emptyCopy = b.clone(*empty);
+        IRMapping mapping;
+        mapping.map(empty.getResult(), emptyCopy->getResult(0));
+        use->set(b.clone(*fill, mapping)->getResult(0));
+      }
+    }
+  }
+};
+
+} // namespace
+} // namespace anyshape::jit
