@@ -64,6 +64,7 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
   bufferization::BufferDeallocationPipelineOptions deallocation;
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
+  pm.addNestedPass<func::FuncOp>(createFreeAtLastUse());
   // 4. f32 matmuls to the GEMM library; everything else to loops (5); then
   // the LLVM dialect.
   pm.addPass(createBatchMatmulToRuntimeCall());

@@ -116,6 +116,21 @@ def UnshareFills : Pass<"anyshape-unshare-fills", "mlir::func::FuncOp"> {
   }];
 }
 
+def FreeAtLastUse : Pass<"anyshape-free-at-last-use", "mlir::func::FuncOp"> {
+  let summary = "Move each deallocation right after the buffer's last use";
+  let description = [{
+    MLIR's ownership-based deallocation frees a buffer at the end of the
+    block that allocated it, so every intermediate of a graph stays alive
+    until the graph returns. This pass moves each `memref.dealloc` to just
+    after the last op of its block that uses the buffer or any view of it
+    (subviews, reshapes, casts; uses inside nested regions count as their
+    ancestor op), so peak memory is the largest set of buffers live at one
+    time, and freed blocks go back to the allocator's cache while the run
+    continues, for the next intermediate to reuse. A deallocation whose
+    buffer is used outside its block is left where it is.
+  }];
+}
+
 def FreshOutputs : Pass<"anyshape-fresh-outputs", "mlir::func::FuncOp"> {
   let summary = "Copy only the outputs that would not be fresh buffers";
   let description = [{

@@ -29,12 +29,20 @@ struct UnshareFillsPass : impl::UnshareFillsBase<UnshareFillsPass> {
     });
     for (linalg::FillOp fill : shared) {
       auto empty = fill.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>();
-      // Every use but the first gets a copy of the empty tensor and the
-      // fill, built just before the user so each user's destination is
-      // written right before it reads it.
+      // Every user but the first (in program order) gets a copy of the
+      // empty tensor and the fill, built just before it, so each
+      // destination is written right before it is read.
       SmallVector<OpOperand *> uses;
       for (OpOperand &use : fill->getResult(0).getUses())
         uses.push_back(&use);
+      Block *block = fill->getBlock();
+      if (llvm::all_of(uses, [&](OpOperand *use) {
+            return use->getOwner()->getBlock() == block;
+          }))
+        llvm::sort(uses, [](OpOperand *a, OpOperand *b) {
+          return a->getOwner() != b->getOwner() &&
+                 a->getOwner()->isBeforeInBlock(b->getOwner());
+        });
       for (OpOperand *use : llvm::drop_begin(uses)) {
         OpBuilder b(use->getOwner());
         Operation *emptyCopy = b.clone(*empty);

@@ -89,6 +89,8 @@ extern "C" void *anyshapeAlloc(uint64_t size) {
   {
     std::lock_guard<std::mutex> lock(c.mutex);
     c.stats.bytesInUse += static_cast<int64_t>(bytes);
+    c.stats.peakBytesInUse =
+        std::max(c.stats.peakBytesInUse, c.stats.bytesInUse);
     std::vector<void *> &blocks = c.free[sizeClass];
     if (!blocks.empty()) {
       void *system = blocks.back();
@@ -148,6 +150,12 @@ AllocatorStats allocatorStats() {
   Cache &c = cache();
   std::lock_guard<std::mutex> lock(c.mutex);
   return c.stats;
+}
+
+void resetAllocatorPeak() {
+  Cache &c = cache();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  c.stats.peakBytesInUse = c.stats.bytesInUse;
 }
 
 void setAllocatorCacheLimit(int64_t bytes) {

@@ -24,13 +24,17 @@ extern "C" void *anyshapeAlignedAlloc(uint64_t alignment, uint64_t size);
 extern "C" void anyshapeFree(void *pointer);
 
 struct AllocatorStats {
-  int64_t bytesInUse = 0;   ///< handed out and not yet freed (class sizes)
-  int64_t bytesCached = 0;  ///< freed and kept for reuse
-  int64_t cacheHits = 0;    ///< allocations served from the cache
-  int64_t systemAllocs = 0; ///< allocations that went to the system
+  int64_t bytesInUse = 0;     ///< handed out and not yet freed (class sizes)
+  int64_t peakBytesInUse = 0; ///< highest bytesInUse since the last reset
+  int64_t bytesCached = 0;    ///< freed and kept for reuse
+  int64_t cacheHits = 0;      ///< allocations served from the cache
+  int64_t systemAllocs = 0;   ///< allocations that went to the system
 };
 
 AllocatorStats allocatorStats();
+
+/// Starts a new peak: peakBytesInUse becomes the current bytesInUse.
+void resetAllocatorPeak();
 
 /// Bounds the bytes kept for reuse (default 1 GiB); excess is released.
 void setAllocatorCacheLimit(int64_t bytes);

@@ -2,6 +2,7 @@
 // (what the compile cache stores) computes the same results without
 // compiling, and damaged object code is an error, never a crash.
 #include "jit/ObjectCode.h"
+#include "anyshape/client/GraphBuilder.h"
 #include "ir/graph/Bindings.h"
 #include "ir/graph/GraphText.h"
 #include "jit/Compiler.h"
@@ -88,6 +89,32 @@ TEST(ObjectCode, RunsReuseCachedBuffers) {
   runtime::AllocatorStats after = runtime::allocatorStats();
   EXPECT_EQ(after.systemAllocs, before.systemAllocs);
   EXPECT_GT(after.cacheHits, before.cacheHits);
+}
+
+TEST(ObjectCode, IntermediatesAreFreedAtTheirLastUse) {
+  // A chain of 8 GEMMs: with every intermediate freed after the GEMM that
+  // reads it, a few [n, 64] buffers are alive at once (the input, the
+  // result, and a zero-filled C with its copy, see docs/pipeline.md);
+  // freed at the end of the run, all 8 results and their C buffers would
+  // be.
+  client::GraphBuilder b("chain");
+  client::Value x = b.parameter("x", v1::DTYPE_F32, {"n", 64});
+  client::Value w = b.parameter("w", v1::DTYPE_F32, {64, 64});
+  for (int k = 0; k < 8; ++k)
+    x = b.matmul(x, w);
+  b.output(x);
+  auto graph = b.build();
+  ASSERT_TRUE(graph.isOk()) << graph.status().toString();
+  auto compiled = jit::Compiler::compile(*graph);
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  const int64_t n = 8192, intermediateBytes = n * 64 * 4;
+  runAt(**compiled, {{"n", n}}, 1);
+  int64_t before = runtime::allocatorStats().bytesInUse;
+  runtime::resetAllocatorPeak();
+  runAt(**compiled, {{"n", n}}, 1);
+  int64_t peak = runtime::allocatorStats().peakBytesInUse - before;
+  EXPECT_GE(peak, intermediateBytes);
+  EXPECT_LE(peak, 5 * intermediateBytes);
 }
 
 } // namespace
