@@ -10,6 +10,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 
 namespace anyshape::jit {
 
@@ -19,6 +20,26 @@ namespace anyshape::jit {
 using namespace mlir;
 
 namespace {
+
+/// The zero fill of `op`'s C, when nothing else touches C between the two:
+/// the runtime overwrites C, so the fill is a wasted pass over it.
+linalg::FillOp zeroFillOfC(linalg::BatchMatmulOp op) {
+  Value c = op.getDpsInits()[0];
+  linalg::FillOp fill;
+  for (Operation *user : c.getUsers()) {
+    if (user == op || user->getBlock() != op->getBlock() ||
+        !user->isBeforeInBlock(op))
+      continue;
+    auto candidate = llvm::dyn_cast<linalg::FillOp>(user);
+    if (!candidate || fill)
+      return {}; // another use before the GEMM: keep everything
+    fill = candidate;
+  }
+  if (!fill || !c.getDefiningOp<memref::AllocOp>() ||
+      !matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
+    return {};
+  return fill;
+}
 
 struct BatchMatmulToRuntimeCallPass
     : impl::BatchMatmulToRuntimeCallBase<BatchMatmulToRuntimeCallPass> {
@@ -46,6 +67,8 @@ struct BatchMatmulToRuntimeCallPass
         callee.setPrivate();
         callee->setAttr("llvm.emit_c_interface", b.getUnitAttr());
       }
+      if (linalg::FillOp fill = zeroFillOfC(op))
+        fill.erase();
       b.setInsertionPoint(op);
       SmallVector<Value> args;
       for (Value operand : op->getOperands())

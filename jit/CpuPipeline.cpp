@@ -57,6 +57,7 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
   // buffer the caller owns.
   pm.addNestedPass<func::FuncOp>(createFreshOutputs());
   pm.addNestedPass<func::FuncOp>(createUnshareFills());
+  pm.addNestedPass<func::FuncOp>(createUnshareReshapeShapes());
   bufferization::OneShotBufferizationOptions bufferization;
   bufferization.bufferizeFunctionBoundaries = true;
   bufferization.setFunctionBoundaryTypeConversion(

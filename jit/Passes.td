@@ -22,7 +22,8 @@ def BatchMatmulToRuntimeCall
     two agree because the only producer of batch_matmuls in the pipeline
     (`dhlo-convert-to-linalg`, dot_general) zero-fills C just before.
     Running this pass on batch_matmuls that accumulate into live data
-    would be wrong.
+    would be wrong. The zero fill of a freshly allocated C that nothing
+    else reads before the GEMM is erased: the runtime overwrites C.
   }];
   let dependentDialects = ["::mlir::func::FuncDialect",
                            "::mlir::memref::MemRefDialect"];
@@ -128,6 +129,21 @@ def FreeAtLastUse : Pass<"anyshape-free-at-last-use", "mlir::func::FuncOp"> {
     time, and freed blocks go back to the allocator's cache while the run
     continues, for the next intermediate to reuse. A deallocation whose
     buffer is used outside its block is left where it is.
+  }];
+}
+
+def UnshareReshapeShapes
+    : Pass<"anyshape-unshare-reshape-shapes", "mlir::func::FuncOp"> {
+  let summary = "Give every tensor.reshape a shape tensor of its own";
+  let description = [{
+    MLIR 19's bufferization treats a `tensor.reshape`'s result as aliasing
+    all of its operands, its shape tensor included. After CSE, the
+    reshapes of several matmul results share one `tensor.from_elements`
+    shape, so each result appears to alias the others and bufferization
+    copies the destination of every GEMM but the first (a zero-filled C
+    copied into a second buffer, for each GEMM). Giving each reshape its
+    own copy of its `tensor.from_elements`, right before it, removes the
+    false aliasing. Runs before bufferization.
   }];
 }
 

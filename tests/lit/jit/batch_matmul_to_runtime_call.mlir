@@ -61,3 +61,32 @@ func.func @tensors(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>, %c: tensor<2x3x
   %r = linalg.batch_matmul ins(%a, %b : tensor<2x3x4xf32>, tensor<2x4x5xf32>) outs(%c : tensor<2x3x5xf32>) -> tensor<2x3x5xf32>
   return %r : tensor<2x3x5xf32>
 }
+
+// The zero fill of a fresh C is dropped (the runtime overwrites C); a
+// non-zero fill, or one whose C is read before the GEMM, stays.
+// CHECK-LABEL: func.func @zero_filled_c
+// CHECK: %[[C:.*]] = memref.alloc
+// CHECK-NOT: linalg.fill
+// CHECK: call @anyshapeBatchMatmulF32
+// CHECK: %[[D:.*]] = memref.alloc
+// CHECK-NEXT: linalg.fill ins(%{{.*}} : f32) outs(%[[D]]
+// CHECK: call @anyshapeBatchMatmulF32
+// CHECK: %[[E:.*]] = memref.alloc
+// CHECK-NEXT: linalg.fill ins(%{{.*}} : f32) outs(%[[E]]
+// CHECK-NEXT: memref.copy %[[E]]
+// CHECK: call @anyshapeBatchMatmulF32
+func.func @zero_filled_c(%a: memref<2x3x4xf32>, %b: memref<2x4x5xf32>, %seen: memref<2x3x5xf32>) -> (memref<2x3x5xf32>, memref<2x3x5xf32>, memref<2x3x5xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %c = memref.alloc() : memref<2x3x5xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<2x3x5xf32>)
+  linalg.batch_matmul ins(%a, %b : memref<2x3x4xf32>, memref<2x4x5xf32>) outs(%c : memref<2x3x5xf32>)
+  %d = memref.alloc() : memref<2x3x5xf32>
+  linalg.fill ins(%one : f32) outs(%d : memref<2x3x5xf32>)
+  linalg.batch_matmul ins(%a, %b : memref<2x3x4xf32>, memref<2x4x5xf32>) outs(%d : memref<2x3x5xf32>)
+  %e = memref.alloc() : memref<2x3x5xf32>
+  linalg.fill ins(%zero : f32) outs(%e : memref<2x3x5xf32>)
+  memref.copy %e, %seen : memref<2x3x5xf32> to memref<2x3x5xf32>
+  linalg.batch_matmul ins(%a, %b : memref<2x3x4xf32>, memref<2x4x5xf32>) outs(%e : memref<2x3x5xf32>)
+  return %c, %d, %e : memref<2x3x5xf32>, memref<2x3x5xf32>, memref<2x3x5xf32>
+}
