@@ -6,7 +6,11 @@
 //   - BM_LoopFusion: y = x * 0.5 + z (one kLoop kernel) compiled once for
 //     every n, run at n = 16 Mi (64 MiB per tensor);
 //   - BM_StitchSoftmax: softmax over rows of [16384, 1024] (one kStitch
-//     kernel: max, exp-sum, divide per row), 64 MiB in and out.
+//     kernel: max, exp-sum, divide per row), 64 MiB in and out;
+//   - BM_ImplicitBroadcastAdd: y = x + broadcast(b) for x [rows, m] and b
+//     [k], where k may be 1 or m at run time (the shape analysis cannot
+//     tell), run with k = m = 1024 (the kernel's no-stretch version) at
+//     64 MiB and at 256 KiB (in cache).
 // Bytes counted are the kernel's compulsory traffic (each input read once,
 // the output written once). Executables are timed through runToBuffers:
 // input checks, host flow and kernels, without run()'s copy of outputs
@@ -99,9 +103,30 @@ void BM_StitchSoftmax(benchmark::State &state) {
   runExecutable(state, *executable, inputs, 2 * kElements * 4);
 }
 
+void BM_ImplicitBroadcastAdd(benchmark::State &state) {
+  static auto executable = [] {
+    client::GraphBuilder b("implicit_broadcast");
+    client::Value x = b.parameter("x", v1::DTYPE_F32, {"rows", "m"});
+    client::Value bias = b.parameter("b", v1::DTYPE_F32, {"k"});
+    b.output(b.add(x, b.broadcastInDim(bias, {"rows", "m"}, {1})), "y");
+    return compileOrDie(*b.build());
+  }();
+  int64_t rows = state.range(0);
+  std::vector<v1::Tensor> inputs{
+      literalToTensor(randomLiteral(v1::DTYPE_F32, {rows, 1024}, 0)),
+      literalToTensor(randomLiteral(v1::DTYPE_F32, {1024}, 1))};
+  runExecutable(state, *executable, inputs, 2 * rows * 1024 * 4);
+}
+
 } // namespace
 
 BENCHMARK(BM_Triad)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_LoopFusion)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_StitchSoftmax)->Unit(benchmark::kMillisecond)->UseRealTime();
+// 64 MiB (memory-bound) and 256 KiB (in cache: the kernel's own speed).
+BENCHMARK(BM_ImplicitBroadcastAdd)
+    ->Arg(kElements / 1024)
+    ->Arg(64)
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 BENCHMARK_MAIN();

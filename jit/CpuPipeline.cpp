@@ -82,7 +82,7 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
     // Drops the unit dims of the loops a stitched row's ops became.
     pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
     pm.addNestedPass<func::FuncOp>(
-        createSpeculateParallelLoops({options.parallelMinWork}));
+        createSpeculateKernels({options.parallelMinWork}));
     pm.addPass(createConvertSCFToOpenMPPass());
     // Inlines the memref.alloca_scope the conversion wraps each loop body
     // in (kernel bodies allocate nothing on the stack); left in place it

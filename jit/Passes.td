@@ -44,22 +44,30 @@ def MathApproximation : Pass<"anyshape-math-approximation"> {
                            "::mlir::x86vector::X86VectorDialect"];
 }
 
-def SpeculateParallelLoops
-    : Pass<"anyshape-speculate-parallel-loops", "mlir::func::FuncOp"> {
-  let summary = "Run each outermost scf.parallel in parallel only when it "
-                "is worth it";
+def SpeculateKernels
+    : Pass<"anyshape-speculate-kernels", "mlir::func::FuncOp"> {
+  let summary = "Give each kernel up to 4 versions, chosen per run by cheap "
+                "checks";
   let description = [{
-    Turns `scf.parallel` loops nested in another into `scf.for` nests (each
-    thread runs them serially), then versions every outermost
-    `scf.parallel` without reductions into
-    `scf.if (work >= threshold) { scf.parallel } else { scf.for nest }`,
-    where `work` is the parallel loop's trip count times the trip counts
-    of the `scf.for` loops directly inside it whose bounds are known
-    before it. The parallel version keeps the innermost dim as a serial
-    loop (contiguous, vectorisable rows per thread) and later becomes an
-    OpenMP region (`convert-scf-to-openmp`); the serial one never pays for
-    waking a thread team, so small shapes (a sequence of 1) stay as fast
-    as a serial compile. The check is one multiply and compare per kernel.
+    Every outermost `scf.parallel` without reductions is a kernel. This
+    pass versions it on two questions, each answered once per run by a
+    compare on sizes the host already holds:
+      - implicit broadcast: a broadcast dim that may or may not stretch is
+        read through `select(size == 1, 0, i)` (ShapeOpsToLinalg). When
+        no such size is 1, a version with every such select replaced by
+        `i` runs instead: plain strided loads the vectoriser can widen.
+        Tag `no-stretch` / `stretch`;
+      - amount of work: `work >= min-work` runs the parallel version (outer
+        dims over the OpenMP team, the innermost dim a serial vectorisable
+        loop; every dim parallel in a loop marked `anyshape.stitched`),
+        otherwise a serial `scf.for` nest that never wakes the team, so
+        small shapes (a sequence of 1) stay as fast as a serial compile.
+        `work` is the product of the parallel trip counts times the sum of
+        the trip counts of the `scf.for` loops directly inside whose
+        bounds are known before it. Tag `parallel` / `serial`.
+    So a kernel has at most 4 versions, as the fusion plan's tags say.
+    `scf.parallel` loops nested in another become `scf.for` nests first
+    (each thread runs them serially).
   }];
   let options = [Option<"minWork", "min-work", "int64_t", "32768",
                         "iterations below which a loop runs serially">];

@@ -234,6 +234,35 @@ TEST(OpCoverage, RuntimeSizeOneBroadcast) {
   }
 }
 
+TEST(OpCoverage, ImplicitBroadcastVersionsAgree) {
+  // k is 1 (the stretch versions) or m (the no-stretch ones), on shapes
+  // small enough for the serial versions and large enough for the
+  // parallel ones, all from one compile.
+  GraphBuilder b("maybe_stretch");
+  Value x = b.parameter("x", v1::DTYPE_F32, {"rows", "m"});
+  Value bias = b.parameter("b", v1::DTYPE_F32, {"k"});
+  b.output(b.mul(x, b.broadcastInDim(bias, {"rows", "m"}, {1})));
+  auto graph = b.build();
+  ASSERT_TRUE(graph.isOk());
+  auto executable = jit::Compiler::compile(*graph);
+  ASSERT_TRUE(executable.isOk()) << executable.status().toString();
+  for (auto [rows, m] : {std::pair{3, 1}, std::pair{5, 17}, std::pair{1, 40},
+                         std::pair{300, 130}, std::pair{64, 1024}})
+    for (int64_t k : {int64_t{1}, int64_t{m}}) {
+      std::vector<Literal> inputs{randomLiteral(v1::DTYPE_F32, {rows, m}, 1),
+                                  randomLiteral(v1::DTYPE_F32, {k}, 2)};
+      auto expected = evaluateGraph(*graph, inputs);
+      auto actual =
+          (*executable)
+              ->run({literalToTensor(inputs[0]), literalToTensor(inputs[1])});
+      ASSERT_TRUE(expected.isOk() && actual.isOk());
+      EXPECT_TRUE(
+          compareLiterals(*literalFromTensor((*actual)[0]), (*expected)[0])
+              .ok())
+          << "rows=" << rows << " m=" << m << " k=" << k;
+    }
+}
+
 TEST(OpCoverage, GatherAndDotGeneral) {
   for (DType t : {v1::DTYPE_F32, v1::DTYPE_BF16, v1::DTYPE_I32, v1::DTYPE_I64})
     check("gather_dot/" + dtypeName(t),

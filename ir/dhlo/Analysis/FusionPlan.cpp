@@ -12,6 +12,8 @@
 //===----------------------------------------------------------------------===//
 #include "FusionPlan.h"
 
+#include "BroadcastStretch.h"
+
 #include "ir/dhlo/IR/DhloDialect.h"
 #include "ir/graph/OpRegistry.h"
 
@@ -99,6 +101,21 @@ std::string dimsString(const ShapeConstraintAnalysis &a, Value v) {
   return s + "]";
 }
 
+/// The versions the backends build for `fusion` (Fusion::versions).
+std::vector<std::string>
+kernelVersions(const Fusion &fusion, const ShapeConstraintAnalysis &analysis) {
+  if (fusion.kind == FusionKind::Library)
+    return {"library"};
+  bool stretch = llvm::any_of(fusion.ops, [&](Operation *op) {
+    auto broadcast = llvm::dyn_cast<BroadcastInDimOp>(op);
+    return broadcast && stretchesAtRunTime(broadcast, analysis);
+  });
+  if (!stretch)
+    return {"parallel", "serial"};
+  return {"no-stretch/parallel", "no-stretch/serial", "stretch/parallel",
+          "stretch/serial"};
+}
+
 } // namespace
 
 const char *fusionKindName(FusionKind kind) {
@@ -147,7 +164,8 @@ FusionPlan planFusion(func::FuncOp func,
                                      : FusionKind::Loop,
              root,
              {root},
-             role == Role::Reduce ? root->getOperand(0) : root->getResult(0)};
+             role == Role::Reduce ? root->getOperand(0) : root->getResult(0),
+             {}};
     groupOf[root] = id;
     std::vector<Operation *> worklist{root};
     while (!worklist.empty()) {
@@ -264,6 +282,8 @@ FusionPlan planFusion(func::FuncOp func,
   llvm::sort(kept, [&](const Fusion &a, const Fusion &b) {
     return position[a.root] < position[b.root];
   });
+  for (Fusion &f : kept)
+    f.versions = kernelVersions(f, analysis);
   plan.fusions = std::move(kept);
   return plan;
 }
@@ -283,6 +303,9 @@ void FusionPlan::print(llvm::raw_ostream &os,
     os << ":";
     for (Operation *op : f.ops)
       os << " " << op->getName().stripDialect();
+    os << " | versions:";
+    for (const std::string &version : f.versions)
+      os << " " << version;
     os << "\n";
   }
   os << "not fused: " << notFused.size() << "\n";

@@ -14,9 +14,10 @@
 // into every consumer. A producer that cannot be proven to share its
 // consumer's index space is not fused, and the plan says so.
 //
-// The CPU and CUDA backends lower the same plan; today the plan is printed
-// (`dhlo-test-print-fusion-plan`) and tested, and the CPU backend's kernel
-// generation from it is the next step (docs/pipeline.md).
+// The CPU and CUDA backends lower the same plan. The CPU backend builds
+// the same kernels from linalg (elementwise fusion, then
+// anyshape-stitch-rows for kInput/kStitch) with the versions listed here
+// (docs/pipeline.md).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -39,6 +40,12 @@ struct Fusion {
   mlir::Operation *root;              // the op whose result leaves the kernel
   std::vector<mlir::Operation *> ops; // in program order, root last
   mlir::Value space;                  // a value with the kernel's index space
+  /// The kernel's speculative versions, at most 4, each chosen per run by
+  /// a cheap check on sizes: "library" for a GEMM; otherwise
+  /// {parallel, serial} by amount of work, crossed with
+  /// {no-stretch, stretch} when a broadcast in it may or may not stretch
+  /// (jit/Passes.td, anyshape-speculate-kernels).
+  std::vector<std::string> versions;
 };
 
 struct FusionPlan {

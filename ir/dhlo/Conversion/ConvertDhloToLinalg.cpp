@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "LoweringUtils.h"
 
+#include "ir/dhlo/Analysis/BroadcastStretch.h"
 #include "ir/dhlo/Analysis/ShapeConstraintAnalysis.h"
 #include "ir/dhlo/Conversion/Passes.h"
 
@@ -30,18 +31,9 @@ namespace {
 void recordBroadcastStretch(func::FuncOp func) {
   ShapeConstraintAnalysis analysis(func);
   func.walk([&](BroadcastInDimOp op) {
-    Value operand = op.getOperand();
     SmallVector<int64_t> stretch;
-    for (auto [i, r] : llvm::enumerate(op.getBroadcastDimensions())) {
-      std::optional<int64_t> size = analysis.staticValue(operand, i);
-      if (size == 1)
-        stretch.push_back(0);
-      else if (size || analysis.isEqual(operand, i, op.getResult(), r) ||
-               analysis.isKnownNonOne(operand, i))
-        stretch.push_back(1);
-      else
-        stretch.push_back(2);
-    }
+    for (DimStretch dim : broadcastStretch(op, analysis))
+      stretch.push_back(static_cast<int64_t>(dim));
     op->setAttr("dhlo.stretch",
                 DenseI64ArrayAttr::get(op.getContext(), stretch));
   });

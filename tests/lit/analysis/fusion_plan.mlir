@@ -3,10 +3,12 @@
 // a splat is one kLoop; a column reduction takes its producers (kInput); a
 // softmax over rows is one kStitch; a producer shared by two kernels stays
 // out of both; an index space that cannot be proven equal is not fused.
+// Each kernel lists its speculative versions: parallel/serial, crossed
+// with no-stretch/stretch when a broadcast dim may or may not be 1.
 
 // CHECK-LABEL: fusion plan of @chain
 // CHECK: fusions: 1
-// CHECK-NEXT: #0 kLoop root dhlo.tanh over [n, 4], 5 ops: constant broadcast_in_dim exp mul tanh
+// CHECK-NEXT: #0 kLoop root dhlo.tanh over [n, 4], 5 ops: constant broadcast_in_dim exp mul tanh | versions: parallel serial{{$}}
 func.func @chain(%x: tensor<?x4xf32, #dhlo.shape<n, 4>>) -> tensor<?x4xf32, #dhlo.shape<n, 4>> {
   %c = dhlo.constant dense<2.0> : tensor<f32>
   %b = dhlo.broadcast_in_dim %c {shape = #dhlo.shape<n, 4>, broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<?x4xf32, #dhlo.shape<n, 4>>
@@ -71,4 +73,16 @@ func.func @unprovable(%x: tensor<?xf32, #dhlo.shape<m>>, %y: tensor<?xf32, #dhlo
   %b = dhlo.broadcast_in_dim %e {shape = #dhlo.shape<n>, broadcast_dimensions = array<i64: 0>} : (tensor<?xf32, #dhlo.shape<m>>) -> tensor<?xf32, #dhlo.shape<n>>
   %a = dhlo.add %b, %y : (tensor<?xf32, #dhlo.shape<n>>, tensor<?xf32, #dhlo.shape<n>>) -> tensor<?xf32, #dhlo.shape<n>>
   return %a : tensor<?xf32, #dhlo.shape<n>>
+}
+
+// -----
+
+// b's dim k may be 1 (stretch) or m: four versions.
+// CHECK-LABEL: fusion plan of @maybe_stretch
+// CHECK: fusions: 1
+// CHECK-NEXT: #0 kLoop root dhlo.add over [n, m], 2 ops: broadcast_in_dim add | versions: no-stretch/parallel no-stretch/serial stretch/parallel stretch/serial{{$}}
+func.func @maybe_stretch(%x: tensor<?x?xf32, #dhlo.shape<n, m>>, %b: tensor<?xf32, #dhlo.shape<k>>) -> tensor<?x?xf32, #dhlo.shape<n, m>> {
+  %bb = dhlo.broadcast_in_dim %b {shape = #dhlo.shape<n, m>, broadcast_dimensions = array<i64: 1>} : (tensor<?xf32, #dhlo.shape<k>>) -> tensor<?x?xf32, #dhlo.shape<n, m>>
+  %y = dhlo.add %x, %bb : (tensor<?x?xf32, #dhlo.shape<n, m>>, tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<?x?xf32, #dhlo.shape<n, m>>
+  return %y : tensor<?x?xf32, #dhlo.shape<n, m>>
 }

@@ -1,9 +1,11 @@
-//===- SpeculateParallelLoops.cpp - parallel only when it pays ---*- C++
+//===- SpeculateKernels.cpp - parallel only when it pays ---*- C++
 //-*-===//
 //
-// anyshape-speculate-parallel-loops (see Passes.td). The serial version is
-// a plain scf.for nest cloned from the parallel body, so both versions
-// compute exactly the same thing; only the schedule differs.
+// anyshape-speculate-kernels (see Passes.td). Every version is a clone
+// of the same body: the serial one a plain scf.for nest, the no-stretch
+// one with the stretch selects folded to the index they return when no
+// size is 1. So all versions compute exactly the same thing whenever
+// their condition holds; only the schedule and the indexing differ.
 //
 //===----------------------------------------------------------------------===//
 #include "jit/Passes.h"
@@ -11,12 +13,15 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 
 namespace anyshape::jit {
 
-#define GEN_PASS_DEF_SPECULATEPARALLELLOOPS
+#define GEN_PASS_DEF_SPECULATEKERNELS
 #include "jit/Passes.h.inc"
 
 namespace {
@@ -84,9 +89,41 @@ void buildNest(OpBuilder &b, scf::ParallelOp loop, unsigned firstSerial) {
     b.clone(op, mapping);
 }
 
-struct SpeculateParallelLoopsPass
-    : impl::SpeculateParallelLoopsBase<SpeculateParallelLoopsPass> {
-  using SpeculateParallelLoopsBase::SpeculateParallelLoopsBase;
+/// The conditions `size == 1` of the implicit-broadcast selects
+/// `select(size == 1, 0, i)` in `loop`, computed before it.
+llvm::SetVector<Value> stretchConditions(scf::ParallelOp loop) {
+  llvm::SetVector<Value> conditions;
+  loop.getBody()->walk([&](arith::SelectOp select) {
+    Value condition = select.getCondition();
+    auto compare = condition.getDefiningOp<arith::CmpIOp>();
+    if (!compare || loop->isAncestor(compare) ||
+        compare.getPredicate() != arith::CmpIPredicate::eq ||
+        !matchPattern(compare.getRhs(), m_One()) ||
+        !matchPattern(select.getTrueValue(), m_Zero()))
+      return;
+    conditions.insert(condition);
+  });
+  return conditions;
+}
+
+/// Folds the selects of `loop` on `conditions` to their false value: the
+/// version for runs where no broadcast dim stretches.
+void assumeNoStretch(scf::ParallelOp loop,
+                     const llvm::SetVector<Value> &conditions) {
+  SmallVector<arith::SelectOp> selects;
+  loop.getBody()->walk([&](arith::SelectOp select) {
+    if (conditions.contains(select.getCondition()) &&
+        matchPattern(select.getTrueValue(), m_Zero()))
+      selects.push_back(select);
+  });
+  for (arith::SelectOp select : selects) {
+    select.getResult().replaceAllUsesWith(select.getFalseValue());
+    select.erase();
+  }
+}
+
+struct SpeculateKernelsPass : impl::SpeculateKernelsBase<SpeculateKernelsPass> {
+  using SpeculateKernelsBase::SpeculateKernelsBase;
 
   void runOnOperation() override {
     SmallVector<scf::ParallelOp> outermost;
@@ -109,24 +146,47 @@ struct SpeculateParallelLoopsPass
         buildNest(inPlace, inner, 0);
         inner->erase();
       }
-      OpBuilder b(loop);
-      Location loc = loop.getLoc();
-      Value enough = b.create<arith::CmpIOp>(
-          loc, arith::CmpIPredicate::sge, estimateWork(b, loop),
-          b.create<arith::ConstantIndexOp>(loc, minWork));
-      auto choice = b.create<scf::IfOp>(loc, enough, /*withElse=*/true);
-      // Parallel version: the innermost dim stays a serial loop, so each
-      // thread runs contiguous, vectorisable rows (a collapsed index space
-      // would recompute every index with a division per element). A
-      // stitched loop's dims are all rows: its body holds the serial loops.
-      b.setInsertionPoint(choice.thenBlock()->getTerminator());
-      unsigned dims = loop.getNumLoops();
-      bool allRows = dims == 1 || loop->hasAttr(kStitchedLoopAttr);
-      buildNest(b, loop, allRows ? dims : dims - 1);
-      b.setInsertionPoint(choice.elseBlock()->getTerminator());
-      buildNest(b, loop, 0);
-      loop->erase();
+      // Implicit broadcast: the original under `some size is 1`, a copy
+      // without the selects otherwise; each is then versioned by work.
+      llvm::SetVector<Value> conditions = stretchConditions(loop);
+      if (!conditions.empty()) {
+        OpBuilder b(loop);
+        Value stretches = conditions.front();
+        for (Value condition : llvm::drop_begin(conditions))
+          stretches =
+              b.create<arith::OrIOp>(loop.getLoc(), stretches, condition);
+        auto choice =
+            b.create<scf::IfOp>(loop.getLoc(), stretches, /*withElse=*/true);
+        loop->moveBefore(choice.thenBlock()->getTerminator());
+        b.setInsertionPoint(choice.elseBlock()->getTerminator());
+        auto noStretch = llvm::cast<scf::ParallelOp>(b.clone(*loop));
+        assumeNoStretch(noStretch, conditions);
+        versionByWork(noStretch);
+      }
+      versionByWork(loop);
     }
+  }
+
+  /// Replaces `loop` with `scf.if (work >= minWork) {parallel} else
+  /// {serial}`.
+  void versionByWork(scf::ParallelOp loop) {
+    OpBuilder b(loop);
+    Location loc = loop.getLoc();
+    Value enough = b.create<arith::CmpIOp>(
+        loc, arith::CmpIPredicate::sge, estimateWork(b, loop),
+        b.create<arith::ConstantIndexOp>(loc, minWork));
+    auto choice = b.create<scf::IfOp>(loc, enough, /*withElse=*/true);
+    // Parallel version: the innermost dim stays a serial loop, so each
+    // thread runs contiguous, vectorisable rows (a collapsed index space
+    // would recompute every index with a division per element). A
+    // stitched loop's dims are all rows: its body holds the serial loops.
+    b.setInsertionPoint(choice.thenBlock()->getTerminator());
+    unsigned dims = loop.getNumLoops();
+    bool allRows = dims == 1 || loop->hasAttr(kStitchedLoopAttr);
+    buildNest(b, loop, allRows ? dims : dims - 1);
+    b.setInsertionPoint(choice.elseBlock()->getTerminator());
+    buildNest(b, loop, 0);
+    loop->erase();
   }
 };
 

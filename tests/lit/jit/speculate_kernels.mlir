@@ -1,15 +1,17 @@
-// RUN: %anyshape-opt %s -split-input-file -anyshape-speculate-parallel-loops | FileCheck %s
-// RUN: %anyshape-opt %s -split-input-file -anyshape-speculate-parallel-loops=min-work=100 | FileCheck %s --check-prefix=MINWORK
-// The anyshape-speculate-parallel-loops pass. An outermost scf.parallel
+// RUN: %anyshape-opt %s -split-input-file -anyshape-speculate-kernels | FileCheck %s
+// RUN: %anyshape-opt %s -split-input-file -anyshape-speculate-kernels=min-work=100 | FileCheck %s --check-prefix=MINWORK
+// The anyshape-speculate-kernels pass. An outermost scf.parallel
 // without results becomes `scf.if (work >= min-work)`, where work is the
 // product of its trip counts times the sum of those of the scf.for loops
 // directly inside it whose bounds are defined outside it. The then-branch
 // runs the outer dims in parallel and the innermost dim as an scf.for (a
-// 1-D loop, or one marked anyshape.stitched, keeps all its dims parallel); the else-branch is a serial scf.for nest with
-// the body cloned. A nested scf.parallel becomes an scf.for nest in both
-// versions (never a nested OpenMP region), and a loop with reductions is
-// left alone. The min-work option sets the
-// constant.
+// 1-D loop, or one marked anyshape.stitched, keeps all its dims parallel);
+// the else-branch is a serial scf.for nest with the body cloned. A nested
+// scf.parallel becomes an scf.for nest in both versions (never a nested
+// OpenMP region), and a loop with reductions is left alone. A loop reading
+// through implicit-broadcast selects `select(k == 1, 0, j)` is first split
+// on `k == 1` into the original and a copy without the selects. The
+// min-work option sets the constant.
 
 // Work is m * n; the innermost dim n runs serially in each thread.
 // CHECK-LABEL: func.func @two_d
@@ -227,5 +229,37 @@ func.func @stitched(%buf: memref<?x?xf32>, %m: index, %n: index, %k: index) {
     }
     scf.reduce
   } {anyshape.stitched}
+  return
+}
+
+// -----
+
+// A broadcast read through `select(k == 1, 0, j)`: the original runs when
+// k is 1, a copy reading b[j] directly otherwise; each is versioned by
+// work (four versions in all).
+// CHECK-LABEL: func.func @maybe_stretch
+// CHECK-SAME: (%[[X:.*]]: memref<?x?xf32>, %[[B:.*]]: memref<?xf32>, %[[M:.*]]: index, %[[N:.*]]: index, %[[K:.*]]: index)
+// CHECK: %[[ONE:.*]] = arith.cmpi eq, %[[K]], %{{.*}} : index
+// CHECK: scf.if %[[ONE]] {
+// CHECK: scf.if
+// CHECK: arith.select %[[ONE]]
+// CHECK: } else {
+// CHECK: arith.select %[[ONE]]
+// CHECK: } else {
+// CHECK: scf.if
+// CHECK-NOT: arith.select
+// CHECK: memref.load %[[B]][%{{.*}}] : memref<?xf32>
+// CHECK-NOT: arith.select
+// CHECK: return
+func.func @maybe_stretch(%x: memref<?x?xf32>, %b: memref<?xf32>, %m: index, %n: index, %k: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.cmpi eq, %k, %c1 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%m, %n) step (%c1, %c1) {
+    %jj = arith.select %one, %c0, %j : index
+    %v = memref.load %b[%jj] : memref<?xf32>
+    memref.store %v, %x[%i, %j] : memref<?x?xf32>
+    scf.reduce
+  }
   return
 }

@@ -1,0 +1,30 @@
+//===- BroadcastStretch.cpp - which broadcast dims stretch -------*- C++
+//-*-===//
+#include "BroadcastStretch.h"
+
+namespace anyshape::dhlo {
+
+llvm::SmallVector<DimStretch>
+broadcastStretch(BroadcastInDimOp op, const ShapeConstraintAnalysis &analysis) {
+  mlir::Value operand = op.getOperand();
+  llvm::SmallVector<DimStretch> stretch;
+  for (auto [i, r] : llvm::enumerate(op.getBroadcastDimensions())) {
+    std::optional<int64_t> size = analysis.staticValue(operand, i);
+    if (size == 1)
+      stretch.push_back(DimStretch::AlwaysZero);
+    else if (size || analysis.isEqual(operand, i, op.getResult(), r) ||
+             analysis.isKnownNonOne(operand, i))
+      stretch.push_back(DimStretch::Same);
+    else
+      stretch.push_back(DimStretch::AtRunTime);
+  }
+  return stretch;
+}
+
+bool stretchesAtRunTime(BroadcastInDimOp op,
+                        const ShapeConstraintAnalysis &analysis) {
+  return llvm::is_contained(broadcastStretch(op, analysis),
+                            DimStretch::AtRunTime);
+}
+
+} // namespace anyshape::dhlo
