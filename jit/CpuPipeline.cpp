@@ -74,13 +74,17 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
   // version becomes an OpenMP region (runtime/OpenMpAbi.h).
   // A row reduction and its consumers (kStitch) run row by row in one
   // parallel loop.
-  if (options.fuse)
+  if (options.fuse) {
     pm.addNestedPass<func::FuncOp>(createStitchRows());
+    pm.addNestedPass<func::FuncOp>(createCSEPass());
+    pm.addNestedPass<func::FuncOp>(createReuseReducedValues());
+  }
   pm.addNestedPass<func::FuncOp>(createMinMaxReductions());
   if (options.parallel) {
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
     // Drops the unit dims of the loops a stitched row's ops became.
     pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+    pm.addNestedPass<func::FuncOp>(createPromoteAccumulators());
     pm.addNestedPass<func::FuncOp>(
         createSpeculateKernels({options.parallelMinWork}));
     pm.addPass(createConvertSCFToOpenMPPass());

@@ -94,6 +94,42 @@ def StitchRows : Pass<"anyshape-stitch-rows", "mlir::func::FuncOp"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def ReuseReducedValues
+    : Pass<"anyshape-reuse-reduced-values", "mlir::func::FuncOp"> {
+  let summary = "In a stitched row, compute once a value that a reduction "
+                "combines and a later elementwise op recomputes";
+  let description = [{
+    Inside the loops of `anyshape-stitch-rows`: when an elementwise
+    `linalg.generic` recomputes the value that an earlier row reduction
+    combines into its accumulator (softmax's `exp(x - max)`, summed, then
+    divided by the sum), the reduction also writes the value into the
+    elementwise op's output row and the elementwise op reads it back as its
+    output's current value, from the L1 cache. Softmax then evaluates one
+    exp polynomial per element instead of two. Legal when the two ops
+    range over the same row element for element (a shared input read with
+    the identity map), the value is the same computation on the same inputs
+    through the same maps, and nothing between them touches the output.
+    Run CSE first, so that identical row views are one value.
+  }];
+}
+
+def PromoteAccumulators
+    : Pass<"anyshape-promote-accumulators", "mlir::func::FuncOp"> {
+  let summary = "Carry reduction accumulators through scf.for iter_args "
+                "instead of memory";
+  let description = [{
+    For each `scf.for` whose body loads and later stores the same element
+    of a fresh allocation at loop-invariant indices, with no other access
+    to that allocation in the loop, the element is loaded once before the
+    loop, carried as an iteration argument and stored once after it.
+    Distinct allocations never alias, which the pass knows and LLVM, in
+    OpenMP-outlined kernels, does not: without this a row reduction that
+    also writes another buffer is not vectorised.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def MinMaxReductions
     : Pass<"anyshape-min-max-reductions", "mlir::func::FuncOp"> {
   let summary = "Float max/min reductions as LLVM's NaN-propagating "

@@ -19,6 +19,8 @@
 //===----------------------------------------------------------------------===//
 #include "jit/Passes.h"
 
+#include "jit/BufferRoots.h"
+
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -66,18 +68,6 @@ SizeKey sizeOfMemrefDim(Value memref, int64_t dim) {
   if (auto alloc = memref.getDefiningOp<memref::AllocOp>())
     return sizeOfIndex(alloc.getDynamicSizes()[type.getDynamicDimIndex(dim)]);
   return {ShapedType::kDynamic, memref, dim};
-}
-
-/// The buffer a view is a view of (the value itself if it is none).
-Value rootBuffer(Value memref) {
-  while (true) {
-    if (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
-      memref = view.getViewSource();
-    else if (auto cast = memref.getDefiningOp<memref::CastOp>())
-      memref = cast.getSource();
-    else
-      return memref;
-  }
 }
 
 /// Buffers whose aliasing is known: fresh allocations, constants, and the

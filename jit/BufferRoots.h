@@ -1,0 +1,28 @@
+//===- BufferRoots.h - the buffer a memref view is a view of ------*- C++
+//-*-===//
+//
+// Shared by the passes that reason about which buffers ops touch after
+// bufferization.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+namespace anyshape::jit {
+
+/// The buffer `memref` is a view of, through subviews, reshapes and casts
+/// (the value itself if it is no view).
+inline mlir::Value rootBuffer(mlir::Value memref) {
+  while (true) {
+    if (auto view = memref.getDefiningOp<mlir::ViewLikeOpInterface>())
+      memref = view.getViewSource();
+    else if (auto cast = memref.getDefiningOp<mlir::memref::CastOp>())
+      memref = cast.getSource();
+    else
+      return memref;
+  }
+}
+
+} // namespace anyshape::jit
