@@ -8,6 +8,9 @@
 //   - BM_StitchSoftmax: softmax over rows of [rows, 1024] (one kStitch
 //     kernel: max, exp-sum, divide per row), at 64 MiB in and out and at
 //     256 KiB (in cache);
+//   - BM_StitchSoftmaxDynamicRowLength: the same with the row length
+//     symbolic too, at 1024 and 1023 (a multiple of the 16-lane vector
+//     width and not);
 //   - BM_ImplicitBroadcastAdd: y = x + broadcast(b) for x [rows, m] and b
 //     [k], where k may be 1 or m at run time (the shape analysis cannot
 //     tell), run with k = m = 1024 (the kernel's no-stretch version) at
@@ -105,6 +108,19 @@ void BM_StitchSoftmax(benchmark::State &state) {
   runExecutable(state, *executable, inputs, 2 * rows * 1024 * 4);
 }
 
+void BM_StitchSoftmaxDynamicRowLength(benchmark::State &state) {
+  static auto executable = [] {
+    client::GraphBuilder b("softmax_dynamic_row");
+    client::Value x = b.parameter("x", v1::DTYPE_F32, {"rows", "cols"});
+    b.output(b.softmax(x, 1), "y");
+    return compileOrDie(*b.build());
+  }();
+  int64_t rows = state.range(0), cols = state.range(1);
+  std::vector<v1::Tensor> inputs{
+      literalToTensor(randomLiteral(v1::DTYPE_F32, {rows, cols}, 0))};
+  runExecutable(state, *executable, inputs, 2 * rows * cols * 4);
+}
+
 void BM_ImplicitBroadcastAdd(benchmark::State &state) {
   static auto executable = [] {
     client::GraphBuilder b("implicit_broadcast");
@@ -128,6 +144,14 @@ BENCHMARK(BM_LoopFusion)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_StitchSoftmax)
     ->Arg(kElements / 1024)
     ->Arg(64)
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+// Row lengths a multiple of 16 lanes and not, in cache and in memory.
+BENCHMARK(BM_StitchSoftmaxDynamicRowLength)
+    ->Args({64, 1024})
+    ->Args({64, 1023})
+    ->Args({kElements / 1024, 1024})
+    ->Args({kElements / 1024, 1023})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 BENCHMARK(BM_ImplicitBroadcastAdd)

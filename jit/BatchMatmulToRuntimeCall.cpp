@@ -27,11 +27,15 @@ linalg::FillOp zeroFillOfC(linalg::BatchMatmulOp op) {
   Value c = op.getDpsInits()[0];
   linalg::FillOp fill;
   for (Operation *user : c.getUsers()) {
-    if (user == op || user->getBlock() != op->getBlock() ||
-        !user->isBeforeInBlock(op))
+    if (user == op)
+      continue;
+    Operation *ancestor = op->getBlock()->findAncestorOpInBlock(*user);
+    if (!ancestor)
+      return {}; // used somewhere this block does not order: keep it
+    if (op->isBeforeInBlock(ancestor))
       continue;
     auto candidate = llvm::dyn_cast<linalg::FillOp>(user);
-    if (!candidate || fill)
+    if (candidate != ancestor || fill)
       return {}; // another use before the GEMM: keep everything
     fill = candidate;
   }

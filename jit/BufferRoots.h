@@ -13,16 +13,11 @@
 namespace anyshape::jit {
 
 /// The buffer `memref` is a view of, through subviews, reshapes and casts
-/// (the value itself if it is no view).
+/// (all view-like ops; the value itself if it is no view).
 inline mlir::Value rootBuffer(mlir::Value memref) {
-  while (true) {
-    if (auto view = memref.getDefiningOp<mlir::ViewLikeOpInterface>())
-      memref = view.getViewSource();
-    else if (auto cast = memref.getDefiningOp<mlir::memref::CastOp>())
-      memref = cast.getSource();
-    else
-      return memref;
-  }
+  while (auto view = memref.getDefiningOp<mlir::ViewLikeOpInterface>())
+    memref = view.getViewSource();
+  return memref;
 }
 
 } // namespace anyshape::jit

@@ -19,11 +19,6 @@ namespace anyshape::jit {
 
 namespace {
 
-/// Ops whose result is another name for (part of) their source buffer.
-bool isAliasingOp(Operation *op) {
-  return llvm::isa<ViewLikeOpInterface, memref::CastOp>(op);
-}
-
 /// The op of `block` after which the buffer `memref` is no longer used
 /// through any of its aliases, or null when an alias is used outside the
 /// block (then the deallocation stays where it is).
@@ -38,7 +33,8 @@ Operation *lastUseInBlock(Value memref, memref::DeallocOp dealloc,
     for (Operation *user : alias.getUsers()) {
       if (user == dealloc)
         continue;
-      if (isAliasingOp(user))
+      // A view (subview, reshape, cast) is another name for the buffer.
+      if (llvm::isa<ViewLikeOpInterface>(user))
         llvm::append_range(aliases, user->getResults());
       Operation *ancestor = block.findAncestorOpInBlock(*user);
       if (!ancestor)

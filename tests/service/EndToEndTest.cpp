@@ -592,7 +592,9 @@ TEST(ServerEndToEnd, DeadlinesExpireInTheQueue) {
   auto stub = server.stub();
   std::string id = compiledId(*stub, graph);
   ASSERT_FALSE(id.empty());
-  auto runs = startLongRuns(server, id, graph, 4);
+  // Eight runs at seq 512 keep the one execute thread busy for well over
+  // 100 ms past the sleep, even on a loaded machine.
+  auto runs = startLongRuns(server, id, graph, 8);
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   // Queued behind the long runs: its deadline passes before it starts.
   v1::ExecuteRequest request;
@@ -606,13 +608,13 @@ TEST(ServerEndToEnd, DeadlinesExpireInTheQueue) {
   for (auto &run : runs)
     EXPECT_TRUE(run.get().ok());
   // The server dropped the expired request without running it: the
-  // four long runs and one refused request are all it counted.
+  // eight long runs and one refused request are all it counted.
   v1::StatsResponse s = stats(*stub);
-  for (int wait = 0; wait < 100 && s.executions() < 5; ++wait) {
+  for (int wait = 0; wait < 100 && s.executions() < 9; ++wait) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     s = stats(*stub);
   }
-  EXPECT_EQ(s.executions(), 5);
+  EXPECT_EQ(s.executions(), 9);
   EXPECT_EQ(s.execution_errors(), 1);
 }
 
