@@ -85,6 +85,7 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
     // Drops the unit dims of the loops a stitched row's ops became.
     pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
     pm.addNestedPass<func::FuncOp>(createPromoteAccumulators());
+    pm.addNestedPass<func::FuncOp>(createSplitVectorRemainders());
     pm.addNestedPass<func::FuncOp>(
         createSpeculateKernels({options.parallelMinWork}));
     pm.addPass(createConvertSCFToOpenMPPass());

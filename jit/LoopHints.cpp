@@ -2,7 +2,10 @@
 //-*-===//
 #include "jit/LoopHints.h"
 
+#include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/Analysis/TargetTransformInfo.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -14,6 +17,10 @@
 
 namespace anyshape::jit {
 namespace {
+
+/// Remainder loops (SplitVectorRemainders) run fewer iterations than this;
+/// scalar evolution bounds them by it.
+constexpr unsigned kSmallTripCount = 64;
 
 /// The narrowest float type of a maximum/minimum call in `loop`, or null.
 llvm::Type *minMaxElementType(const llvm::Loop &loop) {
@@ -31,48 +38,72 @@ llvm::Type *minMaxElementType(const llvm::Loop &loop) {
   return narrowest;
 }
 
-void forceVectorisation(llvm::Loop &loop, unsigned width) {
-  llvm::LLVMContext &context = loop.getHeader()->getContext();
-  auto flag = [&](const char *name, llvm::Metadata *value) {
-    return llvm::MDNode::get(context,
-                             {llvm::MDString::get(context, name), value});
-  };
-  llvm::Type *i1 = llvm::Type::getInt1Ty(context);
-  llvm::Type *i32 = llvm::Type::getInt32Ty(context);
+/// A loop id made of `properties` (name, value) pairs.
+llvm::MDNode *
+loopId(llvm::LLVMContext &context,
+       llvm::ArrayRef<std::pair<const char *, llvm::Constant *>> properties) {
   llvm::SmallVector<llvm::Metadata *> operands{
-      nullptr, // the self reference every loop id starts with
-      flag("llvm.loop.vectorize.enable",
-           llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(i1, 1))),
-      flag("llvm.loop.vectorize.width",
-           llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(i32, width)))};
+      nullptr}; // the self reference every loop id starts with
+  for (auto [name, value] : properties)
+    operands.push_back(
+        llvm::MDNode::get(context, {llvm::MDString::get(context, name),
+                                    llvm::ConstantAsMetadata::get(value)}));
   llvm::MDNode *id = llvm::MDNode::getDistinct(context, operands);
   id->replaceOperandWith(0, id);
-  loop.setLoopID(id);
+  return id;
+}
+
+void hintFunction(llvm::Function &function, llvm::TargetMachine &machine) {
+  llvm::LLVMContext &context = function.getContext();
+  llvm::DominatorTree dominators(function);
+  llvm::LoopInfo loops(dominators);
+  llvm::TargetLibraryInfoImpl libraryInfo(
+      llvm::Triple(function.getParent()->getTargetTriple()));
+  llvm::TargetLibraryInfo library(libraryInfo, &function);
+  llvm::AssumptionCache assumptions(function);
+  llvm::ScalarEvolution evolution(function, library, assumptions, dominators,
+                                  loops);
+  unsigned registerBits =
+      machine.getTargetTransformInfo(function)
+          .getRegisterBitWidth(llvm::TargetTransformInfo::RGK_FixedWidthVector)
+          .getFixedValue();
+  llvm::Type *i1 = llvm::Type::getInt1Ty(context);
+  llvm::Type *i32 = llvm::Type::getInt32Ty(context);
+  for (llvm::Loop *loop : loops.getLoopsInPreorder()) {
+    if (!loop->isInnermost() || loop->getLoopID())
+      continue;
+    llvm::SmallVector<std::pair<const char *, llvm::Constant *>> properties;
+    if (llvm::Type *element = minMaxElementType(*loop);
+        element && registerBits > 0) {
+      unsigned width =
+          std::max(2u, registerBits / element->getScalarSizeInBits());
+      properties.push_back(
+          {"llvm.loop.vectorize.enable", llvm::ConstantInt::get(i1, 1)});
+      properties.push_back(
+          {"llvm.loop.vectorize.width", llvm::ConstantInt::get(i32, width)});
+    }
+    unsigned maxTrips = evolution.getSmallConstantMaxTripCount(loop);
+    if (maxTrips > 0 && maxTrips <= kSmallTripCount) {
+      // One masked vector per 16 elements, no scalar remainder at all.
+      if (properties.empty())
+        properties.push_back(
+            {"llvm.loop.vectorize.enable", llvm::ConstantInt::get(i1, 1)});
+      properties.push_back({"llvm.loop.vectorize.predicate.enable",
+                            llvm::ConstantInt::get(i1, 1)});
+      properties.push_back(
+          {"llvm.loop.interleave.count", llvm::ConstantInt::get(i32, 1)});
+    }
+    if (!properties.empty())
+      loop->setLoopID(loopId(context, properties));
+  }
 }
 
 } // namespace
 
-void hintMinMaxLoops(llvm::Module &module, llvm::TargetMachine &machine) {
-  for (llvm::Function &function : module) {
-    if (function.isDeclaration())
-      continue;
-    llvm::DominatorTree dominators(function);
-    llvm::LoopInfo loops(dominators);
-    unsigned registerBits =
-        machine.getTargetTransformInfo(function)
-            .getRegisterBitWidth(
-                llvm::TargetTransformInfo::RGK_FixedWidthVector)
-            .getFixedValue();
-    for (llvm::Loop *loop : loops.getLoopsInPreorder()) {
-      if (!loop->isInnermost() || loop->getLoopID())
-        continue;
-      llvm::Type *element = minMaxElementType(*loop);
-      if (!element || registerBits == 0)
-        continue;
-      forceVectorisation(
-          *loop, std::max(2u, registerBits / element->getScalarSizeInBits()));
-    }
-  }
+void addLoopHints(llvm::Module &module, llvm::TargetMachine &machine) {
+  for (llvm::Function &function : module)
+    if (!function.isDeclaration())
+      hintFunction(function, machine);
 }
 
 } // namespace anyshape::jit

@@ -14,11 +14,17 @@ class TargetMachine;
 
 namespace anyshape::jit {
 
-/// Asks the loop vectoriser to vectorise every innermost loop that calls
-/// llvm.maximum / llvm.minimum (row max/min reductions, see
-/// anyshape-min-max-reductions), at the width of the target's vector
-/// registers. Its cost model prices those calls as if they were scalarised
-/// and declines, although x86 lowers them to a few vector instructions.
-void hintMinMaxLoops(llvm::Module &module, llvm::TargetMachine &machine);
+/// Hints on every innermost loop of `module`:
+///   - one that calls llvm.maximum / llvm.minimum (row max/min reductions,
+///     see anyshape-min-max-reductions) is vectorised at the width of the
+///     target's vector registers: the cost model prices those calls as if
+///     they were scalarised and declines, although x86 lowers them to a few
+///     vector instructions;
+///   - one known to run at most 64 iterations (the remainder loops of
+///     anyshape-split-vector-remainders) is vectorised with its tail folded
+///     into masked vectors and without interleaving: no scalar iteration
+///     is left (a softmax row of 1023 then costs 1.13x a row of 1024, not
+///     1.6x; docs/benchmarks.md).
+void addLoopHints(llvm::Module &module, llvm::TargetMachine &machine);
 
 } // namespace anyshape::jit

@@ -137,7 +137,7 @@ StatusOr<std::string> emitObjectCode(mlir::ModuleOp module, int optLevel,
   if (llvm::verifyModule(*llvmModule, &llvm::errs()))
     return internalError("generated LLVM IR does not verify");
 
-  hintMinMaxLoops(*llvmModule, *machine);
+  addLoopHints(*llvmModule, *machine);
   dump(*llvmModule, "llvm_before_opt.ll");
   auto optimize = mlir::makeOptimizingTransformer(
       static_cast<unsigned>(std::clamp(optLevel, 0, 3)), 0, machine.get());

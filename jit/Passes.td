@@ -130,6 +130,25 @@ def PromoteAccumulators
                            "::mlir::scf::SCFDialect"];
 }
 
+def SplitVectorRemainders
+    : Pass<"anyshape-split-vector-remainders", "mlir::func::FuncOp"> {
+  let summary = "Split innermost loops at a multiple of 64 iterations";
+  let description = [{
+    Every innermost `scf.for` with step 1 whose trip count may not be a
+    multiple of 64 becomes two loops over the same body: `lower` to
+    `lower + 64 * (trips / 64)`, then `k` over `0 .. trips % 64` at that
+    point plus `k`, carrying iteration arguments from the first into the
+    second. LLVM vectorises the first 16 lanes x 4 interleaved;
+    `jit/LoopHints.h` has
+    the second vectorised with its tail folded into masked vectors, so no
+    element runs in scalar code (a softmax row of 1023 elements ran its
+    last 63 exps one at a time). This is the vector-width divisibility
+    speculation, decided per loop by the trip count at run time.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def MinMaxReductions
     : Pass<"anyshape-min-max-reductions", "mlir::func::FuncOp"> {
   let summary = "Float max/min reductions as LLVM's NaN-propagating "
