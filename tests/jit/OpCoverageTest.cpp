@@ -210,6 +210,26 @@ TEST(OpCoverage, ShapeChangingOps) {
   });
 }
 
+/// Runs `executable` and the reference evaluator on `inputs` and compares
+/// their first outputs.
+testing::AssertionResult matchesReference(const v1::Graph &graph,
+                                          const jit::Executable &executable,
+                                          const std::vector<Literal> &inputs) {
+  std::vector<v1::Tensor> tensors;
+  for (const Literal &input : inputs)
+    tensors.push_back(literalToTensor(input));
+  auto expected = evaluateGraph(graph, inputs);
+  auto actual = executable.run(tensors);
+  if (!expected.isOk() || !actual.isOk())
+    return testing::AssertionFailure() << expected.status().toString() << " / "
+                                       << actual.status().toString();
+  NumericDiff diff =
+      compareLiterals(*literalFromTensor((*actual)[0]), (*expected)[0]);
+  if (!diff.ok())
+    return testing::AssertionFailure() << diff.firstMismatch;
+  return testing::AssertionSuccess();
+}
+
 TEST(OpCoverage, RuntimeSizeOneBroadcast) {
   // m is 1 or n at run time: the broadcast must stretch exactly then.
   GraphBuilder b("stretch");
@@ -220,18 +240,11 @@ TEST(OpCoverage, RuntimeSizeOneBroadcast) {
   ASSERT_TRUE(graph.isOk());
   auto executable = jit::Compiler::compile(*graph);
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
-  for (auto [m, n] : {std::pair{1, 5}, std::pair{5, 5}, std::pair{1, 1}}) {
-    std::vector<Literal> inputs{randomLiteral(v1::DTYPE_F32, {m}, 1),
-                                randomLiteral(v1::DTYPE_F32, {n}, 2)};
-    auto expected = evaluateGraph(*graph, inputs);
-    auto actual =
-        (*executable)
-            ->run({literalToTensor(inputs[0]), literalToTensor(inputs[1])});
-    ASSERT_TRUE(expected.isOk() && actual.isOk());
-    EXPECT_TRUE(
-        compareLiterals(*literalFromTensor((*actual)[0]), (*expected)[0]).ok())
+  for (auto [m, n] : {std::pair{1, 5}, std::pair{5, 5}, std::pair{1, 1}})
+    EXPECT_TRUE(matchesReference(*graph, **executable,
+                                 {randomLiteral(v1::DTYPE_F32, {m}, 1),
+                                  randomLiteral(v1::DTYPE_F32, {n}, 2)}))
         << "m=" << m << " n=" << n;
-  }
 }
 
 TEST(OpCoverage, ImplicitBroadcastVersionsAgree) {
@@ -248,19 +261,11 @@ TEST(OpCoverage, ImplicitBroadcastVersionsAgree) {
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   for (auto [rows, m] : {std::pair{3, 1}, std::pair{5, 17}, std::pair{1, 40},
                          std::pair{300, 130}, std::pair{64, 1024}})
-    for (int64_t k : {int64_t{1}, int64_t{m}}) {
-      std::vector<Literal> inputs{randomLiteral(v1::DTYPE_F32, {rows, m}, 1),
-                                  randomLiteral(v1::DTYPE_F32, {k}, 2)};
-      auto expected = evaluateGraph(*graph, inputs);
-      auto actual =
-          (*executable)
-              ->run({literalToTensor(inputs[0]), literalToTensor(inputs[1])});
-      ASSERT_TRUE(expected.isOk() && actual.isOk());
-      EXPECT_TRUE(
-          compareLiterals(*literalFromTensor((*actual)[0]), (*expected)[0])
-              .ok())
+    for (int64_t k : {int64_t{1}, int64_t{m}})
+      EXPECT_TRUE(matchesReference(*graph, **executable,
+                                   {randomLiteral(v1::DTYPE_F32, {rows, m}, 1),
+                                    randomLiteral(v1::DTYPE_F32, {k}, 2)}))
           << "rows=" << rows << " m=" << m << " k=" << k;
-    }
 }
 
 TEST(OpCoverage, GatherAndDotGeneral) {
