@@ -1,0 +1,18 @@
+// RUN: %anyshape import %examples/bert_encoder_layer.pbtxt | %anyshape-opt --pass-pipeline='builtin.module(anyshape-cpu-pipeline)' -mlir-print-ir-after=anyshape-stitch-rows -o /dev/null 2>&1 | FileCheck %s
+// The CPU backend builds the encoder's kStitch kernels as its fusion plan
+// lists them (tests/lit/analysis/fusion_plan_bert.mlir: the attention
+// softmax and two residual + layer norms): three stitched row loops, the
+// softmax over [batch, 12, seq] rows with its fills, two reductions and the
+// quotient; each layer norm over [batch, seq] rows with two fills, two
+// reductions and the normalisation.
+
+// CHECK: scf.parallel (%{{.*}}, %{{.*}}, %{{.*}}) =
+// CHECK-COUNT-2: linalg.fill
+// CHECK: } {anyshape.stitched}
+// CHECK: scf.parallel (%{{.*}}, %{{.*}}) =
+// CHECK-COUNT-2: linalg.fill
+// CHECK: } {anyshape.stitched}
+// CHECK: scf.parallel (%{{.*}}, %{{.*}}) =
+// CHECK-COUNT-2: linalg.fill
+// CHECK: } {anyshape.stitched}
+// CHECK-NOT: anyshape.stitched
