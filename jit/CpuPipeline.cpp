@@ -85,9 +85,10 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
     // Drops the unit dims of the loops a stitched row's ops became.
     pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
     pm.addNestedPass<func::FuncOp>(createPromoteAccumulators());
-    pm.addNestedPass<func::FuncOp>(createSplitVectorRemainders());
     pm.addNestedPass<func::FuncOp>(
         createSpeculateKernels({options.parallelMinWork}));
+    // After versioning, every innermost loop of every version is an scf.for.
+    pm.addNestedPass<func::FuncOp>(createSplitVectorRemainders());
     pm.addPass(createConvertSCFToOpenMPPass());
     // Inlines the memref.alloca_scope the conversion wraps each loop body
     // in (kernel bodies allocate nothing on the stack); left in place it

@@ -1,8 +1,8 @@
 //===- SplitVectorRemainders.cpp - vector bodies for row remainders -===//
 //
 // anyshape-split-vector-remainders (see Passes.td). Runs on scf loops,
-// after the accumulators became iteration arguments and before kernels are
-// versioned.
+// after the accumulators became iteration arguments and kernels were
+// versioned, when every innermost loop is an scf.for.
 //
 // LLVM vectorises a row loop 16 lanes x 4 interleaved on AVX-512 (64 f32
 // per iteration) and runs what is left in scalar code: a softmax row of
