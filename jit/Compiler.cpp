@@ -79,7 +79,9 @@ Compiler::compile(const v1::Graph &original, const CompileOptions &options,
         [](mlir::Pass *, mlir::Operation *) { return false; },
         [](mlir::Pass *, mlir::Operation *) { return true; },
         /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/true,
-        /*printAfterOnlyOnFailure=*/false, options.dumpIrDir);
+        /*printAfterOnlyOnFailure=*/false, options.dumpIrDir,
+        // Weights as text would make each file hundreds of MB.
+        mlir::OpPrintingFlags().elideLargeElementsAttrs(16));
   if (mlir::failed(pm.run(*module)))
     return internalError("CPU pipeline failed: " + diagnostics);
 

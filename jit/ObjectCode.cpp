@@ -114,6 +114,29 @@ StatusOr<std::unique_ptr<llvm::TargetMachine>> createHostTargetMachine() {
   return std::move(*machine);
 }
 
+namespace {
+
+/// Prints `module` as LLVM IR text, except that the initializers of large
+/// constants (a graph's weights: the encoder's would be 180 MB of text)
+/// are replaced by a comment giving their size.
+void printWithoutLargeConstants(const llvm::Module &module,
+                                llvm::raw_ostream &out) {
+  constexpr uint64_t kLargeBytes = 1024;
+  const llvm::DataLayout &layout = module.getDataLayout();
+  for (const llvm::GlobalVariable &global : module.globals()) {
+    uint64_t bytes = layout.getTypeAllocSize(global.getValueType());
+    if (global.hasInitializer() && bytes > kLargeBytes)
+      out << "; @" << global.getName() << ": " << *global.getValueType()
+          << ", initializer of " << bytes << " bytes elided\n";
+    else
+      out << global << "\n";
+  }
+  for (const llvm::Function &function : module)
+    out << function << "\n";
+}
+
+} // namespace
+
 StatusOr<std::string> emitObjectCode(mlir::ModuleOp module, int optLevel,
                                      const std::string &dumpDir) {
   auto dump = [&](const llvm::Module &m, const char *name) {
@@ -122,7 +145,7 @@ StatusOr<std::string> emitObjectCode(mlir::ModuleOp module, int optLevel,
     std::error_code error;
     llvm::raw_fd_ostream out(dumpDir + "/" + name, error);
     if (!error)
-      m.print(out, nullptr);
+      printWithoutLargeConstants(m, out);
   };
   ANYSHAPE_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> machine,
                             createHostTargetMachine());
