@@ -23,8 +23,8 @@ namespace anyshape::jit {
 ///   - one known to run at most 64 iterations (the remainder loops of
 ///     anyshape-split-vector-remainders) is vectorised with its tail folded
 ///     into masked vectors and without interleaving: no scalar iteration
-///     is left (a softmax row of 1023 then costs 1.13x a row of 1024, not
-///     1.6x; docs/benchmarks.md).
+///     is left (a softmax row of 1023 then costs 1.05-1.11x a row of
+///     1024, not 1.6x; docs/benchmarks.md).
 void addLoopHints(llvm::Module &module, llvm::TargetMachine &machine);
 
 } // namespace anyshape::jit
