@@ -41,10 +41,11 @@ std::optional<Accumulator> findAccumulator(scf::ForOp loop) {
   for (auto store : body->getOps<memref::StoreOp>()) {
     Value memref = store.getMemref();
     Value root = rootBuffer(memref);
-    if (!root.getDefiningOp<memref::AllocOp>() ||
-        llvm::any_of(store.getIndices(), [&](Value index) {
-          return loop->isAncestor(index.getParentRegion()->getParentOp());
-        }))
+    auto definedInLoop = [&](Value value) {
+      return loop->isAncestor(value.getParentRegion()->getParentOp());
+    };
+    if (!root.getDefiningOp<memref::AllocOp>() || definedInLoop(memref) ||
+        llvm::any_of(store.getIndices(), definedInLoop))
       continue;
     memref::LoadOp load;
     bool alone = true;

@@ -13,9 +13,10 @@
 //
 // Legality, per pair (reduction R, elementwise E) in one stitched body:
 //   - R has one reduction dim, its last; E is all-parallel with the same
-//     number of dims, one output O with the identity map, and R and E read
-//     one input with the same identity map (so their index spaces match
-//     element for element);
+//     number of dims, one output O with the identity map whose old value
+//     it does not read and whose element type is the value's, and R and E
+//     read one input with the same identity map (so their index spaces
+//     match element for element);
 //   - the value is the same computation on the same inputs through the
 //     same maps (compared op by op);
 //   - nothing from R to E touches O's buffer: R's write of O is the one
@@ -167,6 +168,12 @@ bool reuse(linalg::GenericOp &reduction, linalg::GenericOp elementwise) {
       iterators.back() != utils::IteratorType::reduction)
     return false;
   Value output = elementwise.getDpsInits()[0];
+  // E must not read its output's old value (it is about to become the
+  // reused one), and the value must fit the output as it is.
+  if (!elementwise.getRegionOutputArgs()[0].use_empty() ||
+      value.getType() !=
+          llvm::cast<MemRefType>(output.getType()).getElementType())
+    return false;
   Value root = rootBuffer(output);
   for (Operation *op = reduction; op != elementwise; op = op->getNextNode())
     if (touches(op, root))
