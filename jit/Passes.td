@@ -205,8 +205,11 @@ def UnshareReshapeShapes
     shape, so each result appears to alias the others and bufferization
     copies the destination of every GEMM but the first (a zero-filled C
     copied into a second buffer, for each GEMM). Giving each reshape its
-    own copy of its `tensor.from_elements`, right before it, removes the
-    false aliasing. Runs before bufferization.
+    own `tensor.from_elements` shape, right before it, removes the false
+    aliasing. A constant shape (a static compile's) is rebuilt as one too:
+    as a constant it would bufferize to a read-only global, and a GEMM
+    result reshaped with it would be computed into a copy. Runs before
+    bufferization.
   }];
 }
 

@@ -20,6 +20,23 @@ namespace anyshape::jit {
 
 namespace {
 
+/// A constant shape (a static compile's) as a tensor.from_elements of
+/// index constants: a constant would bufferize to a read-only global,
+/// which the reshape's result would then alias, and a GEMM writing into
+/// the reshaped buffer would have to write into a copy.
+Value fromElementsOf(OpBuilder &b, Location loc, Operation *maker) {
+  auto constant = llvm::dyn_cast_or_null<arith::ConstantOp>(maker);
+  auto values = constant
+                    ? llvm::dyn_cast<DenseIntElementsAttr>(constant.getValue())
+                    : DenseIntElementsAttr();
+  if (!values)
+    return {};
+  SmallVector<Value> sizes;
+  for (const APInt &size : values.getValues<APInt>())
+    sizes.push_back(b.create<arith::ConstantIndexOp>(loc, size.getSExtValue()));
+  return b.create<tensor::FromElementsOp>(loc, values.getType(), sizes);
+}
+
 struct UnshareReshapeShapesPass
     : impl::UnshareReshapeShapesBase<UnshareReshapeShapesPass> {
   void runOnOperation() override {
@@ -29,12 +46,15 @@ struct UnshareReshapeShapesPass
     llvm::SetVector<Operation *> originals;
     getOperation().walk([&](tensor::ReshapeOp reshape) {
       OpOperand &shape = reshape.getShapeMutable();
-      auto elements = shape.get().getDefiningOp<tensor::FromElementsOp>();
-      if (!elements)
-        return;
       OpBuilder b(reshape);
-      shape.set(b.clone(*elements)->getResult(0));
-      originals.insert(elements);
+      Operation *maker = shape.get().getDefiningOp();
+      if (auto elements = llvm::dyn_cast_or_null<tensor::FromElementsOp>(maker))
+        shape.set(b.clone(*elements)->getResult(0));
+      else if (Value rebuilt = fromElementsOf(b, reshape.getLoc(), maker))
+        shape.set(rebuilt);
+      else
+        return;
+      originals.insert(maker);
     });
     for (Operation *original : originals)
       if (original->use_empty())

@@ -18,3 +18,16 @@ func.func @shared_shape(%x: tensor<?xf32>, %y: tensor<?xf32>, %n: index) -> (ten
   %b = tensor.reshape %y(%shape) : (tensor<?xf32>, tensor<2xindex>) -> tensor<?x2xf32>
   return %a, %b : tensor<?x2xf32>, tensor<?x2xf32>
 }
+
+// A constant shape (a static compile) becomes a tensor.from_elements of
+// index constants, so the reshape no longer aliases a read-only global.
+// CHECK-LABEL: func.func @constant_shape
+// CHECK-NOT: arith.constant dense
+// CHECK: %[[S:.*]] = tensor.from_elements %{{.*}}, %{{.*}} : tensor<2xindex>
+// CHECK-NEXT: tensor.reshape %{{.*}}(%[[S]])
+// CHECK-NOT: arith.constant dense
+func.func @constant_shape(%x: tensor<8xf32>) -> tensor<4x2xf32> {
+  %shape = arith.constant dense<[4, 2]> : tensor<2xindex>
+  %a = tensor.reshape %x(%shape) : (tensor<8xf32>, tensor<2xindex>) -> tensor<4x2xf32>
+  return %a : tensor<4x2xf32>
+}
