@@ -121,18 +121,18 @@ concreteShapes(const v1::Graph &graph, const GraphInfo &info,
   for (int i : info.topologicalOrder) {
     const v1::Node &node = graph.nodes(i);
     std::vector<const SymTensorType *> operands;
-    for (const std::string &name : node.operands()) {
-      ValueRef v = info.values.at(name);
+    for (ValueRef v : info.operandRefs[i])
       operands.push_back(v.isInput ? &inputTypes[v.index]
                                    : &nodeTypes[v.index]);
-    }
-    std::string label = "node '" + node.name() + "' (" + node.op() + ")";
+    auto label = [&] {
+      return "node '" + node.name() + "' (" + node.op() + ")";
+    };
     auto type = inferNodeType(node, operands, ctx);
     if (!type)
-      return type.status().withContext(label);
+      return type.status().withContext(label());
     auto shape = type->staticShape();
     if (!shape)
-      return internalError(label + ": concrete shape inference left symbols");
+      return internalError(label() + ": concrete shape inference left symbols");
     nodeTypes[i] = std::move(*type);
     result.nodes[i] = std::move(*shape);
   }

@@ -108,6 +108,7 @@ StatusOr<GraphInfo> validateGraph(const v1::Graph &graph,
   // 3. Ops are known and operands resolve.
   std::vector<int> pendingOperands(graph.nodes_size(), 0);
   std::vector<std::vector<int>> users(graph.nodes_size());
+  info.operandRefs.resize(graph.nodes_size());
   for (int i = 0; i < graph.nodes_size(); ++i) {
     const v1::Node &node = graph.nodes(i);
     if (!lookupOp(node.op()))
@@ -119,6 +120,7 @@ StatusOr<GraphInfo> validateGraph(const v1::Graph &graph,
         return invalidArgument(nodeLabel(node) + ": operand " +
                                std::to_string(k) + " '" + node.operands(k) +
                                "' is not an input or node");
+      info.operandRefs[i].push_back(it->second);
       if (!it->second.isInput) {
         ++pendingOperands[i];
         users[it->second.index].push_back(i);
@@ -151,8 +153,8 @@ StatusOr<GraphInfo> validateGraph(const v1::Graph &graph,
   for (int i : info.topologicalOrder) {
     const v1::Node &node = graph.nodes(i);
     std::vector<const SymTensorType *> operands;
-    for (const std::string &name : node.operands())
-      operands.push_back(&info.typeOf(info.values.at(name)));
+    for (ValueRef ref : info.operandRefs[i])
+      operands.push_back(&info.typeOf(ref));
     auto type = inferNodeType(node, operands, ctx);
     if (!type)
       return type.status().withContext(nodeLabel(node));

@@ -29,6 +29,8 @@ struct GraphInfo {
   std::vector<SymTensorType> inputTypes;
   std::vector<SymTensorType> nodeTypes; // indexed like graph.nodes()
   std::vector<int> topologicalOrder;    // node indices, operands first
+  /// Each node's operands, resolved (indexed like graph.nodes()).
+  std::vector<std::vector<ValueRef>> operandRefs;
   std::map<std::string, ValueRef> values;
   /// Named symbols in order of first appearance in the inputs.
   std::vector<std::string> symbols;
