@@ -1,4 +1,4 @@
-//===- SpeculateKernels.cpp - parallel only when it pays ---*- C++
+//===- SpeculateKernels.cpp - up to 4 versions per kernel ----*- C++
 //-*-===//
 //
 // anyshape-speculate-kernels (see Passes.td). Every version is a clone
