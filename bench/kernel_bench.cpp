@@ -5,6 +5,8 @@
 //     bandwidth reference;
 //   - BM_LoopFusion: y = x * 0.5 + z (one kLoop kernel) compiled once for
 //     every n, run at n = 16 Mi (64 MiB per tensor);
+//   - BM_LoopFusionOneRow: the same on [1, n]: one row, shared among the
+//     threads in chunks of the innermost dim;
 //   - BM_StitchSoftmax: softmax over rows of [rows, 1024] (one kStitch
 //     kernel: max, exp-sum, divide per row), at 64 MiB in and out and at
 //     256 KiB (in cache);
@@ -95,6 +97,21 @@ void BM_LoopFusion(benchmark::State &state) {
   runExecutable(state, *executable, inputs, 3 * kElements * 4);
 }
 
+void BM_LoopFusionOneRow(benchmark::State &state) {
+  static auto executable = [] {
+    client::GraphBuilder b("loop_one_row");
+    client::Value x = b.parameter("x", v1::DTYPE_F32, {"rows", "n"});
+    client::Value z = b.parameter("z", v1::DTYPE_F32, {"rows", "n"});
+    b.output(b.add(b.mul(x, b.scalar(0.5)), z), "y");
+    return compileOrDie(*b.build());
+  }();
+  std::vector<v1::Tensor> inputs;
+  for (int k = 0; k < 2; ++k)
+    inputs.push_back(
+        literalToTensor(randomLiteral(v1::DTYPE_F32, {1, kElements}, k)));
+  runExecutable(state, *executable, inputs, 3 * kElements * 4);
+}
+
 void BM_StitchSoftmax(benchmark::State &state) {
   static auto executable = [] {
     client::GraphBuilder b("softmax");
@@ -140,6 +157,7 @@ void BM_ImplicitBroadcastAdd(benchmark::State &state) {
 
 BENCHMARK(BM_Triad)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_LoopFusion)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_LoopFusionOneRow)->Unit(benchmark::kMillisecond)->UseRealTime();
 // 64 MiB (memory-bound) and 256 KiB (in cache: the kernel's own speed).
 BENCHMARK(BM_StitchSoftmax)
     ->Arg(kElements / 1024)

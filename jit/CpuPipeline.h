@@ -17,6 +17,11 @@ struct CpuPipelineOptions {
   /// Work (iterations) from which a kernel takes its parallel version;
   /// tests set 0 to run every kernel in parallel, sizes 0 and 1 included.
   int64_t parallelMinWork = 32768;
+  /// The innermost dim of a parallel kernel is split into chunks of this
+  /// many iterations, which the threads share with the outer dims: a
+  /// [1, N] kernel runs on the whole team, not one thread. Tests set it
+  /// small to cover partial chunks.
+  int64_t parallelChunk = 4096;
 };
 
 /// Every stage from imported dhlo to the LLVM dialect, in order (see

@@ -57,9 +57,11 @@ def SpeculateKernels
         no such size is 1, a version with every such select replaced by
         `i` runs instead: plain strided loads the vectoriser can widen.
         Tag `no-stretch` / `stretch`;
-      - amount of work: `work >= min-work` runs the parallel version (outer
-        dims over the OpenMP team, the innermost dim a serial vectorisable
-        loop; every dim parallel in a loop marked `anyshape.stitched`),
+      - amount of work: `work >= min-work` runs the parallel version (the
+        outer dims and chunks of `chunk` iterations of the innermost dim
+        over the OpenMP team, each chunk a serial vectorisable loop, so a
+        `[1, N]` kernel uses every thread; every dim parallel in a loop
+        marked `anyshape.stitched`),
         otherwise a serial `scf.for` nest that never wakes the team, so
         small shapes (a sequence of 1) stay as fast as a serial compile.
         `work` is the product of the parallel trip counts times the sum of
@@ -70,7 +72,10 @@ def SpeculateKernels
     (each thread runs them serially).
   }];
   let options = [Option<"minWork", "min-work", "int64_t", "32768",
-                        "iterations below which a loop runs serially">];
+                        "iterations below which a loop runs serially">,
+                 Option<"chunk", "chunk", "int64_t", "4096",
+                        "iterations of the innermost dim per parallel "
+                        "iteration">];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];
 }

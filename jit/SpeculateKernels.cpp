@@ -17,6 +17,8 @@
 
 #include "llvm/ADT/SetVector.h"
 
+#include <algorithm>
+
 using namespace mlir;
 
 namespace anyshape::jit {
@@ -85,6 +87,33 @@ void buildNest(OpBuilder &b, scf::ParallelOp loop, unsigned firstSerial) {
     mapping.map(loop.getInductionVars()[d], serial.getInductionVar());
     b.setInsertionPoint(serial.getBody()->getTerminator());
   }
+  for (Operation &op : loop.getBody()->without_terminator())
+    b.clone(op, mapping);
+}
+
+/// Rebuilds `loop` (no results, at least 2 dims) at `b`'s insertion point
+/// as a parallel loop over its outer dims and over chunks of `chunk`
+/// iterations of its innermost dim, each chunk an scf.for.
+void buildChunkedNest(OpBuilder &b, scf::ParallelOp loop, int64_t chunk) {
+  Location loc = loop.getLoc();
+  OpBuilder::InsertionGuard guard(b);
+  unsigned last = loop.getNumLoops() - 1;
+  Value upper = loop.getUpperBound()[last], step = loop.getStep()[last];
+  SmallVector<Value> steps(loop.getStep());
+  steps[last] = b.create<arith::MulIOp>(
+      loc, step, b.create<arith::ConstantIndexOp>(loc, chunk));
+  auto outer = b.create<scf::ParallelOp>(loc, loop.getLowerBound(),
+                                         loop.getUpperBound(), steps);
+  IRMapping mapping;
+  for (unsigned d = 0; d < last; ++d)
+    mapping.map(loop.getInductionVars()[d], outer.getInductionVars()[d]);
+  b.setInsertionPoint(outer.getBody()->getTerminator());
+  Value start = outer.getInductionVars()[last];
+  Value end = b.create<arith::MinSIOp>(
+      loc, b.create<arith::AddIOp>(loc, start, steps[last]), upper);
+  auto serial = b.create<scf::ForOp>(loc, start, end, step);
+  mapping.map(loop.getInductionVars()[last], serial.getInductionVar());
+  b.setInsertionPoint(serial.getBody()->getTerminator());
   for (Operation &op : loop.getBody()->without_terminator())
     b.clone(op, mapping);
 }
@@ -176,14 +205,17 @@ struct SpeculateKernelsPass : impl::SpeculateKernelsBase<SpeculateKernelsPass> {
         loc, arith::CmpIPredicate::sge, estimateWork(b, loop),
         b.create<arith::ConstantIndexOp>(loc, minWork));
     auto choice = b.create<scf::IfOp>(loc, enough, /*withElse=*/true);
-    // Parallel version: the innermost dim stays a serial loop, so each
-    // thread runs contiguous, vectorisable rows (a collapsed index space
-    // would recompute every index with a division per element). A
-    // stitched loop's dims are all rows: its body holds the serial loops.
+    // Parallel version: the innermost dim runs in serial chunks, so each
+    // thread runs contiguous, vectorisable stretches (a collapsed index
+    // space over elements would recompute every index with a division per
+    // element; over chunks it is one per chunk). A stitched loop's dims
+    // are all rows: its body holds the serial loops.
     b.setInsertionPoint(choice.thenBlock()->getTerminator());
     unsigned dims = loop.getNumLoops();
-    bool allRows = dims == 1 || loop->hasAttr(kStitchedLoopAttr);
-    buildNest(b, loop, allRows ? dims : dims - 1);
+    if (dims == 1 || loop->hasAttr(kStitchedLoopAttr))
+      buildNest(b, loop, dims);
+    else
+      buildChunkedNest(b, loop, std::max<int64_t>(chunk, 1));
     b.setInsertionPoint(choice.elseBlock()->getTerminator());
     buildNest(b, loop, 0);
     loop->erase();

@@ -178,6 +178,12 @@ TEST(Differential, EveryKernelInParallelAgreesAtEveryShape) {
   checkAcrossShapes(example("elementwise_reduce.pbtxt"),
                     drawShapes({{"rows", {0, 70}}, {"cols", {1, 70}}}, 20, 7),
                     "ewr parallel", options);
+  // Chunks of 16 columns: rows split into whole and partial chunks.
+  jit::CompileOptions chunked = options;
+  chunked.pipeline.parallelChunk = 16;
+  checkAcrossShapes(example("elementwise_reduce.pbtxt"),
+                    drawShapes({{"rows", {0, 5}}, {"cols", {1, 70}}}, 20, 9),
+                    "ewr parallel chunks of 16", chunked);
   checkAcrossShapes(example("bert_encoder_layer.pbtxt"),
                     drawShapes({{"batch", {1, 2}}, {"seq", {1, 40}}}, 8, 8),
                     "encoder parallel", options);

@@ -1,11 +1,13 @@
 // RUN: %anyshape-opt %s -split-input-file -anyshape-speculate-kernels | FileCheck %s
 // RUN: %anyshape-opt %s -split-input-file -anyshape-speculate-kernels=min-work=100 | FileCheck %s --check-prefix=MINWORK
+// RUN: %anyshape-opt %s -split-input-file -anyshape-speculate-kernels=chunk=16 | FileCheck %s --check-prefix=CHUNK
 // The anyshape-speculate-kernels pass. An outermost scf.parallel
 // without results becomes `scf.if (work >= min-work)`, where work is the
 // product of its trip counts times the sum of those of the scf.for loops
 // directly inside it whose bounds are defined outside it. The then-branch
-// runs the outer dims in parallel and the innermost dim as an scf.for (a
-// 1-D loop, or one marked anyshape.stitched, keeps all its dims parallel);
+// runs the outer dims and chunks of the innermost dim in parallel, each
+// chunk an scf.for (a 1-D loop, or one marked anyshape.stitched, keeps
+// all its dims parallel);
 // the else-branch is a serial scf.for nest with the body cloned. A nested
 // scf.parallel becomes an scf.for nest in both versions (never a nested
 // OpenMP region), and a loop with reductions is left alone. A loop reading
@@ -13,7 +15,8 @@
 // on `k == 1` into the original and a copy without the selects. The
 // min-work option sets the constant.
 
-// Work is m * n; the innermost dim n runs serially in each thread.
+// Work is m * n; the parallel version shares rows and chunks of 4096
+// columns among the threads, each chunk a serial loop.
 // CHECK-LABEL: func.func @two_d
 // CHECK-SAME: (%[[BUF:.*]]: memref<?x?xf32>, %[[M:.*]]: index, %[[N:.*]]: index)
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
@@ -30,8 +33,12 @@
 // CHECK: %[[LIMIT:.*]] = arith.constant 32768 : index
 // CHECK: %[[ENOUGH:.*]] = arith.cmpi sge, %[[W2]], %[[LIMIT]] : index
 // CHECK: scf.if %[[ENOUGH]] {
-// CHECK-NEXT: scf.parallel (%[[I:.*]]) = (%[[C0]]) to (%[[M]]) step (%[[C1]]) {
-// CHECK-NEXT: scf.for %[[J:.*]] = %[[C0]] to %[[N]] step %[[C1]] {
+// CHECK-NEXT: %[[CSIZE:.*]] = arith.constant 4096 : index
+// CHECK-NEXT: %[[CSTEP:.*]] = arith.muli %[[C1]], %[[CSIZE]] : index
+// CHECK-NEXT: scf.parallel (%[[I:.*]], %[[JJ:.*]]) = (%[[C0]], %[[C0]]) to (%[[M]], %[[N]]) step (%[[C1]], %[[CSTEP]]) {
+// CHECK-NEXT: %[[NEXT:.*]] = arith.addi %[[JJ]], %[[CSTEP]] : index
+// CHECK-NEXT: %[[END:.*]] = arith.minsi %[[NEXT]], %[[N]] : index
+// CHECK-NEXT: scf.for %[[J:.*]] = %[[JJ]] to %[[END]] step %[[C1]] {
 // CHECK-NEXT: memref.store %[[CST]], %[[BUF]][%[[I]], %[[J]]]
 // CHECK-NEXT: }
 // CHECK-NEXT: scf.reduce
@@ -44,6 +51,9 @@
 // CHECK-NEXT: }
 // CHECK-NEXT: }
 // CHECK-NEXT: return
+// CHUNK-LABEL: func.func @two_d
+// CHUNK: arith.constant 16 : index
+// CHUNK-NOT: arith.constant 4096
 // MINWORK-LABEL: func.func @two_d
 // MINWORK: %[[LIMIT:.*]] = arith.constant 100 : index
 // MINWORK: arith.cmpi sge, %{{.*}}, %[[LIMIT]] : index
@@ -74,8 +84,9 @@ func.func @two_d(%buf: memref<?x?xf32>, %m: index, %n: index) {
 // CHECK: %[[LIMIT:.*]] = arith.constant 32768 : index
 // CHECK: %[[ENOUGH:.*]] = arith.cmpi sge, %[[W3]], %[[LIMIT]] : index
 // CHECK: scf.if %[[ENOUGH]] {
-// CHECK-NEXT: scf.parallel (%[[I:.*]]) = (%{{.*}}) to (%[[M]])
-// CHECK-NEXT: scf.for %[[J:.*]] = %{{.*}} to %[[N]]
+// CHECK: scf.parallel (%[[I:.*]], %[[JJ:.*]]) = (%{{.*}}, %{{.*}}) to (%[[M]], %[[N]])
+// CHECK: %[[END:.*]] = arith.minsi %{{.*}}, %[[N]]
+// CHECK-NEXT: scf.for %[[J:.*]] = %[[JJ]] to %[[END]]
 // CHECK-NEXT: scf.for %{{.*}} = %{{.*}} to %[[K]]
 // CHECK-NEXT: memref.store %{{.*}}, %[[BUF]][%[[I]], %[[J]]]
 // CHECK: } else {
