@@ -4,6 +4,7 @@
 // evaluator, both on whether the shapes are acceptable and on the values.
 // A validated graph may fail to compile only with a user-facing error (a
 // stored-tensor constant without a tensor store), never INTERNAL.
+#include "../support/ExampleGraph.h"
 #include "../unit/GraphMutator.h"
 
 #include "ir/graph/Bindings.h"
@@ -23,8 +24,7 @@ namespace {
 
 void fuzzCompiled(const std::string &example, int graphs,
                   std::map<std::string, int64_t> dims) {
-  auto original =
-      loadGraphFile(std::string(ANYSHAPE_SOURCE_DIR) + "/examples/" + example);
+  auto original = loadGraphFile(test::examplePath(example));
   ASSERT_TRUE(original.isOk());
   std::vector<std::string> names;
   for (const auto &input : original->inputs())
@@ -75,11 +75,11 @@ void fuzzCompiled(const std::string &example, int graphs,
 } // namespace
 
 TEST(CompiledFuzz, ElementwiseReduce) {
-  fuzzCompiled("elementwise_reduce.pbtxt", 40, {{"rows", 3}, {"cols", 5}});
+  fuzzCompiled("elementwise_reduce", 40, {{"rows", 3}, {"cols", 5}});
 }
 
 TEST(CompiledFuzz, Embedding) {
-  fuzzCompiled("embedding.pbtxt", 25, {{"batch", 2}, {"seq", 3}});
+  fuzzCompiled("embedding", 25, {{"batch", 2}, {"seq", 3}});
 }
 
-TEST(CompiledFuzz, Mlp) { fuzzCompiled("mlp.pbtxt", 25, {{"batch", 2}}); }
+TEST(CompiledFuzz, Mlp) { fuzzCompiled("mlp", 25, {{"batch", 2}}); }

@@ -3,6 +3,7 @@
 // compiled exactly once and run at many randomly drawn shapes (dims of 1,
 // sizes that are not multiples of 8 or 16, and zero-sized dims where the
 // graph allows), within the tolerances of ir/reference/Compare.h.
+#include "../support/ExampleGraph.h"
 #include "anyshape/client/GraphBuilder.h"
 #include "ir/graph/Bindings.h"
 #include "ir/graph/GraphText.h"
@@ -81,40 +82,33 @@ drawShapes(const std::map<std::string, std::pair<int64_t, int64_t>> &ranges,
   return shapes;
 }
 
-v1::Graph example(const std::string &name) {
-  auto graph =
-      loadGraphFile(std::string(ANYSHAPE_SOURCE_DIR) + "/examples/" + name);
-  EXPECT_TRUE(graph.isOk());
-  return *graph;
-}
-
 } // namespace
 
 TEST(Differential, ElementwiseReduceExample) {
-  checkAcrossShapes(example("elementwise_reduce.pbtxt"),
+  checkAcrossShapes(test::exampleGraph("elementwise_reduce"),
                     drawShapes({{"rows", {0, 70}}, {"cols", {0, 70}}}, 60, 1),
                     "ewr");
 }
 
 TEST(Differential, MlpExample) {
-  checkAcrossShapes(example("mlp.pbtxt"),
+  checkAcrossShapes(test::exampleGraph("mlp"),
                     drawShapes({{"batch", {1, 37}}}, 50, 2), "mlp");
 }
 
 TEST(Differential, EmbeddingExample) {
-  checkAcrossShapes(example("embedding.pbtxt"),
+  checkAcrossShapes(test::exampleGraph("embedding"),
                     drawShapes({{"batch", {1, 5}}, {"seq", {1, 45}}}, 50, 3),
                     "embedding");
 }
 
 TEST(Differential, BertEncoderLayerExample) {
-  checkAcrossShapes(example("bert_encoder_layer.pbtxt"),
+  checkAcrossShapes(test::exampleGraph("bert_encoder_layer"),
                     drawShapes({{"batch", {1, 2}}, {"seq", {1, 19}}}, 50, 4),
                     "bert");
 }
 
 TEST(Differential, StaticSpecialisationMatchesAndRejectsOtherShapes) {
-  v1::Graph graph = example("bert_encoder_layer.pbtxt");
+  v1::Graph graph = test::exampleGraph("bert_encoder_layer");
   jit::CompileOptions options;
   options.staticSymbols = {{"batch", 1}, {"seq", 6}};
   auto executable = jit::Compiler::compile(graph, options);
@@ -142,7 +136,7 @@ TEST(Differential, StaticSpecialisationMatchesAndRejectsOtherShapes) {
 TEST(Differential, ConcurrentRunsOfOneExecutable) {
   // One executable, four threads, each with its own shapes: every result
   // must match the reference (run() keeps no per-call state in the object).
-  v1::Graph graph = example("embedding.pbtxt");
+  v1::Graph graph = test::exampleGraph("embedding");
   auto executable = jit::Compiler::compile(graph);
   ASSERT_TRUE(executable.isOk());
   std::vector<std::thread> threads;
@@ -175,16 +169,16 @@ TEST(Differential, EveryKernelInParallelAgreesAtEveryShape) {
   // iterations than threads, remainders of the static split.
   jit::CompileOptions options;
   options.pipeline.parallelMinWork = 0;
-  checkAcrossShapes(example("elementwise_reduce.pbtxt"),
+  checkAcrossShapes(test::exampleGraph("elementwise_reduce"),
                     drawShapes({{"rows", {0, 70}}, {"cols", {1, 70}}}, 20, 7),
                     "ewr parallel", options);
   // Chunks of 16 columns: rows split into whole and partial chunks.
   jit::CompileOptions chunked = options;
   chunked.pipeline.parallelChunk = 16;
-  checkAcrossShapes(example("elementwise_reduce.pbtxt"),
+  checkAcrossShapes(test::exampleGraph("elementwise_reduce"),
                     drawShapes({{"rows", {0, 5}}, {"cols", {1, 70}}}, 20, 9),
                     "ewr parallel chunks of 16", chunked);
-  checkAcrossShapes(example("bert_encoder_layer.pbtxt"),
+  checkAcrossShapes(test::exampleGraph("bert_encoder_layer"),
                     drawShapes({{"batch", {1, 2}}, {"seq", {1, 40}}}, 8, 8),
                     "encoder parallel", options);
 }
@@ -192,14 +186,14 @@ TEST(Differential, EveryKernelInParallelAgreesAtEveryShape) {
 TEST(Differential, LargeShapesTakeTheParallelVersions) {
   // Above the default threshold, so the parallel kernels run.
   checkAcrossShapes(
-      example("elementwise_reduce.pbtxt"),
+      test::exampleGraph("elementwise_reduce"),
       drawShapes({{"rows", {300, 701}}, {"cols", {200, 333}}}, 4, 9),
       "ewr large");
 }
 
 TEST(Differential, UnfusedPipelineAgrees) {
   // Fusion changes kernels, never results.
-  v1::Graph graph = example("embedding.pbtxt");
+  v1::Graph graph = test::exampleGraph("embedding");
   jit::CompileOptions options;
   options.pipeline.fuse = false;
   auto unfused = jit::Compiler::compile(graph, options);

@@ -2,6 +2,7 @@
 // (what the compile cache stores) computes the same results without
 // compiling, and damaged object code is an error, never a crash.
 #include "jit/ObjectCode.h"
+#include "../support/ExampleGraph.h"
 #include "anyshape/client/GraphBuilder.h"
 #include "ir/graph/Bindings.h"
 #include "ir/graph/GraphText.h"
@@ -16,13 +17,6 @@ using namespace anyshape;
 
 namespace {
 
-v1::Graph example(const std::string &name) {
-  auto graph = loadGraphFile(std::string(ANYSHAPE_SOURCE_DIR) + "/examples/" +
-                             name + ".pbtxt");
-  EXPECT_TRUE(graph.isOk()) << graph.status().toString();
-  return *graph;
-}
-
 std::vector<v1::Tensor> runAt(const jit::Executable &executable,
                               const std::map<std::string, int64_t> &symbols,
                               uint64_t seed) {
@@ -35,7 +29,7 @@ std::vector<v1::Tensor> runAt(const jit::Executable &executable,
 }
 
 TEST(ObjectCode, ReloadedExecutableMatchesWithoutCompiling) {
-  v1::Graph graph = example("mlp");
+  v1::Graph graph = test::exampleGraph("mlp");
   auto compiled = jit::Compiler::compile(graph);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
   const std::string &object = (*compiled)->objectCode();
@@ -60,7 +54,8 @@ TEST(ObjectCode, ReloadedExecutableMatchesWithoutCompiling) {
 }
 
 TEST(ObjectCode, DamagedObjectCodeIsAnError) {
-  auto compiled = jit::Compiler::compile(example("elementwise_reduce"));
+  auto compiled =
+      jit::Compiler::compile(test::exampleGraph("elementwise_reduce"));
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
   const std::string &object = (*compiled)->objectCode();
   const v1::Graph &graph = (*compiled)->graph();
@@ -80,7 +75,7 @@ TEST(ObjectCode, HostTargetIsDescribed) {
 }
 
 TEST(ObjectCode, RunsReuseCachedBuffers) {
-  auto compiled = jit::Compiler::compile(example("mlp"));
+  auto compiled = jit::Compiler::compile(test::exampleGraph("mlp"));
   ASSERT_TRUE(compiled.isOk());
   runAt(**compiled, {{"batch", 5}}, 1); // warm the allocator's cache
   runtime::AllocatorStats before = runtime::allocatorStats();
@@ -121,7 +116,7 @@ TEST(ObjectCode, IntermediatesAreFreedAtTheirLastUse) {
 namespace {
 
 TEST(ShapeChecks, OnlyPassingShapesAreRemembered) {
-  auto compiled = jit::Compiler::compile(example("mlp"));
+  auto compiled = jit::Compiler::compile(test::exampleGraph("mlp"));
   ASSERT_TRUE(compiled.isOk());
   const jit::Executable &executable = **compiled;
   auto shapes = inputShapesFor(executable.graph(), {{"batch", 3}});

@@ -3,6 +3,7 @@
 // clients, restarts served from the disk cache, damaged cache files
 // recompiled, bad requests answered with the right codes, uploaded
 // tensors, health, metrics, and drain on SIGTERM.
+#include "../support/ExampleGraph.h"
 #include "ServerProcess.h"
 
 #include "ir/graph/Bindings.h"
@@ -29,13 +30,6 @@ using namespace anyshape;
 using test::ServerProcess;
 
 namespace {
-
-v1::Graph example(const std::string &name) {
-  auto graph = loadGraphFile(std::string(ANYSHAPE_SOURCE_DIR) + "/examples/" +
-                             name + ".pbtxt");
-  EXPECT_TRUE(graph.isOk()) << graph.status().toString();
-  return *graph;
-}
 
 std::string freshDirectory() {
   char pattern[] = "/tmp/anyshape-e2e-XXXXXX";
@@ -118,7 +112,7 @@ std::string cacheFileIn(const std::string &dir) {
 TEST(ServerEndToEnd, SixteenClientsFiftyShapesOneCompile) {
   ServerProcess server({"--cache-dir", freshDirectory()});
   ASSERT_FALSE(server.address().empty()) << "the server did not start";
-  v1::Graph graph = example("mlp");
+  v1::Graph graph = test::exampleGraph("mlp");
   std::atomic<int> failures{0};
   std::vector<std::thread> clients;
   std::vector<std::string> ids(16);
@@ -156,7 +150,7 @@ TEST(ServerEndToEnd, SixteenClientsFiftyShapesOneCompile) {
 
 TEST(ServerEndToEnd, RestartServesFromDiskWithZeroCompiles) {
   std::string dir = freshDirectory();
-  v1::Graph graph = example("bert_encoder_layer");
+  v1::Graph graph = test::exampleGraph("bert_encoder_layer");
   std::string id;
   {
     ServerProcess first({"--cache-dir", dir});
@@ -187,7 +181,7 @@ TEST(ServerEndToEnd, RestartServesFromDiskWithZeroCompiles) {
 }
 
 TEST(ServerEndToEnd, DamagedCacheFilesAreRecompiledAndReplaced) {
-  v1::Graph graph = example("elementwise_reduce");
+  v1::Graph graph = test::exampleGraph("elementwise_reduce");
   for (const std::string damage : {"truncate", "bitflip"}) {
     SCOPED_TRACE(damage);
     std::string dir = freshDirectory();
@@ -255,7 +249,7 @@ TEST(ServerEndToEnd, BadRequestsGetTheRightCodesAndTheServerLives) {
   }
   EXPECT_GT(checked, 20);
 
-  v1::Graph graph = example("mlp");
+  v1::Graph graph = test::exampleGraph("mlp");
   v1::CompileOptions cuda;
   cuda.set_target(v1::TARGET_CUDA);
   EXPECT_EQ(compile(*stub, graph, cuda).status.error_code(),
@@ -374,7 +368,7 @@ TEST(ServerEndToEnd, UploadedTensorsServeAsWeightsAndInputs) {
   ServerProcess server({});
   ASSERT_FALSE(server.address().empty());
   auto stub = server.stub();
-  v1::Graph graph = example("mlp");
+  v1::Graph graph = test::exampleGraph("mlp");
   // Every constant moves to the tensor store; the graph references ids.
   v1::Graph byId = graph;
   int moved = 0;
@@ -522,7 +516,7 @@ TEST(ServerEndToEnd, HealthReflectionAndPrometheusMetrics) {
       << services;
   EXPECT_NE(services.find("grpc.health.v1.Health"), std::string::npos);
   auto stub = server.stub();
-  Called called = compile(*stub, example("mlp"));
+  Called called = compile(*stub, test::exampleGraph("mlp"));
   ASSERT_TRUE(called.status.ok());
   std::string reply = httpGet(metrics, "/metrics");
   EXPECT_NE(reply.find("200 OK"), std::string::npos) << reply;
@@ -559,7 +553,7 @@ startLongRuns(const ServerProcess &server, const std::string &id,
 TEST(ServerEndToEnd, SigtermLetsRequestsInFlightFinish) {
   ServerProcess server({"--execute-threads", "1"});
   ASSERT_FALSE(server.address().empty());
-  v1::Graph graph = example("bert_encoder_layer");
+  v1::Graph graph = test::exampleGraph("bert_encoder_layer");
   auto stub = server.stub();
   std::string id = compiledId(*stub, graph);
   ASSERT_FALSE(id.empty());
@@ -588,7 +582,7 @@ TEST(ServerEndToEnd, SigtermLetsRequestsInFlightFinish) {
 TEST(ServerEndToEnd, DeadlinesExpireInTheQueue) {
   ServerProcess server({"--execute-threads", "1"});
   ASSERT_FALSE(server.address().empty());
-  v1::Graph graph = example("bert_encoder_layer");
+  v1::Graph graph = test::exampleGraph("bert_encoder_layer");
   auto stub = server.stub();
   std::string id = compiledId(*stub, graph);
   ASSERT_FALSE(id.empty());

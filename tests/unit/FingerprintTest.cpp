@@ -3,6 +3,7 @@
 // sensitivity (op, attribute, dtype, rank, static dim, constant bytes and
 // kinds, symbol equality structure, output order, expressions) of
 // ir/graph/Fingerprint.h, on small graphs and on the examples.
+#include "../support/ExampleGraph.h"
 #include "TestUtil.h"
 
 #include "ir/graph/Fingerprint.h"
@@ -49,13 +50,6 @@ std::string addGraph(const std::string &symA = "a",
          "outputs: 'e'\n";
 }
 
-v1::Graph example(const std::string &name) {
-  auto graph =
-      loadGraphFile(std::string(ANYSHAPE_SOURCE_DIR) + "/examples/" + name);
-  EXPECT_TRUE(graph.isOk());
-  return graph.isOk() ? *graph : v1::Graph();
-}
-
 } // namespace
 
 TEST(Fingerprint, IsStableAndHex) {
@@ -94,7 +88,7 @@ TEST(Fingerprint, InvariantToInputNames) {
 }
 
 TEST(Fingerprint, InvariantToNodeOrder) {
-  v1::Graph graph = example("bert_encoder_layer.pbtxt");
+  v1::Graph graph = test::exampleGraph("bert_encoder_layer");
   Fingerprint original = fp(graph);
   std::mt19937 rng(7);
   for (int trial = 0; trial < 3; ++trial) {
@@ -108,7 +102,7 @@ TEST(Fingerprint, InvariantToConsistentSymbolRenaming) {
   EXPECT_EQ(fp(addGraph("a", "b")), fp(addGraph("p", "q")));
   EXPECT_EQ(fp(addGraph("seq", "seq")), fp(addGraph("n", "n")));
   // The encoder layer with batch/seq renamed everywhere, expressions too.
-  v1::Graph graph = example("bert_encoder_layer.pbtxt");
+  v1::Graph graph = test::exampleGraph("bert_encoder_layer");
   std::string text = graphToText(graph);
   for (auto [from, to] : {std::pair{std::string("\"seq\""), "\"tokens\""},
                           std::pair{std::string("\"batch\""), "\"rows\""}}) {
@@ -227,9 +221,9 @@ TEST(Fingerprint, AnonymousDimsDifferFromSharedSymbols) {
 
 TEST(Fingerprint, ExamplesAllDiffer) {
   std::vector<Fingerprint> all;
-  for (const char *name : {"mlp.pbtxt", "bert_encoder_layer.pbtxt",
-                           "elementwise_reduce.pbtxt", "embedding.pbtxt"})
-    all.push_back(fp(example(name)));
+  for (const char *name :
+       {"mlp", "bert_encoder_layer", "elementwise_reduce", "embedding"})
+    all.push_back(fp(test::exampleGraph(name)));
   for (size_t i = 0; i < all.size(); ++i)
     for (size_t j = i + 1; j < all.size(); ++j)
       EXPECT_NE(all[i], all[j]);

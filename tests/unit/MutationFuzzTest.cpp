@@ -6,6 +6,7 @@
 // failure is a clean INVALID_ARGUMENT / RESOURCE_EXHAUSTED / NOT_FOUND with
 // a message, and that a graph which validates also evaluates or fails with
 // a message naming a node or input. Deterministic: fixed seeds.
+#include "../support/ExampleGraph.h"
 #include "ir/graph/GraphText.h"
 #include "ir/graph/Validate.h"
 #include "ir/reference/Evaluator.h"
@@ -31,8 +32,7 @@ bool isCleanError(const Status &s) {
 void fuzzExample(const std::string &example, int iterations,
                  std::map<std::string, int64_t> dims,
                  int64_t maxElements = 1 << 16) {
-  auto original =
-      loadGraphFile(std::string(ANYSHAPE_SOURCE_DIR) + "/examples/" + example);
+  auto original = loadGraphFile(test::examplePath(example));
   ASSERT_TRUE(original.isOk()) << original.status().toString();
   std::vector<std::string> names;
   for (const auto &input : original->inputs())
@@ -80,18 +80,15 @@ void fuzzExample(const std::string &example, int iterations,
 } // namespace
 
 TEST(MutationFuzz, ElementwiseReduce) {
-  fuzzExample("elementwise_reduce.pbtxt", 1500, {{"rows", 3}, {"cols", 5}});
+  fuzzExample("elementwise_reduce", 1500, {{"rows", 3}, {"cols", 5}});
 }
 
-TEST(MutationFuzz, Mlp) {
-  fuzzExample("mlp.pbtxt", 600, {{"batch", 2}}, 1 << 18);
-}
+TEST(MutationFuzz, Mlp) { fuzzExample("mlp", 600, {{"batch", 2}}, 1 << 18); }
 
 TEST(MutationFuzz, Embedding) {
-  fuzzExample("embedding.pbtxt", 800, {{"batch", 2}, {"seq", 3}});
+  fuzzExample("embedding", 800, {{"batch", 2}, {"seq", 3}});
 }
 
 TEST(MutationFuzz, BertEncoderLayer) {
-  fuzzExample("bert_encoder_layer.pbtxt", 150, {{"batch", 1}, {"seq", 2}},
-              1 << 22);
+  fuzzExample("bert_encoder_layer", 150, {{"batch", 1}, {"seq", 2}}, 1 << 22);
 }

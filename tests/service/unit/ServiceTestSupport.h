@@ -1,8 +1,10 @@
-// Shared helpers for the service unit tests: example graphs, a scratch
+// Shared helpers for the service unit tests: example graphs
+// (tests/support/ExampleGraph.h), a scratch
 // directory removed when the test ends, and raw file edits used to damage
 // cache entries on purpose.
 #pragma once
 
+#include "../../support/ExampleGraph.h"
 #include "ir/graph/GraphText.h"
 
 #include <gtest/gtest.h>
@@ -14,16 +16,6 @@
 #include <string>
 
 namespace anyshape::test {
-
-inline std::string examplePath(const std::string &name) {
-  return std::string(ANYSHAPE_SOURCE_DIR) + "/examples/" + name + ".pbtxt";
-}
-
-inline v1::Graph exampleGraph(const std::string &name) {
-  auto graph = loadGraphFile(examplePath(name));
-  EXPECT_TRUE(graph.isOk()) << graph.status().toString();
-  return graph.isOk() ? *graph : v1::Graph();
-}
 
 inline std::string readFile(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
