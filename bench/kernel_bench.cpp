@@ -13,6 +13,9 @@
 //   - BM_StitchSoftmaxDynamicRowLength: the same with the row length
 //     symbolic too, at 1024 and 1023 (a multiple of the 16-lane vector
 //     width and not);
+//   - BM_SoftmaxOneRow: softmax over [1, n], its row shared among the
+//     threads (the split-row version) or on one thread, at 64 MiB, in
+//     cache and at the split-row threshold;
 //   - BM_ImplicitBroadcastAdd: y = x + broadcast(b) for x [rows, m] and b
 //     [k], where k may be 1 or m at run time (the shape analysis cannot
 //     tell), run with k = m = 1024 (the kernel's no-stretch version) at
@@ -30,6 +33,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <limits>
 #include <thread>
 
 using namespace anyshape;
@@ -57,8 +61,9 @@ void BM_Triad(benchmark::State &state) {
   state.SetBytesProcessed(state.iterations() * 3 * kElements * 4);
 }
 
-std::shared_ptr<jit::Executable> compileOrDie(const v1::Graph &graph) {
-  auto executable = jit::Compiler::compile(graph);
+std::shared_ptr<jit::Executable>
+compileOrDie(const v1::Graph &graph, const jit::CompileOptions &options = {}) {
+  auto executable = jit::Compiler::compile(graph, options);
   if (!executable) {
     std::fprintf(stderr, "%s\n", executable.status().toString().c_str());
     std::exit(1);
@@ -138,6 +143,29 @@ void BM_StitchSoftmaxDynamicRowLength(benchmark::State &state) {
   runExecutable(state, *executable, inputs, 2 * rows * cols * 4);
 }
 
+/// Softmax over one row of n: with split-row on (range(1) = 1), the row is
+/// shared among the threads; off, the whole row runs on one thread (what
+/// every row reduction did before the split-row version).
+void BM_SoftmaxOneRow(benchmark::State &state) {
+  auto compileSoftmax = [](int64_t splitRowMinWork) {
+    client::GraphBuilder b("softmax_one_row");
+    client::Value x = b.parameter("x", v1::DTYPE_F32, {"rows", "n"});
+    b.output(b.softmax(x, 1), "y");
+    jit::CompileOptions options;
+    options.pipeline.splitRowMinWork = splitRowMinWork;
+    return compileOrDie(*b.build(), options);
+  };
+  static auto rowPerThread =
+      compileSoftmax(std::numeric_limits<int64_t>::max());
+  static auto splitRow =
+      compileSoftmax(jit::CpuPipelineOptions{}.splitRowMinWork);
+  int64_t n = state.range(0);
+  std::vector<v1::Tensor> inputs{
+      literalToTensor(randomLiteral(v1::DTYPE_F32, {1, n}, 0))};
+  runExecutable(state, state.range(1) ? *splitRow : *rowPerThread, inputs,
+                2 * n * 4);
+}
+
 void BM_ImplicitBroadcastAdd(benchmark::State &state) {
   static auto executable = [] {
     client::GraphBuilder b("implicit_broadcast");
@@ -170,6 +198,12 @@ BENCHMARK(BM_StitchSoftmaxDynamicRowLength)
     ->Args({64, 1023})
     ->Args({kElements / 1024, 1024})
     ->Args({kElements / 1024, 1023})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+// One row of 64 MiB, of 1 MiB (in L2 cache) and of 16 Ki (near the
+// split-row threshold), split among the threads (1) or not (0).
+BENCHMARK(BM_SoftmaxOneRow)
+    ->ArgsProduct({{kElements, 256 << 10, 16 << 10}, {0, 1}})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 BENCHMARK(BM_ImplicitBroadcastAdd)

@@ -22,6 +22,11 @@ struct CpuPipelineOptions {
   /// [1, N] kernel runs on the whole team, not one thread. Tests set it
   /// small to cover partial chunks.
   int64_t parallelChunk = 4096;
+  /// Row work (iterations per row, all row loops) from which a
+  /// row-reduction kernel with fewer rows than threads shares each row
+  /// among the threads (its split-row version); tests set 0 to run it at
+  /// every size.
+  int64_t splitRowMinWork = 32768;
 };
 
 /// Every stage from imported dhlo to the LLVM dialect, in order (see

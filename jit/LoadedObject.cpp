@@ -16,6 +16,7 @@
 #include "runtime/Gemm.h"
 #include "runtime/MemrefCopy.h"
 #include "runtime/OpenMpAbi.h"
+#include "runtime/Threading.h"
 
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -48,6 +49,7 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner &mangle) {
   symbols[mangle("__kmpc_for_static_fini")] =
       bind(&runtime::anyshapeKmpcForStaticFini);
   symbols[mangle("__kmpc_barrier")] = bind(&runtime::anyshapeKmpcBarrier);
+  symbols[mangle(kTeamSizeFunction)] = bind(&runtime::anyshapeTeamSize);
   return symbols;
 }
 

@@ -25,6 +25,10 @@ namespace anyshape::jit {
 /// The runtime function the GEMM calls go to (C interface name).
 inline constexpr const char *kBatchMatmulF32 = "anyshapeBatchMatmulF32";
 
+/// The runtime function returning the OpenMP team size of the running
+/// execution (`() -> i64`), which picks a row-reduction kernel's schedule.
+inline constexpr const char *kTeamSizeFunction = "anyshapeTeamSize";
+
 /// Marks the scf.parallel of anyshape-stitch-rows: every dim is a row dim,
 /// so its parallel version keeps them all parallel.
 inline constexpr const char *kStitchedLoopAttr = "anyshape.stitched";

@@ -44,13 +44,12 @@ def MathApproximation : Pass<"anyshape-math-approximation"> {
                            "::mlir::x86vector::X86VectorDialect"];
 }
 
-def SpeculateKernels
-    : Pass<"anyshape-speculate-kernels", "mlir::func::FuncOp"> {
+def SpeculateKernels : Pass<"anyshape-speculate-kernels", "mlir::ModuleOp"> {
   let summary = "Give each kernel up to 4 versions, chosen per run by cheap "
                 "checks";
   let description = [{
     Every outermost `scf.parallel` without reductions is a kernel. This
-    pass versions it on two questions, each answered once per run by a
+    pass versions it on three questions, each answered once per run by a
     compare on sizes the host already holds:
       - implicit broadcast: a broadcast dim that may or may not stretch is
         read through `select(size == 1, 0, i)` (ShapeOpsToLinalg). When
@@ -64,19 +63,34 @@ def SpeculateKernels
         marked `anyshape.stitched`),
         otherwise a serial `scf.for` nest that never wakes the team, so
         small shapes (a sequence of 1) stay as fast as a serial compile.
-        `work` is the product of the parallel trip counts times the sum of
-        the trip counts of the `scf.for` loops directly inside whose
-        bounds are known before it. Tag `parallel` / `serial`.
-    So a kernel has at most 4 versions, as the fusion plan's tags say.
-    `scf.parallel` loops nested in another become `scf.for` nests first
-    (each thread runs them serially).
+        `work` is the product of the parallel trip counts (rows) times the
+        sum of the trip counts of the `scf.for` loops directly inside
+        whose bounds are known before it (the row work). Tag `parallel` /
+        `serial`;
+      - row-reduction schedule, for a parallel kernel whose body holds
+        only row loops, at least one a reduction folded by one
+        associative op (jit/SplitRowSchedule.h): with fewer rows than
+        threads (`anyshapeTeamSize()`, declared by this pass) and row work
+        of at least `split-row-min-work`, the rows run one after another,
+        each shared among the threads in chunks, reductions through
+        partial results. Tag `split-row`.
+    A kernel with implicit-broadcast versions has 4 and gets no split-row
+    one, so every kernel has at most 4 versions, as the fusion plan's tags
+    say. `scf.parallel` loops nested in another become `scf.for` nests
+    first (each thread runs them serially).
   }];
   let options = [Option<"minWork", "min-work", "int64_t", "32768",
                         "iterations below which a loop runs serially">,
                  Option<"chunk", "chunk", "int64_t", "4096",
                         "iterations of the innermost dim per parallel "
-                        "iteration">];
+                        "iteration">,
+                 Option<"splitRowMinWork", "split-row-min-work", "int64_t",
+                        "32768",
+                        "row work from which rows fewer than the threads "
+                        "are each shared among the threads">];
   let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect"];
 }
 

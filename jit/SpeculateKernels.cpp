@@ -1,5 +1,4 @@
-//===- SpeculateKernels.cpp - up to 4 versions per kernel ----*- C++
-//-*-===//
+//===- SpeculateKernels.cpp - up to 4 versions per kernel ---------------===//
 //
 // anyshape-speculate-kernels (see Passes.td). Every version is a clone
 // of the same body: the serial one a plain scf.for nest, the no-stretch
@@ -9,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "jit/Passes.h"
+#include "jit/SplitRowSchedule.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -36,16 +36,20 @@ Value tripCount(OpBuilder &b, Location loc, Value lower, Value upper,
   return b.create<arith::MaxSIOp>(loc, count, zero);
 }
 
-/// The parallel loop's iterations times the sum of the trip counts of the
-/// scf.for loops directly in its body whose bounds are defined outside it
-/// (one loop per row for a plain kernel, one per member for a stitched
-/// one).
-Value estimateWork(OpBuilder &b, scf::ParallelOp loop) {
+/// A kernel's amount of work: its iterations (rows) times the work of one
+/// (the sum of the trip counts of the scf.for loops directly in its body
+/// whose bounds are defined outside it: one loop per row for a plain
+/// kernel, one per member for a stitched one; null without such loops).
+struct Work {
+  Value rows, perRow, total;
+};
+
+Work estimateWork(OpBuilder &b, scf::ParallelOp loop) {
   Location loc = loop.getLoc();
-  Value work = b.create<arith::ConstantIndexOp>(loc, 1);
+  Value rows = b.create<arith::ConstantIndexOp>(loc, 1);
   for (auto [lower, upper, step] :
        llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep()))
-    work = b.create<arith::MulIOp>(loc, work,
+    rows = b.create<arith::MulIOp>(loc, rows,
                                    tripCount(b, loc, lower, upper, step));
   Value perIteration;
   for (auto inner : loop.getBody()->getOps<scf::ForOp>()) {
@@ -61,15 +65,19 @@ Value estimateWork(OpBuilder &b, scf::ParallelOp loop) {
                        ? b.create<arith::AddIOp>(loc, perIteration, trips)
                        : trips;
   }
-  return perIteration ? b.create<arith::MulIOp>(loc, work, perIteration) : work;
+  if (!perIteration)
+    return {rows, Value(), rows};
+  return {rows, perIteration, b.create<arith::MulIOp>(loc, rows, perIteration)};
 }
 
 /// Rebuilds `loop` (which has no results) at `b`'s insertion point with
 /// its dims from `firstSerial` on as an scf.for nest inside a parallel
-/// loop over the dims before it (no parallel loop if that is 0).
-void buildNest(OpBuilder &b, scf::ParallelOp loop, unsigned firstSerial) {
+/// loop over the dims before it (no parallel loop if that is 0). Returns
+/// the outermost scf.for (null if there is none).
+scf::ForOp buildNest(OpBuilder &b, scf::ParallelOp loop, unsigned firstSerial) {
   Location loc = loop.getLoc();
   IRMapping mapping;
+  scf::ForOp outermostSerial;
   OpBuilder::InsertionGuard guard(b);
   if (firstSerial > 0) {
     auto outer = b.create<scf::ParallelOp>(
@@ -86,9 +94,12 @@ void buildNest(OpBuilder &b, scf::ParallelOp loop, unsigned firstSerial) {
                              loop.getUpperBound()[d], loop.getStep()[d]);
     mapping.map(loop.getInductionVars()[d], serial.getInductionVar());
     b.setInsertionPoint(serial.getBody()->getTerminator());
+    if (!outermostSerial)
+      outermostSerial = serial;
   }
   for (Operation &op : loop.getBody()->without_terminator())
     b.clone(op, mapping);
+  return outermostSerial;
 }
 
 /// Rebuilds `loop` (no results, at least 2 dims) at `b`'s insertion point
@@ -151,12 +162,25 @@ void assumeNoStretch(scf::ParallelOp loop,
   }
 }
 
+/// The runtime's OpenMP team size for this execution (runtime/Threading.h),
+/// declared in `module`.
+func::FuncOp teamSizeFunction(ModuleOp module) {
+  if (auto existing = module.lookupSymbol<func::FuncOp>(kTeamSizeFunction))
+    return existing;
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  auto function =
+      b.create<func::FuncOp>(module.getLoc(), kTeamSizeFunction,
+                             b.getFunctionType({}, {b.getI64Type()}));
+  function.setPrivate();
+  return function;
+}
+
 struct SpeculateKernelsPass : impl::SpeculateKernelsBase<SpeculateKernelsPass> {
   using SpeculateKernelsBase::SpeculateKernelsBase;
 
   void runOnOperation() override {
     SmallVector<scf::ParallelOp> outermost;
-    getOperation().walk([&](scf::ParallelOp loop) {
+    getOperation()->walk([&](scf::ParallelOp loop) {
       if (!loop->getParentOfType<scf::ParallelOp>() &&
           loop.getNumResults() == 0)
         outermost.push_back(loop);
@@ -165,18 +189,23 @@ struct SpeculateKernelsPass : impl::SpeculateKernelsBase<SpeculateKernelsPass> {
       // Loops nested in it run serially in each thread: as OpenMP regions
       // they would fork a team per outer iteration (a reduction over a
       // middle dim nests a parallel loop in a serial one in a parallel one).
+      // Those directly in its body stay known as elementwise row loops.
       SmallVector<scf::ParallelOp> nested;
       loop.getBody()->walk([&](scf::ParallelOp inner) {
         if (inner.getNumResults() == 0)
           nested.push_back(inner);
       });
+      llvm::DenseSet<Operation *> elementwiseRowLoops;
       for (scf::ParallelOp inner : llvm::reverse(nested)) {
         OpBuilder inPlace(inner);
-        buildNest(inPlace, inner, 0);
+        scf::ForOp serial = buildNest(inPlace, inner, 0);
+        if (serial && inner->getBlock() == loop.getBody())
+          elementwiseRowLoops.insert(serial);
         inner->erase();
       }
       // Implicit broadcast: the original under `some size is 1`, a copy
       // without the selects otherwise; each is then versioned by work.
+      // With those 4 versions a kernel is at its limit: no split-row one.
       llvm::SetVector<Value> conditions = stretchConditions(loop);
       if (!conditions.empty()) {
         OpBuilder b(loop);
@@ -190,35 +219,62 @@ struct SpeculateKernelsPass : impl::SpeculateKernelsBase<SpeculateKernelsPass> {
         b.setInsertionPoint(choice.elseBlock()->getTerminator());
         auto noStretch = llvm::cast<scf::ParallelOp>(b.clone(*loop));
         assumeNoStretch(noStretch, conditions);
-        versionByWork(noStretch);
+        versionByWork(noStretch, {});
+        versionByWork(loop, {});
+        continue;
       }
-      versionByWork(loop);
+      versionByWork(loop, elementwiseRowLoops);
     }
   }
 
   /// Replaces `loop` with `scf.if (work >= minWork) {parallel} else
-  /// {serial}`.
-  void versionByWork(scf::ParallelOp loop) {
+  /// {serial}`; the parallel version of a row-reduction kernel is itself
+  /// `scf.if (rows < threads && row work >= splitRowMinWork) {split-row}
+  /// else {rows in parallel}`.
+  void versionByWork(scf::ParallelOp loop,
+                     const llvm::DenseSet<Operation *> &elementwiseRowLoops) {
     OpBuilder b(loop);
     Location loc = loop.getLoc();
-    Value enough = b.create<arith::CmpIOp>(
-        loc, arith::CmpIPredicate::sge, estimateWork(b, loop),
-        b.create<arith::ConstantIndexOp>(loc, minWork));
+    Work work = estimateWork(b, loop);
+    Value enough =
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, work.total,
+                                b.create<arith::ConstantIndexOp>(loc, minWork));
     auto choice = b.create<scf::IfOp>(loc, enough, /*withElse=*/true);
-    // Parallel version: the innermost dim runs in serial chunks, so each
-    // thread runs contiguous, vectorisable stretches (a collapsed index
-    // space over elements would recompute every index with a division per
-    // element; over chunks it is one per chunk). A stitched loop's dims
-    // are all rows: its body holds the serial loops.
     b.setInsertionPoint(choice.thenBlock()->getTerminator());
+    if (canSplitRows(loop, elementwiseRowLoops)) {
+      Value threads = b.create<arith::IndexCastOp>(
+          loc, b.getIndexType(),
+          b.create<func::CallOp>(loc, teamSizeFunction(getOperation()))
+              .getResult(0));
+      Value fewRows = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
+                                              work.rows, threads);
+      Value longRows = b.create<arith::CmpIOp>(
+          loc, arith::CmpIPredicate::sge, work.perRow,
+          b.create<arith::ConstantIndexOp>(loc, splitRowMinWork));
+      auto schedule = b.create<scf::IfOp>(
+          loc, b.create<arith::AndIOp>(loc, fewRows, longRows),
+          /*withElse=*/true);
+      b.setInsertionPoint(schedule.thenBlock()->getTerminator());
+      buildSplitRowNest(b, loop, elementwiseRowLoops);
+      b.setInsertionPoint(schedule.elseBlock()->getTerminator());
+    }
+    buildParallelNest(b, loop);
+    b.setInsertionPoint(choice.elseBlock()->getTerminator());
+    buildNest(b, loop, 0);
+    loop->erase();
+  }
+
+  /// Parallel version: the innermost dim runs in serial chunks, so each
+  /// thread runs contiguous, vectorisable stretches (a collapsed index
+  /// space over elements would recompute every index with a division per
+  /// element; over chunks it is one per chunk). A stitched loop's dims
+  /// are all rows: its body holds the serial loops.
+  void buildParallelNest(OpBuilder &b, scf::ParallelOp loop) {
     unsigned dims = loop.getNumLoops();
     if (dims == 1 || loop->hasAttr(kStitchedLoopAttr))
       buildNest(b, loop, dims);
     else
       buildChunkedNest(b, loop, std::max<int64_t>(chunk, 1));
-    b.setInsertionPoint(choice.elseBlock()->getTerminator());
-    buildNest(b, loop, 0);
-    loop->erase();
   }
 };
 

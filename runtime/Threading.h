@@ -5,10 +5,16 @@
 // never oversubscribe the cores.
 #pragma once
 
+#include <cstdint>
+
 namespace anyshape::runtime {
 
 /// Sets the OpenMP team size for parallel work started by this thread.
 void setThreadsForThisThread(int threads);
+
+/// The team size parallel work started by this thread gets: what generated
+/// kernels ask to choose a row-reduction schedule (jit/SplitRowSchedule.h).
+extern "C" int64_t anyshapeTeamSize();
 
 /// Hardware threads of this machine (at least 1).
 int hardwareThreads();

@@ -10,6 +10,7 @@
 #include "ir/reference/Compare.h"
 #include "ir/reference/Evaluator.h"
 #include "jit/Compiler.h"
+#include "runtime/Threading.h"
 
 #include "RandomInputs.h"
 
@@ -81,6 +82,19 @@ drawShapes(const std::map<std::string, std::pair<int64_t, int64_t>> &ranges,
   }
   return shapes;
 }
+
+/// This thread's OpenMP team size, for a scope.
+class ScopedTeamSize {
+public:
+  explicit ScopedTeamSize(int threads)
+      : previous_(static_cast<int>(runtime::anyshapeTeamSize())) {
+    runtime::setThreadsForThisThread(threads);
+  }
+  ~ScopedTeamSize() { runtime::setThreadsForThisThread(previous_); }
+
+private:
+  int previous_;
+};
 
 } // namespace
 
@@ -181,6 +195,37 @@ TEST(Differential, EveryKernelInParallelAgreesAtEveryShape) {
   checkAcrossShapes(test::exampleGraph("bert_encoder_layer"),
                     drawShapes({{"batch", {1, 2}}, {"seq", {1, 40}}}, 8, 8),
                     "encoder parallel", options);
+}
+
+TEST(Differential, SplitRowVersionsAgreeAtEveryShape) {
+  // Rows shared among the threads at every size (the split-row versions):
+  // a team of 8 has more threads than the drawn rows, row work has no
+  // minimum, and rows run from 0 to several chunks of at least 1024 with a
+  // partial last one. Float sums and maxima, integer sums and minima fold
+  // their chunks' partials; softmax and layer norm are stitched.
+  ScopedTeamSize team(8);
+  jit::CompileOptions options;
+  options.pipeline.parallelMinWork = 0;
+  options.pipeline.splitRowMinWork = 0;
+  GraphBuilder b("row_reductions");
+  Value x = b.parameter("x", v1::DTYPE_F32, {"rows", "n"});
+  Value k = b.parameter("k", v1::DTYPE_I32, {"rows", "n"});
+  Value gamma = b.parameter("gamma", v1::DTYPE_F32, {"n"});
+  // Scaled, so that a few elements of each row dominate it: unscaled,
+  // every probability of a long row is below the absolute tolerance.
+  b.output(b.softmax(b.mul(x, b.scalar(16)), 1), "softmax");
+  b.output(b.layerNorm(x, gamma, gamma), "layer_norm");
+  b.output(b.reduce(b.abs(x), {1}, Reduction::Max), "max");
+  b.output(b.reduce(k, {1}, Reduction::Sum), "int_sum");
+  b.output(b.reduce(k, {1}, Reduction::Min), "int_min");
+  auto graph = b.build();
+  ASSERT_TRUE(graph.isOk()) << graph.status().toString();
+  checkAcrossShapes(*graph,
+                    drawShapes({{"rows", {0, 7}}, {"n", {0, 3500}}}, 20, 10),
+                    "split rows", options);
+  checkAcrossShapes(test::exampleGraph("bert_encoder_layer"),
+                    drawShapes({{"batch", {1, 1}}, {"seq", {1, 7}}}, 4, 11),
+                    "encoder split rows", options);
 }
 
 TEST(Differential, LargeShapesTakeTheParallelVersions) {

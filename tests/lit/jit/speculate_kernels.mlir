@@ -12,8 +12,9 @@
 // scf.parallel becomes an scf.for nest in both versions (never a nested
 // OpenMP region), and a loop with reductions is left alone. A loop reading
 // through implicit-broadcast selects `select(k == 1, 0, j)` is first split
-// on `k == 1` into the original and a copy without the selects. The
-// min-work option sets the constant.
+// on `k == 1` into the original and a copy without the selects. A kernel
+// whose row loops are reductions and elementwise loops gets a split-row
+// version in its parallel branch. The min-work option sets the constant.
 
 // Work is m * n; the parallel version shares rows and chunks of 4096
 // columns among the threads, each chunk a serial loop.
@@ -270,6 +271,130 @@ func.func @maybe_stretch(%x: memref<?x?xf32>, %b: memref<?xf32>, %m: index, %n: 
     %jj = arith.select %one, %c0, %j : index
     %v = memref.load %b[%jj] : memref<?xf32>
     memref.store %v, %x[%i, %j] : memref<?x?xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A row reduction and an elementwise row loop in one kernel (softmax's sum
+// of exp and quotient, stitched). Its parallel version has a split-row
+// version for fewer rows than threads with row work (2n) of at least
+// 32768: rows one after another, each row loop over chunks of the row in
+// parallel. Each chunk of the sum starts from its first element and writes
+// its partial; the partials are then folded into the accumulator's initial
+// value, in chunk order. The rows-in-parallel and serial versions follow.
+// CHECK-LABEL: func.func @split_row
+// CHECK-SAME: (%[[IN:.*]]: memref<?x?xf32>, %[[OUT:.*]]: memref<?x?xf32>, %[[ACC:.*]]: memref<?xf32>, %[[M:.*]]: index, %[[N:.*]]: index)
+// CHECK: %[[ROWS:.*]] = arith.muli %{{.*}}, %{{.*}} : index
+// CHECK: %[[ROWWORK:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+// CHECK: scf.if %{{.*}} {
+// CHECK-NEXT: %[[T:.*]] = func.call @anyshapeTeamSize() : () -> i64
+// CHECK-NEXT: %[[THREADS:.*]] = arith.index_cast %[[T]] : i64 to index
+// CHECK-NEXT: %[[FEW:.*]] = arith.cmpi slt, %[[ROWS]], %[[THREADS]] : index
+// CHECK-NEXT: %[[MIN:.*]] = arith.constant 32768 : index
+// CHECK-NEXT: %[[LONG:.*]] = arith.cmpi sge, %[[ROWWORK]], %[[MIN]] : index
+// CHECK-NEXT: %[[SPLIT:.*]] = arith.andi %[[FEW]], %[[LONG]] : i1
+// CHECK-NEXT: scf.if %[[SPLIT]] {
+// CHECK-NEXT: %[[PARTIALS:.*]] = memref.alloca() : memref<256xf32>
+// CHECK-NEXT: scf.for %[[I:.*]] = %{{.*}} to %[[M]] step %{{.*}} {
+// CHECK-NEXT: memref.store %{{.*}}, %[[ACC]][%[[I]]]
+// CHECK-NEXT: %[[INIT:.*]] = memref.load %[[ACC]][%[[I]]]
+// CHECK: %[[MINCHUNK:.*]] = arith.constant 1024 : index
+// CHECK-NEXT: %[[LENGTH:.*]] = arith.maxsi %{{.*}}, %[[MINCHUNK]] : index
+// CHECK-NEXT: %[[STRIDE:.*]] = arith.muli %{{.*}}, %[[LENGTH]] : index
+// CHECK-NEXT: scf.parallel (%[[C:.*]]) = (%{{.*}}) to (%[[N]]) step (%[[STRIDE]]) {
+// CHECK-NEXT: %[[NEXT:.*]] = arith.addi %[[C]], %[[STRIDE]] : index
+// CHECK-NEXT: %[[END:.*]] = arith.minsi %[[NEXT]], %[[N]] : index
+// CHECK-NEXT: %[[X0:.*]] = memref.load %[[IN]][%[[I]], %[[C]]]
+// CHECK-NEXT: %[[E0:.*]] = math.exp %[[X0]] : f32
+// CHECK-NEXT: memref.store %[[E0]], %[[OUT]][%[[I]], %[[C]]]
+// CHECK-NEXT: %[[SECOND:.*]] = arith.addi %[[C]], %{{.*}} : index
+// CHECK-NEXT: %[[PART:.*]] = scf.for %[[J:.*]] = %[[SECOND]] to %[[END]] step %{{.*}} iter_args(%[[A:.*]] = %[[E0]]) -> (f32) {
+// CHECK-NEXT: %[[X:.*]] = memref.load %[[IN]][%[[I]], %[[J]]]
+// CHECK-NEXT: %[[E:.*]] = math.exp %[[X]] : f32
+// CHECK-NEXT: memref.store %[[E]], %[[OUT]][%[[I]], %[[J]]]
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[A]], %[[E]] fastmath<reassoc> : f32
+// CHECK-NEXT: scf.yield %[[S]] : f32
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[OFFSET:.*]] = arith.subi %[[C]], %{{.*}} : index
+// CHECK-NEXT: %[[SLOT:.*]] = arith.divsi %[[OFFSET]], %[[STRIDE]] : index
+// CHECK-NEXT: memref.store %[[PART]], %[[PARTIALS]][%[[SLOT]]]
+// CHECK-NEXT: scf.reduce
+// CHECK-NEXT: }
+// CHECK: %[[COUNT:.*]] = arith.ceildivsi %{{.*}}, %[[LENGTH]] : index
+// CHECK-NEXT: %[[SUM:.*]] = scf.for %[[K:.*]] = %{{.*}} to %[[COUNT]] step %{{.*}} iter_args(%[[R:.*]] = %[[INIT]]) -> (f32) {
+// CHECK-NEXT: %[[P:.*]] = memref.load %[[PARTIALS]][%[[K]]]
+// CHECK-NEXT: %[[F:.*]] = arith.addf %[[R]], %[[P]] fastmath<reassoc> : f32
+// CHECK-NEXT: scf.yield %[[F]] : f32
+// CHECK-NEXT: }
+// CHECK-NEXT: memref.store %[[SUM]], %[[ACC]][%[[I]]]
+// CHECK: scf.parallel (%[[C2:.*]]) = (%{{.*}}) to (%[[N]]) step (%{{.*}}) {
+// CHECK: scf.for %[[J2:.*]] = %[[C2]] to %{{.*}} step %{{.*}} {
+// CHECK-NEXT: memref.load %[[OUT]][%[[I]], %[[J2]]]
+// CHECK: } else {
+// CHECK-NEXT: scf.parallel (%{{.*}}) = (%{{.*}}) to (%[[M]]) step (%{{.*}}) {
+// CHECK: } else {
+// CHECK-NEXT: scf.for %{{.*}} = %{{.*}} to %[[M]] step %{{.*}} {
+// CHECK: func.func private @anyshapeTeamSize() -> i64
+func.func @split_row(%in: memref<?x?xf32>, %out: memref<?x?xf32>,
+                     %acc: memref<?xf32>, %m: index, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i) = (%c0) to (%m) step (%c1) {
+    memref.store %zero, %acc[%i] : memref<?xf32>
+    %init = memref.load %acc[%i] : memref<?xf32>
+    %sum = scf.for %j = %c0 to %n step %c1 iter_args(%a = %init) -> (f32) {
+      %x = memref.load %in[%i, %j] : memref<?x?xf32>
+      %e = math.exp %x : f32
+      memref.store %e, %out[%i, %j] : memref<?x?xf32>
+      %s = arith.addf %a, %e fastmath<reassoc> : f32
+      scf.yield %s : f32
+    }
+    memref.store %sum, %acc[%i] : memref<?xf32>
+    scf.parallel (%j) = (%c0) to (%n) step (%c1) {
+      %e = memref.load %out[%i, %j] : memref<?x?xf32>
+      %s = memref.load %acc[%i] : memref<?xf32>
+      %q = arith.divf %e, %s : f32
+      memref.store %q, %out[%i, %j] : memref<?x?xf32>
+      scf.reduce
+    }
+    scf.reduce
+  } {anyshape.stitched}
+  return
+}
+
+// -----
+
+// No split-row version when the sum may not be reassociated, or when a
+// store does not index the row loop's iteration.
+// CHECK-LABEL: func.func @no_split_row
+// CHECK-NOT: anyshapeTeamSize
+func.func @no_split_row(%in: memref<?x?xf32>, %acc: memref<?xf32>,
+                        %last: memref<?xf32>, %m: index, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.parallel (%i) = (%c0) to (%m) step (%c1) {
+    %init = memref.load %acc[%i] : memref<?xf32>
+    %sum = scf.for %j = %c0 to %n step %c1 iter_args(%a = %init) -> (f32) {
+      %x = memref.load %in[%i, %j] : memref<?x?xf32>
+      %s = arith.addf %a, %x : f32
+      scf.yield %s : f32
+    }
+    memref.store %sum, %acc[%i] : memref<?xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%m) step (%c1) {
+    %init = memref.load %acc[%i] : memref<?xf32>
+    %sum = scf.for %j = %c0 to %n step %c1 iter_args(%a = %init) -> (f32) {
+      %x = memref.load %in[%i, %j] : memref<?x?xf32>
+      memref.store %x, %last[%i] : memref<?xf32>
+      %s = arith.addf %a, %x fastmath<reassoc> : f32
+      scf.yield %s : f32
+    }
+    memref.store %sum, %acc[%i] : memref<?xf32>
     scf.reduce
   }
   return
