@@ -179,6 +179,14 @@ struct SpeculateKernelsPass : impl::SpeculateKernelsBase<SpeculateKernelsPass> {
   using SpeculateKernelsBase::SpeculateKernelsBase;
 
   void runOnOperation() override {
+    // A reduction over all dims of a 1-D value is a serial scf.for in the
+    // function's body: it has no rows, only one to share among threads.
+    SmallVector<scf::ForOp> wholeReductions;
+    getOperation()->walk([&](scf::ForOp loop) {
+      if (llvm::isa<func::FuncOp>(loop->getParentOp()) &&
+          isSplittableReduction(loop))
+        wholeReductions.push_back(loop);
+    });
     SmallVector<scf::ParallelOp> outermost;
     getOperation()->walk([&](scf::ParallelOp loop) {
       if (!loop->getParentOfType<scf::ParallelOp>() &&
@@ -225,6 +233,47 @@ struct SpeculateKernelsPass : impl::SpeculateKernelsBase<SpeculateKernelsPass> {
       }
       versionByWork(loop, elementwiseRowLoops);
     }
+    for (scf::ForOp reduction : wholeReductions)
+      versionWholeReduction(reduction);
+  }
+
+  /// `rows < threads && perRow >= splitRowMinWork`.
+  Value splitRowCondition(OpBuilder &b, Location loc, Value rows,
+                          Value perRow) {
+    Value threads = b.create<arith::IndexCastOp>(
+        loc, b.getIndexType(),
+        b.create<func::CallOp>(loc, teamSizeFunction(getOperation()))
+            .getResult(0));
+    Value fewRows =
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, rows, threads);
+    Value longRows = b.create<arith::CmpIOp>(
+        loc, arith::CmpIPredicate::sge, perRow,
+        b.create<arith::ConstantIndexOp>(loc, splitRowMinWork));
+    return b.create<arith::AndIOp>(loc, fewRows, longRows);
+  }
+
+  /// A reduction of a whole 1-D value is one row and no kernel loop: its
+  /// versions are split-row (the row shared among the threads, under the
+  /// kernels' condition with one row) and serial (the loop itself).
+  void versionWholeReduction(scf::ForOp loop) {
+    OpBuilder b(loop);
+    Location loc = loop.getLoc();
+    Value trips = tripCount(b, loc, loop.getLowerBound(), loop.getUpperBound(),
+                            loop.getStep());
+    Value enough =
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, trips,
+                                b.create<arith::ConstantIndexOp>(loc, minWork));
+    Value one = b.create<arith::ConstantIndexOp>(loc, 1);
+    Value split = b.create<arith::AndIOp>(
+        loc, enough, splitRowCondition(b, loc, one, trips));
+    auto choice = b.create<scf::IfOp>(loc, loop.getResultTypes(), split,
+                                      /*withElse=*/true);
+    OpBuilder splitRow = choice.getThenBodyBuilder();
+    splitRow.create<scf::YieldOp>(loc, buildSplitReduction(splitRow, loop));
+    OpBuilder serial = choice.getElseBodyBuilder();
+    serial.create<scf::YieldOp>(loc, serial.clone(*loop)->getResults());
+    loop->replaceAllUsesWith(choice.getResults());
+    loop->erase();
   }
 
   /// Replaces `loop` with `scf.if (work >= minWork) {parallel} else
@@ -242,17 +291,8 @@ struct SpeculateKernelsPass : impl::SpeculateKernelsBase<SpeculateKernelsPass> {
     auto choice = b.create<scf::IfOp>(loc, enough, /*withElse=*/true);
     b.setInsertionPoint(choice.thenBlock()->getTerminator());
     if (canSplitRows(loop, elementwiseRowLoops)) {
-      Value threads = b.create<arith::IndexCastOp>(
-          loc, b.getIndexType(),
-          b.create<func::CallOp>(loc, teamSizeFunction(getOperation()))
-              .getResult(0));
-      Value fewRows = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
-                                              work.rows, threads);
-      Value longRows = b.create<arith::CmpIOp>(
-          loc, arith::CmpIPredicate::sge, work.perRow,
-          b.create<arith::ConstantIndexOp>(loc, splitRowMinWork));
       auto schedule = b.create<scf::IfOp>(
-          loc, b.create<arith::AndIOp>(loc, fewRows, longRows),
+          loc, splitRowCondition(b, loc, work.rows, work.perRow),
           /*withElse=*/true);
       b.setInsertionPoint(schedule.thenBlock()->getTerminator());
       buildSplitRowNest(b, loop, elementwiseRowLoops);

@@ -77,8 +77,10 @@ bool storesIndexIteration(scf::ForOp loop) {
               .wasInterrupted();
 }
 
-bool isReductionRowLoop(scf::ForOp loop) {
-  return singleFold(loop) && storesIndexIteration(loop);
+Value allocatePartials(OpBuilder &b, scf::ForOp reduction) {
+  return b.create<memref::AllocaOp>(
+      reduction.getLoc(),
+      MemRefType::get({kMaxRowChunks}, reduction.getResult(0).getType()));
 }
 
 Value tripCount(OpBuilder &b, Location loc, scf::ForOp loop) {
@@ -189,6 +191,16 @@ void buildChunkedReduction(OpBuilder &b, scf::ForOp loop, Value partials,
 
 } // namespace
 
+bool isSplittableReduction(scf::ForOp loop) {
+  return singleFold(loop) && storesIndexIteration(loop);
+}
+
+Value buildSplitReduction(OpBuilder &b, scf::ForOp loop) {
+  IRMapping mapping;
+  buildChunkedReduction(b, loop, allocatePartials(b, loop), mapping);
+  return mapping.lookup(loop.getResult(0));
+}
+
 bool canSplitRows(scf::ParallelOp kernel,
                   const llvm::DenseSet<Operation *> &elementwiseRowLoops) {
   bool anyReduction = false;
@@ -202,7 +214,7 @@ bool canSplitRows(scf::ParallelOp kernel,
       return false;
     if (elementwiseRowLoops.contains(loop))
       continue;
-    if (!isReductionRowLoop(loop))
+    if (!isSplittableReduction(loop))
       return false;
     anyReduction = true;
   }
@@ -218,8 +230,7 @@ void buildSplitRowNest(OpBuilder &b, scf::ParallelOp kernel,
   llvm::DenseMap<Operation *, Value> partials;
   for (auto loop : kernel.getBody()->getOps<scf::ForOp>())
     if (!elementwiseRowLoops.contains(loop))
-      partials[loop] = b.create<memref::AllocaOp>(
-          loc, MemRefType::get({kMaxRowChunks}, loop.getResult(0).getType()));
+      partials[loop] = allocatePartials(b, loop);
   IRMapping mapping;
   for (unsigned d = 0; d < kernel.getNumLoops(); ++d) {
     auto row =

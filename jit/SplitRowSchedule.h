@@ -18,13 +18,23 @@
 
 namespace anyshape::jit {
 
+/// Whether `loop` is a reduction whose iterations may be split among
+/// threads: its one accumulator is folded by one associative and
+/// commutative op (floats: marked `reassoc`), and every store in it writes
+/// an element indexed by the current iteration.
+bool isSplittableReduction(mlir::scf::ForOp loop);
+
+/// Builds `loop` (isSplittableReduction, its bounds and initial value
+/// defined before `b`'s insertion point) at that point as a parallel loop
+/// over chunks and a fold of their partials; returns the folded result.
+mlir::Value buildSplitReduction(mlir::OpBuilder &b, mlir::scf::ForOp loop);
+
 /// Whether `kernel` (an outermost scf.parallel without results) has a
 /// split-row version: every loop directly in its body runs over bounds
 /// defined before the kernel and is either an elementwise row loop (an
 /// scf.for in `elementwiseRowLoops`, each iteration independent) or a
-/// reduction (an scf.for whose one accumulator is folded by one associative
-/// and commutative op, and whose stores all index the current iteration),
-/// with at least one reduction; no other op in the body has regions.
+/// splittable reduction, with at least one reduction; no other op in the
+/// body has regions.
 bool canSplitRows(mlir::scf::ParallelOp kernel,
                   const llvm::DenseSet<mlir::Operation *> &elementwiseRowLoops);
 

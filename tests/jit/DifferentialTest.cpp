@@ -202,7 +202,8 @@ TEST(Differential, SplitRowVersionsAgreeAtEveryShape) {
   // a team of 8 has more threads than the drawn rows, row work has no
   // minimum, and rows run from 0 to several chunks of at least 1024 with a
   // partial last one. Float sums and maxima, integer sums and minima fold
-  // their chunks' partials; softmax and layer norm are stitched.
+  // their chunks' partials; softmax and layer norm are stitched; a whole
+  // 1-D value is one row.
   ScopedTeamSize team(8);
   jit::CompileOptions options;
   options.pipeline.parallelMinWork = 0;
@@ -223,6 +224,15 @@ TEST(Differential, SplitRowVersionsAgreeAtEveryShape) {
   checkAcrossShapes(*graph,
                     drawShapes({{"rows", {0, 7}}, {"n", {0, 3500}}}, 20, 10),
                     "split rows", options);
+  // Whole 1-D values are one row: softmax's reductions and a max.
+  GraphBuilder v("vector_reductions");
+  Value y = v.parameter("y", v1::DTYPE_F32, {"n"});
+  v.output(v.softmax(v.mul(y, v.scalar(16)), 0), "softmax");
+  v.output(v.reduce(y, {0}, Reduction::Max), "max");
+  auto vector = v.build();
+  ASSERT_TRUE(vector.isOk()) << vector.status().toString();
+  checkAcrossShapes(*vector, drawShapes({{"n", {0, 3500}}}, 20, 12),
+                    "split vector", options);
   checkAcrossShapes(test::exampleGraph("bert_encoder_layer"),
                     drawShapes({{"batch", {1, 1}}, {"seq", {1, 7}}}, 4, 11),
                     "encoder split rows", options);

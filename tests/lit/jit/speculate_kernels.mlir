@@ -399,3 +399,43 @@ func.func @no_split_row(%in: memref<?x?xf32>, %acc: memref<?xf32>,
   }
   return
 }
+
+// -----
+
+// A reduction of a whole 1-D value, in the function's body: its one row
+// is shared among the threads when n >= 32768 and there are 2 threads or
+// more (one row fewer than threads); otherwise the loop itself runs.
+// CHECK-LABEL: func.func @whole_reduction
+// CHECK-SAME: (%[[IN:.*]]: memref<?xf32>, %[[OUT:.*]]: memref<f32>, %[[N:.*]]: index)
+// CHECK: %[[INIT:.*]] = memref.load %[[OUT]][]
+// CHECK: %[[TRIPS:.*]] = arith.maxsi
+// CHECK: %[[ENOUGH:.*]] = arith.cmpi sge, %[[TRIPS]], %{{.*}} : index
+// CHECK: %[[ONE:.*]] = arith.constant 1 : index
+// CHECK: call @anyshapeTeamSize()
+// CHECK: %[[FEW:.*]] = arith.cmpi slt, %[[ONE]], %{{.*}} : index
+// CHECK: %[[LONG:.*]] = arith.cmpi sge, %[[TRIPS]], %{{.*}} : index
+// CHECK: %[[ROW:.*]] = arith.andi %[[FEW]], %[[LONG]] : i1
+// CHECK: %[[SPLIT:.*]] = arith.andi %[[ENOUGH]], %[[ROW]] : i1
+// CHECK: %[[SUM:.*]] = scf.if %[[SPLIT]] -> (f32) {
+// CHECK-NEXT: %[[PARTIALS:.*]] = memref.alloca() : memref<256xf32>
+// CHECK: scf.parallel (%[[C:.*]]) = (%{{.*}}) to (%[[N]])
+// CHECK: memref.store %{{.*}}, %[[PARTIALS]]
+// CHECK: %[[FOLD:.*]] = scf.for %{{.*}} iter_args(%{{.*}} = %[[INIT]]) -> (f32) {
+// CHECK: scf.yield %[[FOLD]] : f32
+// CHECK-NEXT: } else {
+// CHECK-NEXT: %[[SERIAL:.*]] = scf.for %{{.*}} = %{{.*}} to %[[N]] step %{{.*}} iter_args(%{{.*}} = %[[INIT]]) -> (f32) {
+// CHECK: scf.yield %[[SERIAL]] : f32
+// CHECK: memref.store %[[SUM]], %[[OUT]][]
+func.func @whole_reduction(%in: memref<?xf32>, %out: memref<f32>,
+                           %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %init = memref.load %out[] : memref<f32>
+  %sum = scf.for %j = %c0 to %n step %c1 iter_args(%a = %init) -> (f32) {
+    %x = memref.load %in[%j] : memref<?xf32>
+    %s = arith.addf %a, %x fastmath<reassoc> : f32
+    scf.yield %s : f32
+  }
+  memref.store %sum, %out[] : memref<f32>
+  return
+}
