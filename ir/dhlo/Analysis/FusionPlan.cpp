@@ -101,6 +101,28 @@ std::string dimsString(const ShapeConstraintAnalysis &a, Value v) {
   return s + "]";
 }
 
+/// How the reductions of a fusion lower: whole (every reduced value loses
+/// all its dims), rows (each folds only the innermost dim of its operand,
+/// so it reduces row by row), or neither.
+struct ReductionShape {
+  bool whole = true, rows = true;
+};
+
+ReductionShape reductionShape(const Fusion &fusion) {
+  ReductionShape shape;
+  for (Operation *op : fusion.ops) {
+    auto reduce = llvm::dyn_cast<ReduceOp>(op);
+    if (!reduce)
+      continue;
+    int64_t rank =
+        llvm::cast<RankedTensorType>(reduce.getOperand().getType()).getRank();
+    ArrayRef<int64_t> dims = reduce.getDimensions();
+    shape.whole &= static_cast<int64_t>(dims.size()) == rank;
+    shape.rows &= dims.size() == 1 && dims[0] == rank - 1;
+  }
+  return shape;
+}
+
 /// The versions the backends build for `fusion` (Fusion::versions).
 std::vector<std::string>
 kernelVersions(const Fusion &fusion, const ShapeConstraintAnalysis &analysis) {
@@ -110,10 +132,19 @@ kernelVersions(const Fusion &fusion, const ShapeConstraintAnalysis &analysis) {
     auto broadcast = llvm::dyn_cast<BroadcastInDimOp>(op);
     return broadcast && stretchesAtRunTime(broadcast, analysis);
   });
-  if (!stretch)
+  if (stretch)
+    return {"no-stretch/parallel", "no-stretch/serial", "stretch/parallel",
+            "stretch/serial"};
+  if (fusion.kind == FusionKind::Loop)
     return {"parallel", "serial"};
-  return {"no-stretch/parallel", "no-stretch/serial", "stretch/parallel",
-          "stretch/serial"};
+  // A reduction with nothing left to run in parallel but its one row.
+  ReductionShape shape = reductionShape(fusion);
+  if (shape.whole)
+    return shape.rows ? std::vector<std::string>{"split-row", "serial"}
+                      : std::vector<std::string>{"serial"};
+  if (shape.rows)
+    return {"split-row", "parallel", "serial"};
+  return {"parallel", "serial"};
 }
 
 } // namespace

@@ -43,8 +43,11 @@ struct Fusion {
   /// The kernel's speculative versions, at most 4, each chosen per run by
   /// a cheap check on sizes: "library" for a GEMM; otherwise
   /// {parallel, serial} by amount of work, crossed with
-  /// {no-stretch, stretch} when a broadcast in it may or may not stretch
-  /// (jit/Passes.td, anyshape-speculate-kernels).
+  /// {no-stretch, stretch} when a broadcast in it may or may not stretch;
+  /// without those, a reduction of innermost dims alone also has
+  /// "split-row" (fewer rows than threads share each row), and a reduction
+  /// of every dim has no "parallel" (jit/Passes.td,
+  /// anyshape-speculate-kernels).
   std::vector<std::string> versions;
 };
 

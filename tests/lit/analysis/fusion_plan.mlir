@@ -4,7 +4,9 @@
 // softmax over rows is one kStitch; a producer shared by two kernels stays
 // out of both; an index space that cannot be proven equal is not fused.
 // Each kernel lists its speculative versions: parallel/serial, crossed
-// with no-stretch/stretch when a broadcast dim may or may not be 1.
+// with no-stretch/stretch when a broadcast dim may or may not be 1; a
+// reduction of the innermost dim also split-row; a reduction of every dim
+// no parallel one.
 
 // CHECK-LABEL: fusion plan of @chain
 // CHECK: fusions: 1
@@ -22,7 +24,7 @@ func.func @chain(%x: tensor<?x4xf32, #dhlo.shape<n, 4>>) -> tensor<?x4xf32, #dhl
 
 // CHECK-LABEL: fusion plan of @column_reduce
 // CHECK: fusions: 1
-// CHECK-NEXT: #0 kInput root dhlo.reduce over [n, m], 3 ops, 1 reductions: abs exp reduce
+// CHECK-NEXT: #0 kInput root dhlo.reduce over [n, m], 3 ops, 1 reductions: abs exp reduce | versions: parallel serial{{$}}
 func.func @column_reduce(%x: tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<?xf32, #dhlo.shape<m>> {
   %a = dhlo.abs %x : (tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<?x?xf32, #dhlo.shape<n, m>>
   %e = dhlo.exp %a : (tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<?x?xf32, #dhlo.shape<n, m>>
@@ -34,7 +36,7 @@ func.func @column_reduce(%x: tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<?xf32
 
 // CHECK-LABEL: fusion plan of @softmax
 // CHECK: fusions: 1
-// CHECK-NEXT: #0 kStitch root dhlo.div over [n, m], 7 ops, 2 reductions: reduce broadcast_in_dim sub exp reduce broadcast_in_dim div
+// CHECK-NEXT: #0 kStitch root dhlo.div over [n, m], 7 ops, 2 reductions: reduce broadcast_in_dim sub exp reduce broadcast_in_dim div | versions: split-row parallel serial{{$}}
 func.func @softmax(%x: tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<?x?xf32, #dhlo.shape<n, m>> {
   %max = dhlo.reduce %x {kind = "max", dimensions = array<i64: 1>} : (tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<?xf32, #dhlo.shape<n>>
   %bm = dhlo.broadcast_in_dim %max {shape = #dhlo.shape<n, m>, broadcast_dimensions = array<i64: 0>} : (tensor<?xf32, #dhlo.shape<n>>) -> tensor<?x?xf32, #dhlo.shape<n, m>>
@@ -85,4 +87,20 @@ func.func @maybe_stretch(%x: tensor<?x?xf32, #dhlo.shape<n, m>>, %b: tensor<?xf3
   %bb = dhlo.broadcast_in_dim %b {shape = #dhlo.shape<n, m>, broadcast_dimensions = array<i64: 1>} : (tensor<?xf32, #dhlo.shape<k>>) -> tensor<?x?xf32, #dhlo.shape<n, m>>
   %y = dhlo.add %x, %bb : (tensor<?x?xf32, #dhlo.shape<n, m>>, tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<?x?xf32, #dhlo.shape<n, m>>
   return %y : tensor<?x?xf32, #dhlo.shape<n, m>>
+}
+
+// -----
+
+// Reductions of every dim: a 1-D value's is one row (split-row), a 2-D
+// value's a serial loop nest.
+// CHECK-LABEL: fusion plan of @whole_reductions
+// CHECK: fusions: 2
+// CHECK-NEXT: #0 kInput root dhlo.reduce over [n], 2 ops, 1 reductions: exp reduce | versions: split-row serial{{$}}
+// CHECK-NEXT: #1 kInput root dhlo.reduce over [n, m], 2 ops, 1 reductions: exp reduce | versions: serial{{$}}
+func.func @whole_reductions(%x: tensor<?xf32, #dhlo.shape<n>>, %y: tensor<?x?xf32, #dhlo.shape<n, m>>) -> (tensor<f32, #dhlo.shape<>>, tensor<f32, #dhlo.shape<>>) {
+  %e = dhlo.exp %x : (tensor<?xf32, #dhlo.shape<n>>) -> tensor<?xf32, #dhlo.shape<n>>
+  %s = dhlo.reduce %e {kind = "sum", dimensions = array<i64: 0>} : (tensor<?xf32, #dhlo.shape<n>>) -> tensor<f32, #dhlo.shape<>>
+  %f = dhlo.exp %y : (tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<?x?xf32, #dhlo.shape<n, m>>
+  %t = dhlo.reduce %f {kind = "sum", dimensions = array<i64: 0, 1>} : (tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<f32, #dhlo.shape<>>
+  return %s, %t : tensor<f32, #dhlo.shape<>>, tensor<f32, #dhlo.shape<>>
 }
