@@ -118,9 +118,10 @@ concreteShapes(const v1::Graph &graph, const GraphInfo &info,
         typeOf(inputShapes[k], graph.inputs(k).type().dtype()));
   std::vector<SymTensorType> nodeTypes(graph.nodes_size());
   result.nodes.resize(graph.nodes_size());
+  std::vector<const SymTensorType *> operands; // reused: no allocation
   for (int i : info.topologicalOrder) {
     const v1::Node &node = graph.nodes(i);
-    std::vector<const SymTensorType *> operands;
+    operands.clear();
     for (ValueRef v : info.operandRefs[i])
       operands.push_back(v.isInput ? &inputTypes[v.index]
                                    : &nodeTypes[v.index]);

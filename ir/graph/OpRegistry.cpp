@@ -1,6 +1,8 @@
 // The op table. Order follows docs/ops.md.
 #include "OpRegistry.h"
 
+#include <unordered_map>
+
 namespace anyshape {
 
 using A = v1::Node::AttrsCase;
@@ -50,10 +52,15 @@ const std::vector<OpInfo> &allOps() {
 }
 
 const OpInfo *lookupOp(std::string_view name) {
-  for (const OpInfo &op : allOps())
-    if (op.name == name)
-      return &op;
-  return nullptr;
+  // Looked up for every node of every run-time shape check.
+  static const auto *byName = [] {
+    auto *map = new std::unordered_map<std::string_view, const OpInfo *>;
+    for (const OpInfo &op : allOps())
+      map->emplace(op.name, &op);
+    return map;
+  }();
+  auto it = byName->find(name);
+  return it == byName->end() ? nullptr : it->second;
 }
 
 std::string_view attrsName(v1::Node::AttrsCase attrs) {

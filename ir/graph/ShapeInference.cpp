@@ -125,6 +125,7 @@ StatusOr<SymTensorType> inferBinary(const Node &node, const SymTensorType &a,
     return invalidArgument(op + " needs numeric operands, got " + a.toString());
   }
   SymTensorType result{op == "compare" ? v1::DTYPE_BOOL : a.dtype, {}};
+  result.dims.reserve(a.dims.size());
   for (int64_t i = 0; i < a.rank(); ++i) {
     auto d = unifyDims(a.dims[i], b.dims[i]);
     if (!d)
@@ -149,6 +150,7 @@ StatusOr<SymTensorType> inferSelect(const SymTensorType &pred,
     return invalidArgument("select predicate " + pred.toString() +
                            " must be a scalar or match " + onTrue.toString());
   SymTensorType result{onTrue.dtype, {}};
+  result.dims.reserve(onTrue.dims.size());
   for (int64_t i = 0; i < onTrue.rank(); ++i) {
     auto d = unifyDims(onTrue.dims[i], onFalse.dims[i]);
     if (d && pred.rank() != 0)
@@ -198,6 +200,7 @@ StatusOr<SymTensorType> inferReduce(const v1::ReduceAttrs &attrs,
   std::set<int64_t> reduced(attrs.dimensions().begin(),
                             attrs.dimensions().end());
   SymTensorType result{x.dtype, {}};
+  result.dims.reserve(x.dims.size());
   for (int64_t i = 0; i < x.rank(); ++i)
     if (!reduced.count(i))
       result.dims.push_back(x.dims[i]);
@@ -227,6 +230,7 @@ StatusOr<SymTensorType> inferDotGeneral(const v1::DotGeneralAttrs &attrs,
   ANYSHAPE_RETURN_IF_ERROR(
       detail::checkAxes(rhsAll, rhs.rank(), "dot_general rhs dimension"));
   SymTensorType result{lhs.dtype, {}};
+  result.dims.reserve(lhs.dims.size() + rhs.dims.size());
   for (int i = 0; i < lb.size(); ++i) {
     auto d = unifyDims(lhs.dims[lb[i]], rhs.dims[rb[i]]);
     if (!d)

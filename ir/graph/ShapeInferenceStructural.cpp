@@ -26,6 +26,7 @@ inferBroadcastInDim(const v1::BroadcastInDimAttrs &attrs,
     sourceOf[mapping[i]] = i;
 
   SymTensorType result{x.dtype, {}};
+  result.dims.reserve(static_cast<size_t>(rank));
   for (int64_t r = 0; r < rank; ++r) {
     const v1::Dim &dim = attrs.shape(r);
     int64_t src = sourceOf[r];
@@ -61,6 +62,7 @@ StatusOr<SymTensorType> inferReshape(const v1::ReshapeAttrs &attrs,
   if (!inputCount)
     return invalidArgument("element count overflows int64");
   SymTensorType result{x.dtype, {}};
+  result.dims.reserve(attrs.shape_size());
   SymExpr known = SymExpr::constant(1);
   int64_t inferredAt = -1;
   for (int64_t r = 0; r < attrs.shape_size(); ++r) {
@@ -111,6 +113,7 @@ StatusOr<SymTensorType> inferTranspose(const v1::TransposeAttrs &attrs,
                            " entries for rank " + str(x.rank()));
   ANYSHAPE_RETURN_IF_ERROR(checkAxes(perm, x.rank(), "permutation entry"));
   SymTensorType result{x.dtype, {}};
+  result.dims.reserve(x.dims.size());
   for (int64_t p : perm)
     result.dims.push_back(x.dims[p]);
   return result;
@@ -125,6 +128,7 @@ StatusOr<SymTensorType> inferSlice(const v1::SliceAttrs &attrs,
   if (attrs.strides_size() != 0 && attrs.strides_size() != x.rank())
     return invalidArgument("slice strides must be empty or one per dim");
   SymTensorType result{x.dtype, {}};
+  result.dims.reserve(x.dims.size());
   for (int64_t i = 0; i < x.rank(); ++i) {
     int64_t stride = attrs.strides_size() ? attrs.strides(i) : 1;
     if (stride < 1)
@@ -209,6 +213,7 @@ StatusOr<SymTensorType> inferPad(const v1::PadAttrs &attrs,
       attrs.interior_padding_size() != x.rank())
     return invalidArgument("interior_padding must be empty or one per dim");
   SymTensorType result{x.dtype, {}};
+  result.dims.reserve(x.dims.size());
   for (int64_t i = 0; i < x.rank(); ++i) {
     int64_t lo = attrs.edge_padding_low(i), hi = attrs.edge_padding_high(i);
     int64_t interior =

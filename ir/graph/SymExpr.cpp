@@ -1,4 +1,6 @@
-// Overflow-checked polynomial arithmetic for symbolic dims.
+// Overflow-checked polynomial arithmetic for symbolic dims. Constants take
+// a fast path everywhere: the concrete world (run-time shape checks) only
+// ever combines constants.
 #include "SymExpr.h"
 
 #include <algorithm>
@@ -7,8 +9,7 @@ namespace anyshape {
 
 SymExpr SymExpr::constant(int64_t value) {
   SymExpr e;
-  if (value != 0)
-    e.terms_[{}] = value;
+  e.constant_ = value;
   return e;
 }
 
@@ -18,21 +19,34 @@ SymExpr SymExpr::symbol(const std::string &name) {
   return e;
 }
 
-bool SymExpr::isConstant() const {
-  return terms_.empty() ||
-         (terms_.size() == 1 && terms_.begin()->first.empty());
+SymExpr SymExpr::fromTerms(std::map<Monomial, int64_t> terms) {
+  SymExpr e;
+  auto constantTerm = terms.find({});
+  if (constantTerm != terms.end()) {
+    e.constant_ = constantTerm->second;
+    terms.erase(constantTerm);
+  }
+  e.terms_ = std::move(terms);
+  return e;
 }
 
+std::map<SymExpr::Monomial, int64_t> SymExpr::terms() const {
+  std::map<Monomial, int64_t> all = terms_;
+  if (constant_ != 0)
+    all[{}] = constant_;
+  return all;
+}
+
+bool SymExpr::isConstant() const { return terms_.empty(); }
+
 std::optional<int64_t> SymExpr::constantValue() const {
-  if (terms_.empty())
-    return 0;
   if (isConstant())
-    return terms_.begin()->second;
+    return constant_;
   return std::nullopt;
 }
 
 std::optional<std::string> SymExpr::singleSymbol() const {
-  if (terms_.size() != 1)
+  if (constant_ != 0 || terms_.size() != 1)
     return std::nullopt;
   const auto &[monomial, coefficient] = *terms_.begin();
   if (monomial.size() != 1 || coefficient != 1)
@@ -42,6 +56,8 @@ std::optional<std::string> SymExpr::singleSymbol() const {
 
 std::optional<SymExpr> SymExpr::add(const SymExpr &a, const SymExpr &b) {
   SymExpr result = a;
+  if (__builtin_add_overflow(a.constant_, b.constant_, &result.constant_))
+    return std::nullopt;
   for (const auto &[monomial, coefficient] : b.terms_) {
     int64_t &slot = result.terms_[monomial];
     if (__builtin_add_overflow(slot, coefficient, &slot))
@@ -60,31 +76,38 @@ std::optional<SymExpr> SymExpr::sub(const SymExpr &a, const SymExpr &b) {
 }
 
 std::optional<SymExpr> SymExpr::mul(const SymExpr &a, const SymExpr &b) {
-  SymExpr result;
-  for (const auto &[ma, ca] : a.terms_) {
-    for (const auto &[mb, cb] : b.terms_) {
+  if (a.isConstant() && b.isConstant()) {
+    SymExpr result;
+    if (__builtin_mul_overflow(a.constant_, b.constant_, &result.constant_))
+      return std::nullopt;
+    return result;
+  }
+  std::map<Monomial, int64_t> product;
+  for (const auto &[ma, ca] : a.terms()) {
+    for (const auto &[mb, cb] : b.terms()) {
       Monomial m = ma;
       m.insert(m.end(), mb.begin(), mb.end());
       std::sort(m.begin(), m.end());
-      int64_t product;
-      if (__builtin_mul_overflow(ca, cb, &product))
+      int64_t term;
+      if (__builtin_mul_overflow(ca, cb, &term))
         return std::nullopt;
-      int64_t &slot = result.terms_[m];
-      if (__builtin_add_overflow(slot, product, &slot))
+      int64_t &slot = product[m];
+      if (__builtin_add_overflow(slot, term, &slot))
         return std::nullopt;
       if (slot == 0)
-        result.terms_.erase(m);
+        product.erase(m);
     }
   }
-  return result;
+  return fromTerms(std::move(product));
 }
 
 std::optional<SymExpr> SymExpr::divideExact(const SymExpr &divisor) const {
-  if (divisor.terms_.size() != 1)
+  std::map<Monomial, int64_t> divisorTerms = divisor.terms();
+  if (divisorTerms.size() != 1)
     return std::nullopt;
-  const auto &[dm, dc] = *divisor.terms_.begin();
-  SymExpr result;
-  for (const auto &[monomial, coefficient] : terms_) {
+  const auto &[dm, dc] = *divisorTerms.begin();
+  std::map<Monomial, int64_t> quotient;
+  for (const auto &[monomial, coefficient] : terms()) {
     // INT64_MIN / -1 overflows; checked first, as INT64_MIN % -1 traps too.
     if (dc == -1 && coefficient == INT64_MIN)
       return std::nullopt;
@@ -96,15 +119,15 @@ std::optional<SymExpr> SymExpr::divideExact(const SymExpr &divisor) const {
       return std::nullopt;
     std::set_difference(monomial.begin(), monomial.end(), dm.begin(), dm.end(),
                         std::back_inserter(rest));
-    result.terms_[rest] = coefficient / dc;
+    quotient[rest] = coefficient / dc;
   }
-  return result;
+  return fromTerms(std::move(quotient));
 }
 
 std::optional<int64_t>
 SymExpr::evaluate(const std::map<std::string, int64_t> &values,
                   std::string *missing) const {
-  int64_t total = 0;
+  int64_t total = constant_;
   for (const auto &[monomial, coefficient] : terms_) {
     int64_t term = coefficient;
     for (const std::string &name : monomial) {
@@ -133,12 +156,12 @@ std::vector<std::string> SymExpr::symbols() const {
 }
 
 std::string SymExpr::toString() const {
-  if (terms_.empty())
-    return "0";
+  if (isConstant())
+    return std::to_string(constant_);
   std::string out;
   // Highest-degree terms first, the constant last: "2*seq + 1".
-  std::vector<std::pair<Monomial, int64_t>> ordered(terms_.begin(),
-                                                    terms_.end());
+  std::map<Monomial, int64_t> all = terms();
+  std::vector<std::pair<Monomial, int64_t>> ordered(all.begin(), all.end());
   std::sort(ordered.begin(), ordered.end(), [](const auto &a, const auto &b) {
     if (a.first.size() != b.first.size())
       return a.first.size() > b.first.size();

@@ -8,8 +8,9 @@
 // operation that would overflow int64 returns nullopt and callers turn that
 // into an error naming the node.
 //
-// Invariant: no stored term has a zero coefficient; the constant term is the
-// one keyed by the empty monomial.
+// Invariant: no stored term has a zero coefficient. The constant term is
+// kept apart from the others, so that a constant (every dim in the concrete
+// world) is a plain number: no allocation to make, copy or free.
 #pragma once
 
 #include <cstdint>
@@ -33,7 +34,9 @@ public:
   std::optional<int64_t> constantValue() const;
   /// The symbol if this is exactly one symbol with coefficient 1.
   std::optional<std::string> singleSymbol() const;
-  const std::map<Monomial, int64_t> &terms() const { return terms_; }
+  /// Every term, the constant one keyed by the empty monomial (a copy: for
+  /// the symbolic world's readers, not for hot paths).
+  std::map<Monomial, int64_t> terms() const;
 
   static std::optional<SymExpr> add(const SymExpr &a, const SymExpr &b);
   static std::optional<SymExpr> sub(const SymExpr &a, const SymExpr &b);
@@ -50,14 +53,20 @@ public:
   /// All symbols appearing in any term.
   std::vector<std::string> symbols() const;
 
-  bool operator==(const SymExpr &other) const { return terms_ == other.terms_; }
+  bool operator==(const SymExpr &other) const {
+    return constant_ == other.constant_ && terms_ == other.terms_;
+  }
   bool operator!=(const SymExpr &other) const { return !(*this == other); }
 
   /// "768", "seq", "batch*seq", "2*seq + 1".
   std::string toString() const;
 
 private:
-  std::map<Monomial, int64_t> terms_;
+  /// From all terms, the constant one keyed by the empty monomial.
+  static SymExpr fromTerms(std::map<Monomial, int64_t> terms);
+
+  int64_t constant_ = 0;
+  std::map<Monomial, int64_t> terms_; // non-constant terms only
 };
 
 } // namespace anyshape

@@ -72,26 +72,26 @@ ShapeContext ShapeContext::concrete(const GraphLimits &limits,
   return ctx;
 }
 
+StatusOr<SymExpr> ShapeContext::readSymbol(const std::string &name) const {
+  if (!isValidSymbolName(name))
+    return invalidArgument("invalid symbol name '" + name + "'");
+  if (concrete_) {
+    auto it = bindings_.find(name);
+    if (it == bindings_.end())
+      return invalidArgument("symbol '" + name + "' is not bound by any input");
+    return SymExpr::constant(it->second);
+  }
+  if (!open_ && !boundSymbols_.count(name))
+    return invalidArgument("symbol '" + name + "' is not the dim of any input");
+  return SymExpr::symbol(name);
+}
+
 StatusOr<SymExpr> ShapeContext::read(const v1::DimExpr &expr) const {
   SymExpr result = SymExpr::constant(expr.constant());
   for (const auto &term : expr.terms()) {
     SymExpr product = SymExpr::constant(term.coefficient());
     for (const std::string &name : term.symbols()) {
-      if (!isValidSymbolName(name))
-        return invalidArgument("invalid symbol name '" + name + "'");
-      SymExpr factor;
-      if (concrete_) {
-        auto it = bindings_.find(name);
-        if (it == bindings_.end())
-          return invalidArgument("symbol '" + name +
-                                 "' is not bound by any input");
-        factor = SymExpr::constant(it->second);
-      } else {
-        if (!open_ && !boundSymbols_.count(name))
-          return invalidArgument("symbol '" + name +
-                                 "' is not the dim of any input");
-        factor = SymExpr::symbol(name);
-      }
+      ANYSHAPE_ASSIGN_OR_RETURN(SymExpr factor, readSymbol(name));
       auto next = SymExpr::mul(product, factor);
       if (!next)
         return invalidArgument("dim expression overflows int64");
@@ -115,11 +115,7 @@ StatusOr<std::optional<SymExpr>> ShapeContext::read(const v1::Dim &dim,
       return invalidArgument("negative size " + std::to_string(dim.size()));
     return std::optional<SymExpr>(SymExpr::constant(dim.size()));
   case v1::Dim::kSymbol: {
-    v1::DimExpr expr;
-    auto *term = expr.add_terms();
-    term->set_coefficient(1);
-    term->add_symbols(dim.symbol());
-    ANYSHAPE_ASSIGN_OR_RETURN(SymExpr e, read(expr));
+    ANYSHAPE_ASSIGN_OR_RETURN(SymExpr e, readSymbol(dim.symbol()));
     return std::optional<SymExpr>(std::move(e));
   }
   case v1::Dim::kExpr: {

@@ -83,6 +83,9 @@ public:
 private:
   ShapeContext(const GraphLimits &limits) : limits_(&limits) {}
 
+  /// A symbol in an attribute: its size (concrete mode) or itself.
+  StatusOr<SymExpr> readSymbol(const std::string &name) const;
+
   const GraphLimits *limits_;
   bool concrete_ = false;
   bool open_ = false;
