@@ -166,6 +166,22 @@ void BM_SoftmaxOneRow(benchmark::State &state) {
                 2 * n * 4);
 }
 
+/// Sums of [4096, 4096] (64 MiB) over its rows (range(0) = 1: each row's
+/// innermost dim) or its columns (0: the outer dim).
+void BM_Sum(benchmark::State &state) {
+  auto compileSum = [](int64_t dim) {
+    client::GraphBuilder b("sum");
+    client::Value x = b.parameter("x", v1::DTYPE_F32, {"m", "n"});
+    b.output(b.reduce(x, {dim}, client::Reduction::Sum), "y");
+    return compileOrDie(*b.build());
+  };
+  static auto columns = compileSum(0), rows = compileSum(1);
+  std::vector<v1::Tensor> inputs{
+      literalToTensor(randomLiteral(v1::DTYPE_F32, {4096, 4096}, 0))};
+  runExecutable(state, state.range(0) ? *rows : *columns, inputs,
+                4096 * 4096 * 4);
+}
+
 void BM_ImplicitBroadcastAdd(benchmark::State &state) {
   static auto executable = [] {
     client::GraphBuilder b("implicit_broadcast");
@@ -206,6 +222,7 @@ BENCHMARK(BM_SoftmaxOneRow)
     ->ArgsProduct({{kElements, 256 << 10, 16 << 10}, {0, 1}})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
+BENCHMARK(BM_Sum)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_ImplicitBroadcastAdd)
     ->Arg(kElements / 1024)
     ->Arg(64)

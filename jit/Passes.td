@@ -74,8 +74,13 @@ def SpeculateKernels : Pass<"anyshape-speculate-kernels", "mlir::ModuleOp"> {
         of at least `split-row-min-work`, the rows run one after another,
         each shared among the threads in chunks, reductions through
         partial results. Tag `split-row`.
-    A kernel with implicit-broadcast versions has 4 and gets no split-row
-    one, so every kernel has at most 4 versions, as the fusion plan's tags
+    A whole 1-D reduction (a top-level `scf.for` folding one accumulator)
+    is a kernel of one row: `split-row` or `serial`. A column reduction
+    (an `scf.for` over rows whose body is a parallel loop over columns that
+    share no element, jit/ColumnSchedule.h) is one kernel with that loop:
+    its parallel version shares chunks of 1024 columns among the threads,
+    each running every row. A kernel with implicit-broadcast versions has
+    4 and gets no split-row one, so every kernel has at most 4 versions, as the fusion plan's tags
     say. `scf.parallel` loops nested in another become `scf.for` nests
     first (each thread runs them serially).
   }];

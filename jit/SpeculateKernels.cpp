@@ -7,6 +7,7 @@
 // their condition holds; only the schedule and the indexing differ.
 //
 //===----------------------------------------------------------------------===//
+#include "jit/ColumnSchedule.h"
 #include "jit/Passes.h"
 #include "jit/SplitRowSchedule.h"
 
@@ -27,6 +28,13 @@ namespace anyshape::jit {
 #include "jit/Passes.h.inc"
 
 namespace {
+
+/// Columns per chunk of a column reduction's parallel version: whole
+/// vector iterations (64 f32) and 4 KiB of f32 accumulators, which stay in
+/// L1 while the rows stream through. Measured on [4096, 4096] (BM_Sum):
+/// chunks of 64, 256, 512, 1024 and 2048 ran in 4.6, 4.5, 4.0, 3.1 and 3.2
+/// ms; longer stretches of each row read faster, fewer chunks share less.
+constexpr int64_t kColumnChunk = 1024;
 
 Value tripCount(OpBuilder &b, Location loc, Value lower, Value upper,
                 Value step) {
@@ -211,6 +219,13 @@ struct SpeculateKernelsPass : impl::SpeculateKernelsBase<SpeculateKernelsPass> {
           elementwiseRowLoops.insert(serial);
         inner->erase();
       }
+      // A column reduction: the rows' loop around it joins the kernel.
+      auto rows = llvm::dyn_cast<scf::ForOp>(loop->getParentOp());
+      if (rows && !rows->getParentOfType<LoopLikeOpInterface>() &&
+          columnsOf(rows) == loop && stretchConditions(loop).empty()) {
+        versionColumns(rows, loop);
+        continue;
+      }
       // Implicit broadcast: the original under `some size is 1`, a copy
       // without the selects otherwise; each is then versioned by work.
       // With those 4 versions a kernel is at its limit: no split-row one.
@@ -235,6 +250,31 @@ struct SpeculateKernelsPass : impl::SpeculateKernelsBase<SpeculateKernelsPass> {
     }
     for (scf::ForOp reduction : wholeReductions)
       versionWholeReduction(reduction);
+  }
+
+  /// Replaces `rows` (a column reduction, its body the parallel loop
+  /// `columns`) with `scf.if (work >= minWork) {column chunks in parallel}
+  /// else {serial}`; work counts every row of every column.
+  void versionColumns(scf::ForOp rows, scf::ParallelOp columns) {
+    OpBuilder b(rows);
+    Location loc = rows.getLoc();
+    Value work = b.create<arith::MulIOp>(loc, estimateWork(b, columns).total,
+                                         tripCount(b, loc, rows.getLowerBound(),
+                                                   rows.getUpperBound(),
+                                                   rows.getStep()));
+    Value enough =
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, work,
+                                b.create<arith::ConstantIndexOp>(loc, minWork));
+    auto choice = b.create<scf::IfOp>(loc, enough, /*withElse=*/true);
+    b.setInsertionPoint(choice.thenBlock()->getTerminator());
+    buildColumnChunkNest(b, rows, columns, kColumnChunk);
+    b.setInsertionPoint(choice.elseBlock()->getTerminator());
+    auto serial = llvm::cast<scf::ForOp>(b.clone(*rows));
+    auto serialColumns = llvm::cast<scf::ParallelOp>(serial.getBody()->front());
+    OpBuilder inPlace(serialColumns);
+    buildNest(inPlace, serialColumns, 0);
+    serialColumns->erase();
+    rows->erase();
   }
 
   /// `rows < threads && perRow >= splitRowMinWork`.

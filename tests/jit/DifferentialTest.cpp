@@ -238,6 +238,27 @@ TEST(Differential, SplitRowVersionsAgreeAtEveryShape) {
                     "encoder split rows", options);
 }
 
+TEST(Differential, ColumnReductionsAgreeAtEveryShape) {
+  // Column reductions in their parallel version at every size (no work
+  // minimum): column chunks of 1024 whole and partial, one row, none; a
+  // 3-D value reduced over its first dim has two column dims.
+  jit::CompileOptions options;
+  options.pipeline.parallelMinWork = 0;
+  GraphBuilder b("column_reductions");
+  Value x = b.parameter("x", v1::DTYPE_F32, {"rows", "n"});
+  Value k = b.parameter("k", v1::DTYPE_I32, {"rows", "n"});
+  Value cube = b.parameter("cube", v1::DTYPE_F32, {"rows", 3, "n"});
+  b.output(b.reduce(b.exp(x), {0}, Reduction::Sum), "sum_exp");
+  b.output(b.reduce(x, {0}, Reduction::Max), "max");
+  b.output(b.reduce(k, {0}, Reduction::Sum), "int_sum");
+  b.output(b.reduce(cube, {0}, Reduction::Min), "cube_min");
+  auto graph = b.build();
+  ASSERT_TRUE(graph.isOk()) << graph.status().toString();
+  checkAcrossShapes(*graph,
+                    drawShapes({{"rows", {0, 40}}, {"n", {0, 2500}}}, 20, 13),
+                    "column reductions", options);
+}
+
 TEST(Differential, LargeShapesTakeTheParallelVersions) {
   // Above the default threshold, so the parallel kernels run.
   checkAcrossShapes(

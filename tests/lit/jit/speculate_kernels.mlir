@@ -14,7 +14,10 @@
 // through implicit-broadcast selects `select(k == 1, 0, j)` is first split
 // on `k == 1` into the original and a copy without the selects. A kernel
 // whose row loops are reductions and elementwise loops gets a split-row
-// version in its parallel branch. The min-work option sets the constant.
+// version in its parallel branch; a whole 1-D reduction gets one too. A
+// column reduction (an scf.for around the parallel loop, no element shared
+// by two columns) is versioned as one kernel with its rows' loop. The
+// min-work option sets the constant.
 
 // Work is m * n; the parallel version shares rows and chunks of 4096
 // columns among the threads, each chunk a serial loop.
@@ -437,5 +440,77 @@ func.func @whole_reduction(%in: memref<?xf32>, %out: memref<f32>,
     scf.yield %s : f32
   }
   memref.store %sum, %out[] : memref<f32>
+  return
+}
+
+// -----
+
+// A column reduction: the rows' scf.for around a parallel loop over
+// columns joins the kernel. Its parallel version shares chunks of 1024
+// columns among the threads, each chunk running every row; the serial one
+// is the nest itself. Work counts every row of every column.
+// CHECK-LABEL: func.func @column_sum
+// CHECK-SAME: (%[[IN:.*]]: memref<?x?xf32>, %[[ACC:.*]]: memref<?xf32>, %[[M:.*]]: index, %[[N:.*]]: index)
+// CHECK: %[[COLS:.*]] = arith.muli %{{.*}}, %{{.*}} : index
+// CHECK: %[[ROWS:.*]] = arith.maxsi
+// CHECK-NEXT: %[[WORK:.*]] = arith.muli %[[COLS]], %[[ROWS]] : index
+// CHECK-NEXT: %[[LIMIT:.*]] = arith.constant 32768 : index
+// CHECK-NEXT: %[[ENOUGH:.*]] = arith.cmpi sge, %[[WORK]], %[[LIMIT]] : index
+// CHECK-NEXT: scf.if %[[ENOUGH]] {
+// CHECK-NEXT: %[[COLUMNS:.*]] = arith.constant 1024 : index
+// CHECK-NEXT: %[[STRIDE:.*]] = arith.muli %{{.*}}, %[[COLUMNS]] : index
+// CHECK-NEXT: scf.parallel (%[[JJ:.*]]) = (%{{.*}}) to (%[[N]]) step (%[[STRIDE]]) {
+// CHECK-NEXT: %[[NEXT:.*]] = arith.addi %[[JJ]], %[[STRIDE]] : index
+// CHECK-NEXT: %[[END:.*]] = arith.minsi %[[NEXT]], %[[N]] : index
+// CHECK-NEXT: scf.for %[[I:.*]] = %{{.*}} to %[[M]] step %{{.*}} {
+// CHECK-NEXT: scf.for %[[J:.*]] = %[[JJ]] to %[[END]] step %{{.*}} {
+// CHECK-NEXT: %[[X:.*]] = memref.load %[[IN]][%[[I]], %[[J]]]
+// CHECK-NEXT: %[[A:.*]] = memref.load %[[ACC]][%[[J]]]
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[A]], %[[X]]
+// CHECK-NEXT: memref.store %[[S]], %[[ACC]][%[[J]]]
+// CHECK: } else {
+// CHECK-NEXT: scf.for %[[SI:.*]] = %{{.*}} to %[[M]] step %{{.*}} {
+// CHECK-NEXT: scf.for %[[SJ:.*]] = %{{.*}} to %[[N]] step %{{.*}} {
+// CHECK-NEXT: memref.load %[[IN]][%[[SI]], %[[SJ]]]
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func @column_sum(%in: memref<?x?xf32>, %acc: memref<?xf32>,
+                      %m: index, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %m step %c1 {
+    scf.parallel (%j) = (%c0) to (%n) step (%c1) {
+      %x = memref.load %in[%i, %j] : memref<?x?xf32>
+      %a = memref.load %acc[%j] : memref<?xf32>
+      %s = arith.addf %a, %x : f32
+      memref.store %s, %acc[%j] : memref<?xf32>
+      scf.reduce
+    }
+  }
+  return
+}
+
+// -----
+
+// The columns may not run rows in another order when a written buffer is
+// read at another column: the parallel loop is versioned alone, inside
+// the rows' loop.
+// CHECK-LABEL: func.func @not_columns
+// CHECK: scf.for
+// CHECK: scf.if
+// CHECK-NOT: arith.constant 1024
+func.func @not_columns(%acc: memref<?xf32>, %m: index, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %m step %c1 {
+    scf.parallel (%j) = (%c0) to (%n) step (%c1) {
+      %k = arith.addi %j, %c1 : index
+      %a = memref.load %acc[%j] : memref<?xf32>
+      %b = memref.load %acc[%k] : memref<?xf32>
+      %s = arith.addf %a, %b : f32
+      memref.store %s, %acc[%j] : memref<?xf32>
+      scf.reduce
+    }
+  }
   return
 }

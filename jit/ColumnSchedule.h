@@ -1,0 +1,34 @@
+//===- ColumnSchedule.h - column reductions over threads --------*- C++ -*-===//
+//
+// The parallel version of a kernel whose reduced dims come before its
+// parallel ones (a column reduction: `for i { parallel j { acc[j] +=
+// x[i, j] } }`, as linalg lowers it). Versioned like the others, only its
+// inner loop would be a kernel: an OpenMP region per row, or, below the
+// work threshold, a serial whole. Instead, the columns are cut into chunks
+// that the threads share, and each chunk runs every row: `parallel jj {
+// for i { for j in chunk(jj) } }`, the chunk's accumulators staying in
+// cache while rows stream through (anyshape-speculate-kernels).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+
+namespace anyshape::jit {
+
+/// The scf.parallel that `outer` (an scf.for without results) consists of,
+/// when its iterations may run in the other order: the loop body's only
+/// op is that parallel loop, and every buffer the parallel loop writes is
+/// accessed at one list of indices, holding each of its induction
+/// variables, so no two columns share an element. Null otherwise.
+mlir::scf::ParallelOp columnsOf(mlir::scf::ForOp outer);
+
+/// Builds at `b`'s insertion point the parallel version of `outer` (whose
+/// columnsOf is `columns`): a parallel loop over the outer dims of
+/// `columns` and chunks of `chunk` iterations of its innermost dim, each
+/// running `outer`'s iterations over the chunk.
+void buildColumnChunkNest(mlir::OpBuilder &b, mlir::scf::ForOp outer,
+                          mlir::scf::ParallelOp columns, int64_t chunk);
+
+} // namespace anyshape::jit
