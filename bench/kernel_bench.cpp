@@ -16,6 +16,7 @@
 //   - BM_SoftmaxOneRow: softmax over [1, n], its row shared among the
 //     threads (the split-row version) or on one thread, at 64 MiB, in
 //     cache and at the split-row threshold;
+//   - BM_Sum: a 64 MiB sum over rows, over columns and over a middle dim;
 //   - BM_ImplicitBroadcastAdd: y = x + broadcast(b) for x [rows, m] and b
 //     [k], where k may be 1 or m at run time (the shape analysis cannot
 //     tell), run with k = m = 1024 (the kernel's no-stretch version) at
@@ -166,20 +167,29 @@ void BM_SoftmaxOneRow(benchmark::State &state) {
                 2 * n * 4);
 }
 
-/// Sums of [4096, 4096] (64 MiB) over its rows (range(0) = 1: each row's
-/// innermost dim) or its columns (0: the outer dim).
+/// Sums of 64 MiB: [4096, 4096] over its rows (range(0) = 1: each row's
+/// innermost dim) or its columns (0: the outer dim), and [1, 4096, 4096]
+/// over its middle dim (2: one row of 4096 x 4096, shared by columns).
 void BM_Sum(benchmark::State &state) {
-  auto compileSum = [](int64_t dim) {
+  auto compileSum = [](std::vector<client::Dim> dims, int64_t dim) {
     client::GraphBuilder b("sum");
-    client::Value x = b.parameter("x", v1::DTYPE_F32, {"m", "n"});
+    client::Value x = b.parameter("x", v1::DTYPE_F32, std::move(dims));
     b.output(b.reduce(x, {dim}, client::Reduction::Sum), "y");
     return compileOrDie(*b.build());
   };
-  static auto columns = compileSum(0), rows = compileSum(1);
+  static auto columns = compileSum({"m", "n"}, 0);
+  static auto rows = compileSum({"m", "n"}, 1);
+  static auto middle = compileSum({"b", "m", "n"}, 1);
+  int64_t shape = state.range(0);
+  std::vector<int64_t> dims{4096, 4096};
+  if (shape == 2)
+    dims.insert(dims.begin(), 1);
   std::vector<v1::Tensor> inputs{
-      literalToTensor(randomLiteral(v1::DTYPE_F32, {4096, 4096}, 0))};
-  runExecutable(state, state.range(0) ? *rows : *columns, inputs,
-                4096 * 4096 * 4);
+      literalToTensor(randomLiteral(v1::DTYPE_F32, dims, 0))};
+  const jit::Executable &executable = shape == 0   ? *columns
+                                      : shape == 1 ? *rows
+                                                   : *middle;
+  runExecutable(state, executable, inputs, 4096 * 4096 * 4);
 }
 
 void BM_ImplicitBroadcastAdd(benchmark::State &state) {
@@ -222,7 +232,10 @@ BENCHMARK(BM_SoftmaxOneRow)
     ->ArgsProduct({{kElements, 256 << 10, 16 << 10}, {0, 1}})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
-BENCHMARK(BM_Sum)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_Sum)
+    ->DenseRange(0, 2)
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 BENCHMARK(BM_ImplicitBroadcastAdd)
     ->Arg(kElements / 1024)
     ->Arg(64)

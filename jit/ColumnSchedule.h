@@ -24,11 +24,17 @@ namespace anyshape::jit {
 /// variables, so no two columns share an element. Null otherwise.
 mlir::scf::ParallelOp columnsOf(mlir::scf::ForOp outer);
 
+/// Columns per chunk when `columns` columns are shared among threads: a
+/// quarter of them rounded up to whole vector iterations (64), from 64 to
+/// 1024 (4 KiB of f32 accumulators, which stay in L1).
+mlir::Value columnChunkLength(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::Value columns);
+
 /// Builds at `b`'s insertion point the parallel version of `outer` (whose
 /// columnsOf is `columns`): a parallel loop over the outer dims of
-/// `columns` and chunks of `chunk` iterations of its innermost dim, each
+/// `columns` and chunks (columnChunkLength) of its innermost dim, each
 /// running `outer`'s iterations over the chunk.
 void buildColumnChunkNest(mlir::OpBuilder &b, mlir::scf::ForOp outer,
-                          mlir::scf::ParallelOp columns, int64_t chunk);
+                          mlir::scf::ParallelOp columns);
 
 } // namespace anyshape::jit

@@ -29,13 +29,6 @@ namespace anyshape::jit {
 
 namespace {
 
-/// Columns per chunk of a column reduction's parallel version: whole
-/// vector iterations (64 f32) and 4 KiB of f32 accumulators, which stay in
-/// L1 while the rows stream through. Measured on [4096, 4096] (BM_Sum):
-/// chunks of 64, 256, 512, 1024 and 2048 ran in 4.6, 4.5, 4.0, 3.1 and 3.2
-/// ms; longer stretches of each row read faster, fewer chunks share less.
-constexpr int64_t kColumnChunk = 1024;
-
 Value tripCount(OpBuilder &b, Location loc, Value lower, Value upper,
                 Value step) {
   Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
@@ -44,10 +37,31 @@ Value tripCount(OpBuilder &b, Location loc, Value lower, Value upper,
   return b.create<arith::MaxSIOp>(loc, count, zero);
 }
 
+/// The iterations of the scf.for loops directly in `body` whose bounds are
+/// defined outside `kernel`, each times those of the loops in its own body
+/// alike (a column reduction's rows times its columns); null without such
+/// loops.
+Value loopWork(OpBuilder &b, Location loc, Block *body, Operation *kernel) {
+  auto outside = [&](Value v) {
+    return !kernel->isAncestor(v.getParentRegion()->getParentOp());
+  };
+  Value sum;
+  for (auto inner : body->getOps<scf::ForOp>()) {
+    if (!outside(inner.getLowerBound()) || !outside(inner.getUpperBound()) ||
+        !outside(inner.getStep()))
+      continue;
+    Value trips = tripCount(b, loc, inner.getLowerBound(),
+                            inner.getUpperBound(), inner.getStep());
+    if (Value nested = loopWork(b, loc, inner.getBody(), kernel))
+      trips = b.create<arith::MulIOp>(loc, trips, nested);
+    sum = sum ? b.create<arith::AddIOp>(loc, sum, trips) : trips;
+  }
+  return sum;
+}
+
 /// A kernel's amount of work: its iterations (rows) times the work of one
-/// (the sum of the trip counts of the scf.for loops directly in its body
-/// whose bounds are defined outside it: one loop per row for a plain
-/// kernel, one per member for a stitched one; null without such loops).
+/// (loopWork of its body: one loop per row for a plain kernel, one per
+/// member for a stitched one; null without such loops).
 struct Work {
   Value rows, perRow, total;
 };
@@ -59,23 +73,10 @@ Work estimateWork(OpBuilder &b, scf::ParallelOp loop) {
        llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep()))
     rows = b.create<arith::MulIOp>(loc, rows,
                                    tripCount(b, loc, lower, upper, step));
-  Value perIteration;
-  for (auto inner : loop.getBody()->getOps<scf::ForOp>()) {
-    auto outside = [&](Value v) {
-      return !loop->isAncestor(v.getParentRegion()->getParentOp());
-    };
-    if (!outside(inner.getLowerBound()) || !outside(inner.getUpperBound()) ||
-        !outside(inner.getStep()))
-      continue;
-    Value trips = tripCount(b, loc, inner.getLowerBound(),
-                            inner.getUpperBound(), inner.getStep());
-    perIteration = perIteration
-                       ? b.create<arith::AddIOp>(loc, perIteration, trips)
-                       : trips;
-  }
-  if (!perIteration)
+  Value perRow = loopWork(b, loc, loop.getBody(), loop);
+  if (!perRow)
     return {rows, Value(), rows};
-  return {rows, perIteration, b.create<arith::MulIOp>(loc, rows, perIteration)};
+  return {rows, perRow, b.create<arith::MulIOp>(loc, rows, perRow)};
 }
 
 /// Rebuilds `loop` (which has no results) at `b`'s insertion point with
@@ -205,18 +206,21 @@ struct SpeculateKernelsPass : impl::SpeculateKernelsBase<SpeculateKernelsPass> {
       // Loops nested in it run serially in each thread: as OpenMP regions
       // they would fork a team per outer iteration (a reduction over a
       // middle dim nests a parallel loop in a serial one in a parallel one).
-      // Those directly in its body stay known as elementwise row loops.
+      // What those directly in its body do stays known (RowLoops).
+      RowLoops rowLoops;
+      for (auto member : loop.getBody()->getOps<scf::ForOp>())
+        if (columnsOf(member))
+          rowLoops.columns.insert(member);
       SmallVector<scf::ParallelOp> nested;
       loop.getBody()->walk([&](scf::ParallelOp inner) {
         if (inner.getNumResults() == 0)
           nested.push_back(inner);
       });
-      llvm::DenseSet<Operation *> elementwiseRowLoops;
       for (scf::ParallelOp inner : llvm::reverse(nested)) {
         OpBuilder inPlace(inner);
         scf::ForOp serial = buildNest(inPlace, inner, 0);
         if (serial && inner->getBlock() == loop.getBody())
-          elementwiseRowLoops.insert(serial);
+          rowLoops.elementwise.insert(serial);
         inner->erase();
       }
       // A column reduction: the rows' loop around it joins the kernel.
@@ -246,7 +250,7 @@ struct SpeculateKernelsPass : impl::SpeculateKernelsBase<SpeculateKernelsPass> {
         versionByWork(loop, {});
         continue;
       }
-      versionByWork(loop, elementwiseRowLoops);
+      versionByWork(loop, rowLoops);
     }
     for (scf::ForOp reduction : wholeReductions)
       versionWholeReduction(reduction);
@@ -267,7 +271,7 @@ struct SpeculateKernelsPass : impl::SpeculateKernelsBase<SpeculateKernelsPass> {
                                 b.create<arith::ConstantIndexOp>(loc, minWork));
     auto choice = b.create<scf::IfOp>(loc, enough, /*withElse=*/true);
     b.setInsertionPoint(choice.thenBlock()->getTerminator());
-    buildColumnChunkNest(b, rows, columns, kColumnChunk);
+    buildColumnChunkNest(b, rows, columns);
     b.setInsertionPoint(choice.elseBlock()->getTerminator());
     auto serial = llvm::cast<scf::ForOp>(b.clone(*rows));
     auto serialColumns = llvm::cast<scf::ParallelOp>(serial.getBody()->front());
@@ -320,8 +324,7 @@ struct SpeculateKernelsPass : impl::SpeculateKernelsBase<SpeculateKernelsPass> {
   /// {serial}`; the parallel version of a row-reduction kernel is itself
   /// `scf.if (rows < threads && row work >= splitRowMinWork) {split-row}
   /// else {rows in parallel}`.
-  void versionByWork(scf::ParallelOp loop,
-                     const llvm::DenseSet<Operation *> &elementwiseRowLoops) {
+  void versionByWork(scf::ParallelOp loop, const RowLoops &rowLoops) {
     OpBuilder b(loop);
     Location loc = loop.getLoc();
     Work work = estimateWork(b, loop);
@@ -330,12 +333,12 @@ struct SpeculateKernelsPass : impl::SpeculateKernelsBase<SpeculateKernelsPass> {
                                 b.create<arith::ConstantIndexOp>(loc, minWork));
     auto choice = b.create<scf::IfOp>(loc, enough, /*withElse=*/true);
     b.setInsertionPoint(choice.thenBlock()->getTerminator());
-    if (canSplitRows(loop, elementwiseRowLoops)) {
+    if (canSplitRows(loop, rowLoops)) {
       auto schedule = b.create<scf::IfOp>(
           loc, splitRowCondition(b, loc, work.rows, work.perRow),
           /*withElse=*/true);
       b.setInsertionPoint(schedule.thenBlock()->getTerminator());
-      buildSplitRowNest(b, loop, elementwiseRowLoops);
+      buildSplitRowNest(b, loop, rowLoops);
       b.setInsertionPoint(schedule.elseBlock()->getTerminator());
     }
     buildParallelNest(b, loop);

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "jit/SplitRowSchedule.h"
 
+#include "jit/ColumnSchedule.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -127,6 +129,40 @@ void buildChunkedElementwise(OpBuilder &b, scf::ForOp loop,
   cloneBody(b, loop, mapping);
 }
 
+/// The loop over columns that is the body of `reduced` (a column loop).
+scf::ForOp columnLoopOf(scf::ForOp reduced) {
+  return llvm::cast<scf::ForOp>(reduced.getBody()->front());
+}
+
+/// A column loop (a loop over a reduced dim whose body is a loop over
+/// columns) as a parallel loop over chunks of the columns, each running
+/// every reduced index over its chunk.
+void buildChunkedColumns(OpBuilder &b, scf::ForOp reduced, IRMapping &mapping) {
+  Location loc = reduced.getLoc();
+  scf::ForOp columns = columnLoopOf(reduced);
+  Value upper = mapping.lookupOrDefault(columns.getUpperBound());
+  Value step = mapping.lookupOrDefault(columns.getStep());
+  Value chunkStep = b.create<arith::MulIOp>(
+      loc, step, columnChunkLength(b, loc, tripCount(b, loc, columns)));
+  auto chunks = b.create<scf::ParallelOp>(
+      loc, mapping.lookupOrDefault(columns.getLowerBound()), upper, chunkStep);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(chunks.getBody()->getTerminator());
+  Value start = chunks.getInductionVars()[0];
+  Value end = b.create<arith::MinSIOp>(
+      loc, b.create<arith::AddIOp>(loc, start, chunkStep), upper);
+  auto rows = b.create<scf::ForOp>(
+      loc, mapping.lookupOrDefault(reduced.getLowerBound()),
+      mapping.lookupOrDefault(reduced.getUpperBound()),
+      mapping.lookupOrDefault(reduced.getStep()));
+  mapping.map(reduced.getInductionVar(), rows.getInductionVar());
+  b.setInsertionPoint(rows.getBody()->getTerminator());
+  auto inChunk = b.create<scf::ForOp>(loc, start, end, step);
+  mapping.map(columns.getInductionVar(), inChunk.getInductionVar());
+  b.setInsertionPoint(inChunk.getBody()->getTerminator());
+  cloneBody(b, columns, mapping);
+}
+
 /// A reduction row loop as a parallel loop over chunks, each folding its
 /// elements into `partials[chunk]`, then a serial fold of the partials into
 /// the accumulator's initial value; maps the loop's result to that fold.
@@ -201,35 +237,45 @@ Value buildSplitReduction(OpBuilder &b, scf::ForOp loop) {
   return mapping.lookup(loop.getResult(0));
 }
 
-bool canSplitRows(scf::ParallelOp kernel,
-                  const llvm::DenseSet<Operation *> &elementwiseRowLoops) {
+bool canSplitRows(scf::ParallelOp kernel, const RowLoops &rowLoops) {
+  auto boundsOutside = [&](scf::ForOp loop) {
+    return definedOutside(loop.getLowerBound(), kernel) &&
+           definedOutside(loop.getUpperBound(), kernel) &&
+           definedOutside(loop.getStep(), kernel);
+  };
   bool anyReduction = false;
   for (Operation &op : kernel.getBody()->without_terminator()) {
     if (op.getNumRegions() == 0)
       continue;
     auto loop = llvm::dyn_cast<scf::ForOp>(op);
-    if (!loop || !definedOutside(loop.getLowerBound(), kernel) ||
-        !definedOutside(loop.getUpperBound(), kernel) ||
-        !definedOutside(loop.getStep(), kernel))
+    if (!loop || !boundsOutside(loop))
       return false;
-    if (elementwiseRowLoops.contains(loop))
+    if (rowLoops.elementwise.contains(loop))
       continue;
-    if (!isSplittableReduction(loop))
+    if (rowLoops.columns.contains(loop)) {
+      if (!boundsOutside(columnLoopOf(loop)))
+        return false;
+    } else if (!isSplittableReduction(loop)) {
       return false;
+    }
     anyReduction = true;
   }
   return anyReduction;
 }
 
 void buildSplitRowNest(OpBuilder &b, scf::ParallelOp kernel,
-                       const llvm::DenseSet<Operation *> &elementwiseRowLoops) {
+                       const RowLoops &rowLoops) {
   Location loc = kernel.getLoc();
   OpBuilder::InsertionGuard guard(b);
+  auto isReduction = [&](scf::ForOp loop) {
+    return !rowLoops.elementwise.contains(loop) &&
+           !rowLoops.columns.contains(loop);
+  };
   // One partials array per reduction, outside the row loops: an alloca in
   // a loop would grow the stack every row.
   llvm::DenseMap<Operation *, Value> partials;
   for (auto loop : kernel.getBody()->getOps<scf::ForOp>())
-    if (!elementwiseRowLoops.contains(loop))
+    if (isReduction(loop))
       partials[loop] = allocatePartials(b, loop);
   IRMapping mapping;
   for (unsigned d = 0; d < kernel.getNumLoops(); ++d) {
@@ -243,8 +289,10 @@ void buildSplitRowNest(OpBuilder &b, scf::ParallelOp kernel,
     auto loop = llvm::dyn_cast<scf::ForOp>(op);
     if (!loop)
       b.clone(op, mapping);
-    else if (elementwiseRowLoops.contains(loop))
+    else if (rowLoops.elementwise.contains(loop))
       buildChunkedElementwise(b, loop, mapping);
+    else if (rowLoops.columns.contains(loop))
+      buildChunkedColumns(b, loop, mapping);
     else
       buildChunkedReduction(b, loop, partials.at(loop), mapping);
   }

@@ -29,20 +29,28 @@ bool isSplittableReduction(mlir::scf::ForOp loop);
 /// over chunks and a fold of their partials; returns the folded result.
 mlir::Value buildSplitReduction(mlir::OpBuilder &b, mlir::scf::ForOp loop);
 
+/// What the loops directly in a kernel's body do, as known before the
+/// parallel loops nested in it became scf.for nests.
+struct RowLoops {
+  /// Elementwise over the row (were scf.parallel): iterations independent.
+  llvm::DenseSet<mlir::Operation *> elementwise;
+  /// Reductions over a middle dim: a loop over the reduced dim whose body
+  /// was a parallel loop over columns sharing no element (ColumnSchedule.h).
+  llvm::DenseSet<mlir::Operation *> columns;
+};
+
 /// Whether `kernel` (an outermost scf.parallel without results) has a
 /// split-row version: every loop directly in its body runs over bounds
-/// defined before the kernel and is either an elementwise row loop (an
-/// scf.for in `elementwiseRowLoops`, each iteration independent) or a
-/// splittable reduction, with at least one reduction; no other op in the
-/// body has regions.
-bool canSplitRows(mlir::scf::ParallelOp kernel,
-                  const llvm::DenseSet<mlir::Operation *> &elementwiseRowLoops);
+/// defined before the kernel and is an elementwise or column loop of
+/// `rowLoops` or a splittable reduction, with at least one reduction; no
+/// other op in the body has regions.
+bool canSplitRows(mlir::scf::ParallelOp kernel, const RowLoops &rowLoops);
 
 /// Builds the split-row version of `kernel` (canSplitRows holds) at `b`'s
 /// insertion point: an scf.for nest over its rows whose row loops are
-/// scf.parallel loops over chunks of the row.
-void buildSplitRowNest(
-    mlir::OpBuilder &b, mlir::scf::ParallelOp kernel,
-    const llvm::DenseSet<mlir::Operation *> &elementwiseRowLoops);
+/// scf.parallel loops over chunks of the row (of its columns, for a column
+/// loop: each chunk runs every reduced index).
+void buildSplitRowNest(mlir::OpBuilder &b, mlir::scf::ParallelOp kernel,
+                       const RowLoops &rowLoops);
 
 } // namespace anyshape::jit

@@ -202,8 +202,8 @@ TEST(Differential, SplitRowVersionsAgreeAtEveryShape) {
   // a team of 8 has more threads than the drawn rows, row work has no
   // minimum, and rows run from 0 to several chunks of at least 1024 with a
   // partial last one. Float sums and maxima, integer sums and minima fold
-  // their chunks' partials; softmax and layer norm are stitched; a whole
-  // 1-D value is one row.
+  // their chunks' partials; softmax and layer norm are stitched; a sum
+  // over a middle dim shares column chunks; a whole 1-D value is one row.
   ScopedTeamSize team(8);
   jit::CompileOptions options;
   options.pipeline.parallelMinWork = 0;
@@ -219,6 +219,9 @@ TEST(Differential, SplitRowVersionsAgreeAtEveryShape) {
   b.output(b.reduce(b.abs(x), {1}, Reduction::Max), "max");
   b.output(b.reduce(k, {1}, Reduction::Sum), "int_sum");
   b.output(b.reduce(k, {1}, Reduction::Min), "int_min");
+  // A middle dim: each row's columns are shared.
+  Value cube = b.parameter("cube", v1::DTYPE_F32, {"rows", 5, "n"});
+  b.output(b.reduce(cube, {1}, Reduction::Sum), "middle_sum");
   auto graph = b.build();
   ASSERT_TRUE(graph.isOk()) << graph.status().toString();
   checkAcrossShapes(*graph,

@@ -20,6 +20,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
 
+#include <optional>
+
 using namespace mlir;
 
 namespace anyshape::dhlo {
@@ -101,26 +103,24 @@ std::string dimsString(const ShapeConstraintAnalysis &a, Value v) {
   return s + "]";
 }
 
-/// How the reductions of a fusion lower: whole (every reduced value loses
-/// all its dims), rows (each folds only the innermost dim of its operand,
-/// so it reduces row by row), or neither.
-struct ReductionShape {
-  bool whole = true, rows = true;
+/// How a reduction lowers, by the dims it folds.
+enum class ReductionShape {
+  Vector,  // every dim of a 1-D value: one row
+  Whole,   // every dim of a higher-rank value: a serial loop nest
+  Columns, // the first dim alone: rows outside, columns in parallel
+  Rows,    // another single dim: rows (the dims before it) of its own
+  Other,   // several dims, not all
 };
 
-ReductionShape reductionShape(const Fusion &fusion) {
-  ReductionShape shape;
-  for (Operation *op : fusion.ops) {
-    auto reduce = llvm::dyn_cast<ReduceOp>(op);
-    if (!reduce)
-      continue;
-    int64_t rank =
-        llvm::cast<RankedTensorType>(reduce.getOperand().getType()).getRank();
-    ArrayRef<int64_t> dims = reduce.getDimensions();
-    shape.whole &= static_cast<int64_t>(dims.size()) == rank;
-    shape.rows &= dims.size() == 1 && dims[0] == rank - 1;
-  }
-  return shape;
+ReductionShape reductionShape(ReduceOp reduce) {
+  int64_t rank =
+      llvm::cast<RankedTensorType>(reduce.getOperand().getType()).getRank();
+  ArrayRef<int64_t> dims = reduce.getDimensions();
+  if (static_cast<int64_t>(dims.size()) == rank)
+    return rank == 1 ? ReductionShape::Vector : ReductionShape::Whole;
+  if (dims.size() != 1)
+    return ReductionShape::Other;
+  return dims[0] == 0 ? ReductionShape::Columns : ReductionShape::Rows;
 }
 
 /// The versions the backends build for `fusion` (Fusion::versions).
@@ -135,14 +135,17 @@ kernelVersions(const Fusion &fusion, const ShapeConstraintAnalysis &analysis) {
   if (stretch)
     return {"no-stretch/parallel", "no-stretch/serial", "stretch/parallel",
             "stretch/serial"};
-  if (fusion.kind == FusionKind::Loop)
-    return {"parallel", "serial"};
-  // A reduction with nothing left to run in parallel but its one row.
-  ReductionShape shape = reductionShape(fusion);
-  if (shape.whole)
-    return shape.rows ? std::vector<std::string>{"split-row", "serial"}
-                      : std::vector<std::string>{"serial"};
-  if (shape.rows)
+  std::optional<ReductionShape> shape;
+  for (Operation *op : fusion.ops)
+    if (auto reduce = llvm::dyn_cast<ReduceOp>(op)) {
+      ReductionShape next = reductionShape(reduce);
+      shape = !shape || *shape == next ? next : ReductionShape::Other;
+    }
+  if (shape == ReductionShape::Vector)
+    return {"split-row", "serial"};
+  if (shape == ReductionShape::Whole)
+    return {"serial"};
+  if (shape == ReductionShape::Rows)
     return {"split-row", "parallel", "serial"};
   return {"parallel", "serial"};
 }

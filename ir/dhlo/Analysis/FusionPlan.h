@@ -44,10 +44,10 @@ struct Fusion {
   /// a cheap check on sizes: "library" for a GEMM; otherwise
   /// {parallel, serial} by amount of work, crossed with
   /// {no-stretch, stretch} when a broadcast in it may or may not stretch;
-  /// without those, a reduction of innermost dims alone also has
-  /// "split-row" (fewer rows than threads share each row), and a reduction
-  /// of every dim has no "parallel" (jit/Passes.td,
-  /// anyshape-speculate-kernels).
+  /// without those, a reduction of one dim other than the first also has
+  /// "split-row" (fewer rows than threads share each row; a 1-D value is
+  /// one row), and a reduction of every dim of a larger value has no
+  /// "parallel" (jit/Passes.td, anyshape-speculate-kernels).
   std::vector<std::string> versions;
 };
 

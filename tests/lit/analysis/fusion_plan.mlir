@@ -5,8 +5,8 @@
 // out of both; an index space that cannot be proven equal is not fused.
 // Each kernel lists its speculative versions: parallel/serial, crossed
 // with no-stretch/stretch when a broadcast dim may or may not be 1; a
-// reduction of the innermost dim also split-row; a reduction of every dim
-// no parallel one.
+// reduction of one dim other than the first also split-row (a 1-D value
+// is one row); a reduction of every dim of a larger value no parallel one.
 
 // CHECK-LABEL: fusion plan of @chain
 // CHECK: fusions: 1
@@ -103,4 +103,15 @@ func.func @whole_reductions(%x: tensor<?xf32, #dhlo.shape<n>>, %y: tensor<?x?xf3
   %f = dhlo.exp %y : (tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<?x?xf32, #dhlo.shape<n, m>>
   %t = dhlo.reduce %f {kind = "sum", dimensions = array<i64: 0, 1>} : (tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<f32, #dhlo.shape<>>
   return %s, %t : tensor<f32, #dhlo.shape<>>, tensor<f32, #dhlo.shape<>>
+}
+
+// -----
+
+// A middle dim: rows before it, its columns after it shared per row.
+// CHECK-LABEL: fusion plan of @middle_reduce
+// CHECK: fusions: 1
+// CHECK-NEXT: #0 kInput root dhlo.reduce over [b, s, h], 1 ops, 1 reductions: reduce | versions: split-row parallel serial{{$}}
+func.func @middle_reduce(%x: tensor<?x?x?xf32, #dhlo.shape<b, s, h>>) -> tensor<?x?xf32, #dhlo.shape<b, h>> {
+  %r = dhlo.reduce %x {kind = "sum", dimensions = array<i64: 1>} : (tensor<?x?x?xf32, #dhlo.shape<b, s, h>>) -> tensor<?x?xf32, #dhlo.shape<b, h>>
+  return %r : tensor<?x?xf32, #dhlo.shape<b, h>>
 }

@@ -446,9 +446,10 @@ func.func @whole_reduction(%in: memref<?xf32>, %out: memref<f32>,
 // -----
 
 // A column reduction: the rows' scf.for around a parallel loop over
-// columns joins the kernel. Its parallel version shares chunks of 1024
-// columns among the threads, each chunk running every row; the serial one
-// is the nest itself. Work counts every row of every column.
+// columns joins the kernel. Its parallel version shares chunks of a
+// quarter of the columns (whole multiples of 64, from 64 to 1024) among
+// the threads, each chunk running every row; the serial one is the nest
+// itself. Work counts every row of every column.
 // CHECK-LABEL: func.func @column_sum
 // CHECK-SAME: (%[[IN:.*]]: memref<?x?xf32>, %[[ACC:.*]]: memref<?xf32>, %[[M:.*]]: index, %[[N:.*]]: index)
 // CHECK: %[[COLS:.*]] = arith.muli %{{.*}}, %{{.*}} : index
@@ -457,7 +458,13 @@ func.func @whole_reduction(%in: memref<?xf32>, %out: memref<f32>,
 // CHECK-NEXT: %[[LIMIT:.*]] = arith.constant 32768 : index
 // CHECK-NEXT: %[[ENOUGH:.*]] = arith.cmpi sge, %[[WORK]], %[[LIMIT]] : index
 // CHECK-NEXT: scf.if %[[ENOUGH]] {
-// CHECK-NEXT: %[[COLUMNS:.*]] = arith.constant 1024 : index
+// CHECK: %[[FOUR:.*]] = arith.constant 4 : index
+// CHECK-NEXT: %[[QUARTER:.*]] = arith.ceildivsi %{{.*}}, %[[FOUR]] : index
+// CHECK: %[[VECTORS:.*]] = arith.ceildivsi %[[QUARTER]], %{{.*}} : index
+// CHECK: %[[ROUNDED:.*]] = arith.muli %[[VECTORS]], %{{.*}} : index
+// CHECK: %[[ATLEAST:.*]] = arith.maxsi %[[ROUNDED]], %{{.*}} : index
+// CHECK: %[[MOST:.*]] = arith.constant 1024 : index
+// CHECK-NEXT: %[[COLUMNS:.*]] = arith.minsi %[[ATLEAST]], %[[MOST]] : index
 // CHECK-NEXT: %[[STRIDE:.*]] = arith.muli %{{.*}}, %[[COLUMNS]] : index
 // CHECK-NEXT: scf.parallel (%[[JJ:.*]]) = (%{{.*}}) to (%[[N]]) step (%[[STRIDE]]) {
 // CHECK-NEXT: %[[NEXT:.*]] = arith.addi %[[JJ]], %[[STRIDE]] : index
@@ -511,6 +518,46 @@ func.func @not_columns(%acc: memref<?xf32>, %m: index, %n: index) {
       memref.store %s, %acc[%j] : memref<?xf32>
       scf.reduce
     }
+  }
+  return
+}
+
+// -----
+
+// A reduction over a middle dim: each row's member is a loop over the
+// reduced dim around a parallel loop over columns (column member). The
+// split-row version shares each row's columns among the threads in
+// chunks, each running every reduced index.
+// CHECK-LABEL: func.func @middle_sum
+// CHECK-SAME: (%[[IN:.*]]: memref<?x?x?xf32>, %[[ACC:.*]]: memref<?x?xf32>, %[[B:.*]]: index, %[[S:.*]]: index, %[[H:.*]]: index)
+// CHECK: call @anyshapeTeamSize()
+// CHECK: scf.if %{{.*}} {
+// CHECK-NEXT: scf.for %[[I:.*]] = %{{.*}} to %[[B]] step %{{.*}} {
+// CHECK: %[[COLUMNS:.*]] = arith.minsi %{{.*}}, %{{.*}} : index
+// CHECK-NEXT: %[[STRIDE:.*]] = arith.muli %{{.*}}, %[[COLUMNS]] : index
+// CHECK-NEXT: scf.parallel (%[[JJ:.*]]) = (%{{.*}}) to (%[[H]]) step (%[[STRIDE]]) {
+// CHECK-NEXT: %[[NEXT:.*]] = arith.addi %[[JJ]], %[[STRIDE]] : index
+// CHECK-NEXT: %[[END:.*]] = arith.minsi %[[NEXT]], %[[H]] : index
+// CHECK-NEXT: scf.for %[[K:.*]] = %{{.*}} to %[[S]] step %{{.*}} {
+// CHECK-NEXT: scf.for %[[J:.*]] = %[[JJ]] to %[[END]] step %{{.*}} {
+// CHECK-NEXT: %[[X:.*]] = memref.load %[[IN]][%[[I]], %[[K]], %[[J]]]
+// CHECK-NEXT: %[[A:.*]] = memref.load %[[ACC]][%[[I]], %[[J]]]
+// CHECK: } else {
+func.func @middle_sum(%in: memref<?x?x?xf32>, %acc: memref<?x?xf32>,
+                      %b: index, %s: index, %h: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.parallel (%i) = (%c0) to (%b) step (%c1) {
+    scf.for %k = %c0 to %s step %c1 {
+      scf.parallel (%j) = (%c0) to (%h) step (%c1) {
+        %x = memref.load %in[%i, %k, %j] : memref<?x?x?xf32>
+        %a = memref.load %acc[%i, %j] : memref<?x?xf32>
+        %t = arith.addf %a, %x : f32
+        memref.store %t, %acc[%i, %j] : memref<?x?xf32>
+        scf.reduce
+      }
+    }
+    scf.reduce
   }
   return
 }
