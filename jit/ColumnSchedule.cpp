@@ -8,9 +8,12 @@
 //===----------------------------------------------------------------------===//
 #include "jit/ColumnSchedule.h"
 
+#include "jit/SplitRowSchedule.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -136,6 +139,146 @@ void buildColumnChunkNest(OpBuilder &b, scf::ForOp outer,
   b.setInsertionPoint(inChunk.getBody()->getTerminator());
   for (Operation &op : columns.getBody()->without_terminator())
     b.clone(op, mapping);
+}
+
+std::optional<ColumnFold> columnFoldOf(scf::ParallelOp columns) {
+  for (auto [lower, step] :
+       llvm::zip(columns.getLowerBound(), columns.getStep()))
+    if (!matchPattern(lower, m_Zero()) || !matchPattern(step, m_One()))
+      return std::nullopt;
+  SmallVector<memref::StoreOp> stores;
+  columns.getBody()->walk(
+      [&](memref::StoreOp store) { stores.push_back(store); });
+  if (stores.size() != 1 || stores[0]->getBlock() != columns.getBody())
+    return std::nullopt;
+  memref::StoreOp store = stores[0];
+  SmallVector<Value> ivs = columns.getInductionVars();
+  Operation *fold = store.getValueToStore().getDefiningOp();
+  if (!llvm::equal(store.getIndices(), ivs) || !fold ||
+      fold->getBlock() != columns.getBody() || !isAssociativeFold(fold) ||
+      !fold->getResult(0).hasOneUse())
+    return std::nullopt;
+  for (unsigned side = 0; side < 2; ++side) {
+    auto load = fold->getOperand(side).getDefiningOp<memref::LoadOp>();
+    if (!load || load.getMemRef() != store.getMemRef() ||
+        !llvm::equal(load.getIndices(), ivs) || !load->hasOneUse() ||
+        load->getBlock() != columns.getBody())
+      continue;
+    // No other access to the buffer.
+    bool alone = true;
+    columns.getBody()->walk([&](memref::LoadOp other) {
+      alone &= other == load || other.getMemRef() != store.getMemRef();
+    });
+    if (alone)
+      return ColumnFold{load, fold, store, fold->getOperand(1 - side)};
+  }
+  return std::nullopt;
+}
+
+void buildRowBlockNest(OpBuilder &b, scf::ForOp outer, scf::ParallelOp columns,
+                       ColumnFold fold, Value blocks) {
+  Location loc = columns.getLoc();
+  OpBuilder::InsertionGuard guard(b);
+  auto constant = [&](int64_t v) {
+    return b.create<arith::ConstantIndexOp>(loc, v);
+  };
+  Value zero = constant(0), one = constant(1);
+  Value rows = b.create<arith::MaxSIOp>(
+      loc,
+      b.create<arith::CeilDivSIOp>(
+          loc,
+          b.create<arith::SubIOp>(loc, outer.getUpperBound(),
+                                  outer.getLowerBound()),
+          outer.getStep()),
+      zero);
+  SmallVector<Value> sizes{blocks};
+  llvm::append_range(sizes, columns.getUpperBound());
+  auto partialsType =
+      MemRefType::get(SmallVector<int64_t>(sizes.size(), ShapedType::kDynamic),
+                      fold.store.getValueToStore().getType());
+  Value partials = b.create<memref::AllocOp>(loc, partialsType, sizes);
+
+  // The columns' body at row `row` over the partials of `block`: its load
+  // of the buffer reads the partial; on the block's first row there is
+  // nothing to fold yet and the element is stored as it is.
+  auto buildRow = [&](OpBuilder &nested, Value block, Value row,
+                      bool firstRow) {
+    scf::buildLoopNest(
+        nested, loc, SmallVector<Value>(columns.getNumLoops(), zero),
+        columns.getUpperBound(), SmallVector<Value>(columns.getNumLoops(), one),
+        [&](OpBuilder &inner, Location, ValueRange ivs) {
+          IRMapping mapping;
+          mapping.map(outer.getInductionVar(), row);
+          mapping.map(columns.getInductionVars(), ivs);
+          SmallVector<Value> at{block};
+          llvm::append_range(at, ivs);
+          for (Operation &op : columns.getBody()->without_terminator()) {
+            if (&op == fold.load.getOperation()) {
+              if (!firstRow)
+                mapping.map(fold.load.getResult(),
+                            inner.create<memref::LoadOp>(loc, partials, at));
+            } else if (&op == fold.fold && firstRow) {
+              mapping.map(fold.fold->getResult(0),
+                          mapping.lookupOrDefault(fold.element));
+            } else if (&op == fold.store.getOperation()) {
+              inner.create<memref::StoreOp>(
+                  loc, mapping.lookup(fold.store.getValueToStore()), partials,
+                  at);
+            } else {
+              inner.clone(op, mapping);
+            }
+          }
+        });
+  };
+
+  auto perBlock = b.create<scf::ParallelOp>(loc, zero, blocks, one);
+  {
+    OpBuilder::InsertionGuard inBlock(b);
+    b.setInsertionPoint(perBlock.getBody()->getTerminator());
+    Value block = perBlock.getInductionVars()[0];
+    auto rowAt = [&](Value index) {
+      return b.create<arith::AddIOp>(
+          loc, outer.getLowerBound(),
+          b.create<arith::MulIOp>(loc, index, outer.getStep()));
+    };
+    auto boundary = [&](Value k) { // rows * k / blocks
+      return b.create<arith::DivSIOp>(
+          loc, b.create<arith::MulIOp>(loc, rows, k), blocks);
+    };
+    Value first = rowAt(boundary(block));
+    Value end = rowAt(boundary(b.create<arith::AddIOp>(loc, block, one)));
+    buildRow(b, block, first, /*firstRow=*/true);
+    auto rest = b.create<scf::ForOp>(
+        loc, b.create<arith::AddIOp>(loc, first, outer.getStep()), end,
+        outer.getStep());
+    OpBuilder inRest = OpBuilder::atBlockBegin(rest.getBody());
+    buildRow(inRest, block, rest.getInductionVar(), /*firstRow=*/false);
+  }
+
+  // Each column: the buffer folded with every block's partial, in order.
+  auto combine = b.create<scf::ParallelOp>(
+      loc, columns.getLowerBound(), columns.getUpperBound(), columns.getStep());
+  {
+    OpBuilder::InsertionGuard inColumn(b);
+    b.setInsertionPoint(combine.getBody()->getTerminator());
+    SmallVector<Value> ivs = combine.getInductionVars();
+    Value initial = b.create<memref::LoadOp>(loc, fold.store.getMemRef(), ivs);
+    auto folded = b.create<scf::ForOp>(
+        loc, zero, blocks, one, ValueRange{initial},
+        [&](OpBuilder &nested, Location, Value block, ValueRange args) {
+          SmallVector<Value> at{block};
+          llvm::append_range(at, ivs);
+          IRMapping mapping;
+          mapping.map(fold.load.getResult(), args[0]);
+          mapping.map(fold.element,
+                      nested.create<memref::LoadOp>(loc, partials, at));
+          nested.create<scf::YieldOp>(
+              loc, nested.clone(*fold.fold, mapping)->getResult(0));
+        });
+    b.create<memref::StoreOp>(loc, folded.getResult(0), fold.store.getMemRef(),
+                              ivs);
+  }
+  b.create<memref::DeallocOp>(loc, partials);
 }
 
 } // namespace anyshape::jit

@@ -7,13 +7,19 @@
 // work threshold, a serial whole. Instead, the columns are cut into chunks
 // that the threads share, and each chunk runs every row: `parallel jj {
 // for i { for j in chunk(jj) } }`, the chunk's accumulators staying in
-// cache while rows stream through (anyshape-speculate-kernels).
+// cache while rows stream through (anyshape-speculate-kernels). When the
+// columns accumulate with one fold, the rows can be shared instead: each
+// thread folds a block of rows into private partials, reading its rows
+// sequentially, and the partials are folded into the result after.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+
+#include <optional>
 
 namespace anyshape::jit {
 
@@ -36,5 +42,27 @@ mlir::Value columnChunkLength(mlir::OpBuilder &b, mlir::Location loc,
 /// running `outer`'s iterations over the chunk.
 void buildColumnChunkNest(mlir::OpBuilder &b, mlir::scf::ForOp outer,
                           mlir::scf::ParallelOp columns);
+
+/// A column reduction that accumulates in memory: the one buffer its
+/// columns write is loaded once and stored once per iteration, at its
+/// induction variables in order (from 0, step 1), with `fold(load,
+/// element)` of an associative fold (SplitRowSchedule.h).
+struct ColumnFold {
+  mlir::memref::LoadOp load;
+  mlir::Operation *fold;
+  mlir::memref::StoreOp store;
+  mlir::Value element;
+};
+std::optional<ColumnFold> columnFoldOf(mlir::scf::ParallelOp columns);
+
+/// Builds at `b`'s insertion point the row-block version of `outer` (whose
+/// columnsOf is `columns`, with `fold`): the rows are cut into `blocks`
+/// contiguous blocks (1 <= blocks <= rows), one per thread, each folding
+/// its rows into a private row of partials (its first row copied), read
+/// sequentially; then each column folds the blocks' partials into the
+/// buffer, in block order.
+void buildRowBlockNest(mlir::OpBuilder &b, mlir::scf::ForOp outer,
+                       mlir::scf::ParallelOp columns, ColumnFold fold,
+                       mlir::Value blocks);
 
 } // namespace anyshape::jit

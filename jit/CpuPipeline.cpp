@@ -85,9 +85,9 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
     // Drops the unit dims of the loops a stitched row's ops became.
     pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
     pm.addNestedPass<func::FuncOp>(createPromoteAccumulators());
-    pm.addPass(
-        createSpeculateKernels({options.parallelMinWork, options.parallelChunk,
-                                options.splitRowMinWork}));
+    pm.addPass(createSpeculateKernels(
+        {options.parallelMinWork, options.parallelChunk,
+         options.splitRowMinWork, options.maxColumnPartials}));
     // After versioning, every innermost loop of every version is an scf.for.
     pm.addNestedPass<func::FuncOp>(createSplitVectorRemainders());
     pm.addPass(createConvertSCFToOpenMPPass());

@@ -27,6 +27,10 @@ struct CpuPipelineOptions {
   /// among the threads (its split-row version); tests set 0 to run it at
   /// every size.
   int64_t splitRowMinWork = 32768;
+  /// Elements of a column reduction's per-thread partial sums above which
+  /// its threads share chunks of columns instead (64 MiB of f32); tests set
+  /// 0 to run the column chunks.
+  int64_t maxColumnPartials = int64_t{16} << 20;
 };
 
 /// Every stage from imported dhlo to the LLVM dialect, in order (see

@@ -78,8 +78,10 @@ def SpeculateKernels : Pass<"anyshape-speculate-kernels", "mlir::ModuleOp"> {
     is a kernel of one row: `split-row` or `serial`. A column reduction
     (an `scf.for` over rows whose body is a parallel loop over columns that
     share no element, jit/ColumnSchedule.h) is one kernel with that loop:
-    its parallel version shares chunks of 1024 columns among the threads,
-    each running every row. A kernel with implicit-broadcast versions has
+    its parallel version gives each thread a block of rows folded into
+    private partials (when the columns accumulate with one fold and the
+    partials have at most `max-column-partials` elements), otherwise
+    shares chunks of columns among the threads, each running every row. A kernel with implicit-broadcast versions has
     4 and gets no split-row one, so every kernel has at most 4 versions, as the fusion plan's tags
     say. `scf.parallel` loops nested in another become `scf.for` nests
     first (each thread runs them serially).
@@ -92,7 +94,12 @@ def SpeculateKernels : Pass<"anyshape-speculate-kernels", "mlir::ModuleOp"> {
                  Option<"splitRowMinWork", "split-row-min-work", "int64_t",
                         "32768",
                         "row work from which rows fewer than the threads "
-                        "are each shared among the threads">];
+                        "are each shared among the threads">,
+                 Option<"maxColumnPartials", "max-column-partials",
+                        "int64_t", "16777216",
+                        "elements of a column reduction's per-thread "
+                        "partials above which its threads share column "
+                        "chunks instead">];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",
                            "::mlir::memref::MemRefDialect",

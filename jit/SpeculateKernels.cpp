@@ -257,8 +257,11 @@ struct SpeculateKernelsPass : impl::SpeculateKernelsBase<SpeculateKernelsPass> {
   }
 
   /// Replaces `rows` (a column reduction, its body the parallel loop
-  /// `columns`) with `scf.if (work >= minWork) {column chunks in parallel}
-  /// else {serial}`; work counts every row of every column.
+  /// `columns`) with `scf.if (work >= minWork) {parallel} else {serial}`;
+  /// work counts every row of every column. The parallel version folds a
+  /// block of rows per thread into private partials when the columns
+  /// accumulate with one fold and the partials fit maxColumnPartials;
+  /// otherwise the threads share chunks of columns.
   void versionColumns(scf::ForOp rows, scf::ParallelOp columns) {
     OpBuilder b(rows);
     Location loc = rows.getLoc();
@@ -271,6 +274,21 @@ struct SpeculateKernelsPass : impl::SpeculateKernelsBase<SpeculateKernelsPass> {
                                 b.create<arith::ConstantIndexOp>(loc, minWork));
     auto choice = b.create<scf::IfOp>(loc, enough, /*withElse=*/true);
     b.setInsertionPoint(choice.thenBlock()->getTerminator());
+    if (std::optional<ColumnFold> fold = columnFoldOf(columns)) {
+      // A block of rows per thread, unless their partials would be large.
+      Value rowTrips = tripCount(b, loc, rows.getLowerBound(),
+                                 rows.getUpperBound(), rows.getStep());
+      Value blocks = b.create<arith::MinSIOp>(loc, teamSize(b, loc), rowTrips);
+      Value partials =
+          b.create<arith::MulIOp>(loc, blocks, estimateWork(b, columns).rows);
+      Value fits = b.create<arith::CmpIOp>(
+          loc, arith::CmpIPredicate::sle, partials,
+          b.create<arith::ConstantIndexOp>(loc, maxColumnPartials));
+      auto schedule = b.create<scf::IfOp>(loc, fits, /*withElse=*/true);
+      b.setInsertionPoint(schedule.thenBlock()->getTerminator());
+      buildRowBlockNest(b, rows, columns, *fold, blocks);
+      b.setInsertionPoint(schedule.elseBlock()->getTerminator());
+    }
     buildColumnChunkNest(b, rows, columns);
     b.setInsertionPoint(choice.elseBlock()->getTerminator());
     auto serial = llvm::cast<scf::ForOp>(b.clone(*rows));
@@ -281,15 +299,19 @@ struct SpeculateKernelsPass : impl::SpeculateKernelsBase<SpeculateKernelsPass> {
     rows->erase();
   }
 
-  /// `rows < threads && perRow >= splitRowMinWork`.
-  Value splitRowCondition(OpBuilder &b, Location loc, Value rows,
-                          Value perRow) {
-    Value threads = b.create<arith::IndexCastOp>(
+  /// The execution's OpenMP team size, asked at run time.
+  Value teamSize(OpBuilder &b, Location loc) {
+    return b.create<arith::IndexCastOp>(
         loc, b.getIndexType(),
         b.create<func::CallOp>(loc, teamSizeFunction(getOperation()))
             .getResult(0));
-    Value fewRows =
-        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, rows, threads);
+  }
+
+  /// `rows < threads && perRow >= splitRowMinWork`.
+  Value splitRowCondition(OpBuilder &b, Location loc, Value rows,
+                          Value perRow) {
+    Value fewRows = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
+                                            rows, teamSize(b, loc));
     Value longRows = b.create<arith::CmpIOp>(
         loc, arith::CmpIPredicate::sge, perRow,
         b.create<arith::ConstantIndexOp>(loc, splitRowMinWork));

@@ -55,15 +55,7 @@ Operation *singleFold(scf::ForOp loop) {
       fold->getBlock() != loop.getBody() || !fold->getResult(0).hasOneUse() ||
       !llvm::isa<scf::YieldOp>(*fold->getResult(0).getUsers().begin()))
     return nullptr;
-  bool exactFold =
-      llvm::isa<arith::AddIOp, arith::MulIOp, arith::AndIOp, arith::OrIOp,
-                arith::XOrIOp, arith::MaxSIOp, arith::MinSIOp, arith::MaxUIOp,
-                arith::MinUIOp, arith::MaximumFOp, arith::MinimumFOp,
-                arith::MaxNumFOp, arith::MinNumFOp, LLVM::MaximumOp,
-                LLVM::MinimumOp>(fold);
-  bool reassociableFold =
-      llvm::isa<arith::AddFOp, arith::MulFOp>(fold) && hasReassoc(fold);
-  return exactFold || reassociableFold ? fold : nullptr;
+  return isAssociativeFold(fold) ? fold : nullptr;
 }
 
 /// Every store in `loop` writes an element of the current iteration, so
@@ -226,6 +218,19 @@ void buildChunkedReduction(OpBuilder &b, scf::ForOp loop, Value partials,
 }
 
 } // namespace
+
+bool isAssociativeFold(Operation *op) {
+  if (op->getNumOperands() != 2 || op->getNumResults() != 1)
+    return false;
+  bool exact =
+      llvm::isa<arith::AddIOp, arith::MulIOp, arith::AndIOp, arith::OrIOp,
+                arith::XOrIOp, arith::MaxSIOp, arith::MinSIOp, arith::MaxUIOp,
+                arith::MinUIOp, arith::MaximumFOp, arith::MinimumFOp,
+                arith::MaxNumFOp, arith::MinNumFOp, LLVM::MaximumOp,
+                LLVM::MinimumOp>(op);
+  return exact ||
+         (llvm::isa<arith::AddFOp, arith::MulFOp>(op) && hasReassoc(op));
+}
 
 bool isSplittableReduction(scf::ForOp loop) {
   return singleFold(loop) && storesIndexIteration(loop);

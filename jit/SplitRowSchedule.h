@@ -18,6 +18,11 @@
 
 namespace anyshape::jit {
 
+/// Whether `op` folds two values associatively and commutatively (floats:
+/// only when marked `reassoc`), so partial folds may be combined in any
+/// grouping and order.
+bool isAssociativeFold(mlir::Operation *op);
+
 /// Whether `loop` is a reduction whose iterations may be split among
 /// threads: its one accumulator is folded by one associative and
 /// commutative op (floats: marked `reassoc`), and every store in it writes

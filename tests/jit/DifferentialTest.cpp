@@ -242,9 +242,10 @@ TEST(Differential, SplitRowVersionsAgreeAtEveryShape) {
 }
 
 TEST(Differential, ColumnReductionsAgreeAtEveryShape) {
-  // Column reductions in their parallel version at every size (no work
-  // minimum): column chunks of 1024 whole and partial, one row, none; a
-  // 3-D value reduced over its first dim has two column dims.
+  // Column reductions in their parallel versions at every size (no work
+  // minimum): blocks of rows with private partials, and column chunks
+  // whole and partial; one row, none; a 3-D value reduced over its first
+  // dim has two column dims.
   jit::CompileOptions options;
   options.pipeline.parallelMinWork = 0;
   GraphBuilder b("column_reductions");
@@ -257,9 +258,11 @@ TEST(Differential, ColumnReductionsAgreeAtEveryShape) {
   b.output(b.reduce(cube, {0}, Reduction::Min), "cube_min");
   auto graph = b.build();
   ASSERT_TRUE(graph.isOk()) << graph.status().toString();
-  checkAcrossShapes(*graph,
-                    drawShapes({{"rows", {0, 40}}, {"n", {0, 2500}}}, 20, 13),
-                    "column reductions", options);
+  auto shapes = drawShapes({{"rows", {0, 40}}, {"n", {0, 2500}}}, 20, 13);
+  checkAcrossShapes(*graph, shapes, "column reductions", options);
+  // Without room for per-thread partials: the threads share column chunks.
+  options.pipeline.maxColumnPartials = 0;
+  checkAcrossShapes(*graph, shapes, "column chunks", options);
 }
 
 TEST(Differential, LargeShapesTakeTheParallelVersions) {

@@ -561,3 +561,65 @@ func.func @middle_sum(%in: memref<?x?x?xf32>, %acc: memref<?x?xf32>,
   }
   return
 }
+
+// -----
+
+// The same column sum, reassociable: each thread folds a block of rows
+// (rows * k / blocks to rows * (k + 1) / blocks, blocks = min(threads,
+// rows)) into its own row of partials, the block's first row copied, then
+// each column folds the blocks' partials into the sum in block order. The
+// column chunks remain for partials of more than 16 Mi elements.
+// CHECK-LABEL: func.func @column_sum_blocks
+// CHECK-SAME: (%[[IN:.*]]: memref<?x?xf32>, %[[ACC:.*]]: memref<?xf32>, %[[M:.*]]: index, %[[N:.*]]: index)
+// CHECK: scf.if %{{.*}} {
+// CHECK: %[[T:.*]] = func.call @anyshapeTeamSize()
+// CHECK-NEXT: %[[THREADS:.*]] = arith.index_cast %[[T]] : i64 to index
+// CHECK-NEXT: %[[BLOCKS:.*]] = arith.minsi %[[THREADS]], %{{.*}} : index
+// CHECK: %[[COLUMNS:.*]] = arith.muli %{{.*}}, %{{.*}} : index
+// CHECK-NEXT: %[[SIZE:.*]] = arith.muli %[[BLOCKS]], %[[COLUMNS]] : index
+// CHECK-NEXT: %[[LIMIT:.*]] = arith.constant 16777216 : index
+// CHECK-NEXT: %[[FITS:.*]] = arith.cmpi sle, %[[SIZE]], %[[LIMIT]] : index
+// CHECK-NEXT: scf.if %[[FITS]] {
+// CHECK: %[[PARTIALS:.*]] = memref.alloc(%[[BLOCKS]], %[[N]]) : memref<?x?xf32>
+// CHECK: scf.parallel (%[[BLOCK:.*]]) = (%{{.*}}) to (%[[BLOCKS]]) step
+// CHECK: %[[START:.*]] = arith.divsi %{{.*}}, %[[BLOCKS]] : index
+// CHECK-NEXT: %[[STARTOFFSET:.*]] = arith.muli %[[START]], %{{.*}} : index
+// CHECK-NEXT: %[[FIRST:.*]] = arith.addi %{{.*}}, %[[STARTOFFSET]] : index
+// CHECK: %[[STOP:.*]] = arith.divsi %{{.*}}, %[[BLOCKS]] : index
+// CHECK-NEXT: %[[STOPOFFSET:.*]] = arith.muli %[[STOP]], %{{.*}} : index
+// CHECK-NEXT: %[[END:.*]] = arith.addi %{{.*}}, %[[STOPOFFSET]] : index
+// CHECK-NEXT: scf.for %[[J0:.*]] = %{{.*}} to %[[N]] step %{{.*}} {
+// CHECK-NEXT: %[[X0:.*]] = memref.load %[[IN]][%[[FIRST]], %[[J0]]]
+// CHECK-NEXT: memref.store %[[X0]], %[[PARTIALS]][%[[BLOCK]], %[[J0]]]
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %[[END]] step %{{.*}} {
+// CHECK-NEXT: scf.for %[[J:.*]] = %{{.*}} to %[[N]] step %{{.*}} {
+// CHECK-NEXT: %[[X:.*]] = memref.load %[[IN]][%[[I]], %[[J]]]
+// CHECK-NEXT: %[[P:.*]] = memref.load %[[PARTIALS]][%[[BLOCK]], %[[J]]]
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[P]], %[[X]] fastmath<reassoc>
+// CHECK-NEXT: memref.store %[[S]], %[[PARTIALS]][%[[BLOCK]], %[[J]]]
+// CHECK: scf.parallel (%[[C:.*]]) = (%{{.*}}) to (%[[N]]) step
+// CHECK-NEXT: %[[A0:.*]] = memref.load %[[ACC]][%[[C]]]
+// CHECK: %[[FOLDED:.*]] = scf.for %[[K:.*]] = %{{.*}} to %[[BLOCKS]] step %{{.*}} iter_args(%[[A:.*]] = %[[A0]]) -> (f32) {
+// CHECK-NEXT: %[[PK:.*]] = memref.load %[[PARTIALS]][%[[K]], %[[C]]]
+// CHECK-NEXT: %[[F:.*]] = arith.addf %[[A]], %[[PK]] fastmath<reassoc>
+// CHECK-NEXT: scf.yield %[[F]]
+// CHECK: memref.store %[[FOLDED]], %[[ACC]][%[[C]]]
+// CHECK: memref.dealloc %[[PARTIALS]]
+// CHECK-NEXT: } else {
+// CHECK: scf.parallel
+// CHECK: } else {
+func.func @column_sum_blocks(%in: memref<?x?xf32>, %acc: memref<?xf32>,
+                             %m: index, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %m step %c1 {
+    scf.parallel (%j) = (%c0) to (%n) step (%c1) {
+      %x = memref.load %in[%i, %j] : memref<?x?xf32>
+      %a = memref.load %acc[%j] : memref<?xf32>
+      %s = arith.addf %a, %x fastmath<reassoc> : f32
+      memref.store %s, %acc[%j] : memref<?xf32>
+      scf.reduce
+    }
+  }
+  return
+}
