@@ -107,7 +107,7 @@ std::string dimsString(const ShapeConstraintAnalysis &a, Value v) {
 enum class ReductionShape {
   Vector,  // every dim of a 1-D value: one row
   Whole,   // every dim of a higher-rank value: a serial loop nest
-  Columns, // the first dim alone: rows outside, columns in parallel
+  Columns, // the first dim alone: rows outside the columns
   Rows,    // another single dim: rows (the dims before it) of its own
   Other,   // several dims, not all
 };
@@ -147,6 +147,8 @@ kernelVersions(const Fusion &fusion, const ShapeConstraintAnalysis &analysis) {
     return {"serial"};
   if (shape == ReductionShape::Rows)
     return {"split-row", "parallel", "serial"};
+  if (shape == ReductionShape::Columns)
+    return {"row-blocks", "column-chunks", "serial"};
   return {"parallel", "serial"};
 }
 

@@ -46,8 +46,10 @@ struct Fusion {
   /// {no-stretch, stretch} when a broadcast in it may or may not stretch;
   /// without those, a reduction of one dim other than the first also has
   /// "split-row" (fewer rows than threads share each row; a 1-D value is
-  /// one row), and a reduction of every dim of a larger value has no
-  /// "parallel" (jit/Passes.td, anyshape-speculate-kernels).
+  /// one row), a reduction of the first dim has "row-blocks" (per-thread
+  /// partials) and "column-chunks" for "parallel", and a reduction of
+  /// every dim of a larger value has no "parallel" (jit/Passes.td,
+  /// anyshape-speculate-kernels).
   std::vector<std::string> versions;
 };
 

@@ -6,7 +6,8 @@
 // Each kernel lists its speculative versions: parallel/serial, crossed
 // with no-stretch/stretch when a broadcast dim may or may not be 1; a
 // reduction of one dim other than the first also split-row (a 1-D value
-// is one row); a reduction of every dim of a larger value no parallel one.
+// is one row); a reduction of the first dim row-blocks and column-chunks
+// for parallel; a reduction of every dim of a larger value no parallel one.
 
 // CHECK-LABEL: fusion plan of @chain
 // CHECK: fusions: 1
@@ -24,7 +25,7 @@ func.func @chain(%x: tensor<?x4xf32, #dhlo.shape<n, 4>>) -> tensor<?x4xf32, #dhl
 
 // CHECK-LABEL: fusion plan of @column_reduce
 // CHECK: fusions: 1
-// CHECK-NEXT: #0 kInput root dhlo.reduce over [n, m], 3 ops, 1 reductions: abs exp reduce | versions: parallel serial{{$}}
+// CHECK-NEXT: #0 kInput root dhlo.reduce over [n, m], 3 ops, 1 reductions: abs exp reduce | versions: row-blocks column-chunks serial{{$}}
 func.func @column_reduce(%x: tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<?xf32, #dhlo.shape<m>> {
   %a = dhlo.abs %x : (tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<?x?xf32, #dhlo.shape<n, m>>
   %e = dhlo.exp %a : (tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<?x?xf32, #dhlo.shape<n, m>>
