@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "jit/ColumnSchedule.h"
 
+#include "jit/ChunkedLoops.h"
 #include "jit/SplitRowSchedule.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -108,34 +109,21 @@ void buildColumnChunkNest(OpBuilder &b, scf::ForOp outer,
                           scf::ParallelOp columns) {
   Location loc = columns.getLoc();
   OpBuilder::InsertionGuard guard(b);
-  unsigned last = columns.getNumLoops() - 1;
-  Value upper = columns.getUpperBound()[last];
-  Value step = columns.getStep()[last];
-  SmallVector<Value> steps(columns.getStep());
-  Value trips = b.create<arith::MaxSIOp>(
-      loc,
-      b.create<arith::CeilDivSIOp>(
-          loc,
-          b.create<arith::SubIOp>(loc, upper, columns.getLowerBound()[last]),
-          step),
-      b.create<arith::ConstantIndexOp>(loc, 0));
-  steps[last] =
-      b.create<arith::MulIOp>(loc, step, columnChunkLength(b, loc, trips));
-  auto chunks = b.create<scf::ParallelOp>(loc, columns.getLowerBound(),
-                                          columns.getUpperBound(), steps);
+  Value step = columns.getStep().back();
+  Value trips = tripCount(b, loc, columns.getLowerBound().back(),
+                          columns.getUpperBound().back(), step);
+  ChunkLoop chunks = buildChunkLoop(
+      b, loc, columns.getLowerBound(), columns.getUpperBound(),
+      columns.getStep(),
+      b.create<arith::MulIOp>(loc, step, columnChunkLength(b, loc, trips)));
   IRMapping mapping;
-  for (unsigned d = 0; d < last; ++d)
-    mapping.map(columns.getInductionVars()[d], chunks.getInductionVars()[d]);
-  b.setInsertionPoint(chunks.getBody()->getTerminator());
-  Value start = chunks.getInductionVars()[last];
-  Value end = b.create<arith::MinSIOp>(
-      loc, b.create<arith::AddIOp>(loc, start, steps[last]), upper);
+  mapping.map(columns.getInductionVars(), chunks.loop.getInductionVars());
   auto rows = b.create<scf::ForOp>(loc, outer.getLowerBound(),
                                    outer.getUpperBound(), outer.getStep());
   mapping.map(outer.getInductionVar(), rows.getInductionVar());
   b.setInsertionPoint(rows.getBody()->getTerminator());
-  auto inChunk = b.create<scf::ForOp>(loc, start, end, step);
-  mapping.map(columns.getInductionVars()[last], inChunk.getInductionVar());
+  auto inChunk = b.create<scf::ForOp>(loc, chunks.start, chunks.end, step);
+  mapping.map(columns.getInductionVars().back(), inChunk.getInductionVar());
   b.setInsertionPoint(inChunk.getBody()->getTerminator());
   for (Operation &op : columns.getBody()->without_terminator())
     b.clone(op, mapping);
@@ -183,14 +171,7 @@ void buildRowBlockNest(OpBuilder &b, scf::ForOp outer, scf::ParallelOp columns,
     return b.create<arith::ConstantIndexOp>(loc, v);
   };
   Value zero = constant(0), one = constant(1);
-  Value rows = b.create<arith::MaxSIOp>(
-      loc,
-      b.create<arith::CeilDivSIOp>(
-          loc,
-          b.create<arith::SubIOp>(loc, outer.getUpperBound(),
-                                  outer.getLowerBound()),
-          outer.getStep()),
-      zero);
+  Value rows = tripCount(b, loc, outer);
   SmallVector<Value> sizes{blocks};
   llvm::append_range(sizes, columns.getUpperBound());
   auto partialsType =

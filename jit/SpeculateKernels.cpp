@@ -7,6 +7,7 @@
 // their condition holds; only the schedule and the indexing differ.
 //
 //===----------------------------------------------------------------------===//
+#include "jit/ChunkedLoops.h"
 #include "jit/ColumnSchedule.h"
 #include "jit/Passes.h"
 #include "jit/SplitRowSchedule.h"
@@ -28,14 +29,6 @@ namespace anyshape::jit {
 #include "jit/Passes.h.inc"
 
 namespace {
-
-Value tripCount(OpBuilder &b, Location loc, Value lower, Value upper,
-                Value step) {
-  Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
-  Value span = b.create<arith::SubIOp>(loc, upper, lower);
-  Value count = b.create<arith::CeilDivSIOp>(loc, span, step);
-  return b.create<arith::MaxSIOp>(loc, count, zero);
-}
 
 /// The iterations of the scf.for loops directly in `body` whose bounds are
 /// defined outside `kernel`, each times those of the loops in its own body
@@ -117,22 +110,15 @@ scf::ForOp buildNest(OpBuilder &b, scf::ParallelOp loop, unsigned firstSerial) {
 void buildChunkedNest(OpBuilder &b, scf::ParallelOp loop, int64_t chunk) {
   Location loc = loop.getLoc();
   OpBuilder::InsertionGuard guard(b);
-  unsigned last = loop.getNumLoops() - 1;
-  Value upper = loop.getUpperBound()[last], step = loop.getStep()[last];
-  SmallVector<Value> steps(loop.getStep());
-  steps[last] = b.create<arith::MulIOp>(
-      loc, step, b.create<arith::ConstantIndexOp>(loc, chunk));
-  auto outer = b.create<scf::ParallelOp>(loc, loop.getLowerBound(),
-                                         loop.getUpperBound(), steps);
+  Value step = loop.getStep().back();
+  ChunkLoop chunks = buildChunkLoop(
+      b, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep(),
+      b.create<arith::MulIOp>(loc, step,
+                              b.create<arith::ConstantIndexOp>(loc, chunk)));
   IRMapping mapping;
-  for (unsigned d = 0; d < last; ++d)
-    mapping.map(loop.getInductionVars()[d], outer.getInductionVars()[d]);
-  b.setInsertionPoint(outer.getBody()->getTerminator());
-  Value start = outer.getInductionVars()[last];
-  Value end = b.create<arith::MinSIOp>(
-      loc, b.create<arith::AddIOp>(loc, start, steps[last]), upper);
-  auto serial = b.create<scf::ForOp>(loc, start, end, step);
-  mapping.map(loop.getInductionVars()[last], serial.getInductionVar());
+  mapping.map(loop.getInductionVars(), chunks.loop.getInductionVars());
+  auto serial = b.create<scf::ForOp>(loc, chunks.start, chunks.end, step);
+  mapping.map(loop.getInductionVars().back(), serial.getInductionVar());
   b.setInsertionPoint(serial.getBody()->getTerminator());
   for (Operation &op : loop.getBody()->without_terminator())
     b.clone(op, mapping);

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "jit/SplitRowSchedule.h"
 
+#include "jit/ChunkedLoops.h"
 #include "jit/ColumnSchedule.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -77,14 +78,6 @@ Value allocatePartials(OpBuilder &b, scf::ForOp reduction) {
       MemRefType::get({kMaxRowChunks}, reduction.getResult(0).getType()));
 }
 
-Value tripCount(OpBuilder &b, Location loc, scf::ForOp loop) {
-  Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
-  Value span =
-      b.create<arith::SubIOp>(loc, loop.getUpperBound(), loop.getLowerBound());
-  return b.create<arith::MaxSIOp>(
-      loc, b.create<arith::CeilDivSIOp>(loc, span, loop.getStep()), zero);
-}
-
 /// Iterations per chunk of `loop`'s row: at least kMinRowChunk, and few
 /// enough that there are at most kMaxRowChunks chunks.
 Value chunkLength(OpBuilder &b, Location loc, Value trips) {
@@ -104,18 +97,14 @@ void cloneBody(OpBuilder &b, scf::ForOp loop, IRMapping &mapping) {
 void buildChunkedElementwise(OpBuilder &b, scf::ForOp loop,
                              IRMapping &mapping) {
   Location loc = loop.getLoc();
-  Value lower = mapping.lookupOrDefault(loop.getLowerBound());
-  Value upper = mapping.lookupOrDefault(loop.getUpperBound());
   Value step = mapping.lookupOrDefault(loop.getStep());
-  Value chunkStep = b.create<arith::MulIOp>(
-      loc, step, chunkLength(b, loc, tripCount(b, loc, loop)));
-  auto chunks = b.create<scf::ParallelOp>(loc, lower, upper, chunkStep);
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(chunks.getBody()->getTerminator());
-  Value start = chunks.getInductionVars()[0];
-  Value end = b.create<arith::MinSIOp>(
-      loc, b.create<arith::AddIOp>(loc, start, chunkStep), upper);
-  auto serial = b.create<scf::ForOp>(loc, start, end, step);
+  ChunkLoop chunks = buildChunkLoop(
+      b, loc, mapping.lookupOrDefault(loop.getLowerBound()),
+      mapping.lookupOrDefault(loop.getUpperBound()), step,
+      b.create<arith::MulIOp>(loc, step,
+                              chunkLength(b, loc, tripCount(b, loc, loop))));
+  auto serial = b.create<scf::ForOp>(loc, chunks.start, chunks.end, step);
   b.setInsertionPoint(serial.getBody()->getTerminator());
   mapping.map(loop.getInductionVar(), serial.getInductionVar());
   cloneBody(b, loop, mapping);
@@ -132,24 +121,20 @@ scf::ForOp columnLoopOf(scf::ForOp reduced) {
 void buildChunkedColumns(OpBuilder &b, scf::ForOp reduced, IRMapping &mapping) {
   Location loc = reduced.getLoc();
   scf::ForOp columns = columnLoopOf(reduced);
-  Value upper = mapping.lookupOrDefault(columns.getUpperBound());
   Value step = mapping.lookupOrDefault(columns.getStep());
-  Value chunkStep = b.create<arith::MulIOp>(
-      loc, step, columnChunkLength(b, loc, tripCount(b, loc, columns)));
-  auto chunks = b.create<scf::ParallelOp>(
-      loc, mapping.lookupOrDefault(columns.getLowerBound()), upper, chunkStep);
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(chunks.getBody()->getTerminator());
-  Value start = chunks.getInductionVars()[0];
-  Value end = b.create<arith::MinSIOp>(
-      loc, b.create<arith::AddIOp>(loc, start, chunkStep), upper);
+  ChunkLoop chunks = buildChunkLoop(
+      b, loc, mapping.lookupOrDefault(columns.getLowerBound()),
+      mapping.lookupOrDefault(columns.getUpperBound()), step,
+      b.create<arith::MulIOp>(
+          loc, step, columnChunkLength(b, loc, tripCount(b, loc, columns))));
   auto rows = b.create<scf::ForOp>(
       loc, mapping.lookupOrDefault(reduced.getLowerBound()),
       mapping.lookupOrDefault(reduced.getUpperBound()),
       mapping.lookupOrDefault(reduced.getStep()));
   mapping.map(reduced.getInductionVar(), rows.getInductionVar());
   b.setInsertionPoint(rows.getBody()->getTerminator());
-  auto inChunk = b.create<scf::ForOp>(loc, start, end, step);
+  auto inChunk = b.create<scf::ForOp>(loc, chunks.start, chunks.end, step);
   mapping.map(columns.getInductionVar(), inChunk.getInductionVar());
   b.setInsertionPoint(inChunk.getBody()->getTerminator());
   cloneBody(b, columns, mapping);
@@ -166,19 +151,17 @@ void buildChunkedReduction(OpBuilder &b, scf::ForOp loop, Value partials,
   Value element = fold->getOperand(0) == accumulator ? fold->getOperand(1)
                                                      : fold->getOperand(0);
   Value lower = mapping.lookupOrDefault(loop.getLowerBound());
-  Value upper = mapping.lookupOrDefault(loop.getUpperBound());
   Value step = mapping.lookupOrDefault(loop.getStep());
   Value init = mapping.lookupOrDefault(loop.getInitArgs()[0]);
   Value trips = tripCount(b, loc, loop);
   Value length = chunkLength(b, loc, trips);
   Value chunkStep = b.create<arith::MulIOp>(loc, step, length);
-  auto chunks = b.create<scf::ParallelOp>(loc, lower, upper, chunkStep);
   {
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(chunks.getBody()->getTerminator());
-    Value start = chunks.getInductionVars()[0];
-    Value end = b.create<arith::MinSIOp>(
-        loc, b.create<arith::AddIOp>(loc, start, chunkStep), upper);
+    ChunkLoop chunks = buildChunkLoop(
+        b, loc, lower, mapping.lookupOrDefault(loop.getUpperBound()), step,
+        chunkStep);
+    Value start = chunks.start, end = chunks.end;
     // The chunk's first element starts its partial (a chunk is never
     // empty); the cloned fold of that iteration is dead.
     IRMapping first = mapping;

@@ -1,0 +1,35 @@
+//===- ChunkedLoops.h - loops over chunks of a dim --------------*- C++ -*-===//
+//
+// The loop shapes every parallel schedule of anyshape-speculate-kernels is
+// built from: trip counts, and a parallel loop whose innermost dim steps a
+// chunk at a time, each iteration a chunk [start, end) that a serial loop
+// inside runs (jit/SpeculateKernels.cpp, SplitRowSchedule.h,
+// ColumnSchedule.h).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+
+namespace anyshape::jit {
+
+/// max(ceil((upper - lower) / step), 0).
+mlir::Value tripCount(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lower,
+                      mlir::Value upper, mlir::Value step);
+mlir::Value tripCount(mlir::OpBuilder &b, mlir::Location loc,
+                      mlir::scf::ForOp loop);
+
+/// An scf.parallel over `lowers`..`uppers` by `steps`, except that its
+/// innermost dim steps by `chunkStride`: each iteration is the chunk
+/// [start, end) of that dim, `end` clamped to its upper bound. Leaves `b`
+/// in the loop's body, after `end`.
+struct ChunkLoop {
+  mlir::scf::ParallelOp loop;
+  mlir::Value start, end;
+};
+ChunkLoop buildChunkLoop(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::ValueRange lowers, mlir::ValueRange uppers,
+                         mlir::ValueRange steps, mlir::Value chunkStride);
+
+} // namespace anyshape::jit
