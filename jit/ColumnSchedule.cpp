@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "jit/ColumnSchedule.h"
 
+#include "jit/BufferRoots.h"
 #include "jit/ChunkedLoops.h"
 #include "jit/SplitRowSchedule.h"
 
@@ -77,9 +78,13 @@ scf::ParallelOp columnsOf(scf::ForOp outer) {
   if (!collectAccesses(columns, accesses, written))
     return nullptr;
   for (Value buffer : written) {
-    // A buffer defined inside (a view) could alias anything: reject.
+    // A buffer defined inside (a view) could alias anything, and one read
+    // through another view could show other columns' writes: reject.
     if (definedInside(buffer))
       return nullptr;
+    for (const auto &[other, unused] : accesses)
+      if (other != buffer && rootBuffer(other) == rootBuffer(buffer))
+        return nullptr;
     ValueRange first = indicesOf(accesses[buffer].front());
     for (Value iv : columns.getInductionVars())
       if (!llvm::is_contained(first, iv))

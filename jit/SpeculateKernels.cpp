@@ -3,8 +3,11 @@
 // anyshape-speculate-kernels (see Passes.td). Every version is a clone
 // of the same body: the serial one a plain scf.for nest, the no-stretch
 // one with the stretch selects folded to the index they return when no
-// size is 1. So all versions compute exactly the same thing whenever
-// their condition holds; only the schedule and the indexing differ.
+// size is 1, the split-row and column ones (SplitRowSchedule.h,
+// ColumnSchedule.h) its loops over chunks, rows or blocks of rows. So all
+// versions compute the same thing whenever their condition holds, up to
+// the reassociation a fold allows; only the schedule and the indexing
+// differ.
 //
 //===----------------------------------------------------------------------===//
 #include "jit/ChunkedLoops.h"
@@ -43,8 +46,7 @@ Value loopWork(OpBuilder &b, Location loc, Block *body, Operation *kernel) {
     if (!outside(inner.getLowerBound()) || !outside(inner.getUpperBound()) ||
         !outside(inner.getStep()))
       continue;
-    Value trips = tripCount(b, loc, inner.getLowerBound(),
-                            inner.getUpperBound(), inner.getStep());
+    Value trips = tripCount(b, loc, inner);
     if (Value nested = loopWork(b, loc, inner.getBody(), kernel))
       trips = b.create<arith::MulIOp>(loc, trips, nested);
     sum = sum ? b.create<arith::AddIOp>(loc, sum, trips) : trips;
@@ -252,9 +254,7 @@ struct SpeculateKernelsPass : impl::SpeculateKernelsBase<SpeculateKernelsPass> {
     OpBuilder b(rows);
     Location loc = rows.getLoc();
     Value work = b.create<arith::MulIOp>(loc, estimateWork(b, columns).total,
-                                         tripCount(b, loc, rows.getLowerBound(),
-                                                   rows.getUpperBound(),
-                                                   rows.getStep()));
+                                         tripCount(b, loc, rows));
     Value enough =
         b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, work,
                                 b.create<arith::ConstantIndexOp>(loc, minWork));
@@ -262,8 +262,7 @@ struct SpeculateKernelsPass : impl::SpeculateKernelsBase<SpeculateKernelsPass> {
     b.setInsertionPoint(choice.thenBlock()->getTerminator());
     if (std::optional<ColumnFold> fold = columnFoldOf(columns)) {
       // A block of rows per thread, unless their partials would be large.
-      Value rowTrips = tripCount(b, loc, rows.getLowerBound(),
-                                 rows.getUpperBound(), rows.getStep());
+      Value rowTrips = tripCount(b, loc, rows);
       Value blocks = b.create<arith::MinSIOp>(loc, teamSize(b, loc), rowTrips);
       Value partials =
           b.create<arith::MulIOp>(loc, blocks, estimateWork(b, columns).rows);
@@ -310,8 +309,7 @@ struct SpeculateKernelsPass : impl::SpeculateKernelsBase<SpeculateKernelsPass> {
   void versionWholeReduction(scf::ForOp loop) {
     OpBuilder b(loop);
     Location loc = loop.getLoc();
-    Value trips = tripCount(b, loc, loop.getLowerBound(), loop.getUpperBound(),
-                            loop.getStep());
+    Value trips = tripCount(b, loc, loop);
     Value enough =
         b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, trips,
                                 b.create<arith::ConstantIndexOp>(loc, minWork));
