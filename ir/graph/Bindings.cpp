@@ -128,7 +128,7 @@ concreteShapes(const v1::Graph &graph, const GraphInfo &info,
     auto label = [&] {
       return "node '" + node.name() + "' (" + node.op() + ")";
     };
-    auto type = inferNodeType(node, operands, ctx);
+    auto type = inferNodeType(node, *info.ops[i], operands, ctx);
     if (!type)
       return type.status().withContext(label());
     auto shape = type->staticShape();

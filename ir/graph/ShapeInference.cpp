@@ -317,6 +317,14 @@ inferNodeType(const Node &node,
   const OpInfo *info = lookupOp(node.op());
   if (!info)
     return invalidArgument("unknown op '" + node.op() + "'");
+  return inferNodeType(node, *info, operands, ctx);
+}
+
+StatusOr<SymTensorType>
+inferNodeType(const Node &node, const OpInfo &op,
+              const std::vector<const SymTensorType *> &operands,
+              ShapeContext &ctx) {
+  const OpInfo *info = &op;
   int count = static_cast<int>(operands.size());
   if (count < info->minOperands ||
       (info->maxOperands >= 0 && count > info->maxOperands)) {

@@ -21,6 +21,11 @@ StatusOr<SymTensorType>
 inferNodeType(const v1::Node &node,
               const std::vector<const SymTensorType *> &operands,
               ShapeContext &ctx);
+/// The same for a node whose op (`lookupOp(node.op())`) is known.
+StatusOr<SymTensorType>
+inferNodeType(const v1::Node &node, const OpInfo &op,
+              const std::vector<const SymTensorType *> &operands,
+              ShapeContext &ctx);
 
 /// The materialised byte size of a constant node's value (its element count
 /// times the element size), or an error on overflow.

@@ -111,9 +111,11 @@ StatusOr<GraphInfo> validateGraph(const v1::Graph &graph,
   info.operandRefs.resize(graph.nodes_size());
   for (int i = 0; i < graph.nodes_size(); ++i) {
     const v1::Node &node = graph.nodes(i);
-    if (!lookupOp(node.op()))
+    const OpInfo *op = lookupOp(node.op());
+    if (!op)
       return invalidArgument(nodeLabel(node) + ": unknown op '" + node.op() +
                              "'");
+    info.ops.push_back(op);
     for (int k = 0; k < node.operands_size(); ++k) {
       auto it = info.values.find(node.operands(k));
       if (it == info.values.end())
@@ -155,7 +157,7 @@ StatusOr<GraphInfo> validateGraph(const v1::Graph &graph,
     std::vector<const SymTensorType *> operands;
     for (ValueRef ref : info.operandRefs[i])
       operands.push_back(&info.typeOf(ref));
-    auto type = inferNodeType(node, operands, ctx);
+    auto type = inferNodeType(node, *info.ops[i], operands, ctx);
     if (!type)
       return type.status().withContext(nodeLabel(node));
     info.nodeTypes[i] = std::move(*type);

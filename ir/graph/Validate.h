@@ -10,6 +10,7 @@
 #pragma once
 
 #include "Limits.h"
+#include "OpRegistry.h"
 #include "TensorType.h"
 
 #include <map>
@@ -31,6 +32,9 @@ struct GraphInfo {
   std::vector<int> topologicalOrder;    // node indices, operands first
   /// Each node's operands, resolved (indexed like graph.nodes()).
   std::vector<std::vector<ValueRef>> operandRefs;
+  /// Each node's op (indexed like graph.nodes()): the run-time shape walk
+  /// (Bindings.h) looks none up by name.
+  std::vector<const OpInfo *> ops;
   std::map<std::string, ValueRef> values;
   /// Named symbols in order of first appearance in the inputs.
   std::vector<std::string> symbols;
