@@ -4,13 +4,13 @@
 // sizes that are not multiples of 8 or 16, and zero-sized dims where the
 // graph allows), within the tolerances of ir/reference/Compare.h.
 #include "../support/ExampleGraph.h"
+#include "../support/ScopedTeamSize.h"
 #include "anyshape/client/GraphBuilder.h"
 #include "ir/graph/Bindings.h"
 #include "ir/graph/GraphText.h"
 #include "ir/reference/Compare.h"
 #include "ir/reference/Evaluator.h"
 #include "jit/Compiler.h"
-#include "runtime/Threading.h"
 
 #include "RandomInputs.h"
 
@@ -82,19 +82,6 @@ drawShapes(const std::map<std::string, std::pair<int64_t, int64_t>> &ranges,
   }
   return shapes;
 }
-
-/// This thread's OpenMP team size, for a scope.
-class ScopedTeamSize {
-public:
-  explicit ScopedTeamSize(int threads)
-      : previous_(static_cast<int>(runtime::anyshapeTeamSize())) {
-    runtime::setThreadsForThisThread(threads);
-  }
-  ~ScopedTeamSize() { runtime::setThreadsForThisThread(previous_); }
-
-private:
-  int previous_;
-};
 
 } // namespace
 
@@ -204,7 +191,7 @@ TEST(Differential, SplitRowVersionsAgreeAtEveryShape) {
   // partial last one. Float sums and maxima, integer sums and minima fold
   // their chunks' partials; softmax and layer norm are stitched; a sum
   // over a middle dim shares column chunks; a whole 1-D value is one row.
-  ScopedTeamSize team(8);
+  test::ScopedTeamSize team(8);
   jit::CompileOptions options;
   options.pipeline.parallelMinWork = 0;
   options.pipeline.splitRowMinWork = 0;

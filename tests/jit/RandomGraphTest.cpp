@@ -4,6 +4,8 @@
 // [a] and [b] — and only combines values whose shapes the op accepts, so
 // every generated graph is valid; ops are chosen to keep values bounded
 // (tanh before exp, division by |x| + 1) so that tolerances stay meaningful.
+// Each graph also runs with every kernel in its parallel versions.
+#include "../support/ScopedTeamSize.h"
 #include "anyshape/client/GraphBuilder.h"
 #include "ir/graph/Bindings.h"
 #include "ir/graph/GraphText.h"
@@ -136,13 +138,13 @@ private:
   std::vector<Value> matrices_, rows_, columns_;
 };
 
-void checkRandomGraph(uint64_t seed) {
+void checkRandomGraph(uint64_t seed, const jit::CompileOptions &options = {}) {
   v1::Graph graph = RandomGraph(seed).build(12);
   if (const char *dump = std::getenv("ANYSHAPE_DUMP_RANDOM_GRAPH"))
     (void)writeGraphFile(graph, dump);
   ASSERT_GT(graph.nodes_size(), 0);
   int64_t before = jit::Compiler::compileCount();
-  auto executable = jit::Compiler::compile(graph);
+  auto executable = jit::Compiler::compile(graph, options);
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   std::mt19937_64 rng(seed * 7919);
   std::uniform_int_distribution<int64_t> size(1, 37);
@@ -177,4 +179,21 @@ TEST_P(RandomGraphs, CompiledOnceMatchesReferenceAt50Shapes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, RandomGraphs,
+                         ::testing::Range<uint64_t>(1, 41));
+
+/// The same graphs with every kernel in its parallel versions at every
+/// size: a team of 8 has more threads than most drawn rows, so the row
+/// reductions take their split-row versions, and column reductions their
+/// row blocks.
+class RandomGraphsInParallel : public ::testing::TestWithParam<uint64_t> {};
+
+TEST_P(RandomGraphsInParallel, CompiledOnceMatchesReferenceAt50Shapes) {
+  test::ScopedTeamSize team(8);
+  jit::CompileOptions options;
+  options.pipeline.parallelMinWork = 0;
+  options.pipeline.splitRowMinWork = 0;
+  checkRandomGraph(GetParam(), options);
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, RandomGraphsInParallel,
                          ::testing::Range<uint64_t>(1, 41));
