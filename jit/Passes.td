@@ -64,9 +64,9 @@ def SpeculateKernels : Pass<"anyshape-speculate-kernels", "mlir::ModuleOp"> {
         otherwise a serial `scf.for` nest that never wakes the team, so
         small shapes (a sequence of 1) stay as fast as a serial compile.
         `work` is the product of the parallel trip counts (rows) times the
-        sum of the trip counts of the `scf.for` loops directly inside
-        whose bounds are known before it (the row work). Tag `parallel` /
-        `serial`;
+        row work: the sum of the trip counts of the `scf.for` loops
+        directly inside whose bounds are known before it, each times the
+        row work of its own body. Tag `parallel` / `serial`;
       - row-reduction schedule, for a parallel kernel whose body holds
         only row loops, at least one a reduction folded by one
         associative op (jit/SplitRowSchedule.h): with fewer rows than
@@ -81,10 +81,12 @@ def SpeculateKernels : Pass<"anyshape-speculate-kernels", "mlir::ModuleOp"> {
     its parallel version gives each thread a block of rows folded into
     private partials (when the columns accumulate with one fold and the
     partials have at most `max-column-partials` elements), otherwise
-    shares chunks of columns among the threads, each running every row. A kernel with implicit-broadcast versions has
-    4 and gets no split-row one, so every kernel has at most 4 versions, as the fusion plan's tags
-    say. `scf.parallel` loops nested in another become `scf.for` nests
-    first (each thread runs them serially).
+    shares chunks of columns among the threads, each running every row
+    (tags `row-blocks`, `column-chunks`, `serial`). A kernel with
+    implicit-broadcast versions has 4 and gets no split-row one, so every
+    kernel has at most 4 versions, as the fusion plan's tags say.
+    `scf.parallel` loops nested in another become `scf.for` nests first
+    (each thread runs them serially).
   }];
   let options = [Option<"minWork", "min-work", "int64_t", "32768",
                         "iterations below which a loop runs serially">,
