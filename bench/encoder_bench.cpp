@@ -107,7 +107,7 @@ void BM_ShapeChecksEncoder(benchmark::State &state) {
   std::vector<std::vector<int64_t>> shapes{{1, state.range(0), 768},
                                            {1, state.range(0)}};
   for (auto _ : state)
-    benchmark::DoNotOptimize(concreteShapes(encoder(), *info, shapes));
+    benchmark::DoNotOptimize(checkConcreteShapes(encoder(), *info, shapes));
 }
 
 } // namespace

@@ -152,8 +152,7 @@ Executable::checkShapes(const std::vector<std::vector<int64_t>> &shapes) const {
     if (checkedShapes_.count(key))
       return Status::ok();
   }
-  ANYSHAPE_RETURN_IF_ERROR(
-      concreteShapes(graph_, info_, shapes, limits_).status());
+  ANYSHAPE_RETURN_IF_ERROR(checkConcreteShapes(graph_, info_, shapes, limits_));
   std::lock_guard<std::mutex> lock(checkedMutex_);
   if (checkedShapes_.size() >= kMaxCheckedShapes)
     checkedShapes_.clear(); // bounded; refilled by the shapes in use

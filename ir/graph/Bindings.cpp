@@ -99,13 +99,17 @@ inputShapesFor(const v1::Graph &graph,
   return shapes;
 }
 
-StatusOr<ConcreteShapes>
-concreteShapes(const v1::Graph &graph, const GraphInfo &info,
-               const std::vector<std::vector<int64_t>> &inputShapes,
-               const GraphLimits &limits) {
-  ConcreteShapes result;
-  ANYSHAPE_ASSIGN_OR_RETURN(result.symbols, bindSymbols(graph, inputShapes));
-  ShapeContext ctx = ShapeContext::concrete(limits, result.symbols);
+namespace {
+
+/// Binds the symbols and runs every node's shape rule on concrete sizes
+/// (concreteShapes); keeps each node's shape in `nodes` when given.
+StatusOr<std::map<std::string, int64_t>>
+walkConcreteShapes(const v1::Graph &graph, const GraphInfo &info,
+                   const std::vector<std::vector<int64_t>> &inputShapes,
+                   const GraphLimits &limits,
+                   std::vector<std::vector<int64_t>> *nodes) {
+  ANYSHAPE_ASSIGN_OR_RETURN(auto symbols, bindSymbols(graph, inputShapes));
+  ShapeContext ctx = ShapeContext::concrete(limits, symbols);
   auto typeOf = [&](const std::vector<int64_t> &shape, DType dtype) {
     SymTensorType t{dtype, {}};
     for (int64_t d : shape)
@@ -117,7 +121,8 @@ concreteShapes(const v1::Graph &graph, const GraphInfo &info,
     inputTypes.push_back(
         typeOf(inputShapes[k], graph.inputs(k).type().dtype()));
   std::vector<SymTensorType> nodeTypes(graph.nodes_size());
-  result.nodes.resize(graph.nodes_size());
+  if (nodes)
+    nodes->resize(graph.nodes_size());
   std::vector<const SymTensorType *> operands; // reused: no allocation
   for (int i : info.topologicalOrder) {
     const v1::Node &node = graph.nodes(i);
@@ -131,13 +136,34 @@ concreteShapes(const v1::Graph &graph, const GraphInfo &info,
     auto type = inferNodeType(node, *info.ops[i], operands, ctx);
     if (!type)
       return type.status().withContext(label());
-    auto shape = type->staticShape();
-    if (!shape)
-      return internalError(label() + ": concrete shape inference left symbols");
+    for (const SymExpr &dim : type->dims)
+      if (!dim.isConstant())
+        return internalError(label() +
+                             ": concrete shape inference left symbols");
+    if (nodes)
+      (*nodes)[i] = *type->staticShape();
     nodeTypes[i] = std::move(*type);
-    result.nodes[i] = std::move(*shape);
   }
+  return symbols;
+}
+
+} // namespace
+
+StatusOr<ConcreteShapes>
+concreteShapes(const v1::Graph &graph, const GraphInfo &info,
+               const std::vector<std::vector<int64_t>> &inputShapes,
+               const GraphLimits &limits) {
+  ConcreteShapes result;
+  ANYSHAPE_ASSIGN_OR_RETURN(
+      result.symbols,
+      walkConcreteShapes(graph, info, inputShapes, limits, &result.nodes));
   return result;
+}
+
+Status checkConcreteShapes(const v1::Graph &graph, const GraphInfo &info,
+                           const std::vector<std::vector<int64_t>> &inputShapes,
+                           const GraphLimits &limits) {
+  return walkConcreteShapes(graph, info, inputShapes, limits, nullptr).status();
 }
 
 } // namespace anyshape

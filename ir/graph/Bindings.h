@@ -47,4 +47,10 @@ concreteShapes(const v1::Graph &graph, const GraphInfo &info,
                const std::vector<std::vector<int64_t>> &inputShapes,
                const GraphLimits &limits = {});
 
+/// The same checks as concreteShapes, without keeping the shapes: what an
+/// executable runs on a shape list it has not seen.
+Status checkConcreteShapes(const v1::Graph &graph, const GraphInfo &info,
+                           const std::vector<std::vector<int64_t>> &inputShapes,
+                           const GraphLimits &limits = {});
+
 } // namespace anyshape
