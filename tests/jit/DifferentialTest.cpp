@@ -232,7 +232,8 @@ TEST(Differential, ColumnReductionsAgreeAtEveryShape) {
   // Column reductions in their parallel versions at every size (no work
   // minimum): blocks of rows with private partials, and column chunks
   // whole and partial; one row, none; a 3-D value reduced over its first
-  // dim has two column dims.
+  // dim has two column dims. A team of 4: up to 4 blocks of rows.
+  test::ScopedTeamSize team(4);
   jit::CompileOptions options;
   options.pipeline.parallelMinWork = 0;
   GraphBuilder b("column_reductions");
