@@ -134,32 +134,52 @@ void buildColumnChunkNest(OpBuilder &b, scf::ForOp outer,
     b.clone(op, mapping);
 }
 
-std::optional<ColumnFold> columnFoldOf(scf::ParallelOp columns) {
+std::optional<ColumnNest> columnNestOf(scf::ParallelOp columns) {
   for (auto [lower, step] :
        llvm::zip(columns.getLowerBound(), columns.getStep()))
     if (!matchPattern(lower, m_Zero()) || !matchPattern(step, m_One()))
       return std::nullopt;
+  return ColumnNest{columns.getBody(), columns.getInductionVars(),
+                    columns.getUpperBound()};
+}
+
+std::optional<ColumnNest> columnNestOf(scf::ForOp columns) {
+  if (!matchPattern(columns.getLowerBound(), m_Zero()) ||
+      !matchPattern(columns.getStep(), m_One()))
+    return std::nullopt;
+  return ColumnNest{columns.getBody(),
+                    {columns.getInductionVar()},
+                    {columns.getUpperBound()}};
+}
+
+std::optional<ColumnFold> columnFoldOf(const ColumnNest &columns) {
   SmallVector<memref::StoreOp> stores;
-  columns.getBody()->walk(
-      [&](memref::StoreOp store) { stores.push_back(store); });
-  if (stores.size() != 1 || stores[0]->getBlock() != columns.getBody())
+  columns.body->walk([&](memref::StoreOp store) { stores.push_back(store); });
+  if (stores.size() != 1 || stores[0]->getBlock() != columns.body)
     return std::nullopt;
   memref::StoreOp store = stores[0];
-  SmallVector<Value> ivs = columns.getInductionVars();
+  // Each column owns one element: its induction variables index it, and
+  // any other index is a constant.
+  for (Value iv : columns.ivs)
+    if (!llvm::is_contained(store.getIndices(), iv))
+      return std::nullopt;
+  for (Value index : store.getIndices())
+    if (!llvm::is_contained(columns.ivs, index) &&
+        !matchPattern(index, m_Constant()))
+      return std::nullopt;
   Operation *fold = store.getValueToStore().getDefiningOp();
-  if (!llvm::equal(store.getIndices(), ivs) || !fold ||
-      fold->getBlock() != columns.getBody() || !isAssociativeFold(fold) ||
+  if (!fold || fold->getBlock() != columns.body || !isAssociativeFold(fold) ||
       !fold->getResult(0).hasOneUse())
     return std::nullopt;
   for (unsigned side = 0; side < 2; ++side) {
     auto load = fold->getOperand(side).getDefiningOp<memref::LoadOp>();
     if (!load || load.getMemRef() != store.getMemRef() ||
-        !llvm::equal(load.getIndices(), ivs) || !load->hasOneUse() ||
-        load->getBlock() != columns.getBody())
+        !llvm::equal(load.getIndices(), store.getIndices()) ||
+        !load->hasOneUse() || load->getBlock() != columns.body)
       continue;
     // No other access to the buffer.
     bool alone = true;
-    columns.getBody()->walk([&](memref::LoadOp other) {
+    columns.body->walk([&](memref::LoadOp other) {
       alone &= other == load || other.getMemRef() != store.getMemRef();
     });
     if (alone)
@@ -168,17 +188,42 @@ std::optional<ColumnFold> columnFoldOf(scf::ParallelOp columns) {
   return std::nullopt;
 }
 
-void buildRowBlockNest(OpBuilder &b, scf::ForOp outer, scf::ParallelOp columns,
-                       ColumnFold fold, Value blocks) {
-  Location loc = columns.getLoc();
+RowBlockChoice beginRowBlocks(OpBuilder &b, Location loc, Value rows,
+                              const ColumnNest &columns, Value threads,
+                              int64_t maxPartials, const IRMapping &outside) {
+  Value blocks = b.create<arith::MinSIOp>(loc, threads, rows);
+  Value partials = blocks;
+  for (Value upper : columns.uppers)
+    partials =
+        b.create<arith::MulIOp>(loc, partials, outside.lookupOrDefault(upper));
+  Value fits = b.create<arith::CmpIOp>(
+      loc, arith::CmpIPredicate::sle, partials,
+      b.create<arith::ConstantIndexOp>(loc, maxPartials));
+  auto choice = b.create<scf::IfOp>(loc, fits, /*withElse=*/true);
+  b.setInsertionPoint(choice.thenBlock()->getTerminator());
+  return {blocks, choice.elseBlock()->getTerminator()};
+}
+
+void buildRowBlockNest(OpBuilder &b, scf::ForOp outer,
+                       const ColumnNest &columns, ColumnFold fold, Value blocks,
+                       const IRMapping &outside) {
+  Location loc = outer.getLoc();
   OpBuilder::InsertionGuard guard(b);
   auto constant = [&](int64_t v) {
     return b.create<arith::ConstantIndexOp>(loc, v);
   };
   Value zero = constant(0), one = constant(1);
-  Value rows = tripCount(b, loc, outer);
+  Value rowLower = outside.lookupOrDefault(outer.getLowerBound());
+  Value rowStep = outside.lookupOrDefault(outer.getStep());
+  Value rows =
+      tripCount(b, loc, rowLower,
+                outside.lookupOrDefault(outer.getUpperBound()), rowStep);
+  SmallVector<Value> uppers;
+  for (Value upper : columns.uppers)
+    uppers.push_back(outside.lookupOrDefault(upper));
+  SmallVector<Value> zeros(uppers.size(), zero), ones(uppers.size(), one);
   SmallVector<Value> sizes{blocks};
-  llvm::append_range(sizes, columns.getUpperBound());
+  llvm::append_range(sizes, uppers);
   auto partialsType =
       MemRefType::get(SmallVector<int64_t>(sizes.size(), ShapedType::kDynamic),
                       fold.store.getValueToStore().getType());
@@ -190,15 +235,14 @@ void buildRowBlockNest(OpBuilder &b, scf::ForOp outer, scf::ParallelOp columns,
   auto buildRow = [&](OpBuilder &nested, Value block, Value row,
                       bool firstRow) {
     scf::buildLoopNest(
-        nested, loc, SmallVector<Value>(columns.getNumLoops(), zero),
-        columns.getUpperBound(), SmallVector<Value>(columns.getNumLoops(), one),
+        nested, loc, zeros, uppers, ones,
         [&](OpBuilder &inner, Location, ValueRange ivs) {
-          IRMapping mapping;
+          IRMapping mapping = outside;
           mapping.map(outer.getInductionVar(), row);
-          mapping.map(columns.getInductionVars(), ivs);
+          mapping.map(columns.ivs, ivs);
           SmallVector<Value> at{block};
           llvm::append_range(at, ivs);
-          for (Operation &op : columns.getBody()->without_terminator()) {
+          for (Operation &op : columns.body->without_terminator()) {
             if (&op == fold.load.getOperation()) {
               if (!firstRow)
                 mapping.map(fold.load.getResult(),
@@ -224,8 +268,7 @@ void buildRowBlockNest(OpBuilder &b, scf::ForOp outer, scf::ParallelOp columns,
     Value block = perBlock.getInductionVars()[0];
     auto rowAt = [&](Value index) {
       return b.create<arith::AddIOp>(
-          loc, outer.getLowerBound(),
-          b.create<arith::MulIOp>(loc, index, outer.getStep()));
+          loc, rowLower, b.create<arith::MulIOp>(loc, index, rowStep));
     };
     auto boundary = [&](Value k) { // rows * k / blocks
       return b.create<arith::DivSIOp>(
@@ -235,20 +278,20 @@ void buildRowBlockNest(OpBuilder &b, scf::ForOp outer, scf::ParallelOp columns,
     Value end = rowAt(boundary(b.create<arith::AddIOp>(loc, block, one)));
     buildRow(b, block, first, /*firstRow=*/true);
     auto rest = b.create<scf::ForOp>(
-        loc, b.create<arith::AddIOp>(loc, first, outer.getStep()), end,
-        outer.getStep());
+        loc, b.create<arith::AddIOp>(loc, first, rowStep), end, rowStep);
     OpBuilder inRest = OpBuilder::atBlockBegin(rest.getBody());
     buildRow(inRest, block, rest.getInductionVar(), /*firstRow=*/false);
   }
 
   // Each column: the buffer folded with every block's partial, in order.
-  auto combine = b.create<scf::ParallelOp>(
-      loc, columns.getLowerBound(), columns.getUpperBound(), columns.getStep());
+  auto combine = b.create<scf::ParallelOp>(loc, zeros, uppers, ones);
   {
     OpBuilder::InsertionGuard inColumn(b);
     b.setInsertionPoint(combine.getBody()->getTerminator());
     SmallVector<Value> ivs = combine.getInductionVars();
-    Value initial = b.create<memref::LoadOp>(loc, fold.store.getMemRef(), ivs);
+    IRMapping atColumn = outside;
+    atColumn.map(columns.ivs, ivs);
+    Value initial = b.clone(*fold.load, atColumn)->getResult(0);
     auto folded = b.create<scf::ForOp>(
         loc, zero, blocks, one, ValueRange{initial},
         [&](OpBuilder &nested, Location, Value block, ValueRange args) {
@@ -261,8 +304,8 @@ void buildRowBlockNest(OpBuilder &b, scf::ForOp outer, scf::ParallelOp columns,
           nested.create<scf::YieldOp>(
               loc, nested.clone(*fold.fold, mapping)->getResult(0));
         });
-    b.create<memref::StoreOp>(loc, folded.getResult(0), fold.store.getMemRef(),
-                              ivs);
+    atColumn.map(fold.store.getValueToStore(), folded.getResult(0));
+    b.clone(*fold.store, atColumn);
   }
   b.create<memref::DeallocOp>(loc, partials);
 }

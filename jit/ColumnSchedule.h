@@ -18,6 +18,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 
 #include <optional>
 
@@ -43,26 +44,51 @@ mlir::Value columnChunkLength(mlir::OpBuilder &b, mlir::Location loc,
 void buildColumnChunkNest(mlir::OpBuilder &b, mlir::scf::ForOp outer,
                           mlir::scf::ParallelOp columns);
 
+/// The loops over the columns of a column reduction: a parallel loop, or
+/// (a kernel's member, once its nested loops became serial) one scf.for;
+/// their body, induction variables and upper bounds. Only for lower
+/// bounds 0 and steps 1 (columnNestOf is nullopt otherwise).
+struct ColumnNest {
+  mlir::Block *body;
+  llvm::SmallVector<mlir::Value> ivs, uppers;
+};
+std::optional<ColumnNest> columnNestOf(mlir::scf::ParallelOp columns);
+std::optional<ColumnNest> columnNestOf(mlir::scf::ForOp columns);
+
 /// A column reduction that accumulates in memory: the one buffer its
-/// columns write is loaded once and stored once per iteration, at its
-/// induction variables in order (from 0, step 1), with `fold(load,
-/// element)` of an associative fold (SplitRowSchedule.h).
+/// columns write is loaded once and stored once per iteration, at the
+/// same indices (each induction variable, and constants), with
+/// `fold(load, element)` of an associative fold (SplitRowSchedule.h).
 struct ColumnFold {
   mlir::memref::LoadOp load;
   mlir::Operation *fold;
   mlir::memref::StoreOp store;
   mlir::Value element;
 };
-std::optional<ColumnFold> columnFoldOf(mlir::scf::ParallelOp columns);
+std::optional<ColumnFold> columnFoldOf(const ColumnNest &columns);
 
-/// Builds at `b`'s insertion point the row-block version of `outer` (whose
-/// columnsOf is `columns`, with `fold`): the rows are cut into `blocks`
-/// contiguous blocks (1 <= blocks <= rows), one per thread, each folding
-/// its rows into a private row of partials (its first row copied), read
-/// sequentially; then each column folds the blocks' partials into the
-/// buffer, in block order.
+/// Opens `scf.if (blocks * columns <= maxPartials)` at `b`, blocks being
+/// min(threads, rows): leaves `b` in its then-branch, where the row-block
+/// version goes, and returns the block count and the else-branch's
+/// terminator, before which the other version goes.
+struct RowBlockChoice {
+  mlir::Value blocks;
+  mlir::Operation *otherwise;
+};
+RowBlockChoice beginRowBlocks(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::Value rows, const ColumnNest &columns,
+                              mlir::Value threads, int64_t maxPartials,
+                              const mlir::IRMapping &outside);
+
+/// Builds at `b`'s insertion point the row-block version of `outer` (a
+/// loop over rows around `columns`, with `fold`): the rows are cut into
+/// `blocks` contiguous blocks (1 <= blocks <= rows), one per thread, each
+/// folding its rows into a private row of partials (its first row
+/// copied), read sequentially; then each column folds the blocks'
+/// partials into the buffer, in block order. `outside` maps values from
+/// around `outer` to those at `b` (identity for a kernel of its own).
 void buildRowBlockNest(mlir::OpBuilder &b, mlir::scf::ForOp outer,
-                       mlir::scf::ParallelOp columns, ColumnFold fold,
-                       mlir::Value blocks);
+                       const ColumnNest &columns, ColumnFold fold,
+                       mlir::Value blocks, const mlir::IRMapping &outside);
 
 } // namespace anyshape::jit

@@ -73,7 +73,9 @@ def SpeculateKernels : Pass<"anyshape-speculate-kernels", "mlir::ModuleOp"> {
         threads (`anyshapeTeamSize()`, declared by this pass) and row work
         of at least `split-row-min-work`, the rows run one after another,
         each shared among the threads in chunks, reductions through
-        partial results. Tag `split-row`.
+        partial results (a middle-dim reduction's reduced dim in blocks
+        with private partials, as a column reduction's rows below).
+        Tag `split-row`.
     A whole 1-D reduction (a top-level `scf.for` folding one accumulator)
     is a kernel of one row: `split-row` or `serial`. A column reduction
     (an `scf.for` over rows whose body is a parallel loop over columns that

@@ -260,19 +260,17 @@ struct SpeculateKernelsPass : impl::SpeculateKernelsBase<SpeculateKernelsPass> {
                                 b.create<arith::ConstantIndexOp>(loc, minWork));
     auto choice = b.create<scf::IfOp>(loc, enough, /*withElse=*/true);
     b.setInsertionPoint(choice.thenBlock()->getTerminator());
-    if (std::optional<ColumnFold> fold = columnFoldOf(columns)) {
+    std::optional<ColumnNest> nest = columnNestOf(columns);
+    std::optional<ColumnFold> fold;
+    if (nest)
+      fold = columnFoldOf(*nest);
+    if (fold) {
       // A block of rows per thread, unless their partials would be large.
-      Value rowTrips = tripCount(b, loc, rows);
-      Value blocks = b.create<arith::MinSIOp>(loc, teamSize(b, loc), rowTrips);
-      Value partials =
-          b.create<arith::MulIOp>(loc, blocks, estimateWork(b, columns).rows);
-      Value fits = b.create<arith::CmpIOp>(
-          loc, arith::CmpIPredicate::sle, partials,
-          b.create<arith::ConstantIndexOp>(loc, maxColumnPartials));
-      auto schedule = b.create<scf::IfOp>(loc, fits, /*withElse=*/true);
-      b.setInsertionPoint(schedule.thenBlock()->getTerminator());
-      buildRowBlockNest(b, rows, columns, *fold, blocks);
-      b.setInsertionPoint(schedule.elseBlock()->getTerminator());
+      RowBlockChoice choice =
+          beginRowBlocks(b, loc, tripCount(b, loc, rows), *nest,
+                         teamSize(b, loc), maxColumnPartials, IRMapping());
+      buildRowBlockNest(b, rows, *nest, *fold, choice.blocks, IRMapping());
+      b.setInsertionPoint(choice.otherwise);
     }
     buildColumnChunkNest(b, rows, columns);
     b.setInsertionPoint(choice.elseBlock()->getTerminator());
@@ -293,10 +291,10 @@ struct SpeculateKernelsPass : impl::SpeculateKernelsBase<SpeculateKernelsPass> {
   }
 
   /// `rows < threads && perRow >= splitRowMinWork`.
-  Value splitRowCondition(OpBuilder &b, Location loc, Value rows,
-                          Value perRow) {
-    Value fewRows = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
-                                            rows, teamSize(b, loc));
+  Value splitRowCondition(OpBuilder &b, Location loc, Value rows, Value perRow,
+                          Value threads) {
+    Value fewRows =
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, rows, threads);
     Value longRows = b.create<arith::CmpIOp>(
         loc, arith::CmpIPredicate::sge, perRow,
         b.create<arith::ConstantIndexOp>(loc, splitRowMinWork));
@@ -315,7 +313,7 @@ struct SpeculateKernelsPass : impl::SpeculateKernelsBase<SpeculateKernelsPass> {
                                 b.create<arith::ConstantIndexOp>(loc, minWork));
     Value one = b.create<arith::ConstantIndexOp>(loc, 1);
     Value split = b.create<arith::AndIOp>(
-        loc, enough, splitRowCondition(b, loc, one, trips));
+        loc, enough, splitRowCondition(b, loc, one, trips, teamSize(b, loc)));
     auto choice = b.create<scf::IfOp>(loc, loop.getResultTypes(), split,
                                       /*withElse=*/true);
     OpBuilder splitRow = choice.getThenBodyBuilder();
@@ -340,11 +338,12 @@ struct SpeculateKernelsPass : impl::SpeculateKernelsBase<SpeculateKernelsPass> {
     auto choice = b.create<scf::IfOp>(loc, enough, /*withElse=*/true);
     b.setInsertionPoint(choice.thenBlock()->getTerminator());
     if (canSplitRows(loop, rowLoops)) {
+      Value threads = teamSize(b, loc);
       auto schedule = b.create<scf::IfOp>(
-          loc, splitRowCondition(b, loc, work.rows, work.perRow),
+          loc, splitRowCondition(b, loc, work.rows, work.perRow, threads),
           /*withElse=*/true);
       b.setInsertionPoint(schedule.thenBlock()->getTerminator());
-      buildSplitRowNest(b, loop, rowLoops);
+      buildSplitRowNest(b, loop, rowLoops, threads, maxColumnPartials);
       b.setInsertionPoint(schedule.elseBlock()->getTerminator());
     }
     buildParallelNest(b, loop);

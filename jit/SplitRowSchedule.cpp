@@ -140,6 +140,29 @@ void buildChunkedColumns(OpBuilder &b, scf::ForOp reduced, IRMapping &mapping) {
   cloneBody(b, columns, mapping);
 }
 
+/// A column loop of a split row: blocks of its reduced indices over the
+/// threads when it accumulates with one fold and the partials fit,
+/// otherwise chunks of its columns.
+void buildSplitColumns(OpBuilder &b, scf::ForOp reduced, IRMapping &mapping,
+                       Value threads, int64_t maxColumnPartials) {
+  std::optional<ColumnNest> nest = columnNestOf(columnLoopOf(reduced));
+  std::optional<ColumnFold> fold;
+  if (nest)
+    fold = columnFoldOf(*nest);
+  if (!fold) {
+    buildChunkedColumns(b, reduced, mapping);
+    return;
+  }
+  OpBuilder::InsertionGuard guard(b);
+  Location loc = reduced.getLoc();
+  RowBlockChoice choice =
+      beginRowBlocks(b, loc, tripCount(b, loc, reduced), *nest, threads,
+                     maxColumnPartials, mapping);
+  buildRowBlockNest(b, reduced, *nest, *fold, choice.blocks, mapping);
+  b.setInsertionPoint(choice.otherwise);
+  buildChunkedColumns(b, reduced, mapping);
+}
+
 /// A reduction row loop as a parallel loop over chunks, each folding its
 /// elements into `partials[chunk]`, then a serial fold of the partials into
 /// the accumulator's initial value; maps the loop's result to that fold.
@@ -252,7 +275,8 @@ bool canSplitRows(scf::ParallelOp kernel, const RowLoops &rowLoops) {
 }
 
 void buildSplitRowNest(OpBuilder &b, scf::ParallelOp kernel,
-                       const RowLoops &rowLoops) {
+                       const RowLoops &rowLoops, Value threads,
+                       int64_t maxColumnPartials) {
   Location loc = kernel.getLoc();
   OpBuilder::InsertionGuard guard(b);
   auto isReduction = [&](scf::ForOp loop) {
@@ -280,7 +304,7 @@ void buildSplitRowNest(OpBuilder &b, scf::ParallelOp kernel,
     else if (rowLoops.elementwise.contains(loop))
       buildChunkedElementwise(b, loop, mapping);
     else if (rowLoops.columns.contains(loop))
-      buildChunkedColumns(b, loop, mapping);
+      buildSplitColumns(b, loop, mapping, threads, maxColumnPartials);
     else
       buildChunkedReduction(b, loop, partials.at(loop), mapping);
   }

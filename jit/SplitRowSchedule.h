@@ -53,9 +53,13 @@ bool canSplitRows(mlir::scf::ParallelOp kernel, const RowLoops &rowLoops);
 
 /// Builds the split-row version of `kernel` (canSplitRows holds) at `b`'s
 /// insertion point: an scf.for nest over its rows whose row loops are
-/// scf.parallel loops over chunks of the row (of its columns, for a column
-/// loop: each chunk runs every reduced index).
+/// scf.parallel loops over chunks of the row. A column loop that
+/// accumulates with one fold gives each of the `threads` a block of its
+/// reduced indices, folded into private partials (ColumnSchedule.h), when
+/// those have at most `maxColumnPartials` elements; otherwise the threads
+/// share chunks of its columns, each running every reduced index.
 void buildSplitRowNest(mlir::OpBuilder &b, mlir::scf::ParallelOp kernel,
-                       const RowLoops &rowLoops);
+                       const RowLoops &rowLoops, mlir::Value threads,
+                       int64_t maxColumnPartials);
 
 } // namespace anyshape::jit

@@ -190,7 +190,8 @@ TEST(Differential, SplitRowVersionsAgreeAtEveryShape) {
   // minimum, and rows run from 0 to several chunks of at least 1024 with a
   // partial last one. Float sums and maxima, integer sums and minima fold
   // their chunks' partials; softmax and layer norm are stitched; a sum
-  // over a middle dim shares column chunks; a whole 1-D value is one row.
+  // over a middle dim shares blocks of its reduced dim (or column chunks);
+  // a whole 1-D value is one row.
   test::ScopedTeamSize team(8);
   jit::CompileOptions options;
   options.pipeline.parallelMinWork = 0;
@@ -207,13 +208,17 @@ TEST(Differential, SplitRowVersionsAgreeAtEveryShape) {
   b.output(b.reduce(k, {1}, Reduction::Sum), "int_sum");
   b.output(b.reduce(k, {1}, Reduction::Min), "int_min");
   // A middle dim: each row's columns are shared.
-  Value cube = b.parameter("cube", v1::DTYPE_F32, {"rows", 5, "n"});
+  Value cube = b.parameter("cube", v1::DTYPE_F32, {"rows", 23, "n"});
   b.output(b.reduce(cube, {1}, Reduction::Sum), "middle_sum");
   auto graph = b.build();
   ASSERT_TRUE(graph.isOk()) << graph.status().toString();
-  checkAcrossShapes(*graph,
-                    drawShapes({{"rows", {0, 7}}, {"n", {0, 3500}}}, 20, 10),
-                    "split rows", options);
+  auto shapes = drawShapes({{"rows", {0, 7}}, {"n", {0, 3500}}}, 20, 10);
+  checkAcrossShapes(*graph, shapes, "split rows", options);
+  // The middle sum's columns in chunks rather than its reduced dim in
+  // blocks (no room for per-thread partials).
+  jit::CompileOptions chunked = options;
+  chunked.pipeline.maxColumnPartials = 0;
+  checkAcrossShapes(*graph, shapes, "split rows, column chunks", chunked);
   // Whole 1-D values are one row: softmax's reductions and a max.
   GraphBuilder v("vector_reductions");
   Value y = v.parameter("y", v1::DTYPE_F32, {"n"});

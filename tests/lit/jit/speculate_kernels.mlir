@@ -575,8 +575,7 @@ func.func @middle_sum(%in: memref<?x?x?xf32>, %acc: memref<?x?xf32>,
 // CHECK: %[[T:.*]] = func.call @anyshapeTeamSize()
 // CHECK-NEXT: %[[THREADS:.*]] = arith.index_cast %[[T]] : i64 to index
 // CHECK-NEXT: %[[BLOCKS:.*]] = arith.minsi %[[THREADS]], %{{.*}} : index
-// CHECK: %[[COLUMNS:.*]] = arith.muli %{{.*}}, %{{.*}} : index
-// CHECK-NEXT: %[[SIZE:.*]] = arith.muli %[[BLOCKS]], %[[COLUMNS]] : index
+// CHECK-NEXT: %[[SIZE:.*]] = arith.muli %[[BLOCKS]], %[[N]] : index
 // CHECK-NEXT: %[[LIMIT:.*]] = arith.constant 16777216 : index
 // CHECK-NEXT: %[[FITS:.*]] = arith.cmpi sle, %[[SIZE]], %[[LIMIT]] : index
 // CHECK-NEXT: scf.if %[[FITS]] {
@@ -620,6 +619,51 @@ func.func @column_sum_blocks(%in: memref<?x?xf32>, %acc: memref<?xf32>,
       memref.store %s, %acc[%j] : memref<?xf32>
       scf.reduce
     }
+  }
+  return
+}
+
+// -----
+
+// The same middle sum, reassociable: in the split-row version each row's
+// reduced dim is cut into blocks over the threads, each folding its
+// indices into a private row of partials; each column then folds the
+// blocks' partials into the row's accumulator at its own indices.
+// CHECK-LABEL: func.func @middle_sum_blocks
+// CHECK-SAME: (%[[IN:.*]]: memref<?x?x?xf32>, %[[ACC:.*]]: memref<?x?xf32>, %[[B:.*]]: index, %[[S:.*]]: index, %[[H:.*]]: index)
+// CHECK: %[[T:.*]] = func.call @anyshapeTeamSize()
+// CHECK-NEXT: %[[THREADS:.*]] = arith.index_cast %[[T]] : i64 to index
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %[[B]] step %{{.*}} {
+// CHECK-NEXT: %[[ROW:.*]] = memref.subview %[[ACC]][%[[I]], 0]
+// CHECK: %[[BLOCKS:.*]] = arith.minsi %[[THREADS]], %{{.*}} : index
+// CHECK: scf.if %{{.*}} {
+// CHECK: %[[PARTIALS:.*]] = memref.alloc(%[[BLOCKS]], %[[H]]) : memref<?x?xf32>
+// CHECK: scf.parallel (%[[BLOCK:.*]]) = (%{{.*}}) to (%[[BLOCKS]])
+// CHECK: memref.store %{{.*}}, %[[PARTIALS]][%[[BLOCK]], %{{.*}}]
+// CHECK: scf.parallel (%[[C:.*]]) = (%{{.*}}) to (%[[H]])
+// CHECK-NEXT: %[[A0:.*]] = memref.load %[[ROW]][%{{.*}}, %[[C]]]
+// CHECK: memref.store %{{.*}}, %[[ROW]][%{{.*}}, %[[C]]]
+// CHECK: memref.dealloc %[[PARTIALS]]
+// CHECK-NEXT: } else {
+func.func @middle_sum_blocks(%in: memref<?x?x?xf32>, %acc: memref<?x?xf32>,
+                             %b: index, %s: index, %h: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.parallel (%i) = (%c0) to (%b) step (%c1) {
+    %row = memref.subview %acc[%i, 0] [1, %h] [1, 1]
+        : memref<?x?xf32> to memref<1x?xf32, strided<[?, 1], offset: ?>>
+    scf.for %k = %c0 to %s step %c1 {
+      scf.parallel (%j) = (%c0) to (%h) step (%c1) {
+        %x = memref.load %in[%i, %k, %j] : memref<?x?x?xf32>
+        %a = memref.load %row[%c0, %j]
+            : memref<1x?xf32, strided<[?, 1], offset: ?>>
+        %t = arith.addf %a, %x fastmath<reassoc> : f32
+        memref.store %t, %row[%c0, %j]
+            : memref<1x?xf32, strided<[?, 1], offset: ?>>
+        scf.reduce
+      }
+    }
+    scf.reduce
   }
   return
 }
