@@ -108,7 +108,8 @@ enum class ReductionShape {
   Vector,  // every dim of a 1-D value: one row
   Whole,   // every dim of a higher-rank value: a serial loop nest
   Columns, // the first dim alone: rows outside the columns
-  Rows,    // another single dim: rows (the dims before it) of its own
+  Rows,    // the innermost dim alone: rows (the dims before it) of its own
+  Middle,  // another single dim: rows before it, columns after it
   Other,   // several dims, not all
 };
 
@@ -120,7 +121,9 @@ ReductionShape reductionShape(ReduceOp reduce) {
     return rank == 1 ? ReductionShape::Vector : ReductionShape::Whole;
   if (dims.size() != 1)
     return ReductionShape::Other;
-  return dims[0] == 0 ? ReductionShape::Columns : ReductionShape::Rows;
+  if (dims[0] == 0)
+    return ReductionShape::Columns;
+  return dims[0] == rank - 1 ? ReductionShape::Rows : ReductionShape::Middle;
 }
 
 /// The versions the backends build for `fusion` (Fusion::versions).
@@ -147,6 +150,9 @@ kernelVersions(const Fusion &fusion, const ShapeConstraintAnalysis &analysis) {
     return {"serial"};
   if (shape == ReductionShape::Rows)
     return {"split-row", "parallel", "serial"};
+  if (shape == ReductionShape::Middle)
+    return {"split-row/row-blocks", "split-row/column-chunks", "parallel",
+            "serial"};
   if (shape == ReductionShape::Columns)
     return {"row-blocks", "column-chunks", "serial"};
   return {"parallel", "serial"};

@@ -44,12 +44,12 @@ struct Fusion {
   /// a cheap check on sizes: "library" for a GEMM; otherwise
   /// {parallel, serial} by amount of work, crossed with
   /// {no-stretch, stretch} when a broadcast in it may or may not stretch;
-  /// without those, a reduction of one dim other than the first also has
-  /// "split-row" (fewer rows than threads share each row; a 1-D value is
-  /// one row), a reduction of the first dim has "row-blocks" (per-thread
-  /// partials) and "column-chunks" for "parallel", and a reduction of
-  /// every dim of a larger value has no "parallel" (jit/Passes.td,
-  /// anyshape-speculate-kernels).
+  /// without those, a reduction of the innermost dim also has "split-row"
+  /// (fewer rows than threads share each row; a 1-D value is one row), one
+  /// of a middle dim "split-row/row-blocks" and "split-row/column-chunks",
+  /// one of the first dim "row-blocks" (per-thread partials) and
+  /// "column-chunks" for "parallel", and one of every dim of a larger value
+  /// no "parallel" (jit/Passes.td, anyshape-speculate-kernels).
   std::vector<std::string> versions;
 };
 

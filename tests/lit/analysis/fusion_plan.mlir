@@ -5,9 +5,10 @@
 // out of both; an index space that cannot be proven equal is not fused.
 // Each kernel lists its speculative versions: parallel/serial, crossed
 // with no-stretch/stretch when a broadcast dim may or may not be 1; a
-// reduction of one dim other than the first also split-row (a 1-D value
-// is one row); a reduction of the first dim row-blocks and column-chunks
-// for parallel; a reduction of every dim of a larger value no parallel one.
+// reduction of the innermost dim also split-row (a 1-D value is one row),
+// of a middle dim split-row with row blocks or column chunks; a reduction
+// of the first dim row-blocks and column-chunks for parallel; a reduction
+// of every dim of a larger value no parallel one.
 
 // CHECK-LABEL: fusion plan of @chain
 // CHECK: fusions: 1
@@ -108,10 +109,11 @@ func.func @whole_reductions(%x: tensor<?xf32, #dhlo.shape<n>>, %y: tensor<?x?xf3
 
 // -----
 
-// A middle dim: rows before it, its columns after it shared per row.
+// A middle dim: rows before it; with fewer rows than threads, each row's
+// reduced dim in blocks (or its columns in chunks) over the threads.
 // CHECK-LABEL: fusion plan of @middle_reduce
 // CHECK: fusions: 1
-// CHECK-NEXT: #0 kInput root dhlo.reduce over [b, s, h], 1 ops, 1 reductions: reduce | versions: split-row parallel serial{{$}}
+// CHECK-NEXT: #0 kInput root dhlo.reduce over [b, s, h], 1 ops, 1 reductions: reduce | versions: split-row/row-blocks split-row/column-chunks parallel serial{{$}}
 func.func @middle_reduce(%x: tensor<?x?x?xf32, #dhlo.shape<b, s, h>>) -> tensor<?x?xf32, #dhlo.shape<b, h>> {
   %r = dhlo.reduce %x {kind = "sum", dimensions = array<i64: 1>} : (tensor<?x?x?xf32, #dhlo.shape<b, s, h>>) -> tensor<?x?xf32, #dhlo.shape<b, h>>
   return %r : tensor<?x?xf32, #dhlo.shape<b, h>>
