@@ -15,7 +15,7 @@
 //     width and not);
 //   - BM_SoftmaxOneRow: softmax over [1, n], its row shared among the
 //     threads (the split-row version) or on one thread, at 64 MiB, in
-//     cache and at the split-row threshold;
+//     cache and on either side of the split-row threshold;
 //   - BM_Sum: a 64 MiB sum over rows, over columns and over a middle dim;
 //   - BM_ImplicitBroadcastAdd: y = x + broadcast(b) for x [rows, m] and b
 //     [k], where k may be 1 or m at run time (the shape analysis cannot
@@ -144,9 +144,10 @@ void BM_StitchSoftmaxDynamicRowLength(benchmark::State &state) {
   runExecutable(state, *executable, inputs, 2 * rows * cols * 4);
 }
 
-/// Softmax over one row of n: with split-row on (range(1) = 1), the row is
-/// shared among the threads; off, the whole row runs on one thread (what
-/// every row reduction did before the split-row version).
+/// Softmax over one row of n: with split-row at every row length (range(1)
+/// = 1), the row is shared among the threads; off, the whole row runs on
+/// one thread (what every row reduction did before the split-row version).
+/// Side by side they place the split-row threshold.
 void BM_SoftmaxOneRow(benchmark::State &state) {
   auto compileSoftmax = [](int64_t splitRowMinWork) {
     client::GraphBuilder b("softmax_one_row");
@@ -158,8 +159,7 @@ void BM_SoftmaxOneRow(benchmark::State &state) {
   };
   static auto rowPerThread =
       compileSoftmax(std::numeric_limits<int64_t>::max());
-  static auto splitRow =
-      compileSoftmax(jit::CpuPipelineOptions{}.splitRowMinWork);
+  static auto splitRow = compileSoftmax(0);
   int64_t n = state.range(0);
   std::vector<v1::Tensor> inputs{
       literalToTensor(randomLiteral(v1::DTYPE_F32, {1, n}, 0))};
@@ -226,10 +226,11 @@ BENCHMARK(BM_StitchSoftmaxDynamicRowLength)
     ->Args({kElements / 1024, 1023})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
-// One row of 64 MiB, of 1 MiB (in L2 cache) and of 16 Ki (near the
-// split-row threshold), split among the threads (1) or not (0).
+// One row of 64 MiB, of 1 MiB (in L2 cache), and of 16 Ki and 64 Ki (on
+// either side of the split-row threshold), split among the threads (1) or
+// not (0).
 BENCHMARK(BM_SoftmaxOneRow)
-    ->ArgsProduct({{kElements, 256 << 10, 16 << 10}, {0, 1}})
+    ->ArgsProduct({{kElements, 256 << 10, 16 << 10, 64 << 10}, {0, 1}})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 BENCHMARK(BM_Sum)

@@ -24,9 +24,11 @@ struct CpuPipelineOptions {
   int64_t parallelChunk = 4096;
   /// Row work (iterations per row, all row loops) from which a
   /// row-reduction kernel with fewer rows than threads shares each row
-  /// among the threads (its split-row version); tests set 0 to run it at
-  /// every size.
-  int64_t splitRowMinWork = 32768;
+  /// among the threads (its split-row version): a softmax row of 32 Ki
+  /// (row work 96 Ki) is where it starts to pay on 2 cores, as each row
+  /// loop forks the team once (docs/benchmarks.md). Tests set 0 to run it
+  /// at every size.
+  int64_t splitRowMinWork = 131072;
   /// Elements of a column reduction's per-thread partial sums above which
   /// its threads share chunks of columns instead (64 MiB of f32); tests set
   /// 0 to run the column chunks.

@@ -96,7 +96,7 @@ def SpeculateKernels : Pass<"anyshape-speculate-kernels", "mlir::ModuleOp"> {
                         "iterations of the innermost dim per parallel "
                         "iteration">,
                  Option<"splitRowMinWork", "split-row-min-work", "int64_t",
-                        "32768",
+                        "131072",
                         "row work from which rows fewer than the threads "
                         "are each shared among the threads">,
                  Option<"maxColumnPartials", "max-column-partials",

@@ -284,7 +284,7 @@ func.func @maybe_stretch(%x: memref<?x?xf32>, %b: memref<?xf32>, %m: index, %n: 
 // A row reduction and an elementwise row loop in one kernel (softmax's sum
 // of exp and quotient, stitched). Its parallel version has a split-row
 // version for fewer rows than threads with row work (2n) of at least
-// 32768: rows one after another, each row loop over chunks of the row in
+// 131072: rows one after another, each row loop over chunks of the row in
 // parallel. Each chunk of the sum starts from its first element and writes
 // its partial; the partials are then folded into the accumulator's initial
 // value, in chunk order. The rows-in-parallel and serial versions follow.
@@ -296,7 +296,7 @@ func.func @maybe_stretch(%x: memref<?x?xf32>, %b: memref<?xf32>, %m: index, %n: 
 // CHECK-NEXT: %[[T:.*]] = func.call @anyshapeTeamSize() : () -> i64
 // CHECK-NEXT: %[[THREADS:.*]] = arith.index_cast %[[T]] : i64 to index
 // CHECK-NEXT: %[[FEW:.*]] = arith.cmpi slt, %[[ROWS]], %[[THREADS]] : index
-// CHECK-NEXT: %[[MIN:.*]] = arith.constant 32768 : index
+// CHECK-NEXT: %[[MIN:.*]] = arith.constant 131072 : index
 // CHECK-NEXT: %[[LONG:.*]] = arith.cmpi sge, %[[ROWWORK]], %[[MIN]] : index
 // CHECK-NEXT: %[[SPLIT:.*]] = arith.andi %[[FEW]], %[[LONG]] : i1
 // CHECK-NEXT: scf.if %[[SPLIT]] {
@@ -406,8 +406,9 @@ func.func @no_split_row(%in: memref<?x?xf32>, %acc: memref<?xf32>,
 // -----
 
 // A reduction of a whole 1-D value, in the function's body: its one row
-// is shared among the threads when n >= 32768 and there are 2 threads or
-// more (one row fewer than threads); otherwise the loop itself runs.
+// is shared among the threads when n >= 32768 (min-work) and >= 131072
+// (split-row-min-work) and there are 2 threads or more (one row fewer
+// than threads); otherwise the loop itself runs.
 // CHECK-LABEL: func.func @whole_reduction
 // CHECK-SAME: (%[[IN:.*]]: memref<?xf32>, %[[OUT:.*]]: memref<f32>, %[[N:.*]]: index)
 // CHECK: %[[INIT:.*]] = memref.load %[[OUT]][]
