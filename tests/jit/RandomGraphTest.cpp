@@ -113,9 +113,12 @@ private:
       rows_.push_back(b_.reduce(b_.dotGeneral(m, m2, {}, {}, {1}, {1}), {1},
                                 Reduction::Sum));
       break;
-    case 10: { // compare and select
-      Value p = b_.compare(m, m2, Comparison::Gt);
-      matrices_.push_back(b_.select(p, m, bounded(m2)));
+    case 10: { // compare and select; where the two compared values are
+      // nearly equal, so are the two selected ones (ulp-level differences
+      // between compiled and reference math may flip the compare)
+      Value q = bounded(m2);
+      Value p = b_.compare(m, q, Comparison::Gt);
+      matrices_.push_back(b_.select(p, m, q));
       break;
     }
     case 11: { // gather rows in reverse order (indices from iota)
