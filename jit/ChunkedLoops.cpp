@@ -11,6 +11,16 @@ using namespace mlir;
 
 namespace anyshape::jit {
 
+bool isDefinedOutside(Value v, Operation *op) {
+  return !op->isAncestor(v.getParentRegion()->getParentOp());
+}
+
+bool boundsDefinedOutside(scf::ForOp loop, Operation *op) {
+  return isDefinedOutside(loop.getLowerBound(), op) &&
+         isDefinedOutside(loop.getUpperBound(), op) &&
+         isDefinedOutside(loop.getStep(), op);
+}
+
 Value tripCount(OpBuilder &b, Location loc, Value lower, Value upper,
                 Value step) {
   Value zero = b.create<arith::ConstantIndexOp>(loc, 0);

@@ -1,9 +1,9 @@
 //===- ChunkedLoops.h - loops over chunks of a dim --------------*- C++ -*-===//
 //
 // The loop shapes every parallel schedule of anyshape-speculate-kernels is
-// built from: trip counts, and a parallel loop whose innermost dim steps a
-// chunk at a time, each iteration a chunk [start, end) that a serial loop
-// inside runs (jit/SpeculateKernels.cpp, SplitRowSchedule.h,
+// built from: where values are defined, trip counts, and a parallel loop whose
+// innermost dim steps a chunk at a time, each iteration a chunk [start, end)
+// that a serial loop inside runs (jit/SpeculateKernels.cpp, SplitRowSchedule.h,
 // ColumnSchedule.h).
 //
 //===----------------------------------------------------------------------===//
@@ -13,6 +13,11 @@
 #include "mlir/IR/Builders.h"
 
 namespace anyshape::jit {
+
+/// Whether `v` is defined outside `op` (before it, as SSA dominance goes).
+bool isDefinedOutside(mlir::Value v, mlir::Operation *op);
+/// Whether `loop`'s bounds and step are all defined outside `op`.
+bool boundsDefinedOutside(mlir::scf::ForOp loop, mlir::Operation *op);
 
 /// max(ceil((upper - lower) / step), 0).
 mlir::Value tripCount(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lower,

@@ -66,9 +66,7 @@ scf::ParallelOp columnsOf(scf::ForOp outer) {
       std::next(body->begin()) != body->getTerminator()->getIterator() ||
       columns.getNumResults() != 0)
     return nullptr;
-  auto definedInside = [&](Value v) {
-    return outer->isAncestor(v.getParentRegion()->getParentOp());
-  };
+  auto definedInside = [&](Value v) { return !isDefinedOutside(v, outer); };
   if (llvm::any_of(columns.getLowerBound(), definedInside) ||
       llvm::any_of(columns.getUpperBound(), definedInside) ||
       llvm::any_of(columns.getStep(), definedInside))

@@ -38,13 +38,9 @@ namespace {
 /// alike (a column reduction's rows times its columns); null without such
 /// loops.
 Value loopWork(OpBuilder &b, Location loc, Block *body, Operation *kernel) {
-  auto outside = [&](Value v) {
-    return !kernel->isAncestor(v.getParentRegion()->getParentOp());
-  };
   Value sum;
   for (auto inner : body->getOps<scf::ForOp>()) {
-    if (!outside(inner.getLowerBound()) || !outside(inner.getUpperBound()) ||
-        !outside(inner.getStep()))
+    if (!boundsDefinedOutside(inner, kernel))
       continue;
     Value trips = tripCount(b, loc, inner);
     if (Value nested = loopWork(b, loc, inner.getBody(), kernel))
@@ -253,27 +249,28 @@ struct SpeculateKernelsPass : impl::SpeculateKernelsBase<SpeculateKernelsPass> {
   void versionColumns(scf::ForOp rows, scf::ParallelOp columns) {
     OpBuilder b(rows);
     Location loc = rows.getLoc();
-    Value work = b.create<arith::MulIOp>(loc, estimateWork(b, columns).total,
-                                         tripCount(b, loc, rows));
+    Value rowTrips = tripCount(b, loc, rows);
+    Value work =
+        b.create<arith::MulIOp>(loc, estimateWork(b, columns).total, rowTrips);
     Value enough =
         b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, work,
                                 b.create<arith::ConstantIndexOp>(loc, minWork));
-    auto choice = b.create<scf::IfOp>(loc, enough, /*withElse=*/true);
-    b.setInsertionPoint(choice.thenBlock()->getTerminator());
+    auto byWork = b.create<scf::IfOp>(loc, enough, /*withElse=*/true);
+    b.setInsertionPoint(byWork.thenBlock()->getTerminator());
     std::optional<ColumnNest> nest = columnNestOf(columns);
     std::optional<ColumnFold> fold;
     if (nest)
       fold = columnFoldOf(*nest);
     if (fold) {
       // A block of rows per thread, unless their partials would be large.
-      RowBlockChoice choice =
-          beginRowBlocks(b, loc, tripCount(b, loc, rows), *nest,
-                         teamSize(b, loc), maxColumnPartials, IRMapping());
-      buildRowBlockNest(b, rows, *nest, *fold, choice.blocks, IRMapping());
-      b.setInsertionPoint(choice.otherwise);
+      RowBlockChoice blocks =
+          beginRowBlocks(b, loc, rowTrips, *nest, teamSize(b, loc),
+                         maxColumnPartials, IRMapping());
+      buildRowBlockNest(b, rows, *nest, *fold, blocks.blocks, IRMapping());
+      b.setInsertionPoint(blocks.otherwise);
     }
     buildColumnChunkNest(b, rows, columns);
-    b.setInsertionPoint(choice.elseBlock()->getTerminator());
+    b.setInsertionPoint(byWork.elseBlock()->getTerminator());
     auto serial = llvm::cast<scf::ForOp>(b.clone(*rows));
     auto serialColumns = llvm::cast<scf::ParallelOp>(serial.getBody()->front());
     OpBuilder inPlace(serialColumns);

@@ -17,8 +17,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
 
-#include <algorithm>
-
 using namespace mlir;
 
 namespace anyshape::jit {
@@ -30,10 +28,6 @@ constexpr int64_t kMinRowChunk = 1024;
 /// ... and at most this many per row: the partials of a reduction live in
 /// a fixed stack array, which is enough chunks for 256 threads.
 constexpr int64_t kMaxRowChunks = 256;
-
-bool definedOutside(Value v, Operation *op) {
-  return !op->isAncestor(v.getParentRegion()->getParentOp());
-}
 
 bool hasReassoc(Operation *op) {
   auto fastMath = llvm::dyn_cast<arith::ArithFastMathInterface>(op);
@@ -249,22 +243,17 @@ Value buildSplitReduction(OpBuilder &b, scf::ForOp loop) {
 }
 
 bool canSplitRows(scf::ParallelOp kernel, const RowLoops &rowLoops) {
-  auto boundsOutside = [&](scf::ForOp loop) {
-    return definedOutside(loop.getLowerBound(), kernel) &&
-           definedOutside(loop.getUpperBound(), kernel) &&
-           definedOutside(loop.getStep(), kernel);
-  };
   bool anyReduction = false;
   for (Operation &op : kernel.getBody()->without_terminator()) {
     if (op.getNumRegions() == 0)
       continue;
     auto loop = llvm::dyn_cast<scf::ForOp>(op);
-    if (!loop || !boundsOutside(loop))
+    if (!loop || !boundsDefinedOutside(loop, kernel))
       return false;
     if (rowLoops.elementwise.contains(loop))
       continue;
     if (rowLoops.columns.contains(loop)) {
-      if (!boundsOutside(columnLoopOf(loop)))
+      if (!boundsDefinedOutside(columnLoopOf(loop), kernel))
         return false;
     } else if (!isSplittableReduction(loop)) {
       return false;

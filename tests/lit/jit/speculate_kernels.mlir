@@ -453,8 +453,8 @@ func.func @whole_reduction(%in: memref<?xf32>, %out: memref<f32>,
 // itself. Work counts every row of every column.
 // CHECK-LABEL: func.func @column_sum
 // CHECK-SAME: (%[[IN:.*]]: memref<?x?xf32>, %[[ACC:.*]]: memref<?xf32>, %[[M:.*]]: index, %[[N:.*]]: index)
-// CHECK: %[[COLS:.*]] = arith.muli %{{.*}}, %{{.*}} : index
 // CHECK: %[[ROWS:.*]] = arith.maxsi
+// CHECK: %[[COLS:.*]] = arith.muli %{{.*}}, %{{.*}} : index
 // CHECK-NEXT: %[[WORK:.*]] = arith.muli %[[COLS]], %[[ROWS]] : index
 // CHECK-NEXT: %[[LIMIT:.*]] = arith.constant 32768 : index
 // CHECK-NEXT: %[[ENOUGH:.*]] = arith.cmpi sge, %[[WORK]], %[[LIMIT]] : index
