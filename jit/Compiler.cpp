@@ -1,6 +1,7 @@
 //===- Compiler.cpp - graph to Executable ----------------------*- C++ -*-===//
 //
-// validate -> import (dhlo) -> entry ABI -> CPU pipeline -> object code
+// validate -> import (dhlo) -> shape checks as code -> entry ABI -> CPU
+// pipeline -> object code
 // (ObjectCode.h) -> linked into this process (Executable::load).
 // Diagnostics from any stage are collected into the returned Status; a
 // graph that validated but fails later is an anyshape bug (INTERNAL).
@@ -17,6 +18,7 @@
 #include "ir/graph/Validate.h"
 #include "ir/import/GraphImporter.h"
 #include "jit/ObjectCode.h"
+#include "jit/ShapeCheckFunction.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -42,7 +44,7 @@ Compiler::compile(const v1::Graph &original, const CompileOptions &options,
     ANYSHAPE_ASSIGN_OR_RETURN(graph,
                               specializeGraph(original, options.staticSymbols));
   }
-  ANYSHAPE_RETURN_IF_ERROR(validateGraph(graph).status());
+  ANYSHAPE_ASSIGN_OR_RETURN(GraphInfo info, validateGraph(graph));
 
   mlir::DialectRegistry registry;
   registerCpuPipelineDialects(registry);
@@ -71,6 +73,7 @@ Compiler::compile(const v1::Graph &original, const CompileOptions &options,
       report->kernelCount += static_cast<int64_t>(plan.fusions.size());
     }
   }
+  addShapeCheckFunction(*module, info);
   prepareEntryAbi(*module);
   mlir::PassManager pm(&context);
   buildCpuPipeline(pm, options.pipeline);

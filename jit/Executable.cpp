@@ -136,30 +136,6 @@ Executable::run(const std::vector<const v1::Tensor *> &inputs) const {
   return outputs.toTensors();
 }
 
-Status
-Executable::checkShapes(const std::vector<std::vector<int64_t>> &shapes) const {
-  // The rules depend on the input shapes alone (dtypes and byte sizes are
-  // checked by the caller), so a shape list that passed once passes again.
-  std::string key;
-  for (const std::vector<int64_t> &shape : shapes) {
-    int64_t rank = static_cast<int64_t>(shape.size());
-    key.append(reinterpret_cast<const char *>(&rank), sizeof(rank));
-    key.append(reinterpret_cast<const char *>(shape.data()),
-               shape.size() * sizeof(int64_t));
-  }
-  {
-    std::lock_guard<std::mutex> lock(checkedMutex_);
-    if (checkedShapes_.count(key))
-      return Status::ok();
-  }
-  ANYSHAPE_RETURN_IF_ERROR(checkConcreteShapes(graph_, info_, shapes, limits_));
-  std::lock_guard<std::mutex> lock(checkedMutex_);
-  if (checkedShapes_.size() >= kMaxCheckedShapes)
-    checkedShapes_.clear(); // bounded; refilled by the shapes in use
-  checkedShapes_.insert(std::move(key));
-  return Status::ok();
-}
-
 StatusOr<OutputBuffers>
 Executable::runToBuffers(const std::vector<const v1::Tensor *> &inputs) const {
   if (static_cast<int>(inputs.size()) != graph_.inputs_size())
@@ -173,6 +149,11 @@ Executable::runToBuffers(const std::vector<const v1::Tensor *> &inputs) const {
       return invalidArgument("input '" + declared.name() + "' is " +
                              dtypeName(t.dtype()) + ", expected " +
                              dtypeName(declared.type().dtype()));
+    // The rank decides the descriptor's layout; the entry checks the rest.
+    if (t.shape_size() != declared.type().dims_size())
+      return invalidArgument("input '" + declared.name() + "' has rank " +
+                             std::to_string(t.shape_size()) + ", expected " +
+                             std::to_string(declared.type().dims_size()));
     int64_t count = 1;
     for (int64_t d : t.shape())
       if (d < 0 || __builtin_mul_overflow(count, d, &count) ||
@@ -187,10 +168,6 @@ Executable::runToBuffers(const std::vector<const v1::Tensor *> &inputs) const {
                              std::to_string(count * dtypeByteSize(t.dtype())));
     shapes.emplace_back(t.shape().begin(), t.shape().end());
   }
-  // Every shape rule on these sizes, before the kernels run: a violation
-  // here would otherwise be an out-of-bounds access in generated code.
-  ANYSHAPE_RETURN_IF_ERROR(checkShapes(shapes));
-
   // Bool bytes other than 0 and 1 mean true on the wire but are undefined
   // for generated code (it loads an i1): normalise them in a copy.
   std::vector<std::string> normalised(inputs.size());
@@ -230,7 +207,11 @@ Executable::runToBuffers(const std::vector<const v1::Tensor *> &inputs) const {
     args.push_back(&p);
   if (!entry_)
     return internalError("the executable has no entry point");
-  entry_(args.data());
+  // The entry checks every shape rule on these sizes before any kernel
+  // runs: a violation would otherwise be an out-of-bounds access.
+  if (int64_t failed = entry_(args.data()))
+    return shapeCheckError(graph_, info_, static_cast<size_t>(failed - 1),
+                           shapes);
 
   OutputBuffers outputs;
   size_t at = 0;

@@ -1,9 +1,10 @@
 //===- Executable.h - a compiled graph --------------------------*- C++ -*-===//
 //
 // The object code of one graph, linked into this process, plus what is
-// needed to call it: the graph as compiled (every call's shapes are checked
-// against all of its shape rules before any data is touched, so no kernel
-// ever sees inconsistent sizes) and each output's dtype and rank. run() is
+// needed to call it: the graph as compiled (its entry checks every call's
+// shapes against all of the graph's shape rules before any data is
+// touched, so no kernel ever sees inconsistent sizes; the graph names what
+// failed) and each output's dtype and rank. run() is
 // safe to call from many threads at once: it keeps no per-call state in
 // the object. The object code stays available, so the compile cache can
 // store it and load() can rebuild the executable without compiling.
@@ -17,9 +18,7 @@
 #include "runtime/support/Status.h"
 
 #include <memory>
-#include <mutex>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 namespace anyshape::jit {
@@ -90,20 +89,13 @@ private:
              std::unique_ptr<LoadedObject> code);
 
   v1::Graph graph_;
-  GraphInfo info_; // of graph_: the order and types the checks walk
+  GraphInfo info_; // of graph_: what each failed check code means
   std::vector<TensorSignature> outputs_;
   std::string objectCode_;
   std::unique_ptr<LoadedObject> code_;
   /// The entry, looked up once at load: runs take no JIT lock.
-  void (*entry_)(void **) = nullptr;
+  int64_t (*entry_)(void **) = nullptr;
   GraphLimits limits_;
-
-  /// Every shape rule on concrete input shapes; remembers shape lists that
-  /// passed, so a recurring sequence length skips the walk over the graph.
-  Status checkShapes(const std::vector<std::vector<int64_t>> &shapes) const;
-  static constexpr size_t kMaxCheckedShapes = 4096;
-  mutable std::mutex checkedMutex_;
-  mutable std::unordered_set<std::string> checkedShapes_;
 };
 
 } // namespace anyshape::jit

@@ -20,7 +20,7 @@ class LLJIT;
 
 namespace anyshape::jit {
 
-using EntryFunction = void (*)(void **);
+using EntryFunction = int64_t (*)(void **); // ObjectCode.h: entry ABI
 
 class LoadedObject {
 public:

@@ -10,6 +10,7 @@
 #include "jit/ObjectCode.h"
 
 #include "jit/LoopHints.h"
+#include "jit/ShapeCheckFunction.h"
 
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -49,27 +50,44 @@ StatusOr<llvm::orc::JITTargetMachineBuilder> hostBuilder() {
   return std::move(*builder);
 }
 
-/// Adds `void anyshape_entry(void **args)`, calling the C interface of
-/// @main with each argument loaded from its slot.
+/// Adds `int64_t anyshape_entry(void **args)`: calls the C interface of
+/// the shape checks (ShapeCheckFunction.h) with the input descriptors and
+/// returns its code if one failed; otherwise calls @main's and returns 0.
 Status addEntry(llvm::Module &module) {
-  llvm::Function *target = module.getFunction("_mlir_ciface_main");
-  if (!target)
-    return internalError("the module has no C interface of @main");
+  llvm::Function *run = module.getFunction("_mlir_ciface_main");
+  llvm::Function *check = module.getFunction(
+      std::string("_mlir_ciface_") + kShapeCheckFunction);
+  if (!run || !check)
+    return internalError("the module lacks the C interface of @main or of "
+                         "the shape checks");
+  if (check->arg_size() + 1 != run->arg_size())
+    return internalError("the shape checks and @main take different inputs");
   llvm::LLVMContext &context = module.getContext();
   auto *pointer = llvm::PointerType::getUnqual(context);
+  auto *i64 = llvm::Type::getInt64Ty(context);
   auto *entry = llvm::Function::Create(
-      llvm::FunctionType::get(llvm::Type::getVoidTy(context), {pointer}, false),
+      llvm::FunctionType::get(i64, {pointer}, false),
       llvm::GlobalValue::ExternalLinkage, kEntrySymbol, module);
-  llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", entry));
+  auto *start = llvm::BasicBlock::Create(context, "check", entry);
+  auto *pass = llvm::BasicBlock::Create(context, "run", entry);
+  auto *fail = llvm::BasicBlock::Create(context, "fail", entry);
+  llvm::IRBuilder<> b(start);
   std::vector<llvm::Value *> args;
-  for (llvm::Argument &param : target->args()) {
+  for (llvm::Argument &param : run->args()) {
     llvm::Value *slot =
         b.CreateLoad(pointer, b.CreateConstGEP1_64(pointer, entry->getArg(0),
                                                    param.getArgNo()));
     args.push_back(b.CreateLoad(param.getType(), slot));
   }
-  b.CreateCall(target, args);
-  b.CreateRetVoid();
+  llvm::Value *code =
+      b.CreateCall(check, llvm::ArrayRef<llvm::Value *>(args).drop_front());
+  b.CreateCondBr(b.CreateICmpEQ(code, llvm::ConstantInt::get(i64, 0)), pass,
+                 fail);
+  b.SetInsertPoint(pass);
+  b.CreateCall(run, args);
+  b.CreateRet(llvm::ConstantInt::get(i64, 0));
+  b.SetInsertPoint(fail);
+  b.CreateRet(code);
   for (llvm::Function &f : module)
     if (&f != entry && !f.isDeclaration())
       f.setLinkage(llvm::GlobalValue::InternalLinkage);

@@ -166,4 +166,38 @@ Status checkConcreteShapes(const v1::Graph &graph, const GraphInfo &info,
   return walkConcreteShapes(graph, info, inputShapes, limits, nullptr).status();
 }
 
+Status shapeCheckError(const v1::Graph &graph, const GraphInfo &info,
+                       size_t index,
+                       const std::vector<std::vector<int64_t>> &inputShapes) {
+  if (index >= info.shapeChecks.size())
+    return internalError("shape check " + std::to_string(index) +
+                         " failed, but the graph has only " +
+                         std::to_string(info.shapeChecks.size()));
+  const ShapeCheck &failed = info.shapeChecks[index];
+  auto size = [&](int input, int dim) {
+    return std::to_string(inputShapes[input][dim]);
+  };
+  std::string message = failed.what;
+  if (failed.kind == ShapeCheck::Kind::InputDimEquals)
+    message += " is " + size(failed.input, failed.dim) + ", expected " +
+               failed.a.toString();
+  std::string sizes;
+  for (const std::string &symbol : failed.symbolsRead())
+    for (const ShapeCheck &bind : info.shapeChecks) {
+      if (bind.kind != ShapeCheck::Kind::BindInputDim || bind.symbol != symbol)
+        continue;
+      std::string dim = dimLabel(graph.inputs(bind.input), bind.dim);
+      sizes += (sizes.empty() ? "" : ", ") +
+               (isFreshSymbolName(symbol)
+                    ? dim + " is " + size(bind.input, bind.dim)
+                    : symbol + " = " + size(bind.input, bind.dim) + " from " +
+                          dim);
+    }
+  if (!sizes.empty())
+    message += " (" + sizes + ")";
+  if (failed.kind == ShapeCheck::Kind::ElementLimit)
+    return resourceExhausted(message);
+  return invalidArgument(message);
+}
+
 } // namespace anyshape

@@ -47,10 +47,18 @@ concreteShapes(const v1::Graph &graph, const GraphInfo &info,
                const std::vector<std::vector<int64_t>> &inputShapes,
                const GraphLimits &limits = {});
 
-/// The same checks as concreteShapes, without keeping the shapes: what an
-/// executable runs on a shape list it has not seen.
+/// The same checks as concreteShapes, without keeping the shapes. Decides
+/// what an executable's generated shape checks decide (GraphInfo::
+/// shapeChecks); the tests hold the two to the same answers.
 Status checkConcreteShapes(const v1::Graph &graph, const GraphInfo &info,
                            const std::vector<std::vector<int64_t>> &inputShapes,
                            const GraphLimits &limits = {});
+
+/// The error for run-time shape check `info.shapeChecks[index]` failing on
+/// `inputShapes`: what the check requires, and the sizes of the input dims
+/// it reads (each named by input and dim).
+Status shapeCheckError(const v1::Graph &graph, const GraphInfo &info,
+                       size_t index,
+                       const std::vector<std::vector<int64_t>> &inputShapes);
 
 } // namespace anyshape

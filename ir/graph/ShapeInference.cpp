@@ -104,7 +104,8 @@ StatusOr<SymTensorType> inferUnary(const Node &node, const SymTensorType &x) {
 }
 
 StatusOr<SymTensorType> inferBinary(const Node &node, const SymTensorType &a,
-                                    const SymTensorType &b) {
+                                    const SymTensorType &b,
+                                    const ShapeContext &ctx) {
   const std::string &op = node.op();
   if (a.dtype != b.dtype)
     return invalidArgument("operand dtypes differ: " + a.toString() + " vs " +
@@ -127,7 +128,8 @@ StatusOr<SymTensorType> inferBinary(const Node &node, const SymTensorType &a,
   SymTensorType result{op == "compare" ? v1::DTYPE_BOOL : a.dtype, {}};
   result.dims.reserve(a.dims.size());
   for (int64_t i = 0; i < a.rank(); ++i) {
-    auto d = unifyDims(a.dims[i], b.dims[i]);
+    auto d = ctx.unify(a.dims[i], b.dims[i],
+                       "operand dims " + std::to_string(i));
     if (!d)
       return invalidArgument("operand shapes differ at dim " +
                              std::to_string(i) + ": " + a.toString() + " vs " +
@@ -139,7 +141,8 @@ StatusOr<SymTensorType> inferBinary(const Node &node, const SymTensorType &a,
 
 StatusOr<SymTensorType> inferSelect(const SymTensorType &pred,
                                     const SymTensorType &onTrue,
-                                    const SymTensorType &onFalse) {
+                                    const SymTensorType &onFalse,
+                                    const ShapeContext &ctx) {
   if (pred.dtype != v1::DTYPE_BOOL)
     return invalidArgument("select predicate must be bool, got " +
                            pred.toString());
@@ -152,9 +155,10 @@ StatusOr<SymTensorType> inferSelect(const SymTensorType &pred,
   SymTensorType result{onTrue.dtype, {}};
   result.dims.reserve(onTrue.dims.size());
   for (int64_t i = 0; i < onTrue.rank(); ++i) {
-    auto d = unifyDims(onTrue.dims[i], onFalse.dims[i]);
+    std::string dim = std::to_string(i);
+    auto d = ctx.unify(onTrue.dims[i], onFalse.dims[i], "branch dims " + dim);
     if (d && pred.rank() != 0)
-      d = unifyDims(*d, pred.dims[i]);
+      d = ctx.unify(*d, pred.dims[i], "branch and predicate dims " + dim);
     if (!d)
       return invalidArgument("select operand shapes differ at dim " +
                              std::to_string(i));
@@ -165,7 +169,8 @@ StatusOr<SymTensorType> inferSelect(const SymTensorType &pred,
 
 StatusOr<SymTensorType> inferGather(const v1::GatherAttrs &attrs,
                                     const SymTensorType &operand,
-                                    const SymTensorType &indices) {
+                                    const SymTensorType &indices,
+                                    const ShapeContext &ctx) {
   if (!isIntegerDType(indices.dtype))
     return invalidArgument("gather indices must be i32 or i64, got " +
                            indices.toString());
@@ -178,6 +183,15 @@ StatusOr<SymTensorType> inferGather(const v1::GatherAttrs &attrs,
       count->constantValue().value_or(0) > 0)
     return invalidArgument("gather from an empty axis " + std::to_string(axis) +
                            " of " + operand.toString());
+  if (count && !(operand.dims[axis].constantValue().value_or(0) > 0) &&
+      !(count->constantValue() == 0)) {
+    ShapeCheck check{ShapeCheck::Kind::NonEmptyUnlessUnused};
+    check.a = operand.dims[axis];
+    check.b = *count;
+    check.what = "gather from axis " + std::to_string(axis) + " of " +
+                 operand.toString() + " must not be empty";
+    ctx.require(std::move(check));
+  }
   SymTensorType result{operand.dtype, {}};
   result.dims.insert(result.dims.end(), operand.dims.begin(),
                      operand.dims.begin() + axis);
@@ -209,7 +223,8 @@ StatusOr<SymTensorType> inferReduce(const v1::ReduceAttrs &attrs,
 
 StatusOr<SymTensorType> inferDotGeneral(const v1::DotGeneralAttrs &attrs,
                                         const SymTensorType &lhs,
-                                        const SymTensorType &rhs) {
+                                        const SymTensorType &rhs,
+                                        const ShapeContext &ctx) {
   if (lhs.dtype != rhs.dtype || !isNumeric(lhs.dtype))
     return invalidArgument("dot_general needs numeric operands of one dtype, "
                            "got " +
@@ -232,14 +247,16 @@ StatusOr<SymTensorType> inferDotGeneral(const v1::DotGeneralAttrs &attrs,
   SymTensorType result{lhs.dtype, {}};
   result.dims.reserve(lhs.dims.size() + rhs.dims.size());
   for (int i = 0; i < lb.size(); ++i) {
-    auto d = unifyDims(lhs.dims[lb[i]], rhs.dims[rb[i]]);
+    auto d = ctx.unify(lhs.dims[lb[i]], rhs.dims[rb[i]],
+                       "batch dims " + std::to_string(i));
     if (!d)
       return invalidArgument("dot_general batch dims differ: " +
                              d.status().message());
     result.dims.push_back(std::move(*d));
   }
   for (int i = 0; i < lc.size(); ++i) {
-    auto d = unifyDims(lhs.dims[lc[i]], rhs.dims[rc[i]]);
+    auto d = ctx.unify(lhs.dims[lc[i]], rhs.dims[rc[i]],
+                       "contracting dims " + std::to_string(i));
     if (!d)
       return invalidArgument("dot_general contracting dims differ: " +
                              d.status().message());
@@ -267,15 +284,15 @@ StatusOr<SymTensorType> dispatch(const Node &node, const OpInfo &info,
   case OpClass::Unary:
     return inferUnary(node, *in[0]);
   case OpClass::Binary:
-    return inferBinary(node, *in[0], *in[1]);
+    return inferBinary(node, *in[0], *in[1], ctx);
   case OpClass::Select:
-    return inferSelect(*in[0], *in[1], *in[2]);
+    return inferSelect(*in[0], *in[1], *in[2], ctx);
   case OpClass::Gather:
-    return inferGather(node.gather(), *in[0], *in[1]);
+    return inferGather(node.gather(), *in[0], *in[1], ctx);
   case OpClass::Reduce:
     return inferReduce(node.reduce(), *in[0]);
   case OpClass::DotGeneral:
-    return inferDotGeneral(node.dot_general(), *in[0], *in[1]);
+    return inferDotGeneral(node.dot_general(), *in[0], *in[1], ctx);
   case OpClass::DimSize:
     if (node.dim_size().dimension() < 0 ||
         node.dim_size().dimension() >= in[0]->rank())
@@ -296,7 +313,7 @@ StatusOr<SymTensorType> dispatch(const Node &node, const OpInfo &info,
   if (op == "slice")
     return detail::inferSlice(node.slice(), *in[0], ctx);
   if (op == "concatenate")
-    return detail::inferConcatenate(node.concatenate(), in);
+    return detail::inferConcatenate(node.concatenate(), in, ctx);
   return detail::inferPad(node.pad(), *in[0], *in[1], ctx);
 }
 

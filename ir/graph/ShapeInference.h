@@ -44,7 +44,8 @@ StatusOr<SymTensorType> inferSlice(const v1::SliceAttrs &,
                                    const SymTensorType &, ShapeContext &);
 StatusOr<SymTensorType>
 inferConcatenate(const v1::ConcatenateAttrs &,
-                 const std::vector<const SymTensorType *> &);
+                 const std::vector<const SymTensorType *> &,
+                 const ShapeContext &);
 StatusOr<SymTensorType> inferPad(const v1::PadAttrs &, const SymTensorType &,
                                  const SymTensorType &paddingValue,
                                  ShapeContext &);

@@ -48,6 +48,15 @@ inferBroadcastInDim(const v1::BroadcastInDimAttrs &attrs,
                                x.dims[src].toString() +
                                ") is neither 1 nor result dim " + str(r) +
                                " (" + target->toString() + ")");
+      if (*target != x.dims[src]) {
+        ShapeCheck check{ShapeCheck::Kind::OneOrEqual};
+        check.a = x.dims[src];
+        check.b = *target;
+        check.what = "operand dim " + str(src) + " (" +
+                     x.dims[src].toString() + ") must be 1 or result dim " +
+                     str(r) + " (" + target->toString() + ")";
+        ctx.require(std::move(check));
+      }
       target = std::move(*unified);
     }
     result.dims.push_back(std::move(*target));
@@ -88,20 +97,46 @@ StatusOr<SymTensorType> inferReshape(const v1::ReshapeAttrs &attrs,
     if (in && out && *in != *out)
       return invalidArgument("reshape changes the element count from " +
                              str(*in) + " to " + str(*out));
+    if (*inputCount != known) {
+      ShapeCheck check{ShapeCheck::Kind::Equal};
+      check.a = *inputCount;
+      check.b = known;
+      check.what = "reshape must keep the element count (" +
+                   inputCount->toString() + " to " + known.toString() + ")";
+      ctx.require(std::move(check));
+    }
     return result;
   }
   if (known.isConstant() && *known.constantValue() == 0)
     return invalidArgument("reshape cannot infer a -1 dim next to a 0 dim");
-  if (auto quotient = inputCount->divideExact(known)) {
-    result.dims[inferredAt] = std::move(*quotient);
-  } else if (inputCount->isConstant() && known.isConstant()) {
+  if (inputCount->isConstant() && known.isConstant() &&
+      *inputCount->constantValue() % *known.constantValue() != 0)
     return invalidArgument("reshape cannot split " + inputCount->toString() +
                            " elements into " + known.toString() +
                            " times an integer");
-  } else {
-    // Not provably divisible symbolically: known at run time only.
-    result.dims[inferredAt] = ctx.fresh();
+  ShapeCheck divides{ShapeCheck::Kind::Divides};
+  divides.a = known;
+  divides.b = *inputCount;
+  divides.what = "reshape must split " + inputCount->toString() +
+                 " elements into " + known.toString() +
+                 " (not 0) times an integer";
+  if (auto quotient = inputCount->divideExact(known)) {
+    // Divisible as polynomials, so only a zero divisor can fail.
+    if (!known.isConstant())
+      ctx.require(std::move(divides));
+    result.dims[inferredAt] = std::move(*quotient);
+    return result;
   }
+  // Not provably divisible symbolically: known at run time only.
+  SymExpr quotient = ctx.fresh();
+  ShapeCheck define{ShapeCheck::Kind::DefineQuotient};
+  define.symbol = *quotient.singleSymbol();
+  define.a = *inputCount;
+  define.b = known;
+  define.what = divides.what;
+  ctx.require(std::move(divides));
+  ctx.require(std::move(define));
+  result.dims[inferredAt] = std::move(quotient);
   return result;
 }
 
@@ -154,20 +189,48 @@ StatusOr<SymTensorType> inferSlice(const v1::SliceAttrs &attrs,
     if (auto e = extent->constantValue(); e && *e < 0)
       return invalidArgument("slice start " + start.toString() +
                              " exceeds limit " + limit.toString() + where);
-    if (stride == 1)
+    auto requireLessEqual = [&](const SymExpr &a, const SymExpr &b,
+                                const std::string &what) {
+      auto difference = SymExpr::sub(b, a);
+      if (difference && difference->isNonNegative())
+        return; // holds for all sizes
+      ShapeCheck check{ShapeCheck::Kind::LessEqual};
+      check.a = a;
+      check.b = b;
+      check.what = what + where;
+      ctx.require(std::move(check));
+    };
+    requireLessEqual(SymExpr(), start,
+                     "slice start " + start.toString() + " must be >= 0");
+    requireLessEqual(start, limit,
+                     "slice start " + start.toString() +
+                         " must not exceed limit " + limit.toString());
+    requireLessEqual(limit, x.dims[i],
+                     "slice limit " + limit.toString() +
+                         " must not exceed the dim");
+    if (stride == 1) {
       result.dims.push_back(std::move(*extent));
-    else if (auto e = extent->constantValue())
+    } else if (auto e = extent->constantValue()) {
       result.dims.push_back(
           SymExpr::constant(*e / stride + (*e % stride != 0))); // ceil
-    else
-      result.dims.push_back(ctx.fresh());
+    } else {
+      SymExpr strided = ctx.fresh();
+      ShapeCheck define{ShapeCheck::Kind::DefineCeilDiv};
+      define.symbol = *strided.singleSymbol();
+      define.a = *extent;
+      define.stride = stride;
+      define.what = "strided slice extent" + where;
+      ctx.require(std::move(define));
+      result.dims.push_back(std::move(strided));
+    }
   }
   return result;
 }
 
 StatusOr<SymTensorType>
 inferConcatenate(const v1::ConcatenateAttrs &attrs,
-                 const std::vector<const SymTensorType *> &xs) {
+                 const std::vector<const SymTensorType *> &xs,
+                 const ShapeContext &ctx) {
   const SymTensorType &first = *xs[0];
   int64_t axis = attrs.dimension();
   if (axis < 0 || axis >= first.rank())
@@ -188,7 +251,8 @@ inferConcatenate(const v1::ConcatenateAttrs &attrs,
         result.dims[i] = std::move(*sum);
         continue;
       }
-      auto d = unifyDims(result.dims[i], x.dims[i]);
+      auto d = ctx.unify(result.dims[i], x.dims[i],
+                         "concatenate operand " + str(k) + " dim " + str(i));
       if (!d)
         return invalidArgument("concatenate operand " + str(k) +
                                " differs at dim " + str(i) + ": " +
@@ -223,15 +287,24 @@ StatusOr<SymTensorType> inferPad(const v1::PadAttrs &attrs,
                              " must be >= 0");
     const SymExpr &d = x.dims[i];
     auto dv = d.constantValue();
-    if (interior > 0 && !dv) {
-      // d + interior*(d-1) holds only for d >= 1; d may be 0 at run time.
-      result.dims.push_back(ctx.fresh());
-      continue;
-    }
     int64_t edges, grown = 0;
     if (__builtin_add_overflow(lo, hi, &edges) ||
         (dv && *dv > 0 && __builtin_mul_overflow(interior, *dv - 1, &grown)))
       return invalidArgument("padding overflows int64");
+    if (interior > 0 && !dv) {
+      // d + interior*(d-1) holds only for d >= 1; d may be 0 at run time.
+      SymExpr padded = ctx.fresh();
+      ShapeCheck define{ShapeCheck::Kind::DefinePadded};
+      define.symbol = *padded.singleSymbol();
+      define.a = d;
+      define.interior = interior;
+      define.edges = edges;
+      define.what = "padded dim " + str(i) + " must fit int64 and not be "
+                    "negative";
+      ctx.require(std::move(define));
+      result.dims.push_back(std::move(padded));
+      continue;
+    }
     auto size = SymExpr::add(d, SymExpr::constant(grown));
     if (size)
       size = SymExpr::add(*size, SymExpr::constant(edges));
@@ -240,6 +313,13 @@ StatusOr<SymTensorType> inferPad(const v1::PadAttrs &attrs,
     if (auto v = size->constantValue(); v && *v < 0)
       return invalidArgument("padding makes dim " + str(i) + " negative (" +
                              str(*v) + ")");
+    if (!size->isNonNegative()) {
+      ShapeCheck check{ShapeCheck::Kind::LessEqual};
+      check.b = *size;
+      check.what = "padding must not make dim " + str(i) + " (" +
+                   size->toString() + ") negative";
+      ctx.require(std::move(check));
+    }
     result.dims.push_back(std::move(*size));
   }
   return result;

@@ -39,6 +39,12 @@ std::map<SymExpr::Monomial, int64_t> SymExpr::terms() const {
 
 bool SymExpr::isConstant() const { return terms_.empty(); }
 
+bool SymExpr::isNonNegative() const {
+  return constant_ >= 0 &&
+         std::all_of(terms_.begin(), terms_.end(),
+                     [](const auto &term) { return term.second > 0; });
+}
+
 std::optional<int64_t> SymExpr::constantValue() const {
   if (isConstant())
     return constant_;

@@ -31,6 +31,9 @@ public:
   static SymExpr symbol(const std::string &name);
 
   bool isConstant() const;
+  /// True when no coefficient is negative, so the value is >= 0 for all
+  /// sizes (every symbol stands for a size, which is >= 0).
+  bool isNonNegative() const;
   std::optional<int64_t> constantValue() const;
   /// The symbol if this is exactly one symbol with coefficient 1.
   std::optional<std::string> singleSymbol() const;

@@ -122,6 +122,12 @@ StatusOr<std::optional<SymExpr>> ShapeContext::read(const v1::Dim &dim,
     ANYSHAPE_ASSIGN_OR_RETURN(SymExpr e, read(dim.expr()));
     if (auto v = e.constantValue(); v && *v < 0)
       return invalidArgument("dim expression " + e.toString() + " is negative");
+    if (!e.isNonNegative()) {
+      ShapeCheck check{ShapeCheck::Kind::LessEqual};
+      check.b = e;
+      check.what = "dim expression " + e.toString() + " must not be negative";
+      require(std::move(check));
+    }
     return std::optional<SymExpr>(std::move(e));
   }
   case v1::Dim::kDynamic:
@@ -146,8 +152,10 @@ Status ShapeContext::checkLimits(const SymTensorType &type) const {
   // rather than trusted, so that no product of a tensor's dims (in any
   // order, as kernels compute them) can overflow.
   int64_t count = 1;
+  bool symbolic = false;
   for (const SymExpr &d : type.dims) {
     auto v = d.constantValue();
+    symbolic |= !v;
     if (!v || *v == 0)
       continue;
     if (*v < 0)
@@ -159,7 +167,38 @@ Status ShapeContext::checkLimits(const SymTensorType &type) const {
                                " exceeds the limit of " +
                                std::to_string(limits_->maxElementsPerTensor));
   }
+  if (symbolic && checks_) {
+    ShapeCheck check{ShapeCheck::Kind::ElementLimit};
+    check.dims = type.dims;
+    check.limit = limits_->maxElementsPerTensor;
+    check.what = "element count of " + type.toString() +
+                 " must fit the limit of " +
+                 std::to_string(limits_->maxElementsPerTensor);
+    require(std::move(check));
+  }
   return Status::ok();
+}
+
+void ShapeContext::require(ShapeCheck check) const {
+  if (!checks_)
+    return;
+  if (!origin_.empty())
+    check.what = origin_ + ": " + check.what;
+  checks_->push_back(std::move(check));
+}
+
+StatusOr<SymExpr> ShapeContext::unify(const SymExpr &a, const SymExpr &b,
+                                      const std::string &what) const {
+  ANYSHAPE_ASSIGN_OR_RETURN(SymExpr unified, unifyDims(a, b));
+  if (a != b) {
+    ShapeCheck check{ShapeCheck::Kind::Equal};
+    check.a = a;
+    check.b = b;
+    check.what = what + " (" + a.toString() + " and " + b.toString() +
+                 ") must be equal";
+    require(std::move(check));
+  }
+  return unified;
 }
 
 StatusOr<SymExpr> unifyDims(const SymExpr &a, const SymExpr &b) {

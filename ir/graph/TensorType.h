@@ -11,6 +11,7 @@
 
 #include "DType.h"
 #include "Limits.h"
+#include "ShapeChecks.h"
 #include "SymExpr.h"
 #include "runtime/support/Status.h"
 
@@ -77,8 +78,22 @@ public:
   SymExpr fresh();
 
   /// Errors if the static part of `type`'s element count exceeds the limit,
-  /// or its rank does.
+  /// or its rank does; when recording checks and the count is symbolic,
+  /// records the check of the whole count.
   Status checkLimits(const SymTensorType &type) const;
+
+  /// Symbolic validation: the conditions the rules cannot decide on
+  /// symbols are appended to `sink` (ShapeChecks.h), each described by the
+  /// current origin (the node being typed) and the rule's own words.
+  void recordChecksInto(std::vector<ShapeCheck> *sink) { checks_ = sink; }
+  void setCheckOrigin(std::string origin) { origin_ = std::move(origin); }
+  /// Records `check` when recording; no-op otherwise (concrete mode
+  /// decides every condition itself).
+  void require(ShapeCheck check) const;
+  /// unifyDims; when the two dims may differ at run time, records that
+  /// they must not (`what` names them).
+  StatusOr<SymExpr> unify(const SymExpr &a, const SymExpr &b,
+                          const std::string &what) const;
 
 private:
   ShapeContext(const GraphLimits &limits) : limits_(&limits) {}
@@ -93,6 +108,8 @@ private:
   std::set<std::string> boundSymbols_;
   std::map<std::string, int64_t> bindings_;
   int64_t nextFresh_ = 0;
+  std::vector<ShapeCheck> *checks_ = nullptr;
+  std::string origin_;
 };
 
 /// Combines two dims that must be equal at run time: an error if both are

@@ -26,6 +26,39 @@ Status checkName(const std::string &name, const GraphLimits &limits,
   return Status::ok();
 }
 
+/// The run-time checks of the input dims: each dim that is a symbol's
+/// first appearance binds it; every other dim must equal its declared size,
+/// symbol or expression. Binds come first, as an expression may name a
+/// symbol that a later input binds.
+void recordInputChecks(const v1::Graph &graph, GraphInfo &info) {
+  std::set<std::string> bound;
+  for (int k = 0; k < graph.inputs_size(); ++k)
+    for (int d = 0; d < info.inputTypes[k].rank(); ++d) {
+      auto symbol = info.inputTypes[k].dims[d].singleSymbol();
+      if (!symbol || !bound.insert(*symbol).second)
+        continue;
+      ShapeCheck bind{ShapeCheck::Kind::BindInputDim};
+      bind.symbol = *symbol;
+      bind.input = k;
+      bind.dim = d;
+      info.shapeChecks.push_back(std::move(bind));
+    }
+  for (int k = 0; k < graph.inputs_size(); ++k)
+    for (int d = 0; d < info.inputTypes[k].rank(); ++d) {
+      const SymExpr &declared = info.inputTypes[k].dims[d];
+      auto symbol = declared.singleSymbol();
+      if (symbol && bound.erase(*symbol))
+        continue; // the binding dim itself
+      ShapeCheck check{ShapeCheck::Kind::InputDimEquals};
+      check.a = declared;
+      check.input = k;
+      check.dim = d;
+      check.what = "input '" + graph.inputs(k).name() + "' dim " +
+                   std::to_string(d);
+      info.shapeChecks.push_back(std::move(check));
+    }
+}
+
 } // namespace
 
 StatusOr<SymTensorType> inputType(const v1::Input &input, ShapeContext &ctx) {
@@ -104,6 +137,7 @@ StatusOr<GraphInfo> validateGraph(const v1::Graph &graph,
       return type.status().withContext("input '" + input.name() + "'");
     info.inputTypes.push_back(std::move(*type));
   }
+  recordInputChecks(graph, info);
 
   // 3. Ops are known and operands resolve.
   std::vector<int> pendingOperands(graph.nodes_size(), 0);
@@ -152,8 +186,10 @@ StatusOr<GraphInfo> validateGraph(const v1::Graph &graph,
 
   // 5. Types, in topological order.
   info.nodeTypes.resize(graph.nodes_size());
+  ctx.recordChecksInto(&info.shapeChecks);
   for (int i : info.topologicalOrder) {
     const v1::Node &node = graph.nodes(i);
+    ctx.setCheckOrigin(nodeLabel(node));
     std::vector<const SymTensorType *> operands;
     for (ValueRef ref : info.operandRefs[i])
       operands.push_back(&info.typeOf(ref));

@@ -6,7 +6,8 @@
 // stay within GraphLimits. Each error names the input, node or output at
 // fault. Checks that depend on concrete sizes (a symbolic dim that must be
 // 1 or equal another) are left to run time, where the evaluator and the
-// executables report them with the same shape rules.
+// executables report them with the same shape rules (GraphInfo::shapeChecks
+// lists them).
 #pragma once
 
 #include "Limits.h"
@@ -38,6 +39,9 @@ struct GraphInfo {
   std::map<std::string, ValueRef> values;
   /// Named symbols in order of first appearance in the inputs.
   std::vector<std::string> symbols;
+  /// What must be checked on every call's concrete input shapes, in order
+  /// (ShapeChecks.h): input dims, then each node's undecided rules.
+  std::vector<ShapeCheck> shapeChecks;
   int64_t constantBytes = 0;
 
   const SymTensorType &typeOf(ValueRef v) const {

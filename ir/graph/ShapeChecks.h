@@ -1,0 +1,72 @@
+// The run-time shape checks of a graph: every condition on concrete sizes
+// that symbolic validation could not decide, in the order a program can
+// evaluate them.
+//
+// Validation (Validate.h) records them while it infers the graph's types,
+// and the compiler turns the list into generated code that runs in the
+// executable's entry before any kernel (jit/ShapeCheckFunction.h), so a
+// new shape costs a few integer operations and no walk over the graph. The
+// concrete shape walk (Bindings.h) decides the same conditions from the
+// same rules; the tests hold the two to the same answers.
+//
+// Symbols are the graph's named symbols and validation's fresh ones ("?3"):
+// each is defined by an earlier check (an input dim it is bound to, or a
+// size the rules compute, such as a strided slice's extent) before any
+// check reads it.
+#pragma once
+
+#include "SymExpr.h"
+
+#include <string>
+#include <vector>
+
+namespace anyshape {
+
+struct ShapeCheck {
+  enum class Kind {
+    /// Defines `symbol` as input `input`'s dim `dim`. Never fails.
+    BindInputDim,
+    /// Input `input`'s dim `dim` equals `a` (its declared size, expression
+    /// or a symbol an earlier dim bound).
+    InputDimEquals,
+    /// a == b.
+    Equal,
+    /// a == 1 or a == b (a broadcast operand dim stretching to b).
+    OneOrEqual,
+    /// a <= b.
+    LessEqual,
+    /// a != 0 and a divides b (reshape inferring a dim).
+    Divides,
+    /// a != 0 or b == 0 (gathering b indices from an axis of size a).
+    NonEmptyUnlessUnused,
+    /// The product of the nonzero `dims` fits int64 and the element limit.
+    ElementLimit,
+    /// Defines `symbol` as ceil(a / stride) (a strided slice's extent).
+    DefineCeilDiv,
+    /// Defines `symbol` as a / b (after a Divides check on the same pair).
+    DefineQuotient,
+    /// Defines `symbol` as a padded dim: edges if a == 0, else
+    /// a + interior * (a - 1) + edges; fails if that is negative.
+    DefinePadded,
+  };
+
+  explicit ShapeCheck(Kind kind) : kind(kind) {}
+
+  Kind kind;
+  SymExpr a, b;
+  std::vector<SymExpr> dims; // ElementLimit
+  std::string symbol;        // Bind*/Define*
+  int input = 0, dim = 0;    // BindInputDim, InputDimEquals
+  int64_t stride = 1;        // DefineCeilDiv
+  int64_t interior = 0;      // DefinePadded
+  int64_t edges = 0;         // DefinePadded
+  int64_t limit = 0;         // ElementLimit
+  /// What fails, for the error: "node 'add' (add): operand dims 0 ..."
+  /// (InputDimEquals: the dim, "input 'x' dim 1").
+  std::string what;
+
+  /// Every symbol the check reads (not the one it defines).
+  std::vector<std::string> symbolsRead() const;
+};
+
+} // namespace anyshape
