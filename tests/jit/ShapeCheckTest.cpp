@@ -277,6 +277,37 @@ TEST(ShapeChecks, ConcatenateGatherAndContractions) {
   checkEveryShape(g, {0, 1, 3});
 }
 
+TEST(ShapeChecks, ErrorsNameTheRuleAndTheInputDims) {
+  v1::Graph g;
+  g.set_name("named");
+  input(g, "x", {sym("n"), anonymous()});
+  input(g, "y", {sym("m"), anonymous()});
+  input(g, "z", {sym("n")});
+  node(g, "out", "mul", {"x", "y"});
+  g.add_outputs("out");
+  g.add_outputs("z");
+  auto executable = jit::Compiler::compile(g);
+  ASSERT_TRUE(executable.isOk()) << executable.status().toString();
+  auto run = [&](std::vector<std::vector<int64_t>> shapes) {
+    return (*executable)->run(test::randomInputs(g, shapes, 0).tensors);
+  };
+  auto symbols = run({{2, 4}, {3, 4}, {2}});
+  ASSERT_FALSE(symbols.isOk());
+  EXPECT_EQ(symbols.status().message(),
+            "node 'out' (mul): operand dims 0 (n and m) must be equal "
+            "(m = 3 from input 'y' dim 0, n = 2 from input 'x' dim 0)");
+  auto anonymousDims = run({{2, 4}, {2, 5}, {2}});
+  ASSERT_FALSE(anonymousDims.isOk());
+  EXPECT_EQ(anonymousDims.status().message(),
+            "node 'out' (mul): operand dims 1 (?0 and ?1) must be equal "
+            "(input 'x' dim 1 is 4, input 'y' dim 1 is 5)");
+  auto declared = run({{2, 4}, {2, 4}, {3}});
+  ASSERT_FALSE(declared.isOk());
+  EXPECT_EQ(declared.status().message(),
+            "input 'z' dim 0 is 3, expected n (n = 2 from input 'x' dim 0)");
+  EXPECT_TRUE(run({{2, 4}, {2, 4}, {2}}).isOk());
+}
+
 TEST(ShapeChecks, ElementLimitOfIntermediates) {
   v1::Graph g;
   g.set_name("limit");
