@@ -123,7 +123,9 @@ void BM_ShapeChecksEncoderRejected(benchmark::State &state) {
 } // namespace
 
 BENCHMARK(BM_HostOverheadTinyGraph)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_ShapeChecksEncoderRejected)->Arg(128)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ShapeChecksEncoderRejected)
+    ->Arg(128)
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_EncoderDynamicUnfused)
     ->Arg(16)
     ->Arg(128)

@@ -55,8 +55,8 @@ StatusOr<llvm::orc::JITTargetMachineBuilder> hostBuilder() {
 /// returns its code if one failed; otherwise calls @main's and returns 0.
 Status addEntry(llvm::Module &module) {
   llvm::Function *run = module.getFunction("_mlir_ciface_main");
-  llvm::Function *check = module.getFunction(
-      std::string("_mlir_ciface_") + kShapeCheckFunction);
+  llvm::Function *check =
+      module.getFunction(std::string("_mlir_ciface_") + kShapeCheckFunction);
   if (!run || !check)
     return internalError("the module lacks the C interface of @main or of "
                          "the shape checks");

@@ -28,9 +28,7 @@ namespace {
 /// since the last reset.
 class CheckedArithmetic {
 public:
-  CheckedArithmetic(OpBuilder &b, Location loc) : b_(b), loc_(loc) {
-    reset();
-  }
+  CheckedArithmetic(OpBuilder &b, Location loc) : b_(b), loc_(loc) { reset(); }
 
   void reset() { overflowed = constant(0, 1); }
   Value constant(int64_t value, unsigned width = 64) {
@@ -39,17 +37,17 @@ public:
   Value add(Value x, Value y) {
     Value sum = b_.create<arith::AddIOp>(loc_, x, y);
     // Overflow iff the operands share a sign that the sum does not.
-    Value bothFlipped = b_.create<arith::AndIOp>(
-        loc_, b_.create<arith::XOrIOp>(loc_, x, sum),
-        b_.create<arith::XOrIOp>(loc_, y, sum));
+    Value bothFlipped =
+        b_.create<arith::AndIOp>(loc_, b_.create<arith::XOrIOp>(loc_, x, sum),
+                                 b_.create<arith::XOrIOp>(loc_, y, sum));
     flagIf(compare(arith::CmpIPredicate::slt, bothFlipped, constant(0)));
     return sum;
   }
   Value mul(Value x, Value y) {
     auto product = b_.create<arith::MulSIExtendedOp>(loc_, x, y);
     // Overflow iff the high word is not the low word's sign extension.
-    Value sign = b_.create<arith::ShRSIOp>(loc_, product.getLow(),
-                                           constant(63));
+    Value sign =
+        b_.create<arith::ShRSIOp>(loc_, product.getLow(), constant(63));
     flagIf(compare(arith::CmpIPredicate::ne, product.getHigh(), sign));
     return product.getLow();
   }
@@ -68,7 +66,8 @@ public:
   }
 
   /// `e` with every symbol's value from `symbols`.
-  Value evaluate(const SymExpr &e, const std::map<std::string, Value> &symbols) {
+  Value evaluate(const SymExpr &e,
+                 const std::map<std::string, Value> &symbols) {
     Value sum;
     for (const auto &[monomial, coefficient] : e.terms()) {
       Value term = constant(coefficient);
@@ -152,10 +151,10 @@ Value emitCheck(const ShapeCheck &check, ValueRange inputs,
     return c.constant(0, 1);
   case Kind::DefinePadded: {
     Value d = value(check.a), edges = c.constant(check.edges);
-    Value grown = c.add(
-        d, c.mul(c.constant(check.interior), c.add(d, c.constant(-1))));
-    Value padded = c.select(c.compare(P::eq, d, zero), edges,
-                            c.add(grown, edges));
+    Value grown =
+        c.add(d, c.mul(c.constant(check.interior), c.add(d, c.constant(-1))));
+    Value padded =
+        c.select(c.compare(P::eq, d, zero), edges, c.add(grown, edges));
     symbols[check.symbol] = padded;
     return c.compare(P::slt, padded, zero);
   }

@@ -187,11 +187,11 @@ Status shapeCheckError(const v1::Graph &graph, const GraphInfo &info,
       if (bind.kind != ShapeCheck::Kind::BindInputDim || bind.symbol != symbol)
         continue;
       std::string dim = dimLabel(graph.inputs(bind.input), bind.dim);
-      sizes += (sizes.empty() ? "" : ", ") +
-               (isFreshSymbolName(symbol)
-                    ? dim + " is " + size(bind.input, bind.dim)
-                    : symbol + " = " + size(bind.input, bind.dim) + " from " +
-                          dim);
+      sizes +=
+          (sizes.empty() ? "" : ", ") +
+          (isFreshSymbolName(symbol)
+               ? dim + " is " + size(bind.input, bind.dim)
+               : symbol + " = " + size(bind.input, bind.dim) + " from " + dim);
     }
   if (!sizes.empty())
     message += " (" + sizes + ")";

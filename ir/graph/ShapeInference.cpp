@@ -128,8 +128,8 @@ StatusOr<SymTensorType> inferBinary(const Node &node, const SymTensorType &a,
   SymTensorType result{op == "compare" ? v1::DTYPE_BOOL : a.dtype, {}};
   result.dims.reserve(a.dims.size());
   for (int64_t i = 0; i < a.rank(); ++i) {
-    auto d = ctx.unify(a.dims[i], b.dims[i],
-                       "operand dims " + std::to_string(i));
+    auto d =
+        ctx.unify(a.dims[i], b.dims[i], "operand dims " + std::to_string(i));
     if (!d)
       return invalidArgument("operand shapes differ at dim " +
                              std::to_string(i) + ": " + a.toString() + " vs " +

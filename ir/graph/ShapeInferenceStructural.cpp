@@ -52,9 +52,9 @@ inferBroadcastInDim(const v1::BroadcastInDimAttrs &attrs,
         ShapeCheck check{ShapeCheck::Kind::OneOrEqual};
         check.a = x.dims[src];
         check.b = *target;
-        check.what = "operand dim " + str(src) + " (" +
-                     x.dims[src].toString() + ") must be 1 or result dim " +
-                     str(r) + " (" + target->toString() + ")";
+        check.what = "operand dim " + str(src) + " (" + x.dims[src].toString() +
+                     ") must be 1 or result dim " + str(r) + " (" +
+                     target->toString() + ")";
         ctx.require(std::move(check));
       }
       target = std::move(*unified);
@@ -299,7 +299,8 @@ StatusOr<SymTensorType> inferPad(const v1::PadAttrs &attrs,
       define.a = d;
       define.interior = interior;
       define.edges = edges;
-      define.what = "padded dim " + str(i) + " must fit int64 and not be "
+      define.what = "padded dim " + str(i) +
+                    " must fit int64 and not be "
                     "negative";
       ctx.require(std::move(define));
       result.dims.push_back(std::move(padded));

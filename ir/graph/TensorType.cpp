@@ -194,8 +194,8 @@ StatusOr<SymExpr> ShapeContext::unify(const SymExpr &a, const SymExpr &b,
     ShapeCheck check{ShapeCheck::Kind::Equal};
     check.a = a;
     check.b = b;
-    check.what = what + " (" + a.toString() + " and " + b.toString() +
-                 ") must be equal";
+    check.what =
+        what + " (" + a.toString() + " and " + b.toString() + ") must be equal";
     require(std::move(check));
   }
   return unified;

@@ -53,8 +53,8 @@ void recordInputChecks(const v1::Graph &graph, GraphInfo &info) {
       check.a = declared;
       check.input = k;
       check.dim = d;
-      check.what = "input '" + graph.inputs(k).name() + "' dim " +
-                   std::to_string(d);
+      check.what =
+          "input '" + graph.inputs(k).name() + "' dim " + std::to_string(d);
       info.shapeChecks.push_back(std::move(check));
     }
 }

@@ -1,7 +1,9 @@
 // The CPU backend on graphs nobody wrote: mutated examples that still
 // validate are compiled and run at drawn shapes. Nothing may crash; a
 // validated graph must compile; and each run must agree with the reference
-// evaluator, both on whether the shapes are acceptable and on the values.
+// evaluator, both on whether the shapes are acceptable and on the values;
+// and at shapes with one dim changed, most of which break a rule, the
+// executable must reject exactly what the concrete shape walk rejects.
 // A validated graph may fail to compile only with a user-facing error (a
 // stored-tensor constant without a tensor store), never INTERNAL.
 #include "../support/ExampleGraph.h"
@@ -21,6 +23,29 @@
 using namespace anyshape;
 
 namespace {
+
+/// Each input dim in turn set to 0, 1 and one more than drawn: the
+/// executable's generated shape checks must accept and reject exactly what
+/// the concrete shape walk does, with the same status code.
+void checkPerturbedShapes(const v1::Graph &graph,
+                          const std::vector<std::vector<int64_t>> &drawn,
+                          const jit::Executable &executable, int iteration) {
+  auto info = validateGraph(graph);
+  ASSERT_TRUE(info.isOk());
+  for (size_t k = 0; k < drawn.size(); ++k)
+    for (size_t d = 0; d < drawn[k].size(); ++d)
+      for (int64_t size : {int64_t(0), int64_t(1), drawn[k][d] + 1}) {
+        std::vector<std::vector<int64_t>> shapes = drawn;
+        shapes[k][d] = size;
+        Status expected = checkConcreteShapes(graph, *info, shapes);
+        auto actual =
+            executable.run(test::randomInputs(graph, shapes, 1).tensors);
+        ASSERT_EQ(expected.code(), actual.status().code())
+            << "iteration " << iteration << ", input " << k << " dim " << d
+            << " = " << size << ": walk " << expected.toString()
+            << ", executable " << actual.status().toString();
+      }
+}
 
 void fuzzCompiled(const std::string &example, int graphs,
                   std::map<std::string, int64_t> dims) {
@@ -59,6 +84,7 @@ void fuzzCompiled(const std::string &example, int graphs,
     ASSERT_EQ(expected.isOk(), actual.isOk())
         << "iteration " << it << ": reference " << expected.status().toString()
         << ", compiled " << actual.status().toString();
+    checkPerturbedShapes(graph, *shapes, **executable, it);
     if (!expected.isOk())
       continue;
     for (size_t o = 0; o < actual->size(); ++o) {

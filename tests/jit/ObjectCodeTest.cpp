@@ -115,7 +115,9 @@ TEST(ObjectCode, IntermediatesAreFreedAtTheirLastUse) {
 
 namespace {
 
-TEST(ShapeChecks, OnlyPassingShapesAreRemembered) {
+/// The entry keeps no state between calls: a refused shape list is refused
+/// on every call, with good calls in between.
+TEST(ShapeChecks, RefusalsDoNotDependOnEarlierCalls) {
   auto compiled = jit::Compiler::compile(test::exampleGraph("mlp"));
   ASSERT_TRUE(compiled.isOk());
   const jit::Executable &executable = **compiled;

@@ -105,15 +105,13 @@ void checkEveryShape(const v1::Graph &graph,
     auto [inputs, tensors] = test::randomInputs(graph, shapes, 7);
     auto actual = (*executable)->run(tensors);
     ASSERT_EQ(expected.isOk(), actual.isOk())
-        << graph.name() << " at " << where << ": walk "
-        << expected.toString() << ", executable "
-        << actual.status().toString();
+        << graph.name() << " at " << where << ": walk " << expected.toString()
+        << ", executable " << actual.status().toString();
     if (!actual.isOk()) {
       ++rejected;
       EXPECT_EQ(expected.code(), actual.status().code())
-          << graph.name() << " at " << where << ": walk "
-          << expected.toString() << ", executable "
-          << actual.status().toString();
+          << graph.name() << " at " << where << ": walk " << expected.toString()
+          << ", executable " << actual.status().toString();
       EXPECT_NE(actual.status().message().find("dim"), std::string::npos)
           << actual.status().toString();
     } else {
@@ -123,8 +121,8 @@ void checkEveryShape(const v1::Graph &graph,
       for (size_t o = 0; o < actual->size(); ++o) {
         NumericDiff c =
             compareLiterals(*literalFromTensor((*actual)[o]), (*reference)[o]);
-        ASSERT_TRUE(c.ok()) << graph.name() << " at " << where << ": "
-                            << c.firstMismatch;
+        ASSERT_TRUE(c.ok())
+            << graph.name() << " at " << where << ": " << c.firstMismatch;
       }
     }
     done = true;
@@ -179,8 +177,8 @@ TEST(ShapeChecks, BroadcastOperandIsOneOrTheTarget) {
   g.set_name("broadcast");
   input(g, "x", {sym("k")});
   input(g, "y", {sym("n"), size(3)});
-  auto *b = node(g, "wide", "broadcast_in_dim", {"x"})
-                ->mutable_broadcast_in_dim();
+  auto *b =
+      node(g, "wide", "broadcast_in_dim", {"x"})->mutable_broadcast_in_dim();
   *b->add_shape() = sym("n");
   *b->add_shape() = size(3);
   b->add_broadcast_dimensions(0);
@@ -200,8 +198,10 @@ TEST(ShapeChecks, ReshapeKeepsCountsAndDividesInferredDims) {
   *inferred->add_shape() = size(-1);
   *inferred->add_shape() = sym("c");
   // [a, b] -> [f]: a*b must equal f.
-  node(g, "flat", "reshape", {"x"})->mutable_reshape()->add_shape()->set_symbol(
-      "f");
+  node(g, "flat", "reshape", {"x"})
+      ->mutable_reshape()
+      ->add_shape()
+      ->set_symbol("f");
   node(g, "out", "add", {"flat", "f"});
   node(g, "rows", "reduce", {"split"})->mutable_reduce()->add_dimensions(0);
   g.mutable_nodes(3)->mutable_reduce()->set_kind(v1::REDUCE_SUM);
@@ -313,13 +313,14 @@ TEST(ShapeChecks, ElementLimitOfIntermediates) {
   g.set_name("limit");
   input(g, "x", {sym("n")});
   // [n] -> [n, n, n]: 2^32 elements are exceeded at n = 1626.
-  auto *b = node(g, "cube", "broadcast_in_dim", {"x"})
-                ->mutable_broadcast_in_dim();
+  auto *b =
+      node(g, "cube", "broadcast_in_dim", {"x"})->mutable_broadcast_in_dim();
   for (int i = 0; i < 3; ++i)
     *b->add_shape() = sym("n");
   b->add_broadcast_dimensions(0);
-  node(g, "out", "reduce", {"cube"})->mutable_reduce()->set_kind(
-      v1::REDUCE_MAX);
+  node(g, "out", "reduce", {"cube"})
+      ->mutable_reduce()
+      ->set_kind(v1::REDUCE_MAX);
   for (int i = 0; i < 3; ++i)
     g.mutable_nodes(1)->mutable_reduce()->add_dimensions(i);
   g.add_outputs("out");
