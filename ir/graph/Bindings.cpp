@@ -166,6 +166,46 @@ Status checkConcreteShapes(const v1::Graph &graph, const GraphInfo &info,
   return walkConcreteShapes(graph, info, inputShapes, limits, nullptr).status();
 }
 
+std::string describeShapeCheck(const v1::Graph &graph,
+                               const ShapeCheck &check) {
+  using Kind = ShapeCheck::Kind;
+  std::string text;
+  if (check.node >= 0) {
+    const v1::Node &node = graph.nodes(check.node);
+    text = "node '" + node.name() + "' (" + node.op() + "): ";
+  }
+  switch (check.kind) {
+  case Kind::BindInputDim:
+    return check.symbol +
+           " := " + dimLabel(graph.inputs(check.input), check.dim);
+  case Kind::InputDimEquals:
+    return check.what + " == " + check.a.toString();
+  case Kind::ElementLimit: {
+    std::string dims;
+    for (const SymExpr &d : check.dims)
+      dims += (dims.empty() ? "" : ", ") + d.toString();
+    return text + "element count of [" + dims +
+           "] <= " + std::to_string(check.limit);
+  }
+  case Kind::DefineCeilDiv:
+    text += check.symbol + " := ceil((" + check.a.toString() + ") / " +
+            std::to_string(check.stride) + "): ";
+    break;
+  case Kind::DefineQuotient:
+    text += check.symbol + " := (" + check.a.toString() + ") / (" +
+            check.b.toString() + "): ";
+    break;
+  case Kind::DefinePadded:
+    text += check.symbol + " := " + check.a.toString() + " padded (interior " +
+            std::to_string(check.interior) + ", edges " +
+            std::to_string(check.edges) + "): ";
+    break;
+  default:
+    break;
+  }
+  return text + check.what;
+}
+
 Status shapeCheckError(const v1::Graph &graph, const GraphInfo &info,
                        size_t index,
                        const std::vector<std::vector<int64_t>> &inputShapes) {
@@ -177,10 +217,10 @@ Status shapeCheckError(const v1::Graph &graph, const GraphInfo &info,
   auto size = [&](int input, int dim) {
     return std::to_string(inputShapes[input][dim]);
   };
-  std::string message = failed.what;
+  std::string message = describeShapeCheck(graph, failed);
   if (failed.kind == ShapeCheck::Kind::InputDimEquals)
-    message += " is " + size(failed.input, failed.dim) + ", expected " +
-               failed.a.toString();
+    message = failed.what + " is " + size(failed.input, failed.dim) +
+              ", expected " + failed.a.toString();
   std::string sizes;
   for (const std::string &symbol : failed.symbolsRead())
     for (const ShapeCheck &bind : info.shapeChecks) {

@@ -54,6 +54,10 @@ Status checkConcreteShapes(const v1::Graph &graph, const GraphInfo &info,
                            const std::vector<std::vector<int64_t>> &inputShapes,
                            const GraphLimits &limits = {});
 
+/// One line saying what run-time shape check `check` of `graph` requires
+/// ("node 'out' (mul): operand dims 0 (n and m) must be equal").
+std::string describeShapeCheck(const v1::Graph &graph, const ShapeCheck &check);
+
 /// The error for run-time shape check `info.shapeChecks[index]` failing on
 /// `inputShapes`: what the check requires, and the sizes of the input dims
 /// it reads (each named by input and dim).

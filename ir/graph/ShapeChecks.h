@@ -61,8 +61,10 @@ struct ShapeCheck {
   int64_t interior = 0;      // DefinePadded
   int64_t edges = 0;         // DefinePadded
   int64_t limit = 0;         // ElementLimit
-  /// What fails, for the error: "node 'add' (add): operand dims 0 ..."
-  /// (InputDimEquals: the dim, "input 'x' dim 1").
+  int node = -1;             // the node whose rule it is; -1: an input's
+  /// What fails, for the error, after the node: "operand dims 0 (n and
+  /// m) must be equal" (InputDimEquals: the dim, "input 'x' dim 1";
+  /// ElementLimit: empty, the dims are written on failure).
   std::string what;
 
   /// Every symbol the check reads (not the one it defines).

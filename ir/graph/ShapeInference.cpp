@@ -2,6 +2,7 @@
 // reduce, dot_general and dim_size; dispatch for every op.
 #include "ShapeInference.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -366,7 +367,12 @@ inferNodeType(const Node &node, const OpInfo &op,
     return result.status().withContext(
         operands.empty() ? node.op()
                          : node.op() + "(" + shapeList(operands) + ")");
-  ANYSHAPE_RETURN_IF_ERROR(ctx.checkLimits(*result));
+  // A result shaped like an operand adds no element-limit check of its own
+  // (the operand's covers it): most results of a graph are.
+  bool likeAnOperand = std::any_of(
+      operands.begin(), operands.end(),
+      [&](const SymTensorType *o) { return o->dims == result->dims; });
+  ANYSHAPE_RETURN_IF_ERROR(ctx.checkLimits(*result, !likeAnOperand));
   return result;
 }
 

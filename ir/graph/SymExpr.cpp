@@ -4,6 +4,7 @@
 #include "SymExpr.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace anyshape {
 
@@ -38,6 +39,19 @@ std::map<SymExpr::Monomial, int64_t> SymExpr::terms() const {
 }
 
 bool SymExpr::isConstant() const { return terms_.empty(); }
+
+size_t SymExpr::hash() const {
+  size_t h = std::hash<int64_t>()(constant_);
+  auto mix = [&h](size_t v) {
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  };
+  for (const auto &[monomial, coefficient] : terms_) {
+    mix(std::hash<int64_t>()(coefficient));
+    for (const std::string &name : monomial)
+      mix(std::hash<std::string>()(name));
+  }
+  return h;
+}
 
 bool SymExpr::isNonNegative() const {
   return constant_ >= 0 &&

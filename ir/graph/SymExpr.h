@@ -56,6 +56,9 @@ public:
   /// All symbols appearing in any term.
   std::vector<std::string> symbols() const;
 
+  /// Equal expressions hash equally.
+  size_t hash() const;
+
   bool operator==(const SymExpr &other) const {
     return constant_ == other.constant_ && terms_ == other.terms_;
   }

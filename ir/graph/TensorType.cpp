@@ -142,7 +142,8 @@ SymExpr ShapeContext::fresh() {
   return SymExpr::symbol(freshPrefix_ + std::to_string(nextFresh_++));
 }
 
-Status ShapeContext::checkLimits(const SymTensorType &type) const {
+Status ShapeContext::checkLimits(const SymTensorType &type,
+                                 bool recordCheck) const {
   if (type.rank() > limits_->maxRank)
     return resourceExhausted("rank " + std::to_string(type.rank()) +
                              " exceeds the limit of " +
@@ -167,23 +168,30 @@ Status ShapeContext::checkLimits(const SymTensorType &type) const {
                                " exceeds the limit of " +
                                std::to_string(limits_->maxElementsPerTensor));
   }
-  if (symbolic && checks_) {
-    ShapeCheck check{ShapeCheck::Kind::ElementLimit};
-    check.dims = type.dims;
-    check.limit = limits_->maxElementsPerTensor;
-    check.what = "element count of " + type.toString() +
-                 " must fit the limit of " +
-                 std::to_string(limits_->maxElementsPerTensor);
-    require(std::move(check));
-  }
+  if (symbolic && recordCheck && checks_)
+    requireElementLimit(type.dims);
   return Status::ok();
+}
+
+void ShapeContext::requireElementLimit(const std::vector<SymExpr> &dims) const {
+  size_t hash = dims.size();
+  for (const SymExpr &d : dims)
+    hash = hash * 31 + d.hash();
+  auto [begin, end] = limitChecks_.equal_range(hash);
+  for (auto it = begin; it != end; ++it)
+    if ((*checks_)[it->second].dims == dims)
+      return;
+  limitChecks_.emplace(hash, checks_->size());
+  ShapeCheck check{ShapeCheck::Kind::ElementLimit};
+  check.dims = dims;
+  check.limit = limits_->maxElementsPerTensor;
+  require(std::move(check)); // described on failure: most never fail
 }
 
 void ShapeContext::require(ShapeCheck check) const {
   if (!checks_)
     return;
-  if (!origin_.empty())
-    check.what = origin_ + ": " + check.what;
+  check.node = node_;
   checks_->push_back(std::move(check));
 }
 

@@ -18,6 +18,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace anyshape {
@@ -78,15 +79,15 @@ public:
   SymExpr fresh();
 
   /// Errors if the static part of `type`'s element count exceeds the limit,
-  /// or its rank does; when recording checks and the count is symbolic,
-  /// records the check of the whole count.
-  Status checkLimits(const SymTensorType &type) const;
+  /// or its rank does; when recording checks, the count is symbolic and
+  /// `recordCheck` is set, records the check of the whole count.
+  Status checkLimits(const SymTensorType &type, bool recordCheck = true) const;
 
   /// Symbolic validation: the conditions the rules cannot decide on
-  /// symbols are appended to `sink` (ShapeChecks.h), each described by the
-  /// current origin (the node being typed) and the rule's own words.
+  /// symbols are appended to `sink` (ShapeChecks.h), each with the node
+  /// being typed (setCheckNode) and the rule's own words.
   void recordChecksInto(std::vector<ShapeCheck> *sink) { checks_ = sink; }
-  void setCheckOrigin(std::string origin) { origin_ = std::move(origin); }
+  void setCheckNode(int node) { node_ = node; }
   /// Records `check` when recording; no-op otherwise (concrete mode
   /// decides every condition itself).
   void require(ShapeCheck check) const;
@@ -97,6 +98,9 @@ public:
 
 private:
   ShapeContext(const GraphLimits &limits) : limits_(&limits) {}
+
+  /// Records an ElementLimit check of `dims` unless one was recorded.
+  void requireElementLimit(const std::vector<SymExpr> &dims) const;
 
   /// A symbol in an attribute: its size (concrete mode) or itself.
   StatusOr<SymExpr> readSymbol(const std::string &name) const;
@@ -109,7 +113,10 @@ private:
   std::map<std::string, int64_t> bindings_;
   int64_t nextFresh_ = 0;
   std::vector<ShapeCheck> *checks_ = nullptr;
-  std::string origin_;
+  int node_ = -1;
+  /// ElementLimit checks recorded, by the hash of their dims: values of
+  /// one shape are checked once.
+  mutable std::unordered_multimap<size_t, size_t> limitChecks_;
 };
 
 /// Combines two dims that must be equal at run time: an error if both are

@@ -189,7 +189,7 @@ StatusOr<GraphInfo> validateGraph(const v1::Graph &graph,
   ctx.recordChecksInto(&info.shapeChecks);
   for (int i : info.topologicalOrder) {
     const v1::Node &node = graph.nodes(i);
-    ctx.setCheckOrigin(nodeLabel(node));
+    ctx.setCheckNode(i);
     std::vector<const SymTensorType *> operands;
     for (ValueRef ref : info.operandRefs[i])
       operands.push_back(&info.typeOf(ref));

@@ -2,6 +2,7 @@
 // ImportCommand.cpp, being the only one that needs MLIR types).
 #include "Cli.h"
 
+#include "ir/graph/Bindings.h"
 #include "ir/graph/Fingerprint.h"
 #include "ir/graph/GraphText.h"
 #include "ir/graph/Validate.h"
@@ -94,6 +95,11 @@ int runValidate(const GlobalOptions &, const std::vector<std::string> &args) {
   for (const std::string &name : graph->outputs())
     std::printf("  output %s: %s\n", name.c_str(),
                 info->typeOf(info->values.at(name)).toString().c_str());
+  std::printf("  run-time shape checks: %zu (the compiled entry runs them "
+              "in this order)\n",
+              info->shapeChecks.size());
+  for (const ShapeCheck &check : info->shapeChecks)
+    std::printf("    %s\n", describeShapeCheck(*graph, check).c_str());
   return 0;
 }
 

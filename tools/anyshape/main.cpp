@@ -21,8 +21,9 @@ const char *kUsage = R"(usage: anyshape [--server ADDR] <command> [args]
 
 commands:
   validate FILE        check a graph (.pbtxt text or .pb binary); prints its
-                       inputs and output types, or one line naming the
-                       node at fault (exit 1)
+                       inputs and output types and the shape checks left
+                       to run time, or one line naming the node at fault
+                       (exit 1)
   eval FILE [options]  run a graph on random inputs and print each output's
                        shape and checksums
       --dims S=N,...   sizes of the graph's named symbols (e.g. seq=128,batch=2)
