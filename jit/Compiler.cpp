@@ -12,8 +12,7 @@
 #include "jit/CpuPipeline.h"
 #include "jit/Dialects.h"
 
-#include "ir/dhlo/Analysis/FusionPlan.h"
-#include "ir/dhlo/Analysis/ShapeConstraintAnalysis.h"
+#include "ir/dhlo/Transforms/Passes.h"
 #include "ir/graph/Specialize.h"
 #include "ir/graph/Validate.h"
 #include "ir/import/GraphImporter.h"
@@ -64,14 +63,10 @@ Compiler::compile(const v1::Graph &original, const CompileOptions &options,
   if (!module)
     return invalidArgument(diagnostics);
   if (report) {
-    // Planned on the module as imported, as `anyshape fusion-plan` does.
+    // The plan the pipeline marks and follows, as `anyshape fusion-plan`
+    // prints it.
     llvm::raw_string_ostream text(report->fusionPlan);
-    for (auto func : module->getOps<mlir::func::FuncOp>()) {
-      dhlo::ShapeConstraintAnalysis analysis(func);
-      dhlo::FusionPlan plan = dhlo::planFusion(func, analysis);
-      plan.print(text, analysis);
-      report->kernelCount += static_cast<int64_t>(plan.fusions.size());
-    }
+    report->kernelCount = dhlo::printSimplifiedFusionPlans(*module, text);
   }
   addShapeCheckFunction(*module, info);
   prepareEntryAbi(*module);

@@ -42,8 +42,11 @@ void prepareEntryAbi(ModuleOp module) {
 }
 
 void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
-  // 1. Shapes: propagate, simplify with the constraint analysis.
+  // 1. Shapes: propagate, simplify with the constraint analysis. Then plan
+  // the kernels: every op's location records its fusion, which the
+  // kernel-forming passes below follow.
   dhlo::buildDhloSimplifyPipeline(pm);
+  pm.addNestedPass<func::FuncOp>(dhlo::createMarkFusions());
   // 2. dhlo -> linalg on tensors; fuse elementwise producers.
   pm.addNestedPass<func::FuncOp>(dhlo::createConvertDhloToLinalg());
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
@@ -78,6 +81,9 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
     pm.addNestedPass<func::FuncOp>(createStitchRows());
     pm.addNestedPass<func::FuncOp>(createCSEPass());
     pm.addNestedPass<func::FuncOp>(createReuseReducedValues());
+    if (options.checkPlan || options.printKernelFusions)
+      pm.addNestedPass<func::FuncOp>(
+          createCheckKernelFusions({options.printKernelFusions}));
   }
   pm.addNestedPass<func::FuncOp>(createMinMaxReductions());
   if (options.parallel) {
@@ -123,10 +129,19 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
 
 void registerCpuPipeline() {
   registerJitPasses();
-  PassPipelineRegistration<>(
+  struct CliOptions : PassPipelineOptions<CliOptions> {
+    Option<bool> printKernelFusions{
+        *this, "print-kernel-fusions",
+        llvm::cl::desc("Print each kernel with its fusions of the plan")};
+  };
+  PassPipelineRegistration<CliOptions>(
       "anyshape-cpu-pipeline",
       "Imported dhlo to the LLVM dialect for the CPU, shapes symbolic",
-      [](OpPassManager &pm) { buildCpuPipeline(pm); });
+      [](OpPassManager &pm, const CliOptions &cli) {
+        CpuPipelineOptions options;
+        options.printKernelFusions = cli.printKernelFusions;
+        buildCpuPipeline(pm, options);
+      });
 }
 
 } // namespace anyshape::jit

@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "jit/Passes.h"
 
+#include "ir/dhlo/Analysis/FusionPlan.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -40,6 +42,12 @@ bool onlyGenericUsers(OpOperand *fused) {
   auto consumer = llvm::dyn_cast<linalg::GenericOp>(fused->getOwner());
   if (!producer || !consumer ||
       bodySize(consumer) + bodySize(producer) > kMaxFusedOps)
+    return false;
+  // The plan decides which kernel an op is in (dhlo-mark-fusions): an op
+  // of one fusion is fused only within it; an unmarked one (which the
+  // plan has every consumer recompute) anywhere.
+  std::optional<int64_t> fusion = dhlo::fusionOf(producer);
+  if (fusion && fusion != dhlo::fusionOf(consumer))
     return false;
   if (producer->hasOneUse())
     return true; // e.g. the last consumer of a producer fused elsewhere

@@ -280,4 +280,25 @@ def FuseSharedProducers
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def CheckKernelFusions
+    : Pass<"anyshape-check-kernel-fusions", "mlir::func::FuncOp"> {
+  let summary = "Check that each kernel is one fusion of the plan";
+  let description = [{
+    Run on buffers, once kernels are formed (after
+    `anyshape-reuse-reduced-values`): a kernel is a top-level linalg op, a
+    stitched row loop or a library call; the fusion of each op it holds is
+    read from its location (`dhlo-mark-fusions`). A departure from the plan
+    is a kernel holding ops of two fusions, or a fusion built as several
+    kernels (accumulator fills, and the operand layout copies a library
+    call needs, aside). With `print`, lists every kernel with its fusions
+    and the departures. Otherwise a kernel holding ops of two fusions is an
+    error (codegen crossed the plan's boundaries), while a fusion built as
+    several kernels is allowed (codegen not yet building all the plan
+    allows). The compiler runs it when `CpuPipelineOptions::checkPlan` is
+    set (the tests do).
+  }];
+  let options = [Option<"print", "print", "bool", "false",
+                        "List kernels and departures instead of failing">];
+}
+
 #endif // ANYSHAPE_JIT_PASSES

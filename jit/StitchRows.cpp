@@ -19,6 +19,8 @@
 //===----------------------------------------------------------------------===//
 #include "jit/Passes.h"
 
+#include "ir/dhlo/Analysis/FusionPlan.h"
+
 #include "jit/BufferRoots.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -88,18 +90,30 @@ unsigned leadingParallelDims(linalg::LinalgOp op) {
   return count;
 }
 
-/// A linalg op on buffers whose body touches no memory: all it reads and
-/// writes are its operands.
+/// The buffers `op`'s body loads from directly (a gather's table), or
+/// nullopt if the body touches memory any other way.
+std::optional<SmallVector<Value>> bodyLoads(Operation *op) {
+  SmallVector<Value> loaded;
+  for (Block &block : op->getRegion(0))
+    for (Operation &inner : block) {
+      if (isMemoryEffectFree(&inner))
+        continue;
+      auto load = llvm::dyn_cast<memref::LoadOp>(inner);
+      if (!load ||
+          op->getRegion(0).isAncestor(load.getMemRef().getParentRegion()))
+        return std::nullopt;
+      loaded.push_back(load.getMemRef());
+    }
+  return loaded;
+}
+
+/// A linalg op on buffers whose body writes no memory and reads only its
+/// operands or buffers from outside it (bodyLoads).
 bool isStitchable(Operation *op) {
   auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op);
-  if (!linalgOp || !linalgOp.hasPureBufferSemantics() ||
-      !llvm::isa<TilingInterface>(op) || leadingParallelDims(linalgOp) == 0)
-    return false;
-  for (Block &block : op->getRegion(0))
-    for (Operation &inner : block)
-      if (!isMemoryEffectFree(&inner))
-        return false;
-  return true;
+  return linalgOp && linalgOp.hasPureBufferSemantics() &&
+         llvm::isa<TilingInterface>(op) && leadingParallelDims(linalgOp) > 0 &&
+         bodyLoads(op).has_value();
 }
 
 /// The size of loop dim `dim` of `op`, read from its inits first (fresh
@@ -141,6 +155,13 @@ bool canStitch(ArrayRef<linalg::LinalgOp> members, unsigned rowDims) {
     for (Value init : member.getDpsInits())
       written.insert(rootBuffer(init));
   for (linalg::LinalgOp member : members) {
+    // A buffer the body loads from at any index must be one no member
+    // writes.
+    for (Value loaded : *bodyLoads(member)) {
+      Value root = rootBuffer(loaded);
+      if (!knownRoot(root) || written.contains(root))
+        return false;
+    }
     for (OpOperand &operand : member->getOpOperands()) {
       if (!llvm::isa<MemRefType>(operand.get().getType()))
         continue;
@@ -237,11 +258,17 @@ struct StitchRowsPass : impl::StitchRowsBase<StitchRowsPass> {
         }
         SmallVector<linalg::LinalgOp> members{
             llvm::cast<linalg::LinalgOp>(ops[i])};
+        // Members come from one fusion of the plan (dhlo-mark-fusions);
+        // unmarked ops (recomputed by every kernel) join any.
+        std::optional<int64_t> fusion = dhlo::fusionOf(ops[i]);
         unsigned rowDims = leadingParallelDims(members.front());
         SmallVector<Operation *> between, pending;
         size_t next = i + 1;
         for (; next < ops.size(); ++next) {
           Operation *op = ops[next];
+          std::optional<int64_t> opFusion = dhlo::fusionOf(op);
+          if (isStitchable(op) && fusion && opFusion && fusion != opFusion)
+            break;
           if (isStitchable(op)) {
             auto candidate = llvm::cast<linalg::LinalgOp>(op);
             unsigned dims = std::min(rowDims, leadingParallelDims(candidate));
@@ -251,6 +278,7 @@ struct StitchRowsPass : impl::StitchRowsBase<StitchRowsPass> {
               break;
             }
             rowDims = dims;
+            fusion = fusion ? fusion : opFusion;
             between.append(pending);
             pending.clear();
             continue;

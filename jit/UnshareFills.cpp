@@ -43,12 +43,20 @@ struct UnshareFillsPass : impl::UnshareFillsBase<UnshareFillsPass> {
           return a->getOwner() != b->getOwner() &&
                  a->getOwner()->isBeforeInBlock(b->getOwner());
         });
+      // Each fill belongs to its user's kernel: it takes the user's
+      // location, which carries the user's fusion (dhlo-mark-fusions).
+      Location firstUser = uses.front()->getOwner()->getLoc();
+      fill->setLoc(firstUser);
+      empty->setLoc(firstUser);
       for (OpOperand *use : llvm::drop_begin(uses)) {
         OpBuilder b(use->getOwner());
         Operation *emptyCopy = b.clone(*empty);
+        emptyCopy->setLoc(use->getOwner()->getLoc());
         IRMapping mapping;
         mapping.map(empty.getResult(), emptyCopy->getResult(0));
-        use->set(b.clone(*fill, mapping)->getResult(0));
+        Operation *fillCopy = b.clone(*fill, mapping);
+        fillCopy->setLoc(use->getOwner()->getLoc());
+        use->set(fillCopy->getResult(0));
       }
     }
   }

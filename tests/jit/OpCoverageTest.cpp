@@ -2,6 +2,7 @@
 // CPU backend and compared with the reference evaluator at several shapes
 // (including 0, 1 and odd sizes): integer wraparound, division by zero,
 // saturating conversions, NaN rules and bool logic all go through here.
+#include "../support/PlanChecked.h"
 #include "anyshape/client/GraphBuilder.h"
 #include "ir/graph/Bindings.h"
 #include "ir/graph/GraphText.h"
@@ -36,7 +37,7 @@ void check(const std::string &label,
   ASSERT_TRUE(graph.isOk()) << graph.status().toString();
   if (const char *dir = std::getenv("ANYSHAPE_DUMP_GRAPHS"))
     (void)writeGraphFile(*graph, std::string(dir) + "/" + label + ".pbtxt");
-  auto executable = jit::Compiler::compile(*graph);
+  auto executable = jit::Compiler::compile(*graph, test::planChecked());
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   for (int64_t n : sizes) {
     auto shapes = inputShapesFor(*graph, {{"n", n}});
@@ -238,7 +239,7 @@ TEST(OpCoverage, RuntimeSizeOneBroadcast) {
   b.output(b.broadcastInDim(x, {"n"}, {0}));
   auto graph = b.build();
   ASSERT_TRUE(graph.isOk());
-  auto executable = jit::Compiler::compile(*graph);
+  auto executable = jit::Compiler::compile(*graph, test::planChecked());
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   for (auto [m, n] : {std::pair{1, 5}, std::pair{5, 5}, std::pair{1, 1}})
     EXPECT_TRUE(matchesReference(*graph, **executable,
@@ -257,7 +258,7 @@ TEST(OpCoverage, ImplicitBroadcastVersionsAgree) {
   b.output(b.mul(x, b.broadcastInDim(bias, {"rows", "m"}, {1})));
   auto graph = b.build();
   ASSERT_TRUE(graph.isOk());
-  auto executable = jit::Compiler::compile(*graph);
+  auto executable = jit::Compiler::compile(*graph, test::planChecked());
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   for (auto [rows, m] : {std::pair{3, 1}, std::pair{5, 17}, std::pair{1, 40},
                          std::pair{300, 130}, std::pair{64, 1024}})
@@ -291,7 +292,7 @@ TEST(OpCoverage, InputShapeMismatchIsAnErrorNotACrash) {
   Value y = b.parameter("y", v1::DTYPE_F32, {"n", 4});
   b.output(b.add(x, y));
   auto graph = b.build();
-  auto executable = jit::Compiler::compile(*graph);
+  auto executable = jit::Compiler::compile(*graph, test::planChecked());
   ASSERT_TRUE(executable.isOk());
   auto result =
       (*executable)
@@ -317,7 +318,7 @@ TEST(OpCoverage, BoolInputBytesOtherThanOneAreTrue) {
   b.output(b.logicalNot(p));
   b.output(b.convert(p, v1::DTYPE_I32));
   auto graph = b.build();
-  auto executable = jit::Compiler::compile(*graph);
+  auto executable = jit::Compiler::compile(*graph, test::planChecked());
   ASSERT_TRUE(executable.isOk());
   v1::Tensor input;
   input.set_dtype(v1::DTYPE_BOOL);

@@ -3,7 +3,7 @@
 // (The subcommands that need MLIR.)
 #include "Cli.h"
 
-#include "ir/dhlo/Analysis/FusionPlan.h"
+#include "ir/dhlo/Transforms/Passes.h"
 #include "ir/graph/GraphText.h"
 #include "ir/import/GraphImporter.h"
 
@@ -78,11 +78,7 @@ int runFusionPlan(const GlobalOptions &, const std::vector<std::string> &args) {
   mlir::OwningOpRef<mlir::ModuleOp> module = loadAndImport(args[0], context);
   if (!module)
     return 1;
-  for (auto func : module->getOps<mlir::func::FuncOp>()) {
-    dhlo::ShapeConstraintAnalysis analysis(func);
-    dhlo::planFusion(func, analysis).print(llvm::outs(), analysis);
-  }
-  return 0;
+  return dhlo::printSimplifiedFusionPlans(*module, llvm::outs()) < 0 ? 1 : 0;
 }
 
 } // namespace anyshape::cli

@@ -21,6 +21,7 @@
 #include "llvm/ADT/SetVector.h"
 
 #include <optional>
+#include <set>
 
 using namespace mlir;
 
@@ -88,10 +89,21 @@ bool isRowReduction(ReduceOp reduce) {
   return !dims.empty();
 }
 
+/// The node name in `loc`, looking through fusion marks.
+std::optional<StringRef> nodeNameIn(Location loc) {
+  if (auto name = llvm::dyn_cast<NameLoc>(loc))
+    return name.getName().strref();
+  if (auto fused = llvm::dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (auto name = nodeNameIn(inner))
+        return name;
+  return std::nullopt;
+}
+
 std::string describe(Operation *op) {
   std::string s = op->getName().getStringRef().str();
-  if (auto name = llvm::dyn_cast<NameLoc>(op->getLoc()))
-    s += " '" + name.getName().str() + "'";
+  if (std::optional<StringRef> name = nodeNameIn(op->getLoc()))
+    s += " '" + name->str() + "'";
   return s;
 }
 
@@ -156,6 +168,169 @@ kernelVersions(const Fusion &fusion, const ShapeConstraintAnalysis &analysis) {
   if (shape == ReductionShape::Columns)
     return {"row-blocks", "column-chunks", "serial"};
   return {"parallel", "serial"};
+}
+
+/// Ops a backend lowers to a loop that reads each operand element at the
+/// point it writes (elementwise) or along its rows (reduce, broadcast):
+/// what linalg elementwise fusion can fold a producer into.
+bool readsInPlace(Operation *op) {
+  Role role = roleOf(op);
+  return (role == Role::LoopFusible && !llvm::isa<ReshapeOp>(op)) ||
+         role == Role::Reduce;
+}
+
+/// Phase 3: a loop kernel whose result feeds several kernels over the
+/// same index space, each reading it in place, is recomputed in each of
+/// them instead of written to memory (jit's anyshape-fuse-shared-producers
+/// does this on linalg; softmax's exp feeding the sum and the quotient is
+/// the same trade inside one kernel). Bounded like that pass: producers of
+/// at most 48 ops.
+void duplicateSharedLoops(FusionPlan &plan, std::vector<bool> &alive,
+                          llvm::DenseMap<Operation *, int> &groupOf,
+                          llvm::DenseMap<Operation *, int64_t> &position,
+                          const ShapeConstraintAnalysis &analysis) {
+  constexpr size_t kMaxDuplicatedOps = 48;
+  for (size_t p = 0; p < plan.fusions.size(); ++p) {
+    Fusion &producer = plan.fusions[p];
+    if (!alive[p] || producer.kind != FusionKind::Loop ||
+        producer.ops.size() > kMaxDuplicatedOps)
+      continue;
+    std::set<int> consumers;
+    bool duplicable = true;
+    for (Operation *user : producer.root->getUsers()) {
+      auto it = groupOf.find(user);
+      if (!position.count(user) || it == groupOf.end() || !readsInPlace(user) ||
+          plan.fusions[it->second].kind == FusionKind::Library ||
+          !dimsEqual(analysis, producer.root->getResult(0),
+                     plan.fusions[it->second].space)) {
+        duplicable = false;
+        break;
+      }
+      consumers.insert(it->second);
+    }
+    if (!duplicable || consumers.size() < 2)
+      continue;
+    for (int c : consumers)
+      for (Operation *op : producer.ops)
+        plan.fusions[c].ops.push_back(op);
+    for (Operation *op : producer.ops)
+      groupOf.erase(op); // in several kernels now: no single owner
+    alive[p] = false;
+  }
+}
+
+/// The leading dims a kernel's ops all share as parallel dims, as the CPU
+/// backend's loops have them: every dim of a loop kernel's space; the
+/// dims a row reduction keeps; none for library calls and reductions of
+/// leading dims.
+int64_t rowDimsOf(const Fusion &f) {
+  if (f.kind == FusionKind::Library)
+    return 0;
+  int64_t rows = llvm::cast<RankedTensorType>(f.space.getType()).getRank();
+  for (Operation *op : f.ops) {
+    if (auto reduce = llvm::dyn_cast<ReduceOp>(op)) {
+      if (!isRowReduction(reduce))
+        return 0;
+      int64_t rank =
+          llvm::cast<RankedTensorType>(reduce.getOperand().getType()).getRank();
+      rows = std::min<int64_t>(
+          rows, rank - static_cast<int64_t>(reduce.getDimensions().size()));
+    }
+  }
+  return rows;
+}
+
+/// Whether `op` reads `operand` at the row it is computing, for the first
+/// `rows` dims: elementwise ops and reductions read their operands at the
+/// same leading indices; a broadcast must map those dims to themselves.
+bool readsAtSameRow(Operation *op, Value operand, int64_t rows) {
+  if (auto broadcast = llvm::dyn_cast<BroadcastInDimOp>(op)) {
+    ArrayRef<int64_t> mapping = broadcast.getBroadcastDimensions();
+    int64_t rank = llvm::cast<RankedTensorType>(operand.getType()).getRank();
+    if (rank < rows)
+      return false;
+    for (int64_t d = 0; d < rows; ++d)
+      if (mapping[d] != d)
+        return false;
+    return true;
+  }
+  return readsInPlace(op);
+}
+
+/// Phase 4: consecutive kernels over the same rows, at least one of them
+/// reducing, run row by row in one stitched kernel, the way the CPU
+/// backend's anyshape-stitch-rows builds them: a row's sibling reductions
+/// and the per-row values computed from them share one pass over it.
+/// Legal when every value a member produces is read by later members only
+/// at the row being computed.
+void stitchRowNeighbours(FusionPlan &plan, std::vector<bool> &alive,
+                         llvm::DenseMap<Operation *, int> &groupOf,
+                         llvm::DenseMap<Operation *, int64_t> &position,
+                         const ShapeConstraintAnalysis &analysis) {
+  std::vector<int> order;
+  for (size_t i = 0; i < plan.fusions.size(); ++i)
+    if (alive[i])
+      order.push_back(static_cast<int>(i));
+  llvm::sort(order, [&](int a, int b) {
+    return position[plan.fusions[a].root] < position[plan.fusions[b].root];
+  });
+  auto sameRows = [&](const Fusion &a, const Fusion &b, int64_t rows) {
+    for (int64_t d = 0; d < rows; ++d)
+      if (!analysis.isEqual(a.space, d, b.space, d))
+        return false;
+    return true;
+  };
+  auto legal = [&](const std::vector<int> &members, int64_t rows) {
+    std::set<int> inside(members.begin(), members.end());
+    for (int m : members)
+      for (Operation *op : plan.fusions[m].ops)
+        for (Value operand : op->getOperands()) {
+          Operation *def = operand.getDefiningOp();
+          auto it = def ? groupOf.find(def) : groupOf.end();
+          if (it == groupOf.end() || it->second == m ||
+              !inside.count(it->second))
+            continue;
+          if (!readsAtSameRow(op, operand, rows))
+            return false;
+        }
+    return true;
+  };
+  auto reduces = [&](int f) {
+    return llvm::any_of(plan.fusions[f].ops,
+                        [](Operation *op) { return llvm::isa<ReduceOp>(op); });
+  };
+  for (size_t i = 0; i < order.size();) {
+    int64_t rows = rowDimsOf(plan.fusions[order[i]]);
+    std::vector<int> members{order[i]};
+    for (size_t j = i + 1; rows > 0 && j < order.size(); ++j) {
+      const Fusion &next = plan.fusions[order[j]];
+      int64_t fewer = std::min(rows, rowDimsOf(next));
+      members.push_back(order[j]);
+      if (fewer == 0 || !sameRows(plan.fusions[order[i]], next, fewer) ||
+          !legal(members, fewer)) {
+        members.pop_back();
+        break;
+      }
+      rows = fewer;
+    }
+    size_t taken = members.size();
+    if (taken >= 2 && llvm::any_of(members, reduces)) {
+      Fusion &first = plan.fusions[members.front()];
+      for (int m : llvm::drop_begin(members)) {
+        Fusion &other = plan.fusions[m];
+        for (Operation *op : other.ops) {
+          if (groupOf.count(op))
+            groupOf[op] = members.front();
+          if (!llvm::is_contained(first.ops, op))
+            first.ops.push_back(op);
+        }
+        alive[m] = false;
+      }
+      first.root = plan.fusions[members.back()].root;
+      first.kind = FusionKind::Stitch;
+    }
+    i += taken;
+  }
 }
 
 } // namespace
@@ -304,6 +479,9 @@ FusionPlan planFusion(func::FuncOp func,
     }
   }
 
+  duplicateSharedLoops(plan, alive, groupOf, position, analysis);
+  stitchRowNeighbours(plan, alive, groupOf, position, analysis);
+
   for (auto [producer, root] : rejected)
     if (groupOf.lookup(producer) != groupOf.lookup(root) ||
         !groupOf.count(producer))
@@ -328,6 +506,48 @@ FusionPlan planFusion(func::FuncOp func,
     f.versions = kernelVersions(f, analysis);
   plan.fusions = std::move(kept);
   return plan;
+}
+
+namespace {
+constexpr llvm::StringLiteral kFusionMark = "dhlo.fusion";
+
+std::optional<int64_t> fusionMarkIn(Location loc) {
+  auto fused = llvm::dyn_cast<FusedLoc>(loc);
+  if (!fused)
+    return std::nullopt;
+  if (auto metadata =
+          llvm::dyn_cast_or_null<DictionaryAttr>(fused.getMetadata()))
+    if (auto id = metadata.getAs<IntegerAttr>(kFusionMark))
+      return id.getInt();
+  for (Location inner : fused.getLocations())
+    if (std::optional<int64_t> id = fusionMarkIn(inner))
+      return id;
+  return std::nullopt;
+}
+} // namespace
+
+void markFusions(const FusionPlan &plan) {
+  llvm::DenseMap<Operation *, int> fusionsOf;
+  for (const Fusion &f : plan.fusions)
+    for (Operation *op : f.ops)
+      ++fusionsOf[op];
+  for (size_t i = 0; i < plan.fusions.size(); ++i)
+    for (Operation *op : plan.fusions[i].ops) {
+      // Cheap ops are recomputed by every kernel that uses them, and
+      // lowering may share them between kernels (one constant for all).
+      if (fusionsOf[op] != 1 || roleOf(op) == Role::Cheap)
+        continue;
+      MLIRContext *context = op->getContext();
+      auto mark = DictionaryAttr::get(
+          context,
+          {NamedAttribute(StringAttr::get(context, kFusionMark),
+                          IntegerAttr::get(IntegerType::get(context, 64), i))});
+      op->setLoc(FusedLoc::get(context, {op->getLoc()}, mark));
+    }
+}
+
+std::optional<int64_t> fusionOf(Operation *op) {
+  return fusionMarkIn(op->getLoc());
 }
 
 void FusionPlan::print(llvm::raw_ostream &os,

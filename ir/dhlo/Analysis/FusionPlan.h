@@ -26,6 +26,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,5 +64,20 @@ struct FusionPlan {
 
 FusionPlan planFusion(mlir::func::FuncOp func,
                       const ShapeConstraintAnalysis &analysis);
+
+/// Writes the plan into the ops' locations: each op of exactly one fusion
+/// gets a FusedLoc around its own location whose metadata is
+/// `{dhlo.fusion = i}` (i: the fusion's index in the plan). Cheap ops
+/// (constants, iota, splats), which every kernel recomputes, are left
+/// unmarked. A
+/// location travels with everything lowered from its op: conversion
+/// patterns give the ops they create the converted op's location, and
+/// linalg's elementwise fusion gives a fused op its consumer's. So a
+/// backend reads the plan off the ops it builds (fusionOf).
+void markFusions(const FusionPlan &plan);
+
+/// The fusion whose op `op` was lowered from, from its location (the
+/// first fusion mark found in it); nullopt for unmarked ops.
+std::optional<int64_t> fusionOf(mlir::Operation *op);
 
 } // namespace anyshape::dhlo

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
 namespace anyshape::dhlo {
@@ -31,6 +32,13 @@ void updateSignature(mlir::func::FuncOp func);
 /// `dhlo-simplify` so anyshape-opt reproduces exactly what the compiler
 /// runs.
 void buildDhloSimplifyPipeline(mlir::OpPassManager &pm);
+
+/// Prints the fusion plan of each function of `module` as the compiler
+/// plans it (dhlo-mark-fusions runs after dhlo-simplify): on a simplified
+/// copy, so `module` is unchanged. Returns the number of fusions, or -1 if
+/// simplification failed.
+int64_t printSimplifiedFusionPlans(mlir::ModuleOp module,
+                                   llvm::raw_ostream &os);
 
 /// Registers the passes above (registerDhloPasses, generated) and the named
 /// pipelines.

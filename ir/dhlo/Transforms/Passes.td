@@ -9,6 +9,17 @@
 
 include "mlir/Pass/PassBase.td"
 
+def MarkFusions : Pass<"dhlo-mark-fusions", "mlir::func::FuncOp"> {
+  let summary = "Write the fusion plan into the ops' locations";
+  let description = [{
+    Plans the function's kernels (FusionPlan.h) and marks each op that
+    belongs to exactly one fusion with that fusion's index, in a FusedLoc
+    around its location (`loc(fused<{dhlo.fusion = 3 : i64}>["name"])`).
+    Lowering keeps locations, so the backends form their kernels from the
+    marks: the plan is decided once, here, and consumed downstream.
+  }];
+}
+
 def ShapePropagation : Pass<"dhlo-shape-propagation", "mlir::func::FuncOp"> {
   let summary = "Refine result types from operand types and attributes";
   let description = [{

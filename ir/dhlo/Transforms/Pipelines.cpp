@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "ir/dhlo/Transforms/Passes.h"
 
+#include "ir/dhlo/Analysis/FusionPlan.h"
 #include "ir/dhlo/IR/DhloDialect.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -62,6 +63,23 @@ void buildDhloSimplifyPipeline(mlir::OpPassManager &pm) {
   func.addPass(createShapeSimplification());
   func.addPass(mlir::createCanonicalizerPass());
   func.addPass(mlir::createCSEPass());
+}
+
+int64_t printSimplifiedFusionPlans(mlir::ModuleOp module,
+                                   llvm::raw_ostream &os) {
+  mlir::OwningOpRef<mlir::ModuleOp> copy = module.clone();
+  mlir::PassManager pm(module.getContext());
+  buildDhloSimplifyPipeline(pm);
+  if (mlir::failed(pm.run(*copy)))
+    return -1;
+  int64_t fusions = 0;
+  for (auto func : copy->getOps<mlir::func::FuncOp>()) {
+    ShapeConstraintAnalysis analysis(func);
+    FusionPlan plan = planFusion(func, analysis);
+    plan.print(os, analysis);
+    fusions += static_cast<int64_t>(plan.fusions.size());
+  }
+  return fusions;
 }
 
 void registerAllDhloPasses() {

@@ -52,12 +52,13 @@ func.func @softmax(%x: tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<?x?xf32, #d
 
 // -----
 
-// The exp is used by two kernels (both outputs): computed once, in its own.
+// The exp feeds two kernels over its own space: each recomputes it (as
+// anyshape-fuse-shared-producers has codegen do) rather than read it back
+// from memory.
 // CHECK-LABEL: fusion plan of @shared_producer
-// CHECK: fusions: 3
-// CHECK-DAG: kLoop root dhlo.exp
-// CHECK-DAG: kLoop root dhlo.tanh over [n], 1 ops: tanh
-// CHECK-DAG: kLoop root dhlo.sin over [n], 1 ops: sin
+// CHECK: fusions: 2
+// CHECK-NEXT: #0 kLoop root dhlo.tanh over [n], 2 ops: exp tanh
+// CHECK-NEXT: #1 kLoop root dhlo.sin over [n], 2 ops: exp sin
 func.func @shared_producer(%x: tensor<?xf32, #dhlo.shape<n>>) -> (tensor<?xf32, #dhlo.shape<n>>, tensor<?xf32, #dhlo.shape<n>>) {
   %e = dhlo.exp %x : (tensor<?xf32, #dhlo.shape<n>>) -> tensor<?xf32, #dhlo.shape<n>>
   %t = dhlo.tanh %e : (tensor<?xf32, #dhlo.shape<n>>) -> tensor<?xf32, #dhlo.shape<n>>
@@ -117,4 +118,25 @@ func.func @whole_reductions(%x: tensor<?xf32, #dhlo.shape<n>>, %y: tensor<?x?xf3
 func.func @middle_reduce(%x: tensor<?x?x?xf32, #dhlo.shape<b, s, h>>) -> tensor<?x?xf32, #dhlo.shape<b, h>> {
   %r = dhlo.reduce %x {kind = "sum", dimensions = array<i64: 1>} : (tensor<?x?x?xf32, #dhlo.shape<b, s, h>>) -> tensor<?x?xf32, #dhlo.shape<b, h>>
   return %r : tensor<?x?xf32, #dhlo.shape<b, h>>
+}
+
+// -----
+
+// Sibling row reductions of one input and the per-row values computed from
+// them run in one pass over each row: the sum, the max and the mean (a
+// kLoop over the rows alone) become one kStitch, as anyshape-stitch-rows
+// builds them. The column sum that follows reads every row: not stitched.
+// CHECK-LABEL: fusion plan of @row_siblings
+// CHECK: fusions: 2
+// CHECK-NEXT: #0 kStitch root dhlo.div over [n, m], 6 ops, 2 reductions: reduce reduce dim_size convert broadcast_in_dim div | versions: split-row parallel serial
+// CHECK-NEXT: #1 kInput root dhlo.reduce over [n, m], 1 ops, 1 reductions: reduce | versions: row-blocks column-chunks serial
+func.func @row_siblings(%x: tensor<?x?xf32, #dhlo.shape<n, m>>) -> (tensor<?xf32, #dhlo.shape<n>>, tensor<?xf32, #dhlo.shape<n>>, tensor<?xf32, #dhlo.shape<m>>) {
+  %sum = dhlo.reduce %x {kind = "sum", dimensions = array<i64: 1>} : (tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<?xf32, #dhlo.shape<n>>
+  %max = dhlo.reduce %x {kind = "max", dimensions = array<i64: 1>} : (tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<?xf32, #dhlo.shape<n>>
+  %count = dhlo.dim_size %x {dimension = 1 : i64} : (tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<i64>
+  %c = dhlo.convert %count : (tensor<i64>) -> tensor<f32>
+  %bc = dhlo.broadcast_in_dim %c {shape = #dhlo.shape<n>, broadcast_dimensions = array<i64>} : (tensor<f32>) -> tensor<?xf32, #dhlo.shape<n>>
+  %mean = dhlo.div %sum, %bc : (tensor<?xf32, #dhlo.shape<n>>, tensor<?xf32, #dhlo.shape<n>>) -> tensor<?xf32, #dhlo.shape<n>>
+  %cols = dhlo.reduce %x {kind = "sum", dimensions = array<i64: 0>} : (tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<?xf32, #dhlo.shape<m>>
+  return %mean, %max, %cols : tensor<?xf32, #dhlo.shape<n>>, tensor<?xf32, #dhlo.shape<n>>, tensor<?xf32, #dhlo.shape<m>>
 }
