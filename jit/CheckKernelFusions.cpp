@@ -73,6 +73,12 @@ struct CheckKernelFusionsPass
         for (int64_t f : kernel.fusions)
           ++kernelsOf[f];
     }
+    for (const Kernel &kernel : kernels)
+      if (kernel.fusions.empty() &&
+          !isa<linalg::FillOp, memref::CopyOp>(kernel.op))
+        departures.push_back(
+            {kernel.op, "a kernel holds only ops the plan has every kernel "
+                        "recompute"});
     for (auto [fusion, count] : kernelsOf)
       if (count > 1)
         departures.push_back(

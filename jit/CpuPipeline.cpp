@@ -52,6 +52,11 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createCSEPass());
   if (options.fuse) {
+    // Elementwise producers first, then MLIR's pass, which also moves
+    // reshapes through generics: run first, it would expand a broadcast
+    // of a bias on its own instead of the add it feeds, and leave it a
+    // kernel of its own.
+    pm.addNestedPass<func::FuncOp>(createFuseSharedProducers());
     pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
     pm.addNestedPass<func::FuncOp>(createFuseSharedProducers());
   }

@@ -170,6 +170,17 @@ kernelVersions(const Fusion &fusion, const ShapeConstraintAnalysis &analysis) {
   return {"parallel", "serial"};
 }
 
+/// Whether `op` lowers to one loop nest over its result (or its operand,
+/// for a reduction), which other loop nests can share: not pad,
+/// concatenate or slice, which become copies into parts of a buffer.
+bool isLoopNestOp(Operation *op) {
+  Role role = roleOf(op);
+  return role == Role::Cheap || role == Role::LoopFusible ||
+         role == Role::Reduce || llvm::isa<GatherOp, TransposeOp>(op);
+}
+
+bool isLoopNest(const Fusion &f) { return llvm::all_of(f.ops, isLoopNestOp); }
+
 /// Ops a backend lowers to a loop that reads each operand element at the
 /// point it writes (elementwise) or along its rows (reduce, broadcast):
 /// what linalg elementwise fusion can fold a producer into.
@@ -221,10 +232,11 @@ void duplicateSharedLoops(FusionPlan &plan, std::vector<bool> &alive,
 
 /// The leading dims a kernel's ops all share as parallel dims, as the CPU
 /// backend's loops have them: every dim of a loop kernel's space; the
-/// dims a row reduction keeps; none for library calls and reductions of
-/// leading dims.
+/// dims a row reduction keeps; none for library calls, reductions of
+/// leading dims and copies into parts of buffers (pad, concatenate,
+/// slice).
 int64_t rowDimsOf(const Fusion &f) {
-  if (f.kind == FusionKind::Library)
+  if (f.kind == FusionKind::Library || !isLoopNest(f))
     return 0;
   int64_t rows = llvm::cast<RankedTensorType>(f.space.getType()).getRank();
   for (Operation *op : f.ops) {
@@ -454,11 +466,13 @@ FusionPlan planFusion(func::FuncOp func,
                         isRowReduction(llvm::cast<ReduceOp>(def)) &&
                         dimsEqual(analysis, producer.space, consumer.space);
           bool perRow = producer.kind == FusionKind::Loop &&
+                        isLoopNest(producer) &&
                         isRowSpaceOf(analysis, produced, consumer.space);
           // A whole kernel over the same space whose every use is now in
           // the consumer (e.g. exp between softmax's two reductions).
           bool sameSpace = producer.kind != FusionKind::Input &&
                            producer.kind != FusionKind::Library &&
+                           isLoopNest(producer) &&
                            dimsEqual(analysis, producer.space, consumer.space);
           if (!stitch && !perRow && !sameSpace)
             continue;

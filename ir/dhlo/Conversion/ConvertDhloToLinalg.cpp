@@ -39,6 +39,83 @@ void recordBroadcastStretch(func::FuncOp func) {
   });
 }
 
+/// The symbolic dims of a tensor type (its #dhlo.shape encoding), with
+/// static sizes filled in; nullopt for a dim nothing is known of.
+SmallVector<std::optional<SymExpr>> symbolicDims(RankedTensorType type) {
+  auto shape = llvm::dyn_cast_or_null<ShapeAttr>(type.getEncoding());
+  SmallVector<std::optional<SymExpr>> dims;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d))
+      dims.push_back(SymExpr::constant(type.getDimSize(d)));
+    else
+      dims.push_back(shape ? shape.getDim(d) : std::nullopt);
+  }
+  return dims;
+}
+
+/// How the dims of `fewer` split into those of `more`, in order: each
+/// symbolic dim is one equal dim of `more`, each static size a run of
+/// static dims multiplying to it; trailing 1s join the last group. nullopt
+/// when the reshape is not such a split (then it reshapes through memory
+/// order, tensor.reshape).
+std::optional<SmallVector<ReassociationIndices>>
+splitGroups(ArrayRef<std::optional<SymExpr>> fewer,
+            ArrayRef<std::optional<SymExpr>> more) {
+  SmallVector<ReassociationIndices> groups;
+  size_t j = 0;
+  for (const std::optional<SymExpr> &dim : fewer) {
+    if (!dim)
+      return std::nullopt;
+    ReassociationIndices group;
+    std::optional<int64_t> size = dim->constantValue();
+    if (!size) {
+      if (j >= more.size() || more[j] != dim)
+        return std::nullopt;
+      group.push_back(j++);
+    } else {
+      int64_t product = 1;
+      while (j < more.size() && (product < *size || group.empty())) {
+        std::optional<int64_t> next =
+            more[j] ? more[j]->constantValue() : std::nullopt;
+        if (!next || *next == 0)
+          return std::nullopt;
+        product *= *next;
+        group.push_back(j++);
+      }
+      if (group.empty() || product != *size)
+        return std::nullopt;
+    }
+    groups.push_back(std::move(group));
+  }
+  for (; j < more.size(); ++j) {
+    if (groups.empty() || more[j] != SymExpr::constant(1))
+      return std::nullopt;
+    groups.back().push_back(j);
+  }
+  return groups;
+}
+
+/// Records in `dhlo.reshape_groups` how each reshape that splits or merges
+/// dims in order maps them (ReshapeLowering makes those views), read from
+/// the symbolic types before lowering drops them.
+void recordReshapeGroups(func::FuncOp func) {
+  func.walk([&](ReshapeOp op) {
+    auto from = llvm::cast<RankedTensorType>(op.getOperand().getType());
+    RankedTensorType to = op.getType();
+    std::optional<SmallVector<ReassociationIndices>> groups;
+    if (from.getRank() < to.getRank())
+      groups = splitGroups(symbolicDims(from), symbolicDims(to));
+    else if (from.getRank() > to.getRank())
+      groups = splitGroups(symbolicDims(to), symbolicDims(from));
+    if (!groups)
+      return;
+    SmallVector<Attribute> attrs;
+    for (const ReassociationIndices &group : *groups)
+      attrs.push_back(DenseI64ArrayAttr::get(op.getContext(), group));
+    op->setAttr(kReshapeGroupsAttr, ArrayAttr::get(op.getContext(), attrs));
+  });
+}
+
 void dropEncodings(func::FuncOp func) {
   auto strip = [](Value v) {
     auto type = llvm::dyn_cast<RankedTensorType>(v.getType());
@@ -64,6 +141,7 @@ struct ConvertDhloToLinalgPass
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     recordBroadcastStretch(func);
+    recordReshapeGroups(func);
     RewritePatternSet patterns(&getContext());
     populateElementwiseToLinalgPatterns(patterns);
     populateShapeOpsToLinalgPatterns(patterns);

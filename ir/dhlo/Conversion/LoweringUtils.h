@@ -53,6 +53,11 @@ mlir::Value emitConvert(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::Value value, mlir::Type to);
 
 // Pattern sets, one per op family.
+/// On a dhlo.reshape that splits or merges dims in order: its
+/// reassociation groups (an array of i64 arrays), recorded before lowering
+/// from the symbolic types.
+inline constexpr const char *kReshapeGroupsAttr = "dhlo.reshape_groups";
+
 void populateElementwiseToLinalgPatterns(mlir::RewritePatternSet &patterns);
 void populateShapeOpsToLinalgPatterns(mlir::RewritePatternSet &patterns);
 void populateContractionsToLinalgPatterns(mlir::RewritePatternSet &patterns);

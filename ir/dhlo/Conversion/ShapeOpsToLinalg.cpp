@@ -102,6 +102,24 @@ struct ReshapeLowering : OpRewritePattern<ReshapeOp> {
     FailureOr<SmallVector<OpFoldResult>> dims = resultDims(op, rewriter);
     if (failed(dims))
       return failure();
+    // A split or merge of dims (recordReshapeGroups) is a view that linalg
+    // fusion can see through: a bias add before a head split fuses into
+    // the transpose after it. Any other reshape goes through memory order.
+    if (auto groups = op->getAttrOfType<ArrayAttr>(kReshapeGroupsAttr)) {
+      SmallVector<ReassociationIndices> reassociation;
+      for (Attribute group : groups)
+        reassociation.emplace_back(
+            llvm::cast<DenseI64ArrayAttr>(group).asArrayRef());
+      auto from = llvm::cast<RankedTensorType>(op.getOperand().getType());
+      if (from.getRank() < op.getType().getRank())
+        rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+            op, withoutEncoding(op.getType()), op.getOperand(), reassociation,
+            *dims);
+      else
+        rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
+            op, withoutEncoding(op.getType()), op.getOperand(), reassociation);
+      return success();
+    }
     SmallVector<Value> sizes;
     for (OpFoldResult dim : *dims)
       sizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, dim));
@@ -119,8 +137,25 @@ struct TransposeLowering : OpRewritePattern<TransposeOp> {
     FailureOr<Value> init = emptyResult(op, rewriter);
     if (failed(init))
       return failure();
-    auto transpose = rewriter.create<linalg::TransposeOp>(
-        op.getLoc(), op.getOperand(), *init, op.getPermutation());
+    // A generic rather than linalg.transpose: elementwise fusion folds the
+    // transpose's producers into it. Result dim r reads operand dim
+    // perm[r].
+    ArrayRef<int64_t> perm = op.getPermutation();
+    SmallVector<AffineExpr> operandIndex(perm.size());
+    for (auto [r, source] : llvm::enumerate(perm))
+      operandIndex[source] = rewriter.getAffineDimExpr(r);
+    MLIRContext *context = rewriter.getContext();
+    SmallVector<AffineMap> maps{
+        AffineMap::get(perm.size(), 0, operandIndex, context),
+        AffineMap::getMultiDimIdentityMap(perm.size(), context)};
+    SmallVector<utils::IteratorType> iterators(perm.size(),
+                                               utils::IteratorType::parallel);
+    auto transpose = rewriter.create<linalg::GenericOp>(
+        op.getLoc(), init->getType(), ValueRange{op.getOperand()},
+        ValueRange{*init}, maps, iterators,
+        [](OpBuilder &b, Location loc, ValueRange args) {
+          b.create<linalg::YieldOp>(loc, args[0]);
+        });
     rewriter.replaceOp(op, transpose->getResults());
     return success();
   }

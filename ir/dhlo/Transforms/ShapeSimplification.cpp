@@ -22,6 +22,29 @@ using namespace mlir;
 
 namespace {
 
+/// Points every dim_size at the first function argument dim the analysis
+/// proves equal to the one it reads: sizes read from different values
+/// become the same op, which CSE merges (two gathers' index arithmetic on
+/// equal-sized inputs is then one computation, planned once).
+void readDimsFromArguments(func::FuncOp func,
+                           const ShapeConstraintAnalysis &analysis) {
+  func.walk([&](DimSizeOp op) {
+    for (BlockArgument arg : func.getArguments()) {
+      auto type = llvm::dyn_cast<RankedTensorType>(arg.getType());
+      if (!type)
+        continue;
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        if (analysis.isEqual(op.getOperand(), op.getDimension(), arg, d)) {
+          if (op.getOperand() != arg || op.getDimension() != d) {
+            op.getOperandMutable().assign(arg);
+            op.setDimension(d);
+          }
+          return;
+        }
+    }
+  });
+}
+
 Type canonicalType(const ShapeConstraintAnalysis &analysis, Value v) {
   auto type = llvm::dyn_cast<RankedTensorType>(v.getType());
   if (!type)
@@ -80,6 +103,7 @@ struct ShapeSimplificationPass
         for (auto &[value, type] : updates)
           value.setType(type);
         updateSignature(func);
+        readDimsFromArguments(func, analysis);
       }
     }
 
