@@ -171,12 +171,14 @@ kernelVersions(const Fusion &fusion, const ShapeConstraintAnalysis &analysis) {
 }
 
 /// Whether `op` lowers to one loop nest over its result (or its operand,
-/// for a reduction), which other loop nests can share: not pad,
-/// concatenate or slice, which become copies into parts of a buffer.
+/// for a reduction), which other loop nests can share (a gather or pad
+/// loads its operand inside the loop): not concatenate or slice, which
+/// become copies into or out of parts of a buffer.
 bool isLoopNestOp(Operation *op) {
   Role role = roleOf(op);
   return role == Role::Cheap || role == Role::LoopFusible ||
-         role == Role::Reduce || llvm::isa<GatherOp, TransposeOp>(op);
+         role == Role::Reduce ||
+         llvm::isa<DimSizeOp, GatherOp, PadOp, TransposeOp>(op);
 }
 
 bool isLoopNest(const Fusion &f) { return llvm::all_of(f.ops, isLoopNestOp); }
@@ -233,7 +235,7 @@ void duplicateSharedLoops(FusionPlan &plan, std::vector<bool> &alive,
 /// The leading dims a kernel's ops all share as parallel dims, as the CPU
 /// backend's loops have them: every dim of a loop kernel's space; the
 /// dims a row reduction keeps; none for library calls, reductions of
-/// leading dims and copies into parts of buffers (pad, concatenate,
+/// leading dims and copies into or out of parts of buffers (concatenate,
 /// slice).
 int64_t rowDimsOf(const Fusion &f) {
   if (f.kind == FusionKind::Library || !isLoopNest(f))
