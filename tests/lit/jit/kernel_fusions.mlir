@@ -1,0 +1,40 @@
+// RUN: %anyshape import %examples/elementwise_reduce.pbtxt | %anyshape-opt --pass-pipeline='builtin.module(anyshape-cpu-pipeline{print-kernel-fusions})' -o /dev/null | FileCheck %s --check-prefix=REDUCE
+// RUN: %anyshape import %examples/embedding.pbtxt | %anyshape-opt --pass-pipeline='builtin.module(anyshape-cpu-pipeline{print-kernel-fusions})' -o /dev/null | FileCheck %s --check-prefix=EMBED
+// RUN: %anyshape import %examples/mlp.pbtxt | %anyshape-opt --pass-pipeline='builtin.module(anyshape-cpu-pipeline{print-kernel-fusions})' -o /dev/null | FileCheck %s --check-prefix=MLP
+// RUN: %anyshape import %examples/bert_encoder_layer.pbtxt | %anyshape-opt --pass-pipeline='builtin.module(anyshape-cpu-pipeline{print-kernel-fusions})' -o /dev/null | FileCheck %s --check-prefix=BERT
+// The CPU backend builds every example as its fusion plan says: each
+// kernel holds the ops of one fusion (read from the locations
+// dhlo-mark-fusions wrote), and each fusion is one kernel.
+//
+// elementwise_reduce: three reductions of one row, the tanh they share and
+// the per-row mean and log: one stitched pass per row.
+// REDUCE-LABEL: kernels of @main
+// REDUCE-NEXT: kernel 0 scf.parallel: #0
+// REDUCE-NEXT: departures from the plan: 0
+//
+// embedding: the gather stitched with the layer norm of its rows.
+// EMBED-LABEL: kernels of @main
+// EMBED-NEXT: kernel 0 scf.parallel: #1
+// EMBED-NEXT: departures from the plan: 0
+//
+// mlp: GEMM, bias + ReLU, GEMM, bias + softmax stitched.
+// MLP-LABEL: kernels of @main
+// MLP-NEXT: kernel 0 func.call: #0
+// MLP-NEXT: kernel 1 linalg.generic: #1
+// MLP-NEXT: kernel 2 func.call: #2
+// MLP-NEXT: kernel 3 scf.parallel: #3
+// MLP-NEXT: departures from the plan: 0
+//
+// The encoder (its Q, K and V weights print elided, so here they are one
+// constant and one GEMM): the bias add, head split and transpose of Q/K/V
+// are one kernel; the K^T copy belongs to its GEMM; softmax and the two
+// layer norms are stitched.
+// BERT-LABEL: kernels of @main
+// BERT-NEXT: kernel 0 func.call: #0
+// BERT-NEXT: kernel 1 linalg.generic: #1
+// BERT-NEXT: kernel 2 linalg.generic: #2
+// BERT-NEXT: kernel 3 linalg.transpose: #3
+// BERT-NEXT: kernel 4 func.call: #3
+// BERT-NEXT: kernel 5 scf.parallel: #4
+// BERT: kernel 13 scf.parallel: #13
+// BERT-NEXT: departures from the plan: 0
