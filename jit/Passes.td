@@ -122,7 +122,10 @@ def StitchRows : Pass<"anyshape-stitch-rows", "mlir::func::FuncOp"> {
     the exponentials and writes the quotients while the row is in the L1
     cache, instead of three passes over memory. Legal when every buffer a
     member writes is accessed only at the current row (so rows are
-    independent); the loop is marked `anyshape.stitched`. It replaces the
+    independent), and when a member loads from a buffer inside its body
+    (a gather's table, a pad's operand), no member writes that buffer. The
+    members are ops of one fusion of the plan (`dhlo-mark-fusions`), or
+    unmarked ones. The loop is marked `anyshape.stitched`. It replaces the
     last member; deallocations between members move after it.
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect",
@@ -275,7 +278,9 @@ def FuseSharedProducers
     softmax's `exp(x - max)` feeds both the row sum and the division, and
     recomputing it is cheaper than a round trip through memory. Producers
     whose body has grown past 48 ops are not duplicated, which bounds the
-    growth of chains where every value has several consumers.
+    growth of chains where every value has several consumers. A producer
+    that belongs to a fusion of the plan (`dhlo-mark-fusions`) is fused
+    only into consumers of that fusion.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }

@@ -12,9 +12,11 @@
 //
 // Legality: every buffer written by a member is only accessed, by every
 // member, at the current row (its leading dims indexed exactly by the
-// row's loop dims, the other dims independent of them). Then row i of the
-// group depends only on row i of earlier members, and rows may run in any
-// order, in parallel.
+// row's loop dims, the other dims independent of them), and no member
+// writes a buffer that a member's body loads from at computed indices (a
+// gather's table). Then row i of the group depends only on row i of
+// earlier members, and rows may run in any order, in parallel. Members
+// belong to one fusion of the plan (dhlo-mark-fusions).
 //
 //===----------------------------------------------------------------------===//
 #include "jit/Passes.h"

@@ -1,13 +1,15 @@
 //===- FusionPlan.cpp - the fusion planner ------------------------*- C++
 //-*-===//
 //
-// Two phases. Grouping walks the ops backwards from each kernel root and
+// Four phases. Grouping walks the ops backwards from each kernel root and
 // pulls in producers whose every user is already in the kernel and whose
 // index space provably equals the kernel's (all dims equal, or equal
 // element counts for a linear space). Stitching then merges a row
 // reduction (reducing trailing dims) into the kernel that consumes its
 // result over the same rows, together with the per-row arithmetic between
-// them, until nothing changes.
+// them, until nothing changes. A loop kernel feeding several kernels over
+// its space is then recomputed in each, and finally consecutive kernels
+// over the same rows, one of them reducing, are stitched into one.
 //
 //===----------------------------------------------------------------------===//
 #include "FusionPlan.h"

@@ -14,10 +14,10 @@
 // into every consumer. A producer that cannot be proven to share its
 // consumer's index space is not fused, and the plan says so.
 //
-// The CPU and CUDA backends lower the same plan. The CPU backend builds
-// the same kernels from linalg (elementwise fusion, then
-// anyshape-stitch-rows for kInput/kStitch) with the versions listed here
-// (docs/pipeline.md).
+// The CPU and CUDA backends lower the same plan: markFusions writes it
+// into the ops' locations, and the CPU backend's kernel-forming passes
+// fuse only within a fusion (docs/pipeline.md, "The fusion plan"), with
+// the versions listed here.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
