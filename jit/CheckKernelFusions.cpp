@@ -57,7 +57,14 @@ struct CheckKernelFusionsPass
 
     std::vector<std::pair<Operation *, std::string>> departures;
     std::map<int64_t, int> kernelsOf;
+    const Kernel *previous = nullptr;
     for (const Kernel &kernel : kernels) {
+      // Copies of one fusion, back to back, are one kernel: a concatenate
+      // copies each operand into its part of the result.
+      bool continuesCopies = previous && isa<memref::CopyOp>(kernel.op) &&
+                             isa<memref::CopyOp>(previous->op) &&
+                             kernel.fusions == previous->fusions;
+      previous = &kernel;
       if (kernel.fusions.size() > 1)
         departures.push_back(
             {kernel.op, "a kernel holds ops of " +
@@ -69,7 +76,7 @@ struct CheckKernelFusionsPass
           isa<linalg::FillOp>(kernel.op) ||
           (isa<linalg::TransposeOp>(kernel.op) && kernel.fusions.size() == 1 &&
            libraryFusions.count(*kernel.fusions.begin()));
-      if (!preparation)
+      if (!preparation && !continuesCopies)
         for (int64_t f : kernel.fusions)
           ++kernelsOf[f];
     }

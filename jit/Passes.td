@@ -294,8 +294,9 @@ def CheckKernelFusions
     stitched row loop or a library call; the fusion of each op it holds is
     read from its location (`dhlo-mark-fusions`). A departure from the plan
     is a kernel holding ops of two fusions, a fusion built as several
-    kernels (accumulator fills, and the operand layout copies a library
-    call needs, aside), or a kernel of cheap ops alone (which the plan has
+    kernels (accumulator fills, the operand layout copies a library call
+    needs, and a concatenate's copies of its operands count with the
+    kernel they belong to), or a kernel of cheap ops alone (which the plan has
     recomputed by their users, not written). With `print`, lists every kernel with its fusions
     and the departures. Otherwise a kernel holding ops of two fusions is an
     error (codegen crossed the plan's boundaries), while a fusion built as

@@ -466,9 +466,15 @@ FusionPlan planFusion(func::FuncOp func,
           if (producer.root != def || !rootUsersAllIn(producer, c))
             continue;
           Value produced = def->getResult(0);
-          bool stitch = producer.kind == FusionKind::Input &&
-                        isRowReduction(llvm::cast<ReduceOp>(def)) &&
-                        dimsEqual(analysis, producer.space, consumer.space);
+          // Rows are what a stitched kernel runs in parallel: a reduction
+          // of every dim has none (its consumers wait for the whole value,
+          // on any target), so it stays a kernel of its own.
+          bool stitch =
+              producer.kind == FusionKind::Input &&
+              isRowReduction(llvm::cast<ReduceOp>(def)) &&
+              llvm::cast<RankedTensorType>(def->getResult(0).getType())
+                      .getRank() > 0 &&
+              dimsEqual(analysis, producer.space, consumer.space);
           bool perRow = producer.kind == FusionKind::Loop &&
                         isLoopNest(producer) &&
                         isRowSpaceOf(analysis, produced, consumer.space);
