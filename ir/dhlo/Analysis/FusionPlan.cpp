@@ -172,6 +172,14 @@ kernelVersions(const Fusion &fusion, const ShapeConstraintAnalysis &analysis) {
   return {"parallel", "serial"};
 }
 
+/// Whether `op` reads `operand` at indices it computes from data or
+/// arithmetic (a gather's table, a pad's source), not along its loops: a
+/// loop nest cannot compute such an operand as it goes, so its producer is
+/// a kernel of its own, finished before.
+bool loadsAtComputedIndices(Operation *op, Value operand) {
+  return llvm::isa<GatherOp, PadOp>(op) && op->getOperand(0) == operand;
+}
+
 /// Whether `op` lowers to one loop nest over its result (or its operand,
 /// for a reduction), which other loop nests can share (a gather or pad
 /// loads its operand inside the loop): not concatenate or slice, which
@@ -202,7 +210,7 @@ bool readsInPlace(Operation *op) {
 /// at most 48 ops.
 void duplicateSharedLoops(FusionPlan &plan, std::vector<bool> &alive,
                           llvm::DenseMap<Operation *, int> &groupOf,
-                          llvm::DenseMap<Operation *, int64_t> &position,
+                          const llvm::DenseMap<Operation *, int64_t> &position,
                           const ShapeConstraintAnalysis &analysis) {
   constexpr size_t kMaxDuplicatedOps = 48;
   for (size_t p = 0; p < plan.fusions.size(); ++p) {
@@ -227,7 +235,8 @@ void duplicateSharedLoops(FusionPlan &plan, std::vector<bool> &alive,
       continue;
     for (int c : consumers)
       for (Operation *op : producer.ops)
-        plan.fusions[c].ops.push_back(op);
+        if (!llvm::is_contained(plan.fusions[c].ops, op))
+          plan.fusions[c].ops.push_back(op);
     for (Operation *op : producer.ops)
       groupOf.erase(op); // in several kernels now: no single owner
     alive[p] = false;
@@ -281,14 +290,15 @@ bool readsAtSameRow(Operation *op, Value operand, int64_t rows) {
 /// at the row being computed.
 void stitchRowNeighbours(FusionPlan &plan, std::vector<bool> &alive,
                          llvm::DenseMap<Operation *, int> &groupOf,
-                         llvm::DenseMap<Operation *, int64_t> &position,
+                         const llvm::DenseMap<Operation *, int64_t> &position,
                          const ShapeConstraintAnalysis &analysis) {
   std::vector<int> order;
   for (size_t i = 0; i < plan.fusions.size(); ++i)
     if (alive[i])
       order.push_back(static_cast<int>(i));
   llvm::sort(order, [&](int a, int b) {
-    return position[plan.fusions[a].root] < position[plan.fusions[b].root];
+    return position.lookup(plan.fusions[a].root) <
+           position.lookup(plan.fusions[b].root);
   });
   auto sameRows = [&](const Fusion &a, const Fusion &b, int64_t rows) {
     for (int64_t d = 0; d < rows; ++d)
@@ -406,7 +416,8 @@ FusionPlan planFusion(func::FuncOp func,
       worklist.pop_back();
       for (Value operand : consumer->getOperands()) {
         Operation *producer = operand.getDefiningOp();
-        if (!producer || !position.count(producer))
+        if (!producer || !position.count(producer) ||
+            loadsAtComputedIndices(consumer, operand))
           continue;
         if (roleOf(producer) == Role::Cheap) {
           if (!llvm::is_contained(f.ops, producer)) {
@@ -459,7 +470,8 @@ FusionPlan planFusion(func::FuncOp func,
         for (Value operand : consumer.ops[i]->getOperands()) {
           Operation *def = operand.getDefiningOp();
           auto it = def ? groupOf.find(def) : groupOf.end();
-          if (it == groupOf.end() || it->second == c || !alive[it->second])
+          if (it == groupOf.end() || it->second == c || !alive[it->second] ||
+              loadsAtComputedIndices(consumer.ops[i], operand))
             continue;
           int p = it->second;
           Fusion &producer = plan.fusions[p];
