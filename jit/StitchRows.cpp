@@ -159,7 +159,10 @@ bool canStitch(ArrayRef<linalg::LinalgOp> members, unsigned rowDims) {
   for (linalg::LinalgOp member : members) {
     // A buffer the body loads from at any index must be one no member
     // writes.
-    for (Value loaded : *bodyLoads(member)) {
+    // (The loads are kept in a local: a range over `*bodyLoads(member)`
+    // would outlive the optional it points into.)
+    SmallVector<Value> loads = *bodyLoads(member);
+    for (Value loaded : loads) {
       Value root = rootBuffer(loaded);
       if (!knownRoot(root) || written.contains(root))
         return false;
