@@ -198,11 +198,29 @@ bool canStitch(ArrayRef<linalg::LinalgOp> members, unsigned rowDims) {
 
 bool hasReduction(linalg::LinalgOp op) { return op.getNumReductionLoops() > 0; }
 
-/// Ops that may sit between members: allocations and pure ops stay where
-/// they are, before the stitched loop; deallocations move after it.
-bool mayInterleave(Operation &op) {
+/// A store into a fresh buffer that none of `members` (the members before
+/// it) touches: a scalar made from sizes, as `tensor.from_elements`
+/// bufferizes. It stays before the stitched loop, so later members still
+/// read what it stored, and earlier ones never saw the buffer.
+bool isFreshBufferStore(Operation &op, ArrayRef<linalg::LinalgOp> members) {
+  auto store = llvm::dyn_cast<memref::StoreOp>(op);
+  if (!store || !store.getMemRef().getDefiningOp<memref::AllocOp>())
+    return false;
+  return llvm::none_of(members, [&](linalg::LinalgOp member) {
+    return llvm::any_of(member->getOperands(), [&](Value operand) {
+      return llvm::isa<MemRefType>(operand.getType()) &&
+             rootBuffer(operand) == store.getMemRef();
+    });
+  });
+}
+
+/// Ops that may sit between members: allocations, pure ops and fresh
+/// buffer stores stay where they are, before the stitched loop;
+/// deallocations move after it.
+bool mayInterleave(Operation &op, ArrayRef<linalg::LinalgOp> members) {
   return llvm::isa<memref::AllocOp, memref::DeallocOp>(op) ||
-         (op.getNumRegions() == 0 && isMemoryEffectFree(&op));
+         (op.getNumRegions() == 0 && isMemoryEffectFree(&op)) ||
+         isFreshBufferStore(op, members);
 }
 
 /// Replaces `members` with one scf.parallel over their first `rowDims`
@@ -288,7 +306,7 @@ struct StitchRowsPass : impl::StitchRowsBase<StitchRowsPass> {
             pending.clear();
             continue;
           }
-          if (!mayInterleave(*op))
+          if (!mayInterleave(*op, members))
             break;
           pending.push_back(op);
         }

@@ -178,3 +178,45 @@ func.func @no_reduction(%x: memref<?x4xf32>) -> memref<?x4xf32> {
   memref.dealloc %a : memref<?x4xf32>
   return %b : memref<?x4xf32>
 }
+
+// -----
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#scalar = affine_map<(d0, d1) -> ()>
+// A scalar stored into a fresh buffer between members (a size, as
+// tensor.from_elements bufferizes) stays before the stitched loop: the
+// reduction and the scaling that reads the scalar are one loop. A store
+// into a buffer an earlier member already read would end the group.
+// CHECK-LABEL: func.func @scalar_between
+// CHECK: memref.store
+// CHECK: scf.parallel
+// CHECK: linalg.fill
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+// CHECK: } {anyshape.stitched}
+func.func @scalar_between(%x: memref<?x?xf32>) -> memref<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %n = memref.dim %x, %c0 : memref<?x?xf32>
+  %m = memref.dim %x, %c1 : memref<?x?xf32>
+  %sum = memref.alloc(%n) : memref<?xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<?xf32>)
+  linalg.generic {indexing_maps = [#map, #row], iterator_types = ["parallel", "reduction"]} ins(%x : memref<?x?xf32>) outs(%sum : memref<?xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %acc, %in : f32
+    linalg.yield %s : f32
+  }
+  %count = memref.alloc() : memref<f32>
+  %mi = arith.index_cast %m : index to i64
+  %mf = arith.sitofp %mi : i64 to f32
+  memref.store %mf, %count[] : memref<f32>
+  %out = memref.alloc(%n, %m) : memref<?x?xf32>
+  linalg.generic {indexing_maps = [#row, #scalar, #map], iterator_types = ["parallel", "parallel"]} ins(%sum, %count : memref<?xf32>, memref<f32>) outs(%out : memref<?x?xf32>) {
+  ^bb0(%s: f32, %c: f32, %o: f32):
+    %q = arith.divf %s, %c : f32
+    linalg.yield %q : f32
+  }
+  return %out : memref<?x?xf32>
+}
