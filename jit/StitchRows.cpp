@@ -32,6 +32,7 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 using namespace mlir;
 
@@ -142,10 +143,14 @@ std::optional<SizeKey> loopSize(linalg::LinalgOp op, unsigned dim) {
 bool canStitch(ArrayRef<linalg::LinalgOp> members, unsigned rowDims) {
   if (rowDims == 0)
     return false;
+  // Row dims of static size 1: an access may index them with 0 (as
+  // canonical maps do once the size is known), which is the current row.
+  llvm::SmallBitVector unitRow(rowDims);
   for (unsigned d = 0; d < rowDims; ++d) {
     std::optional<SizeKey> reference = loopSize(members.front(), d);
     if (!reference)
       return false;
+    unitRow[d] = reference->constant == 1;
     for (linalg::LinalgOp member : members.drop_front()) {
       std::optional<SizeKey> size = loopSize(member, d);
       if (!size || !(*size == *reference))
@@ -183,7 +188,10 @@ bool canStitch(ArrayRef<linalg::LinalgOp> members, unsigned rowDims) {
       for (unsigned r = 0; r < map.getNumResults(); ++r) {
         AffineExpr result = map.getResult(r);
         if (r < rowDims) {
-          if (result != getAffineDimExpr(r, member->getContext()))
+          bool atRow = result == getAffineDimExpr(r, member->getContext()) ||
+                       (unitRow[r] && result == getAffineConstantExpr(
+                                                    0, member->getContext()));
+          if (!atRow)
             return false;
           continue;
         }

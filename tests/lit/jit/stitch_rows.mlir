@@ -220,3 +220,38 @@ func.func @scalar_between(%x: memref<?x?xf32>) -> memref<?x?xf32> {
   }
   return %out : memref<?x?xf32>
 }
+
+// -----
+
+#map = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#row = affine_map<(d0, d1, d2) -> (d0, d1)>
+#unitrow = affine_map<(d0, d1, d2) -> (0, d1)>
+// A static batch of 1: once its size is known, a map may read the batch
+// dim with 0 instead of d0, which is still the current row. The max and
+// the sum reading it are one loop (as in a softmax specialised to batch
+// 1).
+// CHECK-LABEL: func.func @unit_row_dim
+// CHECK: scf.parallel
+// CHECK-COUNT-2: linalg.generic
+// CHECK: } {anyshape.stitched}
+// CHECK-NOT: linalg.generic
+func.func @unit_row_dim(%x: memref<1x?x?xf32>) -> memref<1x?xf32> {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %zero = arith.constant 0.0 : f32
+  %n = memref.dim %x, %c1 : memref<1x?x?xf32>
+  %max = memref.alloc(%n) : memref<1x?xf32>
+  linalg.generic {indexing_maps = [#map, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x : memref<1x?x?xf32>) outs(%max : memref<1x?xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %m = arith.maximumf %acc, %in : f32
+    linalg.yield %m : f32
+  }
+  %sum = memref.alloc(%n) : memref<1x?xf32>
+  linalg.generic {indexing_maps = [#map, #unitrow, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %max : memref<1x?x?xf32>, memref<1x?xf32>) outs(%sum : memref<1x?xf32>) {
+  ^bb0(%in: f32, %m: f32, %acc: f32):
+    %d = arith.subf %in, %m : f32
+    %s = arith.addf %acc, %d : f32
+    linalg.yield %s : f32
+  }
+  return %sum : memref<1x?xf32>
+}
