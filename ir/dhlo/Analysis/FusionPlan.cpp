@@ -570,8 +570,10 @@ void markFusions(const FusionPlan &plan) {
   for (size_t i = 0; i < plan.fusions.size(); ++i)
     for (Operation *op : plan.fusions[i].ops) {
       // Cheap ops are recomputed by every kernel that uses them, and
-      // lowering may share them between kernels (one constant for all).
-      if (fusionsOf[op] != 1 || roleOf(op) == Role::Cheap)
+      // lowering may share them between kernels (one constant for all);
+      // one is a kernel itself only as the root, when it is returned.
+      if (fusionsOf[op] != 1 ||
+          (roleOf(op) == Role::Cheap && op != plan.fusions[i].root))
         continue;
       MLIRContext *context = op->getContext();
       auto mark = DictionaryAttr::get(

@@ -69,7 +69,7 @@ FusionPlan planFusion(mlir::func::FuncOp func,
 /// gets a FusedLoc around its own location whose metadata is
 /// `{dhlo.fusion = i}` (i: the fusion's index in the plan). Cheap ops
 /// (constants, iota, splats), which every kernel recomputes, are left
-/// unmarked. A
+/// unmarked unless one is a kernel's root (returned by the function). A
 /// location travels with everything lowered from its op: conversion
 /// patterns give the ops they create the converted op's location, and
 /// linalg's elementwise fusion gives a fused op its consumer's. So a
