@@ -130,15 +130,13 @@ walkConcreteShapes(const v1::Graph &graph, const GraphInfo &info,
     for (ValueRef v : info.operandRefs[i])
       operands.push_back(v.isInput ? &inputTypes[v.index]
                                    : &nodeTypes[v.index]);
-    auto label = [&] {
-      return "node '" + node.name() + "' (" + node.op() + ")";
-    };
+    auto label = [&] { return nodeLabel(node); };
     auto type = inferNodeType(node, *info.ops[i], operands, ctx);
     if (!type)
-      return type.status().withContext(label());
+      return type.status().withContext(nodeLabel(node));
     for (const SymExpr &dim : type->dims)
       if (!dim.isConstant())
-        return internalError(label() +
+        return internalError(nodeLabel(node) +
                              ": concrete shape inference left symbols");
     if (nodes)
       (*nodes)[i] = *type->staticShape();
@@ -170,10 +168,8 @@ std::string describeShapeCheck(const v1::Graph &graph,
                                const ShapeCheck &check) {
   using Kind = ShapeCheck::Kind;
   std::string text;
-  if (check.node >= 0) {
-    const v1::Node &node = graph.nodes(check.node);
-    text = "node '" + node.name() + "' (" + node.op() + "): ";
-  }
+  if (check.node >= 0)
+    text = nodeLabel(graph.nodes(check.node)) + ": ";
   switch (check.kind) {
   case Kind::BindInputDim:
     return check.symbol +

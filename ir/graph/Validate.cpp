@@ -9,12 +9,12 @@
 #include <set>
 
 namespace anyshape {
-namespace {
-
 std::string nodeLabel(const v1::Node &node) {
   return "node '" + node.name() + "' (" +
          (node.op().empty() ? std::string("no op") : node.op()) + ")";
 }
+
+namespace {
 
 Status checkName(const std::string &name, const GraphLimits &limits,
                  const std::string &what) {

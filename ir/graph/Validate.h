@@ -49,6 +49,9 @@ struct GraphInfo {
   }
 };
 
+/// "node 'name' (op)": how every error names a node.
+std::string nodeLabel(const v1::Node &node);
+
 StatusOr<GraphInfo> validateGraph(const v1::Graph &graph,
                                   const GraphLimits &limits = {});
 

@@ -135,7 +135,7 @@ StatusOr<std::vector<Literal>> evaluateGraph(const v1::Graph &graph,
     std::vector<const Literal *> operands;
     for (const std::string &name : node.operands())
       operands.push_back(&valueOf(info.values.at(name)));
-    std::string label = "node '" + node.name() + "' (" + node.op() + ")";
+    std::string label = nodeLabel(node);
     ResultType type{info.nodeTypes[i].dtype, sizes.nodes[i]};
     auto value = evalNode(node, operands, type, ctx, options);
     if (!value)
