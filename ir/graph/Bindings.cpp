@@ -130,7 +130,6 @@ walkConcreteShapes(const v1::Graph &graph, const GraphInfo &info,
     for (ValueRef v : info.operandRefs[i])
       operands.push_back(v.isInput ? &inputTypes[v.index]
                                    : &nodeTypes[v.index]);
-    auto label = [&] { return nodeLabel(node); };
     auto type = inferNodeType(node, *info.ops[i], operands, ctx);
     if (!type)
       return type.status().withContext(nodeLabel(node));
