@@ -15,9 +15,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 
-#include <algorithm>
 #include <map>
-#include <set>
 
 using namespace mlir;
 
@@ -173,18 +171,6 @@ SmallVector<Type> dynamicInputTypes(func::FuncOp main) {
   return types;
 }
 
-/// A repeated ElementLimit check (many values share a shape) adds nothing.
-std::string elementLimitKey(const ShapeCheck &check) {
-  std::vector<std::string> dims;
-  for (const SymExpr &d : check.dims)
-    dims.push_back(d.toString());
-  std::sort(dims.begin(), dims.end()); // the product ignores order
-  std::string key;
-  for (const std::string &d : dims)
-    key += d + ";";
-  return key;
-}
-
 } // namespace
 
 void addShapeCheckFunction(ModuleOp module, const GraphInfo &info) {
@@ -201,13 +187,9 @@ void addShapeCheckFunction(ModuleOp module, const GraphInfo &info) {
 
   CheckedArithmetic c(builder, loc);
   std::map<std::string, Value> symbols;
-  std::set<std::string> limitsChecked;
   Value code = c.constant(0);
   for (size_t k = 0; k < info.shapeChecks.size(); ++k) {
     const ShapeCheck &check = info.shapeChecks[k];
-    if (check.kind == ShapeCheck::Kind::ElementLimit &&
-        !limitsChecked.insert(elementLimitKey(check)).second)
-      continue;
     c.reset();
     Value failed = c.either(
         emitCheck(check, body->getArguments(), symbols, c, builder, loc),
