@@ -35,6 +35,24 @@ struct Kernel {
   std::set<int64_t> fusions;
 };
 
+/// Whether `kernel` only narrows what `previous`, a reduction of the same
+/// fusion, accumulated in a wider type (f16 sums accumulate in f32): a
+/// column reduction's accumulators are final only after its last row, so
+/// the cast is a pass of its own, over the result only.
+bool narrowsAccumulator(const Kernel &kernel, const Kernel *previous) {
+  auto cast = dyn_cast<linalg::GenericOp>(kernel.op);
+  auto reduction =
+      previous ? dyn_cast<linalg::LinalgOp>(previous->op) : nullptr;
+  if (!cast || !reduction || reduction.getNumReductionLoops() == 0 ||
+      kernel.fusions != previous->fusions || cast.getNumDpsInputs() != 1 ||
+      cast.getNumReductionLoops() != 0 ||
+      !llvm::is_contained(reduction.getDpsInits(),
+                          cast.getDpsInputOperand(0)->get()))
+    return false;
+  Block &body = cast.getRegion().front();
+  return body.getOperations().size() == 2 && isa<CastOpInterface>(body.front());
+}
+
 struct CheckKernelFusionsPass
     : impl::CheckKernelFusionsBase<CheckKernelFusionsPass> {
   using CheckKernelFusionsBase::CheckKernelFusionsBase;
@@ -64,6 +82,7 @@ struct CheckKernelFusionsPass
       bool continuesCopies = previous && isa<memref::CopyOp>(kernel.op) &&
                              isa<memref::CopyOp>(previous->op) &&
                              kernel.fusions == previous->fusions;
+      bool finish = narrowsAccumulator(kernel, previous);
       previous = &kernel;
       if (kernel.fusions.size() > 1)
         departures.push_back(
@@ -71,12 +90,13 @@ struct CheckKernelFusionsPass
                             std::to_string(kernel.fusions.size()) +
                             " fusions"});
       // A reduction's accumulator fill, and the transposed copy of a GEMM
-      // operand, are part of the kernel they prepare.
+      // operand, are part of the kernel they prepare; a narrowing cast, of
+      // the kernel it finishes.
       bool preparation =
           isa<linalg::FillOp>(kernel.op) ||
           (isa<linalg::TransposeOp>(kernel.op) && kernel.fusions.size() == 1 &&
            libraryFusions.count(*kernel.fusions.begin()));
-      if (!preparation && !continuesCopies)
+      if (!preparation && !continuesCopies && !finish)
         for (int64_t f : kernel.fusions)
           ++kernelsOf[f];
     }

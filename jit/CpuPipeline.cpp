@@ -47,6 +47,7 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
   // kernel-forming passes below follow.
   dhlo::buildDhloSimplifyPipeline(pm);
   pm.addNestedPass<func::FuncOp>(dhlo::createMarkFusions());
+  pm.addNestedPass<func::FuncOp>(dhlo::createOrderFusions());
   // 2. dhlo -> linalg on tensors; fuse elementwise producers.
   pm.addNestedPass<func::FuncOp>(dhlo::createConvertDhloToLinalg());
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());

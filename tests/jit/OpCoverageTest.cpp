@@ -192,6 +192,31 @@ TEST(OpCoverage, ReductionsOnEveryNumericDType) {
   }
 }
 
+TEST(OpCoverage, ReductionsOfBroadcastsAndOfNothing) {
+  // Both are rewritten before planning: reduce(broadcast(x)) reduces x
+  // (a sum times the copies), and a reduction over a dim of size 0 is its
+  // identity.
+  for (DType t : {v1::DTYPE_F32, v1::DTYPE_I32}) {
+    check("reduce_broadcast/" + dtypeName(t), [&](GraphBuilder &b) {
+      Value x = b.parameter("x", t, {"n"});
+      Value y = b.parameter("y", t, {"n", 1});
+      Value cube = b.broadcastInDim(x, {"n", "n", 3}, {0});
+      for (Reduction kind :
+           {Reduction::Sum, Reduction::Max, Reduction::Min, Reduction::Prod}) {
+        b.output(b.reduce(cube, {0, 1, 2}, kind));
+        b.output(b.reduce(cube, {1, 2}, kind));
+        b.output(b.reduce(cube, {0}, kind));
+      }
+      Value stretched = b.broadcastInDim(y, {"n", 4, 3}, {0, 2});
+      b.output(b.reduce(stretched, {2}, Reduction::Sum));
+      b.output(b.reduce(stretched, {0, 1}, Reduction::Sum));
+      Value empty = b.parameter("e", t, {"n", 0});
+      b.output(b.reduce(empty, {1}, Reduction::Max));
+      b.output(b.reduce(empty, {0, 1}, Reduction::Sum));
+    });
+  }
+}
+
 TEST(OpCoverage, ShapeChangingOps) {
   check("shape_ops", [](GraphBuilder &b) {
     Value x = b.parameter("x", v1::DTYPE_F32, {"n", 6});

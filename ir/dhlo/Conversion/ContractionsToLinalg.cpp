@@ -96,24 +96,6 @@ struct GatherLowering : OpRewritePattern<GatherOp> {
   }
 };
 
-/// The identity of a reduction kind in type `t`.
-TypedAttr reductionInit(OpBuilder &b, StringRef kind, Type t) {
-  if (auto f = llvm::dyn_cast<FloatType>(t)) {
-    double inf = std::numeric_limits<double>::infinity();
-    double v = kind == "sum"    ? 0.0
-               : kind == "prod" ? 1.0
-               : kind == "max"  ? -inf
-                                : inf;
-    return b.getFloatAttr(f, v);
-  }
-  unsigned width = t.getIntOrFloatBitWidth();
-  APInt v = kind == "sum"    ? APInt(width, 0)
-            : kind == "prod" ? APInt(width, 1)
-            : kind == "max"  ? APInt::getSignedMinValue(width)
-                             : APInt::getSignedMaxValue(width);
-  return b.getIntegerAttr(t, v);
-}
-
 Value combine(OpBuilder &b, Location loc, StringRef kind, Value acc, Value x) {
   bool isFloat = llvm::isa<FloatType>(acc.getType());
   // Float sums and products may be reassociated (docs/ops.md, reduce): it
@@ -147,7 +129,7 @@ struct ReduceLowering : OpRewritePattern<ReduceOp> {
       return failure();
     StringRef kind = op.getKind();
     Value initValue = rewriter.create<arith::ConstantOp>(
-        loc, reductionInit(rewriter, kind, accType));
+        loc, reductionIdentity(rewriter, kind, accType));
     Value acc =
         rewriter.create<linalg::FillOp>(loc, initValue, *empty).result();
     int64_t rank =
@@ -294,7 +276,7 @@ struct DotGeneralLowering : OpRewritePattern<DotGeneralOp> {
     if (failed(empty) || failed(result))
       return failure();
     Value zero = rewriter.create<arith::ConstantOp>(
-        loc, reductionInit(rewriter, "sum", accType));
+        loc, reductionIdentity(rewriter, "sum", accType));
     Value acc = rewriter.create<linalg::FillOp>(loc, zero, *empty).result();
 
     // Iteration space: result dims (batch, lhs free, rhs free), then the

@@ -1,8 +1,8 @@
 //===- DhloDialect.cpp - dialect, #dhlo.shape, type bridge ------*- C++ -*-===//
 //
 // Registers the dialect, implements #dhlo.shape (printing, parsing,
-// verification as a tensor encoding) and converts between dhlo tensor types
-// and the wire format's SymTensorType.
+// verification as a tensor encoding), gives reductions' identities, and
+// converts between dhlo tensor types and the wire format's SymTensorType.
 //
 //===----------------------------------------------------------------------===//
 #include "ir/dhlo/IR/DhloDialect.h"
@@ -12,6 +12,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
+
+#include <limits>
 
 using namespace mlir;
 
@@ -150,6 +152,27 @@ void ShapeAttr::print(AsmPrinter &printer) const {
       printer << "?";
   });
   printer << ">";
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+TypedAttr reductionIdentity(Builder &b, StringRef kind, Type t) {
+  if (auto f = llvm::dyn_cast<FloatType>(t)) {
+    double inf = std::numeric_limits<double>::infinity();
+    double v = kind == "sum"    ? 0.0
+               : kind == "prod" ? 1.0
+               : kind == "max"  ? -inf
+                                : inf;
+    return b.getFloatAttr(f, v);
+  }
+  unsigned width = t.getIntOrFloatBitWidth();
+  APInt v = kind == "sum"    ? APInt(width, 0)
+            : kind == "prod" ? APInt(width, 1)
+            : kind == "max"  ? APInt::getSignedMinValue(width)
+                             : APInt::getSignedMaxValue(width);
+  return b.getIntegerAttr(t, v);
 }
 
 //===----------------------------------------------------------------------===//

@@ -62,6 +62,11 @@ reifyDhloResultShapes(mlir::Operation *op, mlir::OpBuilder &builder,
 mlir::Value materializeSymExpr(mlir::Operation *contextOp,
                                mlir::OpBuilder &builder, const SymExpr &dim);
 
+/// The identity of a reduction `kind` (sum, prod, max, min) in element
+/// type `t`: what a reduction over no elements yields.
+mlir::TypedAttr reductionIdentity(mlir::Builder &b, llvm::StringRef kind,
+                                  mlir::Type t);
+
 /// Reads a dhlo op's attributes (by op name) into a wire-format node, so the
 /// wire format's shape rules can type it. Fails with a message on
 /// attributes the wire format cannot express.

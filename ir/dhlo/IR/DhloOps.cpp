@@ -81,6 +81,29 @@ bool fullyKnown(Type type) {
   return true;
 }
 
+/// Dim `d` of `type` as a polynomial: its static size or its encoding's
+/// entry; nullopt when unknown.
+std::optional<SymExpr> dimOf(RankedTensorType type, int64_t d) {
+  if (!type.isDynamicDim(d))
+    return SymExpr::constant(type.getDimSize(d));
+  if (auto shape = llvm::dyn_cast_or_null<ShapeAttr>(type.getEncoding()))
+    return shape.getDim(d);
+  return std::nullopt;
+}
+
+/// The shape of a fully known type as an attribute (a broadcast target):
+/// its encoding, or its static sizes; null when a dim is unknown.
+ShapeAttr shapeAttrOf(RankedTensorType type) {
+  if (!fullyKnown(type))
+    return nullptr;
+  if (auto shape = llvm::dyn_cast_or_null<ShapeAttr>(type.getEncoding()))
+    return shape;
+  SmallVector<std::optional<SymExpr>> dims;
+  for (int64_t size : type.getShape())
+    dims.push_back(SymExpr::constant(size));
+  return ShapeAttr::get(type.getContext(), dims);
+}
+
 bool isIdentity(ArrayRef<int64_t> permutation) {
   for (auto [i, p] : llvm::enumerate(permutation))
     if (static_cast<int64_t>(i) != p)
@@ -208,6 +231,22 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor) {
              : nullptr;
 }
 
+OpFoldResult SliceOp::fold(FoldAdaptor) {
+  auto type = llvm::cast<RankedTensorType>(getOperand().getType());
+  if (getOperand().getType() != getType())
+    return nullptr;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    std::optional<SymExpr> start = getStartIndices().getDim(d),
+                           limit = getLimitIndices().getDim(d),
+                           size = dimOf(type, d);
+    bool unitStride = getStrides().empty() || getStrides()[d] == 1;
+    if (!start || start->constantValue() != 0 || !limit || !size ||
+        *limit != *size || !unitStride)
+      return nullptr;
+  }
+  return getOperand();
+}
+
 OpFoldResult TransposeOp::fold(FoldAdaptor) {
   if (getOperand().getType() == getType() && isIdentity(getPermutation()))
     return getOperand();
@@ -251,11 +290,201 @@ struct MergeTransposes : OpRewritePattern<TransposeOp> {
   }
 };
 
+/// reduce(x) over a dim of static size 0 -> the kind's identity, broadcast
+/// to the result's shape. Left to the lowering, the reduction would fold
+/// to its accumulator's fill there, after fusion was planned around it.
+struct ReduceNothing : OpRewritePattern<ReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReduceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto operand = llvm::cast<RankedTensorType>(op.getOperand().getType());
+    auto result = llvm::cast<RankedTensorType>(op.getType());
+    if (!llvm::any_of(op.getDimensions(),
+                      [&](int64_t d) { return operand.getDimSize(d) == 0; }))
+      return failure();
+    ShapeAttr shape = shapeAttrOf(result);
+    if (!shape)
+      return failure();
+    Type element = result.getElementType();
+    auto scalar = RankedTensorType::get({}, element);
+    Value identity = rewriter.create<ConstantOp>(
+        op.getLoc(),
+        DenseElementsAttr::get(
+            scalar, reductionIdentity(rewriter, op.getKind(), element)));
+    rewriter.replaceOpWithNewOp<BroadcastInDimOp>(
+        op, result, identity, shape, rewriter.getDenseI64ArrayAttr({}));
+    return success();
+  }
+};
+
+/// reduce(broadcast_in_dim(x)) -> broadcast_in_dim(reduce(x)): the
+/// reduction runs over x's elements, not their copies. A dim the broadcast
+/// repeats x along (one no operand dim maps to, or a stretched size-1 dim)
+/// leaves max and min unchanged and multiplies a sum by its size; a prod
+/// over one (x to that power) is left as it is. Besides the work saved, this is
+/// what makes a whole reduction of a broadcast one kernel: fused, the loop over
+/// a repeated dim would have no operand to take its size from.
+struct ReduceOfBroadcast : OpRewritePattern<ReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReduceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto broadcast = op.getOperand().getDefiningOp<BroadcastInDimOp>();
+    if (!broadcast)
+      return failure();
+    Value x = broadcast.getOperand();
+    auto xType = llvm::cast<RankedTensorType>(x.getType());
+    auto wide = llvm::cast<RankedTensorType>(broadcast.getType());
+    auto result = llvm::cast<RankedTensorType>(op.getType());
+    ShapeAttr resultShape = shapeAttrOf(result);
+    if (!resultShape)
+      return failure();
+    ArrayRef<int64_t> reduced = op.getDimensions();
+    ArrayRef<int64_t> mapped = broadcast.getBroadcastDimensions();
+    // Dims of the broadcast that x's dims carry unchanged (a size-1 x dim
+    // under a dim that may not be 1 is stretched; any other pair is left
+    // alone, as it may or may not stretch at run time).
+    SmallVector<bool> carried(wide.getRank(), false);
+    for (auto [i, d] : llvm::enumerate(mapped)) {
+      std::optional<SymExpr> from = dimOf(xType, i), to = dimOf(wide, d);
+      if (!from || !to)
+        return failure();
+      if (*from == *to)
+        carried[d] = true;
+      else if (from->constantValue() != std::optional<int64_t>(1))
+        return failure();
+    }
+    auto isReduced = [&](int64_t d) { return llvm::is_contained(reduced, d); };
+    int64_t staticCopies = 1;
+    SmallVector<int64_t> symbolicCopies;
+    for (int64_t d : reduced) {
+      if (carried[d])
+        continue;
+      std::optional<SymExpr> dim = dimOf(wide, d);
+      if (!dim)
+        return failure();
+      std::optional<int64_t> size = dim->constantValue();
+      if (!size)
+        symbolicCopies.push_back(d);
+      else if (llvm::MulOverflow(staticCopies, *size, staticCopies))
+        return failure();
+    }
+    bool repeats = staticCopies != 1 || !symbolicCopies.empty();
+    if (repeats && op.getKind() == "prod")
+      return failure();
+
+    Location loc = op.getLoc();
+    SmallVector<int64_t> xReduced, kept;
+    for (auto [i, d] : llvm::enumerate(mapped)) {
+      if (isReduced(d)) {
+        xReduced.push_back(i);
+        continue;
+      }
+      // d's place among the dims the reduction keeps.
+      kept.push_back(d -
+                     llvm::count_if(reduced, [&](int64_t r) { return r < d; }));
+    }
+    Value partial = x;
+    if (!xReduced.empty())
+      partial = rewriter.create<ReduceOp>(
+          loc, x, op.getKindAttr(), rewriter.getDenseI64ArrayAttr(xReduced));
+    Value value = rewriter.create<BroadcastInDimOp>(
+        loc, result, partial, resultShape, rewriter.getDenseI64ArrayAttr(kept));
+
+    if (repeats && op.getKind() == "sum") {
+      // The copies of each element: static sizes multiply here, symbolic
+      // ones at run time.
+      Value copies;
+      auto times = [&](Value size) {
+        copies = copies ? rewriter.create<MulOp>(loc, copies, size) : size;
+      };
+      auto i64Scalar = RankedTensorType::get({}, rewriter.getI64Type());
+      if (staticCopies != 1)
+        times(rewriter.create<ConstantOp>(
+            loc, DenseElementsAttr::get(i64Scalar, staticCopies)));
+      for (int64_t d : symbolicCopies)
+        times(rewriter.create<DimSizeOp>(loc, broadcast.getResult(),
+                                         rewriter.getI64IntegerAttr(d)));
+      if (copies) {
+        Type element = result.getElementType();
+        Value count = rewriter.create<ConvertOp>(
+            loc, RankedTensorType::get({}, element), copies);
+        Value counts = rewriter.create<BroadcastInDimOp>(
+            loc, result, count, resultShape, rewriter.getDenseI64ArrayAttr({}));
+        value = rewriter.create<MulOp>(loc, result, value, counts);
+      }
+    }
+    rewriter.replaceOp(op, value);
+    return success();
+  }
+};
+
+/// slice(concatenate(a, b, ...)) -> slice(b) when the slice provably lies
+/// within one operand along the concatenated dim (its start at or after
+/// the operand's, its limit at or before the operand's end); the slice
+/// folds away if it is the whole operand. The plan then sees the data
+/// movement that remains, not one that lowering would remove.
+struct SliceOfConcatenate : OpRewritePattern<SliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SliceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto concatenate = op.getOperand().getDefiningOp<ConcatenateOp>();
+    if (!concatenate)
+      return failure();
+    int64_t dim = concatenate.getDimension();
+    ShapeAttr starts = op.getStartIndices(), limits = op.getLimitIndices();
+    std::optional<SymExpr> start = starts.getDim(dim),
+                           limit = limits.getDim(dim);
+    if (!start || !limit)
+      return failure();
+    auto provablyAtMost = [](const SymExpr &a, const SymExpr &b) {
+      std::optional<SymExpr> gap = SymExpr::sub(b, a);
+      return gap && gap->isNonNegative();
+    };
+    SymExpr offset = SymExpr::constant(0);
+    for (Value input : concatenate.getInputs()) {
+      std::optional<SymExpr> size =
+          dimOf(llvm::cast<RankedTensorType>(input.getType()), dim);
+      std::optional<SymExpr> end =
+          size ? SymExpr::add(offset, *size) : std::nullopt;
+      if (!end)
+        return failure();
+      if (provablyAtMost(offset, *start) && provablyAtMost(*limit, *end)) {
+        std::optional<SymExpr> from = SymExpr::sub(*start, offset),
+                               to = SymExpr::sub(*limit, offset);
+        if (!from || !to)
+          return failure();
+        SmallVector<std::optional<SymExpr>> newStarts, newLimits;
+        for (int64_t d = 0; d < starts.getRank(); ++d) {
+          newStarts.push_back(d == dim ? from : starts.getDim(d));
+          newLimits.push_back(d == dim ? to : limits.getDim(d));
+        }
+        MLIRContext *context = op.getContext();
+        rewriter.replaceOpWithNewOp<SliceOp>(
+            op, op.getType(), input, ShapeAttr::get(context, newStarts),
+            ShapeAttr::get(context, newLimits), op.getStridesAttr());
+        return success();
+      }
+      offset = *end;
+    }
+    return failure();
+  }
+};
+
 } // namespace
+
+void ReduceOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                           MLIRContext *context) {
+  patterns.add<ReduceNothing, ReduceOfBroadcast>(context);
+}
 
 void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                             MLIRContext *context) {
   patterns.add<MergeReshapes>(context);
+}
+
+void SliceOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                          MLIRContext *context) {
+  patterns.add<SliceOfConcatenate>(context);
 }
 
 void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &patterns,

@@ -167,6 +167,8 @@ def Dhlo_SliceOp : Dhlo_InferredOp<"slice"> {
                    Dhlo_ShapeAttr:$limit_indices,
                    DenseI64ArrayAttr:$strides);
   let results = (outs AnyRankedTensor:$result);
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Dhlo_ConcatenateOp : Dhlo_InferredOp<"concatenate"> {
@@ -202,6 +204,7 @@ def Dhlo_ReduceOp : Dhlo_InferredOp<"reduce"> {
   let arguments = (ins AnyRankedTensor:$operand, StrAttr:$kind,
                    DenseI64ArrayAttr:$dimensions);
   let results = (outs AnyRankedTensor:$result);
+  let hasCanonicalizer = 1;
 }
 
 def Dhlo_DotGeneralOp : Dhlo_InferredOp<"dot_general"> {

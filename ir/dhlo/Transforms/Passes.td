@@ -20,6 +20,19 @@ def MarkFusions : Pass<"dhlo-mark-fusions", "mlir::func::FuncOp"> {
   }];
 }
 
+def OrderFusions : Pass<"dhlo-order-fusions", "mlir::func::FuncOp"> {
+  let summary = "Make each fusion's ops consecutive";
+  let description = [{
+    After dhlo-mark-fusions: moves the ops of each fusion next to each
+    other, in an order that still defines every value before its uses
+    (ops keep their order within a fusion; among fusions ready to go,
+    the one whose first op came first goes first; an unmarked op goes
+    right before its first user). The kernel-forming passes of the
+    backends stitch runs of neighbouring ops, so a fusion interleaved
+    with an independent one would otherwise become two kernels.
+  }];
+}
+
 def ShapePropagation : Pass<"dhlo-shape-propagation", "mlir::func::FuncOp"> {
   let summary = "Refine result types from operand types and attributes";
   let description = [{

@@ -1,6 +1,7 @@
 // RUN: %anyshape import %examples/elementwise_reduce.pbtxt | %anyshape-opt --pass-pipeline='builtin.module(anyshape-cpu-pipeline{print-kernel-fusions})' -o /dev/null | FileCheck %s --check-prefix=REDUCE
 // RUN: %anyshape import %examples/embedding.pbtxt | %anyshape-opt --pass-pipeline='builtin.module(anyshape-cpu-pipeline{print-kernel-fusions})' -o /dev/null | FileCheck %s --check-prefix=EMBED
 // RUN: %anyshape import %examples/mlp.pbtxt | %anyshape-opt --pass-pipeline='builtin.module(anyshape-cpu-pipeline{print-kernel-fusions})' -o /dev/null | FileCheck %s --check-prefix=MLP
+// RUN: %anyshape-opt %s --pass-pipeline='builtin.module(anyshape-cpu-pipeline{print-kernel-fusions})' -o /dev/null | FileCheck %s --check-prefix=NARROW
 // RUN: %anyshape import %examples/bert_encoder_layer.pbtxt | %anyshape-opt --pass-pipeline='builtin.module(anyshape-cpu-pipeline{print-kernel-fusions})' -o /dev/null | FileCheck %s --check-prefix=BERT
 // The CPU backend builds every example as its fusion plan says: each
 // kernel holds the ops of one fusion (read from the locations
@@ -38,3 +39,16 @@
 // BERT-NEXT: kernel 5 scf.parallel: #4
 // BERT: kernel 13 scf.parallel: #13
 // BERT-NEXT: departures from the plan: 0
+
+// An f16 column sum accumulates in f32; the accumulators are final only
+// after the last row, so narrowing them to f16 is a pass of its own over
+// the result, which belongs to the reduction's kernel as its fill does.
+// NARROW-LABEL: kernels of @column_sum_f16
+// NARROW-NEXT: kernel 0 linalg.fill: #0
+// NARROW-NEXT: kernel 1 linalg.generic: #0
+// NARROW-NEXT: kernel 2 linalg.generic: #0
+// NARROW-NEXT: departures from the plan: 0
+func.func @column_sum_f16(%x: tensor<?x3x2xf16, #dhlo.shape<n, 3, 2>>) -> tensor<3x2xf16> {
+  %0 = dhlo.reduce %x {dimensions = array<i64: 0>, kind = "sum"} : (tensor<?x3x2xf16, #dhlo.shape<n, 3, 2>>) -> tensor<3x2xf16>
+  return %0 : tensor<3x2xf16>
+}

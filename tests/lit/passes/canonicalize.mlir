@@ -1,5 +1,8 @@
 // RUN: %anyshape-opt %s -canonicalize | FileCheck %s
 // -canonicalize folds and patterns of dhlo ops.
+// Reductions over a statically empty dim become their identity; those of
+// a broadcast reduce its operand; a slice within one operand of a
+// concatenate slices that operand.
 // reshape(reshape) merges, transpose(transpose)
 // composes, and identity transposes, same-type converts, identity
 // broadcasts and same-type reshapes fold away; ops that move data or change
@@ -105,4 +108,79 @@ func.func @dead_code(%x: tensor<?x4xf32, #dhlo.shape<n, 4>>) -> tensor<?x4xf32, 
   %2 = dhlo.add %0, %1 : (tensor<?x4xf32, #dhlo.shape<n, 4>>, tensor<?x4xf32, #dhlo.shape<n, 4>>) -> tensor<?x4xf32, #dhlo.shape<n, 4>>
   %3 = dhlo.tanh %x : (tensor<?x4xf32, #dhlo.shape<n, 4>>) -> tensor<?x4xf32, #dhlo.shape<n, 4>>
   return %2 : tensor<?x4xf32, #dhlo.shape<n, 4>>
+}
+
+// A reduction over a dim of static size 0 is its kind's identity,
+// broadcast to the result's (symbolic or static) shape; one over a
+// possibly empty symbolic dim stays.
+// CHECK-LABEL: func.func @reduce_nothing
+// CHECK-DAG: %[[NEG_INF:.*]] = dhlo.constant dense<0xFF800000> : tensor<f32>
+// CHECK-DAG: %[[ONE:.*]] = dhlo.constant dense<1> : tensor<i32>
+// CHECK-DAG: dhlo.broadcast_in_dim %[[NEG_INF]] {broadcast_dimensions = array<i64>, shape = #dhlo.shape<rows>} : (tensor<f32>) -> tensor<?xf32, #dhlo.shape<rows>>
+// CHECK-DAG: dhlo.broadcast_in_dim %[[ONE]] {broadcast_dimensions = array<i64>, shape = #dhlo.shape<3>} : (tensor<i32>) -> tensor<3xi32>
+// CHECK-DAG: dhlo.reduce %{{.*}} {dimensions = array<i64: 1>, kind = "sum"} : (tensor<?x?xf32, #dhlo.shape<rows, cols>>)
+// CHECK-NOT: dhlo.reduce
+func.func @reduce_nothing(%x: tensor<?x0xf32, #dhlo.shape<rows, 0>>, %y: tensor<0x3xi32>, %z: tensor<?x?xf32, #dhlo.shape<rows, cols>>) -> (tensor<?xf32, #dhlo.shape<rows>>, tensor<3xi32>, tensor<?xf32, #dhlo.shape<rows>>) {
+  %0 = dhlo.reduce %x {dimensions = array<i64: 1>, kind = "max"} : (tensor<?x0xf32, #dhlo.shape<rows, 0>>) -> tensor<?xf32, #dhlo.shape<rows>>
+  %1 = dhlo.reduce %y {dimensions = array<i64: 0>, kind = "prod"} : (tensor<0x3xi32>) -> tensor<3xi32>
+  %2 = dhlo.reduce %z {dimensions = array<i64: 1>, kind = "sum"} : (tensor<?x?xf32, #dhlo.shape<rows, cols>>) -> tensor<?xf32, #dhlo.shape<rows>>
+  return %0, %1, %2 : tensor<?xf32, #dhlo.shape<rows>>, tensor<3xi32>, tensor<?xf32, #dhlo.shape<rows>>
+}
+
+// reduce(broadcast(x)) reduces x itself, then broadcasts what is kept. A
+// max over repeated dims is x's max; a sum is multiplied by the copies:
+// static sizes as a constant, symbolic ones read at run time. A stretched
+// size-1 dim repeats like an introduced one. A prod over repeated dims is
+// left alone.
+// CHECK-LABEL: func.func @reduce_of_broadcast
+// CHECK-SAME: (%[[X:.*]]: tensor<?xf32, #dhlo.shape<n>>, %[[Y:.*]]: tensor<?x1xi32, #dhlo.shape<n, 1>>
+// CHECK-DAG: %[[MAX:.*]] = dhlo.reduce %[[X]] {dimensions = array<i64: 0>, kind = "max"} : (tensor<?xf32, #dhlo.shape<n>>) -> tensor<f32>
+// CHECK-DAG: %[[SUM:.*]] = dhlo.reduce %[[X]] {dimensions = array<i64: 0>, kind = "sum"} : (tensor<?xf32, #dhlo.shape<n>>) -> tensor<f32>
+// CHECK-DAG: %[[SUM_M:.*]] = dhlo.broadcast_in_dim %[[SUM]] {broadcast_dimensions = array<i64>, shape = #dhlo.shape<m>}
+// CHECK-DAG: %[[SQUARE:.*]] = dhlo.broadcast_in_dim %[[X]] {broadcast_dimensions = array<i64: 1>, shape = #dhlo.shape<m, n>}
+// CHECK-DAG: %[[M:.*]] = dhlo.dim_size %[[SQUARE]] {dimension = 0 : i64}
+// CHECK-DAG: %[[M_F32:.*]] = dhlo.convert %[[M]] : (tensor<i64>) -> tensor<f32>
+// CHECK-DAG: %[[COPIES:.*]] = dhlo.broadcast_in_dim %[[M_F32]] {broadcast_dimensions = array<i64>, shape = #dhlo.shape<n>}
+// CHECK-DAG: %[[ROW_SUM:.*]] = dhlo.mul %[[X]], %[[COPIES]]
+// CHECK-DAG: %[[Y_SUM:.*]] = dhlo.reduce %[[Y]] {dimensions = array<i64: 1>, kind = "sum"} : (tensor<?x1xi32, #dhlo.shape<n, 1>>) -> tensor<?xi32, #dhlo.shape<n>>
+// CHECK-DAG: %[[Y_WIDE:.*]] = dhlo.broadcast_in_dim %[[Y_SUM]] {broadcast_dimensions = array<i64: 0>, shape = #dhlo.shape<n, 4>}
+// CHECK-DAG: %[[THREE:.*]] = dhlo.constant dense<3> : tensor<i64>
+// CHECK-DAG: %[[THREE_I32:.*]] = dhlo.convert %[[THREE]] : (tensor<i64>) -> tensor<i32>
+// CHECK-DAG: %[[THREES:.*]] = dhlo.broadcast_in_dim %[[THREE_I32]] {broadcast_dimensions = array<i64>, shape = #dhlo.shape<n, 4>}
+// CHECK-DAG: %[[Y_OUT:.*]] = dhlo.mul %[[Y_WIDE]], %[[THREES]]
+// CHECK-DAG: %[[PROD:.*]] = dhlo.reduce %[[X]] {dimensions = array<i64: 0>, kind = "prod"} : (tensor<?xf32, #dhlo.shape<n>>) -> tensor<f32>
+// CHECK-DAG: %[[PROD_M:.*]] = dhlo.broadcast_in_dim %[[PROD]] {broadcast_dimensions = array<i64>, shape = #dhlo.shape<m>}
+// CHECK-DAG: %[[PROD_REPEATED:.*]] = dhlo.reduce %[[SQUARE]] {dimensions = array<i64: 0>, kind = "prod"} : (tensor<?x?xf32, #dhlo.shape<m, n>>)
+// CHECK: return %[[MAX]], %[[SUM_M]], %[[ROW_SUM]], %[[Y_OUT]], %[[PROD_M]], %[[PROD_REPEATED]]
+func.func @reduce_of_broadcast(%x: tensor<?xf32, #dhlo.shape<n>>, %y: tensor<?x1xi32, #dhlo.shape<n, 1>>, %z: tensor<?xf32, #dhlo.shape<m>>) -> (tensor<f32>, tensor<?xf32, #dhlo.shape<m>>, tensor<?xf32, #dhlo.shape<n>>, tensor<?x4xi32, #dhlo.shape<n, 4>>, tensor<?xf32, #dhlo.shape<m>>, tensor<?xf32, #dhlo.shape<n>>) {
+  %cube = dhlo.broadcast_in_dim %x {broadcast_dimensions = array<i64: 0>, shape = #dhlo.shape<n, n, n>} : (tensor<?xf32, #dhlo.shape<n>>) -> tensor<?x?x?xf32, #dhlo.shape<n, n, n>>
+  %max = dhlo.reduce %cube {dimensions = array<i64: 0, 1, 2>, kind = "max"} : (tensor<?x?x?xf32, #dhlo.shape<n, n, n>>) -> tensor<f32>
+  %square = dhlo.broadcast_in_dim %x {broadcast_dimensions = array<i64: 1>, shape = #dhlo.shape<m, n>} : (tensor<?xf32, #dhlo.shape<n>>) -> tensor<?x?xf32, #dhlo.shape<m, n>>
+  %sum_m = dhlo.reduce %square {dimensions = array<i64: 1>, kind = "sum"} : (tensor<?x?xf32, #dhlo.shape<m, n>>) -> tensor<?xf32, #dhlo.shape<m>>
+  %row_sum = dhlo.reduce %square {dimensions = array<i64: 0>, kind = "sum"} : (tensor<?x?xf32, #dhlo.shape<m, n>>) -> tensor<?xf32, #dhlo.shape<n>>
+  %wide = dhlo.broadcast_in_dim %y {broadcast_dimensions = array<i64: 0, 2>, shape = #dhlo.shape<n, 4, 3>} : (tensor<?x1xi32, #dhlo.shape<n, 1>>) -> tensor<?x4x3xi32, #dhlo.shape<n, 4, 3>>
+  %y_out = dhlo.reduce %wide {dimensions = array<i64: 2>, kind = "sum"} : (tensor<?x4x3xi32, #dhlo.shape<n, 4, 3>>) -> tensor<?x4xi32, #dhlo.shape<n, 4>>
+  %prod = dhlo.reduce %square {dimensions = array<i64: 1>, kind = "prod"} : (tensor<?x?xf32, #dhlo.shape<m, n>>) -> tensor<?xf32, #dhlo.shape<m>>
+  %prod_repeated = dhlo.reduce %square {dimensions = array<i64: 0>, kind = "prod"} : (tensor<?x?xf32, #dhlo.shape<m, n>>) -> tensor<?xf32, #dhlo.shape<n>>
+  return %max, %sum_m, %row_sum, %y_out, %prod, %prod_repeated : tensor<f32>, tensor<?xf32, #dhlo.shape<m>>, tensor<?xf32, #dhlo.shape<n>>, tensor<?x4xi32, #dhlo.shape<n, 4>>, tensor<?xf32, #dhlo.shape<m>>, tensor<?xf32, #dhlo.shape<n>>
+}
+
+// A slice within one operand of a concatenate slices that operand (and
+// folds away when it is all of it); one across two operands, or one whose
+// bounds cannot be placed (b vs c), stays.
+// CHECK-LABEL: func.func @slice_of_concatenate
+// CHECK-SAME: (%[[X:.*]]: tensor<?x?xf32, #dhlo.shape<a, b>>, %[[Y:.*]]: tensor<?x?xf32, #dhlo.shape<a, b>>, %[[Z:.*]]: tensor<?x?xf32, #dhlo.shape<a, c>>)
+// CHECK-DAG: %[[CAT:.*]] = dhlo.concatenate %[[X]], %[[Y]] {dimension = 1 : i64}
+// CHECK-DAG: %[[INNER:.*]] = dhlo.slice %[[Y]] {limit_indices = #dhlo.shape<a, "b - 1">, start_indices = #dhlo.shape<1, 1>, strides = array<i64: 1, 2>}
+// CHECK-DAG: %[[ACROSS:.*]] = dhlo.slice %[[CAT]] {limit_indices = #dhlo.shape<a, "b + 1">, start_indices = #dhlo.shape<0, "b - 1">
+// CHECK-DAG: %[[UNKNOWN:.*]] = dhlo.slice %{{.*}} {limit_indices = #dhlo.shape<a, "2*b">, start_indices = #dhlo.shape<0, b>
+// CHECK: return %[[Y]], %[[INNER]], %[[ACROSS]], %[[UNKNOWN]]
+func.func @slice_of_concatenate(%x: tensor<?x?xf32, #dhlo.shape<a, b>>, %y: tensor<?x?xf32, #dhlo.shape<a, b>>, %z: tensor<?x?xf32, #dhlo.shape<a, c>>) -> (tensor<?x?xf32, #dhlo.shape<a, b>>, tensor<?x?xf32, #dhlo.shape<"a - 1", ?>>, tensor<?x2xf32, #dhlo.shape<a, 2>>, tensor<?x?xf32, #dhlo.shape<a, b>>) {
+  %cat = dhlo.concatenate %x, %y {dimension = 1 : i64} : (tensor<?x?xf32, #dhlo.shape<a, b>>, tensor<?x?xf32, #dhlo.shape<a, b>>) -> tensor<?x?xf32, #dhlo.shape<a, "2*b">>
+  %second = dhlo.slice %cat {limit_indices = #dhlo.shape<a, "2*b">, start_indices = #dhlo.shape<0, b>, strides = array<i64>} : (tensor<?x?xf32, #dhlo.shape<a, "2*b">>) -> tensor<?x?xf32, #dhlo.shape<a, b>>
+  %inner = dhlo.slice %cat {limit_indices = #dhlo.shape<a, "2*b - 1">, start_indices = #dhlo.shape<1, "b + 1">, strides = array<i64: 1, 2>} : (tensor<?x?xf32, #dhlo.shape<a, "2*b">>) -> tensor<?x?xf32, #dhlo.shape<"a - 1", ?>>
+  %across = dhlo.slice %cat {limit_indices = #dhlo.shape<a, "b + 1">, start_indices = #dhlo.shape<0, "b - 1">, strides = array<i64>} : (tensor<?x?xf32, #dhlo.shape<a, "2*b">>) -> tensor<?x2xf32, #dhlo.shape<a, 2>>
+  %cat2 = dhlo.concatenate %z, %y {dimension = 1 : i64} : (tensor<?x?xf32, #dhlo.shape<a, c>>, tensor<?x?xf32, #dhlo.shape<a, b>>) -> tensor<?x?xf32, #dhlo.shape<a, "b + c">>
+  %unknown = dhlo.slice %cat2 {limit_indices = #dhlo.shape<a, "2*b">, start_indices = #dhlo.shape<0, b>, strides = array<i64>} : (tensor<?x?xf32, #dhlo.shape<a, "b + c">>) -> tensor<?x?xf32, #dhlo.shape<a, b>>
+  return %second, %inner, %across, %unknown : tensor<?x?xf32, #dhlo.shape<a, b>>, tensor<?x?xf32, #dhlo.shape<"a - 1", ?>>, tensor<?x2xf32, #dhlo.shape<a, 2>>, tensor<?x?xf32, #dhlo.shape<a, b>>
 }
