@@ -53,13 +53,13 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createCSEPass());
   if (options.fuse) {
-    // Elementwise producers first, then MLIR's pass, which also moves
-    // reshapes through generics: run first, it would expand a broadcast
-    // of a bias on its own instead of the add it feeds, and leave it a
-    // kernel of its own.
+    // Elementwise producers first, then again with reshapes moving
+    // through generics (linalg-fuse-elementwise-ops' patterns, kept to
+    // the plan): moved first, a reshape would expand a bias broadcast on
+    // its own instead of the add it feeds, and leave it a kernel.
     pm.addNestedPass<func::FuncOp>(createFuseSharedProducers());
-    pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
-    pm.addNestedPass<func::FuncOp>(createFuseSharedProducers());
+    pm.addNestedPass<func::FuncOp>(
+        createFuseSharedProducers(FuseSharedProducersOptions{true}));
   }
   pm.addPass(createMathApproximation()); // vectorisable exp/tanh/erf/...
   // 3. Tensors -> buffers, deallocated at last use; every output a fresh

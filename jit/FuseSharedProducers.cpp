@@ -5,15 +5,18 @@
 // fusion patterns with a control function that admits producers whose
 // every user is a linalg.generic. A producer with any other user (a
 // matmul, a return) is left alone: fusing it would compute it twice and
-// still write it.
+// still write it. With move-reshapes it replaces linalg-fuse-elementwise-
+// ops, whose single-use fusions would not keep to the plan.
 //
 //===----------------------------------------------------------------------===//
 #include "jit/Passes.h"
 
 #include "ir/dhlo/Analysis/FusionPlan.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 using namespace mlir;
@@ -45,9 +48,18 @@ bool onlyGenericUsers(OpOperand *fused) {
     return false;
   // The plan decides which kernel an op is in (dhlo-mark-fusions): an op
   // of one fusion is fused only within it; an unmarked one (which the
-  // plan has every consumer recompute) anywhere.
+  // plan has every consumer recompute) anywhere. A producer that another
+  // fusion also reads stays whole: that fusion reads it from memory, so
+  // its own fusion writes it (as one more stitch member), and fusing it
+  // into some users would leave the other fusion its last user, which
+  // MLIR's pass would then fuse it into.
   std::optional<int64_t> fusion = dhlo::fusionOf(producer);
   if (fusion && fusion != dhlo::fusionOf(consumer))
+    return false;
+  if (fusion && llvm::any_of(producer->getUsers(), [&](Operation *user) {
+        std::optional<int64_t> userFusion = dhlo::fusionOf(user);
+        return userFusion && userFusion != fusion;
+      }))
     return false;
   if (producer->hasOneUse())
     return true; // e.g. the last consumer of a producer fused elsewhere
@@ -57,13 +69,36 @@ bool onlyGenericUsers(OpOperand *fused) {
          });
 }
 
+/// What linalg-fuse-elementwise-ops fuses reshapes and folds constants
+/// into: producers with one use.
+bool hasOneUse(OpOperand *fused) {
+  Operation *producer = fused->get().getDefiningOp();
+  return producer && producer->hasOneUse();
+}
+
 struct FuseSharedProducersPass
     : impl::FuseSharedProducersBase<FuseSharedProducersPass> {
+  using FuseSharedProducersBase::FuseSharedProducersBase;
+
   void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
+    MLIRContext *context = &getContext();
+    RewritePatternSet patterns(context);
     linalg::populateElementwiseOpsFusionPatterns(patterns, onlyGenericUsers);
-    if (failed(
-            applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
+    GreedyRewriteConfig config;
+    if (moveReshapes) {
+      // The rest of linalg-fuse-elementwise-ops, in the same rewrite.
+      linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, hasOneUse);
+      affine::AffineApplyOp::getCanonicalizationPatterns(patterns, context);
+      linalg::GenericOp::getCanonicalizationPatterns(patterns, context);
+      tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, context);
+      tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, context);
+      context->getLoadedDialect<linalg::LinalgDialect>()
+          ->getCanonicalizationPatterns(patterns);
+      linalg::populateConstantFoldLinalgOperations(patterns, hasOneUse);
+      config.useTopDownTraversal = true;
+    }
+    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns),
+                                            config)))
       signalPassFailure();
   }
 };

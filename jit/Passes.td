@@ -280,9 +280,22 @@ def FuseSharedProducers
     whose body has grown past 48 ops are not duplicated, which bounds the
     growth of chains where every value has several consumers. A producer
     that belongs to a fusion of the plan (`dhlo-mark-fusions`) is fused
-    only into consumers of that fusion.
+    only into consumers of that fusion, and not at all when another fusion
+    reads it too.
+
+    With `move-reshapes`, it also does the rest of what
+    `linalg-fuse-elementwise-ops` does (which it replaces, since that
+    pass fuses any single-use producer, whatever the plan says): reshapes
+    move through generics by expanding them, and linalg's canonicalization
+    and constant folding run in the same rewrite.
   }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+  let options = [
+    Option<"moveReshapes", "move-reshapes", "bool", "false",
+           "Also fold reshapes into generics by expansion, canonicalize "
+           "and fold constants, as linalg-fuse-elementwise-ops does">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::affine::AffineDialect"];
 }
 
 def CheckKernelFusions

@@ -120,14 +120,19 @@ bool sharesIdentityInput(linalg::GenericOp a, linalg::GenericOp b) {
   return false;
 }
 
-/// True if `op` may read or write `root` (views only name it).
+/// True if `op` may read or write `root` (views only name it), as an
+/// operand or from its body (a pad loads its source there).
 bool touches(Operation *op, Value root) {
   if (isMemoryEffectFree(op))
     return false;
-  return llvm::any_of(op->getOperands(), [&](Value operand) {
-    return llvm::isa<MemRefType>(operand.getType()) &&
-           rootBuffer(operand) == root;
+  WalkResult walk = op->walk([&](Operation *inner) {
+    bool named = llvm::any_of(inner->getOperands(), [&](Value operand) {
+      return llvm::isa<MemRefType>(operand.getType()) &&
+             rootBuffer(operand) == root;
+    });
+    return named ? WalkResult::interrupt() : WalkResult::advance();
   });
+  return walk.wasInterrupted();
 }
 
 /// Rewrites R to also write `value` into `output` (identity map).

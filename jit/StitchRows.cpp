@@ -13,8 +13,9 @@
 // Legality: every buffer written by a member is only accessed, by every
 // member, at the current row (its leading dims indexed exactly by the
 // row's loop dims, the other dims independent of them), and no member
-// writes a buffer that a member's body loads from at computed indices (a
-// gather's table). Then row i of the group depends only on row i of
+// writes a buffer that a member's body loads from at computed rows (a
+// gather's table; a pad's source may be written, as a pad loads it at the
+// current row). Then row i of the group depends only on row i of
 // earlier members, and rows may run in any order, in parallel. Members
 // belong to one fusion of the plan (dhlo-mark-fusions).
 //
@@ -93,20 +94,28 @@ unsigned leadingParallelDims(linalg::LinalgOp op) {
   return count;
 }
 
-/// The buffers `op`'s body loads from directly (a gather's table), or
-/// nullopt if the body touches memory any other way.
-std::optional<SmallVector<Value>> bodyLoads(Operation *op) {
-  SmallVector<Value> loaded;
-  for (Block &block : op->getRegion(0))
-    for (Operation &inner : block) {
-      if (isMemoryEffectFree(&inner))
-        continue;
-      auto load = llvm::dyn_cast<memref::LoadOp>(inner);
-      if (!load ||
-          op->getRegion(0).isAncestor(load.getMemRef().getParentRegion()))
-        return std::nullopt;
-      loaded.push_back(load.getMemRef());
+/// The loads in `op`'s body from buffers outside it (a gather's table, a
+/// pad's source under its scf.if), or nullopt if the body touches memory
+/// any other way.
+std::optional<SmallVector<memref::LoadOp>> bodyLoads(Operation *op) {
+  SmallVector<memref::LoadOp> loaded;
+  Region &body = op->getRegion(0);
+  WalkResult walk = body.walk([&](Operation *inner) {
+    if (auto load = llvm::dyn_cast<memref::LoadOp>(inner)) {
+      if (body.isAncestor(load.getMemRef().getParentRegion()))
+        return WalkResult::interrupt();
+      loaded.push_back(load);
+      return WalkResult::advance();
     }
+    // An op with regions has the effects of the ops it holds, which the
+    // walk visits too.
+    if (isMemoryEffectFree(inner) ||
+        inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      return WalkResult::advance();
+    return WalkResult::interrupt();
+  });
+  if (walk.wasInterrupted())
+    return std::nullopt;
   return loaded;
 }
 
@@ -138,6 +147,36 @@ std::optional<SizeKey> loopSize(linalg::LinalgOp op, unsigned dim) {
   return std::nullopt;
 }
 
+/// Whether body load `load` of `member` reads only the current row of its
+/// buffer: it loads from the buffer itself or from a view that starts at
+/// row 0 with unit steps over the row dims, at indices that are the loop's
+/// row indices (or 0 along a row dim of size 1). A pad reading the row it
+/// shifts is such a load.
+bool loadsAtCurrentRow(memref::LoadOp load, linalg::LinalgOp member,
+                       unsigned rowDims, const llvm::SmallBitVector &unitRow) {
+  Value memref = load.getMemRef();
+  if (auto view = memref.getDefiningOp<memref::SubViewOp>()) {
+    if (view.getSourceType().getRank() != view.getType().getRank())
+      return false;
+    for (unsigned r = 0; r < rowDims; ++r)
+      if (view.getStaticOffsets()[r] != 0 || view.getStaticStrides()[r] != 1)
+        return false;
+    memref = view.getSource();
+  }
+  if (memref != rootBuffer(memref) || load.getIndices().size() < rowDims)
+    return false;
+  for (unsigned r = 0; r < rowDims; ++r) {
+    Value index = load.getIndices()[r];
+    auto loopIndex = index.getDefiningOp<linalg::IndexOp>();
+    bool atRow = (loopIndex && loopIndex.getDim() == r &&
+                  loopIndex->getParentOp() == member) ||
+                 (unitRow[r] && getConstantIntValue(index) == 0);
+    if (!atRow)
+      return false;
+  }
+  return true;
+}
+
 /// True if `members`, tiled to one point of their first `rowDims` dims,
 /// compute what they compute one after the other (file comment).
 bool canStitch(ArrayRef<linalg::LinalgOp> members, unsigned rowDims) {
@@ -162,14 +201,16 @@ bool canStitch(ArrayRef<linalg::LinalgOp> members, unsigned rowDims) {
     for (Value init : member.getDpsInits())
       written.insert(rootBuffer(init));
   for (linalg::LinalgOp member : members) {
-    // A buffer the body loads from at any index must be one no member
-    // writes.
+    // A buffer the body loads from must be one no member writes, or be
+    // loaded at the current row only.
     // (The loads are kept in a local: a range over `*bodyLoads(member)`
     // would outlive the optional it points into.)
-    SmallVector<Value> loads = *bodyLoads(member);
-    for (Value loaded : loads) {
-      Value root = rootBuffer(loaded);
-      if (!knownRoot(root) || written.contains(root))
+    SmallVector<memref::LoadOp> loads = *bodyLoads(member);
+    for (memref::LoadOp load : loads) {
+      Value root = rootBuffer(load.getMemRef());
+      if (!knownRoot(root) ||
+          (written.contains(root) &&
+           !loadsAtCurrentRow(load, member, rowDims, unitRow)))
         return false;
     }
     for (OpOperand &operand : member->getOpOperands()) {
@@ -302,9 +343,13 @@ struct StitchRowsPass : impl::StitchRowsBase<StitchRowsPass> {
             break;
           if (isStitchable(op)) {
             auto candidate = llvm::cast<linalg::LinalgOp>(op);
+            // The most leading dims that still work as rows: a pad that
+            // shifts its row's columns stitches over the rows alone.
             unsigned dims = std::min(rowDims, leadingParallelDims(candidate));
             members.push_back(candidate);
-            if (!canStitch(members, dims)) {
+            while (dims > 0 && !canStitch(members, dims))
+              --dims;
+            if (dims == 0) {
               members.pop_back();
               break;
             }

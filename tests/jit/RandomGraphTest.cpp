@@ -183,7 +183,7 @@ TEST_P(RandomGraphs, CompiledOnceMatchesReferenceAt50Shapes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, RandomGraphs,
-                         ::testing::Range<uint64_t>(1, 41));
+                         ::testing::Range<uint64_t>(1, 121));
 
 /// The same graphs with every kernel in its parallel versions at every
 /// size: a team of 8 has more threads than most drawn rows, so the row
@@ -200,4 +200,4 @@ TEST_P(RandomGraphsInParallel, CompiledOnceMatchesReferenceAt50Shapes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, RandomGraphsInParallel,
-                         ::testing::Range<uint64_t>(1, 41));
+                         ::testing::Range<uint64_t>(1, 121));

@@ -180,6 +180,17 @@ bool loadsAtComputedIndices(Operation *op, Value operand) {
   return llvm::isa<GatherOp, PadOp>(op) && op->getOperand(0) == operand;
 }
 
+/// Whether an op of `consumer` reads a value of `producer` at computed
+/// indices (loadsAtComputedIndices): then the two cannot be one kernel.
+bool feedsComputedIndices(const Fusion &producer, const Fusion &consumer) {
+  for (Operation *op : producer.ops)
+    for (OpOperand &use : op->getUses())
+      if (llvm::is_contained(consumer.ops, use.getOwner()) &&
+          loadsAtComputedIndices(use.getOwner(), use.get()))
+        return true;
+  return false;
+}
+
 /// Whether `op` lowers to one loop nest over its result (or its operand,
 /// for a reduction), which other loop nests can share (a gather or pad
 /// loads its operand inside the loop): not concatenate or slice, which
@@ -475,7 +486,8 @@ FusionPlan planFusion(func::FuncOp func,
             continue;
           int p = it->second;
           Fusion &producer = plan.fusions[p];
-          if (producer.root != def || !rootUsersAllIn(producer, c))
+          if (producer.root != def || !rootUsersAllIn(producer, c) ||
+              feedsComputedIndices(producer, consumer))
             continue;
           Value produced = def->getResult(0);
           // Rows are what a stitched kernel runs in parallel: a reduction

@@ -140,3 +140,20 @@ func.func @row_siblings(%x: tensor<?x?xf32, #dhlo.shape<n, m>>) -> (tensor<?xf32
   %cols = dhlo.reduce %x {kind = "sum", dimensions = array<i64: 0>} : (tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<?xf32, #dhlo.shape<m>>
   return %mean, %max, %cols : tensor<?xf32, #dhlo.shape<n>>, tensor<?xf32, #dhlo.shape<n>>, tensor<?xf32, #dhlo.shape<m>>
 }
+
+// -----
+
+// A gather's table is loaded at rows the indices choose, so its producer
+// (the log) is a kernel of its own, finished first; also when the log
+// flows in place into the gather's kernel through another path (the abs).
+// CHECK-LABEL: fusion plan of @gather_table_also_read_in_place
+// CHECK: fusions: 2
+// CHECK-NEXT: #0 kLoop root dhlo.log over [n, m], 1 ops: log
+// CHECK-NEXT: #1 kLoop root dhlo.add over [n, m], 3 ops: abs gather add
+func.func @gather_table_also_read_in_place(%x: tensor<?x?xf32, #dhlo.shape<n, m>>, %idx: tensor<?xi32, #dhlo.shape<n>>) -> tensor<?x?xf32, #dhlo.shape<n, m>> {
+  %t = dhlo.log %x : (tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<?x?xf32, #dhlo.shape<n, m>>
+  %u = dhlo.abs %t : (tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<?x?xf32, #dhlo.shape<n, m>>
+  %g = dhlo.gather %t, %idx {axis = 0 : i64} : (tensor<?x?xf32, #dhlo.shape<n, m>>, tensor<?xi32, #dhlo.shape<n>>) -> tensor<?x?xf32, #dhlo.shape<n, m>>
+  %out = dhlo.add %g, %u : (tensor<?x?xf32, #dhlo.shape<n, m>>, tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<?x?xf32, #dhlo.shape<n, m>>
+  return %out : tensor<?x?xf32, #dhlo.shape<n, m>>
+}

@@ -1,4 +1,5 @@
 // RUN: %anyshape-opt %s -split-input-file -anyshape-fuse-shared-producers | FileCheck %s
+// RUN: %anyshape-opt %s -split-input-file -anyshape-fuse-shared-producers=move-reshapes=1 | FileCheck %s --check-prefix=MOVE
 // The anyshape-fuse-shared-producers pass. An elementwise linalg.generic
 // whose every user is a linalg.generic is fused into each of them, so its
 // arithmetic is duplicated and the producer disappears (softmax's exp feeds
@@ -104,4 +105,93 @@ func.func @matmul_user(%a: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> (tensor<4x4x
   } -> tensor<4x4xf32>
   %m = linalg.matmul ins(%p, %w : tensor<4x4xf32>, tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
   return %c, %m : tensor<4x4xf32>, tensor<4x4xf32>
+}
+
+// -----
+
+#map = affine_map<(d0) -> (d0)>
+// A producer of fusion 0 read by a consumer of fusion 0 and one of fusion
+// 1 stays whole: fusion 1 reads it from memory, so fusion 0 writes it.
+// Fused into its own fusion's consumer only, it would be left with one
+// use, in fusion 1. A producer of fusion 0 whose users are all in fusion 0
+// is fused.
+// CHECK-LABEL: func.func @read_by_another_fusion
+// CHECK: %[[P:.*]] = linalg.generic
+// CHECK: math.exp
+// CHECK: linalg.generic {{.*}} ins(%[[P]], %{{.*}} : tensor<4xf32>, tensor<4xf32>)
+// CHECK-NOT: math.exp
+// CHECK: linalg.generic {{.*}} ins(%[[P]], %{{.*}} : tensor<4xf32>, tensor<4xf32>)
+// CHECK: math.tanh
+// CHECK-NEXT: arith.negf
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @read_by_another_fusion(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %e = tensor.empty() : tensor<4xf32>
+  %p = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = math.exp %x : f32
+    linalg.yield %y : f32
+  } -> tensor<4xf32> loc(fused<{dhlo.fusion = 0 : i64}>["p"])
+  %c0 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%p, %b : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %z = arith.addf %x, %y : f32
+    linalg.yield %z : f32
+  } -> tensor<4xf32> loc(fused<{dhlo.fusion = 0 : i64}>["c0"])
+  %c1 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%p, %b : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %z = arith.mulf %x, %y : f32
+    linalg.yield %z : f32
+  } -> tensor<4xf32> loc(fused<{dhlo.fusion = 1 : i64}>["c1"])
+  %q = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%b : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = math.tanh %x : f32
+    linalg.yield %y : f32
+  } -> tensor<4xf32> loc(fused<{dhlo.fusion = 2 : i64}>["q"])
+  %d = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%q : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.negf %x : f32
+    linalg.yield %y : f32
+  } -> tensor<4xf32> loc(fused<{dhlo.fusion = 2 : i64}>["d"])
+  return %c0, %c1, %d : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+#map = affine_map<(d0) -> (d0)>
+// With move-reshapes (in place of linalg-fuse-elementwise-ops), a
+// producer with one use is still not fused into another fusion, and a
+// reshape of a generic's result moves above it.
+// MOVE-LABEL: func.func @single_use_across_fusions
+// MOVE: %[[P:.*]] = linalg.generic
+// MOVE: math.exp
+// MOVE: linalg.generic {{.*}} ins(%[[P]] : tensor<4xf32>)
+// MOVE: arith.negf
+// MOVE-LABEL: func.func @reshape_moves_up
+// MOVE: tensor.expand_shape %arg0
+// MOVE: linalg.generic {{.*}} ins(%{{.*}} : tensor<2x2xf32>)
+// MOVE-NOT: tensor.expand_shape
+func.func @single_use_across_fusions(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  %p = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = math.exp %x : f32
+    linalg.yield %y : f32
+  } -> tensor<4xf32> loc(fused<{dhlo.fusion = 0 : i64}>["p"])
+  %c = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%p : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.negf %x : f32
+    linalg.yield %y : f32
+  } -> tensor<4xf32> loc(fused<{dhlo.fusion = 1 : i64}>["c"])
+  return %c : tensor<4xf32>
+}
+
+func.func @reshape_moves_up(%a: tensor<4xf32>) -> tensor<2x2xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  %p = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = math.exp %x : f32
+    linalg.yield %y : f32
+  } -> tensor<4xf32>
+  %r = tensor.expand_shape %p [[0, 1]] output_shape [2, 2] : tensor<4xf32> into tensor<2x2xf32>
+  return %r : tensor<2x2xf32>
 }

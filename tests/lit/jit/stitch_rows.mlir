@@ -255,3 +255,107 @@ func.func @unit_row_dim(%x: memref<1x?x?xf32>) -> memref<1x?xf32> {
   }
   return %sum : memref<1x?xf32>
 }
+
+// -----
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+// A pad shifting each row right by one loads its source under an scf.if,
+// at the current row. The row sum of the padded rows, then an in-place
+// update of the pad's source (a buffer bufferization reused), are one
+// loop: each row is read by the pad before the update writes it. The
+// rows are the leading dim only (over both dims, the pad would read a
+// column the update already wrote).
+// CHECK-LABEL: func.func @pad_then_update_source
+// CHECK: scf.parallel (%{{[a-z0-9_]+}}) =
+// CHECK: scf.if
+// CHECK: memref.load
+// CHECK: linalg.fill
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+// CHECK: } {anyshape.stitched}
+// CHECK-NOT: linalg.generic
+func.func @pad_then_update_source(%x: memref<?x?xf32>) -> (memref<?x?xf32>, memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %n = memref.dim %x, %c0 : memref<?x?xf32>
+  %m = memref.dim %x, %c1 : memref<?x?xf32>
+  %src = memref.alloc(%n, %m) : memref<?x?xf32>
+  memref.copy %x, %src : memref<?x?xf32> to memref<?x?xf32>
+  %m1 = arith.subi %m, %c1 : index
+  %view = memref.subview %src[0, 0] [%n, %m1] [1, 1] : memref<?x?xf32> to memref<?x?xf32, strided<[?, 1]>>
+  %padded = memref.alloc(%n, %m) : memref<?x?xf32>
+  linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel"]} outs(%padded : memref<?x?xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %k = arith.subi %j, %c1 : index
+    %inside = arith.cmpi sge, %k, %c0 : index
+    %v = scf.if %inside -> (f32) {
+      %l = memref.load %view[%i, %k] : memref<?x?xf32, strided<[?, 1]>>
+      scf.yield %l : f32
+    } else {
+      scf.yield %zero : f32
+    }
+    linalg.yield %v : f32
+  }
+  %sum = memref.alloc(%n) : memref<?xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<?xf32>)
+  linalg.generic {indexing_maps = [#map, #row], iterator_types = ["parallel", "reduction"]} ins(%padded : memref<?x?xf32>) outs(%sum : memref<?xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %acc, %in : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%padded : memref<?x?xf32>) outs(%src : memref<?x?xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %t = arith.mulf %in, %o : f32
+    linalg.yield %t : f32
+  }
+  memref.dealloc %padded : memref<?x?xf32>
+  return %src, %sum : memref<?x?xf32>, memref<?xf32>
+}
+
+// -----
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+// A gather's table is loaded at rows the indices choose: a member that
+// writes the table ends the group before it.
+// CHECK-LABEL: func.func @gather_table_written
+// CHECK: scf.parallel
+// CHECK: } {anyshape.stitched}
+// CHECK: linalg.generic
+// CHECK-NOT: anyshape.stitched
+func.func @gather_table_written(%x: memref<?x?xf32>, %idx: memref<?xindex>) -> (memref<?x?xf32>, memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %n = memref.dim %x, %c0 : memref<?x?xf32>
+  %m = memref.dim %x, %c1 : memref<?x?xf32>
+  %table = memref.alloc(%n, %m) : memref<?x?xf32>
+  memref.copy %x, %table : memref<?x?xf32> to memref<?x?xf32>
+  %rows = memref.alloc(%n, %m) : memref<?x?xf32>
+  linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel"]} outs(%rows : memref<?x?xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %r = memref.load %idx[%i] : memref<?xindex>
+    %l = memref.load %table[%r, %j] : memref<?x?xf32>
+    linalg.yield %l : f32
+  }
+  %sum = memref.alloc(%n) : memref<?xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<?xf32>)
+  linalg.generic {indexing_maps = [#map, #row], iterator_types = ["parallel", "reduction"]} ins(%rows : memref<?x?xf32>) outs(%sum : memref<?xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %acc, %in : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%rows : memref<?x?xf32>) outs(%table : memref<?x?xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %t = arith.mulf %in, %o : f32
+    linalg.yield %t : f32
+  }
+  memref.dealloc %rows : memref<?x?xf32>
+  return %table, %sum : memref<?x?xf32>, memref<?xf32>
+}
