@@ -65,7 +65,7 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
   // 3. Tensors -> buffers, deallocated at last use; every output a fresh
   // buffer the caller owns.
   pm.addNestedPass<func::FuncOp>(createFreshOutputs());
-  pm.addNestedPass<func::FuncOp>(createUnshareFills());
+  pm.addNestedPass<func::FuncOp>(createUnshareInits());
   pm.addNestedPass<func::FuncOp>(createUnshareReshapeShapes());
   bufferization::OneShotBufferizationOptions bufferization;
   bufferization.bufferizeFunctionBoundaries = true;

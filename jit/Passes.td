@@ -204,17 +204,20 @@ def MinMaxReductions
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
-def UnshareFills : Pass<"anyshape-unshare-fills", "mlir::func::FuncOp"> {
-  let summary = "Give every user of a filled tensor a fill of its own";
+def UnshareInits : Pass<"anyshape-unshare-inits", "mlir::func::FuncOp"> {
+  let summary = "Give every op a destination tensor of its own";
   let description = [{
-    CSE merges identical `linalg.fill`s of `tensor.empty`s (the zero
-    accumulators of row sums, the zero C of matmuls), so one filled tensor
-    becomes the destination of several ops. Bufferization then fills one
-    buffer and copies it for every destination: an extra pass over memory
-    each, and a `memref.copy` that keeps a row reduction from being
-    stitched with its fill. This pass clones the empty tensor and the fill
-    for each user but the first, right before the user. Runs before
-    bufferization.
+    CSE merges identical `tensor.empty`s, and identical `linalg.fill`s of
+    them (the zero accumulators of row sums, the zero C of matmuls), so
+    one tensor becomes the destination of several ops. Bufferization then
+    fills one buffer and copies it for every destination (an extra pass
+    over memory each, and a `memref.copy` that keeps a row reduction from
+    being stitched with its fill), or writes a later op in place over an
+    earlier op's result that it reads elementwise, which is legal alone
+    but may be a buffer a gather of the same stitch loads at other rows.
+    This pass clones the fill (with its empty tensor) for each user but
+    the first, then each shared empty tensor likewise, right before the
+    user. Runs before bufferization.
   }];
 }
 

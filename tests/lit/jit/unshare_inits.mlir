@@ -1,7 +1,8 @@
-// RUN: %anyshape-opt %s -anyshape-unshare-fills | FileCheck %s
-// The anyshape-unshare-fills pass. A fill of a tensor.empty with several
+// RUN: %anyshape-opt %s -anyshape-unshare-inits | FileCheck %s
+// The anyshape-unshare-inits pass. A fill of a tensor.empty with several
 // users is cloned, with its empty tensor, right before every user but
-// the first, so each destination is its own buffer after bufferization.
+// the first, and so is a shared tensor.empty, so each destination is its
+// own buffer after bufferization.
 
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
@@ -28,4 +29,28 @@ func.func @two_sums(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor<4xf32>,
     linalg.yield %s : f32
   } -> tensor<4xf32>
   return %s1, %s2 : tensor<4xf32>, tensor<4xf32>
+}
+
+// Two ops writing the same (CSE-merged) empty tensor each get their own:
+// otherwise bufferization writes the second in place over the first's
+// result, which it reads elementwise.
+// CHECK-LABEL: func.func @shared_empty
+// CHECK: %[[E1:.*]] = tensor.empty
+// CHECK-NEXT: %[[A:.*]] = linalg.generic {{.*}} outs(%[[E1]]
+// CHECK: %[[E2:.*]] = tensor.empty
+// CHECK-NEXT: %[[B:.*]] = linalg.generic {{.*}} ins(%[[A]] : tensor<4x8xf32>) outs(%[[E2]]
+// CHECK: return %[[B]]
+func.func @shared_empty(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %a = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %t = math.tanh %in : f32
+    linalg.yield %t : f32
+  } -> tensor<4x8xf32>
+  %b = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %t = arith.negf %in : f32
+    linalg.yield %t : f32
+  } -> tensor<4x8xf32>
+  return %b : tensor<4x8xf32>
 }
