@@ -215,6 +215,16 @@ TEST(OpCoverage, ReductionsOfBroadcastsAndOfNothing) {
       b.output(b.reduce(empty, {0, 1}, Reduction::Sum));
     });
   }
+  // An f16 sum over 70,000 copies: the count does not fit in f16, and the
+  // sum (about 70,000 x) only does for small x; computed in f32 and
+  // rounded once, as the reduction itself would be.
+  check("reduce_broadcast/f16", [](GraphBuilder &b) {
+    Value x = b.parameter("x", v1::DTYPE_F16, {"n"});
+    Value small = b.broadcastInDim(b.scalar(0.0001, v1::DTYPE_F16), {"n"}, {});
+    Value wide = b.broadcastInDim(b.mul(x, small), {"n", 70000}, {0});
+    b.output(b.reduce(wide, {1}, Reduction::Sum));
+    b.output(b.reduce(wide, {0, 1}, Reduction::Sum));
+  });
 }
 
 TEST(OpCoverage, ShapeChangingOps) {

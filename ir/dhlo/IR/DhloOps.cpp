@@ -373,6 +373,22 @@ struct ReduceOfBroadcast : OpRewritePattern<ReduceOp> {
       return failure();
 
     Location loc = op.getLoc();
+    // A sum of a narrow float is computed in f32, as the reduction's
+    // lowering accumulates it, and rounded once at the end: the copies
+    // (beyond 65504 in f16, or inexact in bf16) would not fit otherwise.
+    auto withElement = [](RankedTensorType type, Type element) {
+      return RankedTensorType::get(type.getShape(), element,
+                                   type.getEncoding());
+    };
+    Type element = result.getElementType();
+    bool widen = repeats && op.getKind() == "sum" &&
+                 llvm::isa<FloatType>(element) &&
+                 element.getIntOrFloatBitWidth() < 32;
+    RankedTensorType computed =
+        widen ? withElement(result, rewriter.getF32Type()) : result;
+    if (widen)
+      x = rewriter.create<ConvertOp>(
+          loc, withElement(xType, rewriter.getF32Type()), x);
     SmallVector<int64_t> xReduced, kept;
     for (auto [i, d] : llvm::enumerate(mapped)) {
       if (isReduced(d)) {
@@ -387,8 +403,9 @@ struct ReduceOfBroadcast : OpRewritePattern<ReduceOp> {
     if (!xReduced.empty())
       partial = rewriter.create<ReduceOp>(
           loc, x, op.getKindAttr(), rewriter.getDenseI64ArrayAttr(xReduced));
-    Value value = rewriter.create<BroadcastInDimOp>(
-        loc, result, partial, resultShape, rewriter.getDenseI64ArrayAttr(kept));
+    Value value =
+        rewriter.create<BroadcastInDimOp>(loc, computed, partial, resultShape,
+                                          rewriter.getDenseI64ArrayAttr(kept));
 
     if (repeats && op.getKind() == "sum") {
       // The copies of each element: static sizes multiply here, symbolic
@@ -404,15 +421,14 @@ struct ReduceOfBroadcast : OpRewritePattern<ReduceOp> {
       for (int64_t d : symbolicCopies)
         times(rewriter.create<DimSizeOp>(loc, broadcast.getResult(),
                                          rewriter.getI64IntegerAttr(d)));
-      if (copies) {
-        Type element = result.getElementType();
-        Value count = rewriter.create<ConvertOp>(
-            loc, RankedTensorType::get({}, element), copies);
-        Value counts = rewriter.create<BroadcastInDimOp>(
-            loc, result, count, resultShape, rewriter.getDenseI64ArrayAttr({}));
-        value = rewriter.create<MulOp>(loc, result, value, counts);
-      }
+      Value count = rewriter.create<ConvertOp>(
+          loc, RankedTensorType::get({}, computed.getElementType()), copies);
+      Value counts = rewriter.create<BroadcastInDimOp>(
+          loc, computed, count, resultShape, rewriter.getDenseI64ArrayAttr({}));
+      value = rewriter.create<MulOp>(loc, computed, value, counts);
     }
+    if (widen)
+      value = rewriter.create<ConvertOp>(loc, result, value);
     rewriter.replaceOp(op, value);
     return success();
   }
