@@ -185,8 +185,8 @@ bool loadsAtComputedIndices(Operation *op, Value operand) {
 bool feedsComputedIndices(const Fusion &producer, const Fusion &consumer) {
   for (Operation *op : producer.ops)
     for (OpOperand &use : op->getUses())
-      if (llvm::is_contained(consumer.ops, use.getOwner()) &&
-          loadsAtComputedIndices(use.getOwner(), use.get()))
+      if (loadsAtComputedIndices(use.getOwner(), use.get()) &&
+          llvm::is_contained(consumer.ops, use.getOwner()))
         return true;
   return false;
 }

@@ -16,8 +16,6 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
-#include <functional>
-
 #include <map>
 #include <queue>
 #include <set>
@@ -51,22 +49,29 @@ struct OrderFusionsPass : impl::OrderFusionsBase<OrderFusionsPass> {
       unitOf[&op] = it->second;
     }
 
-    // The fusions a value comes from, through unmarked ops.
+    // The fusions a value comes from, through unmarked ops: one pass in
+    // block order, where every definition precedes its uses (no
+    // recursion: a chain of unmarked ops may be as long as the graph).
+    llvm::DenseMap<Operation *, size_t> position;
     llvm::DenseMap<Operation *, std::set<size_t>> sourcesOfUnmarked;
-    std::function<std::set<size_t>(Value)> sourcesOf =
-        [&](Value value) -> std::set<size_t> {
+    auto sourcesOf = [&](Value value) -> std::set<size_t> {
       Operation *def = value.getDefiningOp();
       if (!def)
         return {};
       if (auto it = unitOf.find(def); it != unitOf.end())
         return {it->second};
-      auto [it, fresh] = sourcesOfUnmarked.try_emplace(def);
-      if (fresh)
-        for (Value operand : def->getOperands())
-          for (size_t source : sourcesOf(operand))
-            sourcesOfUnmarked[def].insert(source);
-      return sourcesOfUnmarked[def];
+      return sourcesOfUnmarked.lookup(def);
     };
+    for (Operation &op : body.without_terminator()) {
+      position[&op] = position.size();
+      if (unitOf.count(&op))
+        continue;
+      std::set<size_t> sources;
+      for (Value operand : op.getOperands())
+        for (size_t source : sourcesOf(operand))
+          sources.insert(source);
+      sourcesOfUnmarked[&op] = std::move(sources);
+    }
     std::vector<std::set<size_t>> users(units.size());
     std::vector<size_t> waitingFor(units.size(), 0);
     for (size_t unit = 0; unit < units.size(); ++unit)
@@ -95,24 +100,45 @@ struct OrderFusionsPass : impl::OrderFusionsBase<OrderFusionsPass> {
     if (order.size() != units.size())
       return markAllAnalysesPreserved();
 
+    // Each op goes to the end, after the unmarked ops it needs that are
+    // not placed yet, in their (topological) block order.
     Operation *terminator = body.getTerminator();
     llvm::DenseSet<Operation *> placed;
-    std::function<void(Operation *)> place = [&](Operation *op) {
-      if (!placed.insert(op).second)
+    auto place = [&](Operation *op) {
+      if (placed.count(op))
         return;
-      for (Value operand : op->getOperands())
-        if (Operation *def = operand.getDefiningOp();
-            def && def->getBlock() == &body && !unitOf.count(def))
-          place(def);
-      op->moveBefore(terminator);
+      SmallVector<Operation *> needed, worklist{op};
+      llvm::DenseSet<Operation *> seen;
+      while (!worklist.empty()) {
+        Operation *next = worklist.pop_back_val();
+        for (Value operand : next->getOperands()) {
+          Operation *def = operand.getDefiningOp();
+          if (def && def->getBlock() == &body && !unitOf.count(def) &&
+              !placed.count(def) && seen.insert(def).second) {
+            needed.push_back(def);
+            worklist.push_back(def);
+          }
+        }
+      }
+      llvm::sort(needed, [&](Operation *a, Operation *b) {
+        return position.lookup(a) < position.lookup(b);
+      });
+      needed.push_back(op);
+      for (Operation *ready : needed) {
+        placed.insert(ready);
+        ready->moveBefore(terminator);
+      }
     };
     for (size_t unit : order)
       for (Operation *op : units[unit])
         place(op);
     // Unmarked ops no fusion uses (results, or nothing), in block order.
-    for (Operation &op : llvm::make_early_inc_range(body.without_terminator()))
+    SmallVector<Operation *> rest;
+    for (Operation &op : body.without_terminator())
       if (!placed.count(&op))
-        place(&op);
+        rest.push_back(&op);
+    for (Operation *op : rest)
+      place(op);
     markAllAnalysesPreserved(); // the same ops, in another order
   }
 };
