@@ -16,6 +16,9 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/DiagnosticHandler.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -153,6 +156,28 @@ void printWithoutLargeConstants(const llvm::Module &module,
     out << function << "\n";
 }
 
+/// Collects what LLVM reports while optimising and emitting, instead of
+/// its default of printing to stderr. The warnings are the vectoriser's
+/// notes on hinted loops it left scalar (a remainder loop with a
+/// condition, say): nothing a caller can act on, and a server's stderr is
+/// no place for them; `--dump-ir` writes them to llvm_diagnostics.txt.
+/// An error fails the compile with its text.
+struct CollectedDiagnostics : llvm::DiagnosticHandler {
+  std::string text;
+  bool error = false;
+
+  bool handleDiagnostics(const llvm::DiagnosticInfo &info) override {
+    llvm::raw_string_ostream os(text);
+    os << llvm::LLVMContext::getDiagnosticMessagePrefix(info.getSeverity())
+       << ": ";
+    llvm::DiagnosticPrinterRawOStream printer(os);
+    info.print(printer);
+    os << "\n";
+    error |= info.getSeverity() == llvm::DS_Error;
+    return true;
+  }
+};
+
 } // namespace
 
 StatusOr<std::string> emitObjectCode(mlir::ModuleOp module, int optLevel,
@@ -168,6 +193,9 @@ StatusOr<std::string> emitObjectCode(mlir::ModuleOp module, int optLevel,
   ANYSHAPE_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> machine,
                             createHostTargetMachine());
   llvm::LLVMContext context;
+  auto collected = std::make_unique<CollectedDiagnostics>();
+  CollectedDiagnostics &diagnostics = *collected;
+  context.setDiagnosticHandler(std::move(collected));
   std::unique_ptr<llvm::Module> llvmModule =
       mlir::translateModuleToLLVMIR(module, context, "anyshape");
   if (!llvmModule)
@@ -194,6 +222,13 @@ StatusOr<std::string> emitObjectCode(mlir::ModuleOp module, int optLevel,
                                    llvm::CodeGenFileType::ObjectFile))
     return internalError("the target cannot emit object files");
   codegen.run(*llvmModule);
+  if (!dumpDir.empty() && !diagnostics.text.empty()) {
+    std::error_code error;
+    llvm::raw_fd_ostream(dumpDir + "/llvm_diagnostics.txt", error)
+        << diagnostics.text;
+  }
+  if (diagnostics.error)
+    return internalError("LLVM failed: " + diagnostics.text);
   return std::string(buffer.begin(), buffer.end());
 }
 

@@ -1,6 +1,7 @@
 // Object code save and reload: an executable rebuilt from its object code
 // (what the compile cache stores) computes the same results without
-// compiling, and damaged object code is an error, never a crash.
+// compiling, and damaged object code is an error, never a crash. And what
+// LLVM reports while emitting it goes to the IR dump, not to stderr.
 #include "jit/ObjectCode.h"
 #include "../support/ExampleGraph.h"
 #include "anyshape/client/GraphBuilder.h"
@@ -12,6 +13,9 @@
 #include "RandomInputs.h"
 
 #include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
 
 using namespace anyshape;
 
@@ -137,3 +141,38 @@ TEST(ShapeChecks, RefusalsDoNotDependOnEarlierCalls) {
 }
 
 } // namespace
+
+TEST(ObjectCode, LlvmDiagnosticsGoToTheDumpNotToStderr) {
+  // Integer pow and division loops are hinted for vectorisation that LLVM
+  // declines, and it says so: a compile must print nothing (a server's
+  // stderr is no place for it); with --dump-ir the notes are in
+  // llvm_diagnostics.txt.
+  std::string root = ::testing::TempDir() + "/anyshape_llvm_diagnostics";
+  std::filesystem::remove_all(root);
+  int withNotes = 0;
+  for (const char *op : {"pow", "div", "max", "min"})
+    for (v1::DType dtype : {v1::DTYPE_I32, v1::DTYPE_I64, v1::DTYPE_F16}) {
+      client::GraphBuilder b("diagnostics");
+      client::Value x = b.parameter("x", dtype, {"n", 4});
+      client::Value y = b.parameter("y", dtype, {"n", 4});
+      b.output(b.binary(op, x, y));
+      auto graph = b.build();
+      ASSERT_TRUE(graph.isOk()) << graph.status().toString();
+      std::string dir = root + "/" + op + std::to_string(dtype);
+      std::filesystem::create_directories(dir);
+      jit::CompileOptions options;
+      options.dumpIrDir = dir;
+      ::testing::internal::CaptureStderr();
+      auto compiled = jit::Compiler::compile(*graph, options);
+      std::string printed = ::testing::internal::GetCapturedStderr();
+      ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+      EXPECT_EQ(printed, "") << op << " " << dtype;
+      std::ifstream notes(dir + "/llvm_diagnostics.txt");
+      std::string text((std::istreambuf_iterator<char>(notes)),
+                       std::istreambuf_iterator<char>());
+      if (text.find("loop not vectorized") != std::string::npos)
+        ++withNotes;
+    }
+  EXPECT_GT(withNotes, 0) << "no graph drew a note from LLVM; pick another";
+  std::filesystem::remove_all(root);
+}
