@@ -33,9 +33,9 @@ struct CpuPipelineOptions {
   /// its threads share chunks of columns instead (64 MiB of f32); tests set
   /// 0 to run the column chunks.
   int64_t maxColumnPartials = int64_t{16} << 20;
-  /// Fail the compile if a kernel holds ops of two fusions of the plan
-  /// (anyshape-check-kernel-fusions): the tests set it, so that codegen
-  /// cannot cross the plan's boundaries unnoticed.
+  /// Fail the compile if the kernels codegen formed are not exactly the
+  /// plan's fusions (anyshape-check-kernel-fusions): the tests set it, so
+  /// that codegen cannot depart from the plan unnoticed.
   bool checkPlan = false;
   /// Print every kernel with its plan fusions, and the departures, after
   /// kernel formation (anyshape-opt's `print-kernel-fusions`, for lit).

@@ -311,14 +311,13 @@ def CheckKernelFusions
     read from its location (`dhlo-mark-fusions`). A departure from the plan
     is a kernel holding ops of two fusions, a fusion built as several
     kernels (accumulator fills, the operand layout copies a library call
-    needs, and a concatenate's copies of its operands count with the
-    kernel they belong to), or a kernel of cheap ops alone (which the plan has
-    recomputed by their users, not written). With `print`, lists every kernel with its fusions
-    and the departures. Otherwise a kernel holding ops of two fusions is an
-    error (codegen crossed the plan's boundaries), while a fusion built as
-    several kernels is allowed (codegen not yet building all the plan
-    allows). The compiler runs it when `CpuPipelineOptions::checkPlan` is
-    set (the tests do).
+    needs, a concatenate's copies of its operands, and the cast narrowing
+    a column reduction's wider accumulator count with the kernel they
+    belong to), or a kernel of cheap ops alone (which the plan has
+    recomputed by their users, not written). With `print`, lists every
+    kernel with its fusions and the departures. Otherwise every departure
+    is an error: codegen builds exactly the plan's kernels. The compiler
+    runs it when `CpuPipelineOptions::checkPlan` is set (the tests do).
   }];
   let options = [Option<"print", "print", "bool", "false",
                         "List kernels and departures instead of failing">];
