@@ -62,7 +62,16 @@ private:
     switch (roll(13)) {
     case 0: { // unary chains
       static const char *ops[] = {"abs", "neg", "floor", "ceil", "tanh"};
-      matrices_.push_back(b_.unary(ops[roll(5)], bounded(m)));
+      std::string op = ops[roll(5)];
+      Value x = bounded(m);
+      // Rounded, a bounded value is first moved off its extremes: cos near
+      // pi and tanh of a large x sit at -1 or 1 within an ulp, where the
+      // compiled polynomial and libm may round to either side, and floor
+      // or ceil would turn that ulp into 1. The integers of [-2.25, 2.75]
+      // are where the functions still have slope.
+      if (op == "floor" || op == "ceil")
+        x = b_.add(b_.mul(x, b_.scalar(2.5)), b_.scalar(0.25));
+      matrices_.push_back(b_.unary(op, x));
       break;
     }
     case 1: // exp / sqrt / rsqrt / log on safe domains
