@@ -47,6 +47,30 @@ Value roundTo(OpBuilder &b, Location loc, Value tensor, Type elementType,
       .getResult(0);
 }
 
+/// What a reduction (or contraction) of `op` into its result accumulates
+/// in: the accumulator type (f32 for f16/bf16), a tensor of it filled with
+/// `kind`'s identity, and the empty result the accumulator is rounded into
+/// (roundTo).
+struct Accumulator {
+  Type type;
+  Value filled;
+  Value result;
+};
+FailureOr<Accumulator> accumulatorFor(Operation *op, PatternRewriter &rewriter,
+                                      StringRef kind) {
+  auto resultType = llvm::cast<RankedTensorType>(op->getResult(0).getType());
+  Type type = accumulatorType(rewriter, resultType.getElementType());
+  FailureOr<Value> empty = emptyResult(op, rewriter, type);
+  FailureOr<Value> result = emptyResult(op, rewriter);
+  if (failed(empty) || failed(result))
+    return failure();
+  Value identity = rewriter.create<arith::ConstantOp>(
+      op->getLoc(), reductionIdentity(rewriter, kind, type));
+  Value filled =
+      rewriter.create<linalg::FillOp>(op->getLoc(), identity, *empty).result();
+  return Accumulator{type, filled, *result};
+}
+
 struct GatherLowering : OpRewritePattern<GatherOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(GatherOp op,
@@ -122,16 +146,12 @@ struct ReduceLowering : OpRewritePattern<ReduceOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type elementType = op.getType().getElementType();
-    Type accType = accumulatorType(rewriter, elementType);
-    FailureOr<Value> empty = emptyResult(op, rewriter, accType);
-    FailureOr<Value> result = emptyResult(op, rewriter);
-    if (failed(empty) || failed(result))
-      return failure();
     StringRef kind = op.getKind();
-    Value initValue = rewriter.create<arith::ConstantOp>(
-        loc, reductionIdentity(rewriter, kind, accType));
-    Value acc =
-        rewriter.create<linalg::FillOp>(loc, initValue, *empty).result();
+    FailureOr<Accumulator> accumulator = accumulatorFor(op, rewriter, kind);
+    if (failed(accumulator))
+      return failure();
+    Type accType = accumulator->type;
+    Value acc = accumulator->filled;
     int64_t rank =
         llvm::cast<RankedTensorType>(op.getOperand().getType()).getRank();
     SmallVector<AffineExpr> kept;
@@ -158,8 +178,8 @@ struct ReduceLowering : OpRewritePattern<ReduceOp> {
                   b.create<linalg::YieldOp>(l, combine(b, l, kind, args[1], x));
                 })
             .getResult(0);
-    rewriter.replaceOp(op,
-                       roundTo(rewriter, loc, reduced, elementType, *result));
+    rewriter.replaceOp(
+        op, roundTo(rewriter, loc, reduced, elementType, accumulator->result));
     return success();
   }
 };
@@ -270,14 +290,11 @@ struct DotGeneralLowering : OpRewritePattern<DotGeneralOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type elementType = op.getType().getElementType();
-    Type accType = accumulatorType(rewriter, elementType);
-    FailureOr<Value> empty = emptyResult(op, rewriter, accType);
-    FailureOr<Value> result = emptyResult(op, rewriter);
-    if (failed(empty) || failed(result))
+    FailureOr<Accumulator> accumulator = accumulatorFor(op, rewriter, "sum");
+    if (failed(accumulator))
       return failure();
-    Value zero = rewriter.create<arith::ConstantOp>(
-        loc, reductionIdentity(rewriter, "sum", accType));
-    Value acc = rewriter.create<linalg::FillOp>(loc, zero, *empty).result();
+    Type accType = accumulator->type;
+    Value acc = accumulator->filled;
 
     // Iteration space: result dims (batch, lhs free, rhs free), then the
     // contracting dims.
@@ -333,8 +350,8 @@ struct DotGeneralLowering : OpRewritePattern<DotGeneralOp> {
                   b.create<linalg::YieldOp>(l, s);
                 })
             .getResult(0);
-    rewriter.replaceOp(op,
-                       roundTo(rewriter, loc, product, elementType, *result));
+    rewriter.replaceOp(
+        op, roundTo(rewriter, loc, product, elementType, accumulator->result));
     return success();
   }
 };
