@@ -353,7 +353,6 @@ struct ReduceOfBroadcast : OpRewritePattern<ReduceOp> {
       else if (from->constantValue() != std::optional<int64_t>(1))
         return failure();
     }
-    auto isReduced = [&](int64_t d) { return llvm::is_contained(reduced, d); };
     int64_t staticCopies = 1;
     SmallVector<int64_t> symbolicCopies;
     for (int64_t d : reduced) {
@@ -391,7 +390,7 @@ struct ReduceOfBroadcast : OpRewritePattern<ReduceOp> {
           loc, withElement(xType, rewriter.getF32Type()), x);
     SmallVector<int64_t> xReduced, kept;
     for (auto [i, d] : llvm::enumerate(mapped)) {
-      if (isReduced(d)) {
+      if (llvm::is_contained(reduced, d)) {
         xReduced.push_back(i);
         continue;
       }
