@@ -8,6 +8,7 @@
 #include "ir/graph/GraphText.h"
 #include "ir/graph/Validate.h"
 #include "ir/reference/Evaluator.h"
+#include "tests/support/HostileGraphs.h"
 
 #include <benchmark/benchmark.h>
 
@@ -106,6 +107,42 @@ BENCHMARK(BM_ReferenceEvalBertEncoderLayer)
     ->Arg(16)
     ->Arg(64)
     ->Unit(benchmark::kMillisecond);
+
+// The worst inputs found for validation and fingerprinting, at growing
+// sizes: the time per unit of size (per_unit) must stay flat, i.e. the
+// cost is linear. Rejected cases cost what reading them costs.
+template <v1::Graph (*Make)(int)>
+void BM_ValidateAndFingerprintHostile(benchmark::State &state) {
+  v1::Graph graph = Make(static_cast<int>(state.range(0)));
+  bool valid = false;
+  for (auto _ : state) {
+    auto info = validateGraph(graph);
+    valid = info.isOk();
+    if (valid)
+      benchmark::DoNotOptimize(fingerprintGraph(graph, *info));
+    benchmark::DoNotOptimize(info);
+  }
+  state.counters["valid"] = valid;
+  state.counters["per_unit"] =
+      benchmark::Counter(static_cast<double>(state.range(0)),
+                         benchmark::Counter::kIsIterationInvariantRate |
+                             benchmark::Counter::kInvert);
+}
+BENCHMARK_TEMPLATE(BM_ValidateAndFingerprintHostile, test::repeatedSymbolDim)
+    ->RangeMultiplier(10)
+    ->Range(1000, 1000000);
+BENCHMARK_TEMPLATE(BM_ValidateAndFingerprintHostile, test::manyTermsDim)
+    ->RangeMultiplier(10)
+    ->Range(1000, 1000000);
+BENCHMARK_TEMPLATE(BM_ValidateAndFingerprintHostile, test::wideConcatenate)
+    ->RangeMultiplier(10)
+    ->Range(10, 100000);
+BENCHMARK_TEMPLATE(BM_ValidateAndFingerprintHostile, test::elementwiseChain)
+    ->RangeMultiplier(10)
+    ->Range(100, 100000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_ValidateAndFingerprintHostile, test::productOfWideSums)
+    ->DenseRange(1, 8);
 
 } // namespace
 

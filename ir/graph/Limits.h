@@ -19,6 +19,15 @@ struct GraphLimits {
   /// Sum over constants of their materialised size in bytes.
   int64_t maxConstantBytes = int64_t(4) << 30;
   int64_t maxNameLength = 1024;
+  /// A node's operands (a concatenate's inputs are the most a real graph
+  /// has).
+  int64_t maxOperandsPerNode = 10000;
+  /// A dim expression on the wire: its terms, and the symbols of one term
+  /// (repeats count: seq*seq has 2). Checked before any arithmetic, so an
+  /// expression costs time linear in its size; expressions the shape rules
+  /// derive are bounded by SymExpr's own kMaxTerms and kMaxDegree.
+  int64_t maxDimExprTerms = 64;
+  int64_t maxDimExprDegree = 16;
 };
 
 } // namespace anyshape

@@ -17,6 +17,7 @@
 
 #include "SymExpr.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -70,5 +71,13 @@ struct ShapeCheck {
   /// Every symbol the check reads (not the one it defines).
   std::vector<std::string> symbolsRead() const;
 };
+
+/// Why no sizes can ever satisfy `check` (every symbol stands for a size,
+/// an integer >= 0), or nullopt when some might. Sound, not complete: it
+/// proves impossibility from a sign or a divisibility argument on the
+/// polynomials (seq + 1 <= seq; 2*seq == 5), and a check it cannot decide
+/// stays a run-time check. Validation rejects a graph with such a check,
+/// since every call would fail.
+std::optional<std::string> neverHolds(const ShapeCheck &check);
 
 } // namespace anyshape

@@ -69,7 +69,8 @@ StatusOr<SymTensorType> inferReshape(const v1::ReshapeAttrs &attrs,
                                      ShapeContext &ctx) {
   auto inputCount = x.numElements();
   if (!inputCount)
-    return invalidArgument("element count overflows int64");
+    return invalidArgument(std::string("element count ") +
+                           SymExpr::kBeyondBounds);
   SymTensorType result{x.dtype, {}};
   result.dims.reserve(attrs.shape_size());
   SymExpr known = SymExpr::constant(1);
@@ -88,7 +89,8 @@ StatusOr<SymTensorType> inferReshape(const v1::ReshapeAttrs &attrs,
     }
     auto next = SymExpr::mul(known, *dim);
     if (!next)
-      return invalidArgument("reshape element count overflows int64");
+      return invalidArgument(std::string("reshape element count ") +
+                             SymExpr::kBeyondBounds);
     known = std::move(*next);
     result.dims.push_back(std::move(*dim));
   }
@@ -184,7 +186,8 @@ StatusOr<SymTensorType> inferSlice(const v1::SliceAttrs &attrs,
                              where);
     auto extent = SymExpr::sub(limit, start);
     if (!extent)
-      return invalidArgument("slice bounds overflow int64" + where);
+      return invalidArgument(std::string("slice extent ") +
+                             SymExpr::kBeyondBounds + where);
     // Symbolic bounds can still have a static difference ("n + 1" to n).
     if (auto e = extent->constantValue(); e && *e < 0)
       return invalidArgument("slice start " + start.toString() +
@@ -247,7 +250,8 @@ inferConcatenate(const v1::ConcatenateAttrs &attrs,
       if (i == axis) {
         auto sum = SymExpr::add(result.dims[i], x.dims[i]);
         if (!sum)
-          return invalidArgument("concatenated dim overflows int64");
+          return invalidArgument(std::string("concatenated dim ") +
+                                 SymExpr::kBeyondBounds);
         result.dims[i] = std::move(*sum);
         continue;
       }
@@ -310,7 +314,8 @@ StatusOr<SymTensorType> inferPad(const v1::PadAttrs &attrs,
     if (size)
       size = SymExpr::add(*size, SymExpr::constant(edges));
     if (!size)
-      return invalidArgument("padded dim overflows int64");
+      return invalidArgument(std::string("padded dim ") +
+                             SymExpr::kBeyondBounds);
     if (auto v = size->constantValue(); v && *v < 0)
       return invalidArgument("padding makes dim " + str(i) + " negative (" +
                              str(*v) + ")");

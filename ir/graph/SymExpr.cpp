@@ -85,6 +85,8 @@ std::optional<SymExpr> SymExpr::add(const SymExpr &a, const SymExpr &b) {
     if (slot == 0)
       result.terms_.erase(monomial);
   }
+  if (result.terms_.size() > kMaxTerms)
+    return std::nullopt;
   return result;
 }
 
@@ -102,9 +104,16 @@ std::optional<SymExpr> SymExpr::mul(const SymExpr &a, const SymExpr &b) {
       return std::nullopt;
     return result;
   }
+  // Bounded before any work: every pair of terms is one step.
+  size_t termsA = a.terms_.size() + (a.constant_ != 0);
+  size_t termsB = b.terms_.size() + (b.constant_ != 0);
+  if (termsA * termsB > kMaxTermProducts)
+    return std::nullopt;
   std::map<Monomial, int64_t> product;
   for (const auto &[ma, ca] : a.terms()) {
     for (const auto &[mb, cb] : b.terms()) {
+      if (ma.size() + mb.size() > kMaxDegree)
+        return std::nullopt;
       Monomial m = ma;
       m.insert(m.end(), mb.begin(), mb.end());
       std::sort(m.begin(), m.end());
@@ -118,6 +127,8 @@ std::optional<SymExpr> SymExpr::mul(const SymExpr &a, const SymExpr &b) {
         product.erase(m);
     }
   }
+  if (product.size() > kMaxTerms + 1) // + the constant term
+    return std::nullopt;
   return fromTerms(std::move(product));
 }
 

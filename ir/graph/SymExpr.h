@@ -4,9 +4,12 @@
 // Shape rules are written once against SymExpr and serve both the symbolic
 // world (validation, the builder: symbols stay symbols) and the concrete one
 // (the reference evaluator: every symbol already substituted by its size, so
-// every SymExpr it sees is a constant). Arithmetic is overflow-checked: an
-// operation that would overflow int64 returns nullopt and callers turn that
-// into an error naming the node.
+// every SymExpr it sees is a constant). Arithmetic is overflow-checked and
+// bounded: an operation that would overflow int64, or build an expression
+// past kMaxTerms terms or kMaxDegree symbols in a term, returns nullopt
+// (before doing more than kMaxTermProducts steps), and callers turn that
+// into an error naming the node. So no input can make shape arithmetic slow:
+// a product of a few wide sums would otherwise grow exponentially.
 //
 // Invariant: no stored term has a zero coefficient. The constant term is
 // kept apart from the others, so that a constant (every dim in the concrete
@@ -25,6 +28,15 @@ class SymExpr {
 public:
   /// A product of symbols, sorted; repeats are powers. Empty = constant.
   using Monomial = std::vector<std::string>;
+
+  /// The bounds of every expression arithmetic builds (see the top).
+  static constexpr size_t kMaxTerms = 256;
+  static constexpr size_t kMaxDegree = 64;
+  static constexpr size_t kMaxTermProducts = 4096;
+  /// How a nullopt from add/sub/mul reads in an error: "X " + kBeyondBounds.
+  static constexpr const char *kBeyondBounds =
+      "overflows int64 or passes the expression bounds (256 terms, 64 "
+      "symbols a term)";
 
   SymExpr() = default; // the constant 0
   static SymExpr constant(int64_t value);

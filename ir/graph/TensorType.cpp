@@ -87,6 +87,16 @@ StatusOr<SymExpr> ShapeContext::readSymbol(const std::string &name) const {
 }
 
 StatusOr<SymExpr> ShapeContext::read(const v1::DimExpr &expr) const {
+  if (expr.terms_size() > limits_->maxDimExprTerms)
+    return resourceExhausted(
+        "dim expression has " + std::to_string(expr.terms_size()) +
+        " terms; the limit is " + std::to_string(limits_->maxDimExprTerms));
+  for (const auto &term : expr.terms())
+    if (term.symbols_size() > limits_->maxDimExprDegree)
+      return resourceExhausted("dim expression term has " +
+                               std::to_string(term.symbols_size()) +
+                               " symbols; the limit is " +
+                               std::to_string(limits_->maxDimExprDegree));
   SymExpr result = SymExpr::constant(expr.constant());
   for (const auto &term : expr.terms()) {
     SymExpr product = SymExpr::constant(term.coefficient());
@@ -94,12 +104,14 @@ StatusOr<SymExpr> ShapeContext::read(const v1::DimExpr &expr) const {
       ANYSHAPE_ASSIGN_OR_RETURN(SymExpr factor, readSymbol(name));
       auto next = SymExpr::mul(product, factor);
       if (!next)
-        return invalidArgument("dim expression overflows int64");
+        return invalidArgument(std::string("dim expression ") +
+                               SymExpr::kBeyondBounds);
       product = std::move(*next);
     }
     auto sum = SymExpr::add(result, product);
     if (!sum)
-      return invalidArgument("dim expression overflows int64");
+      return invalidArgument(std::string("dim expression ") +
+                             SymExpr::kBeyondBounds);
     result = std::move(*sum);
   }
   return result;

@@ -1,5 +1,6 @@
 // Graph validation in five passes: names, input types, operand references,
-// topological order (cycle detection), per-node shape rules; then outputs.
+// topological order (cycle detection), per-node shape rules (a rule left to
+// run time that no sizes can satisfy is an error here); then outputs.
 // Iterative throughout, so a deep or hostile graph cannot overflow the stack.
 #include "Validate.h"
 
@@ -9,9 +10,28 @@
 #include <set>
 
 namespace anyshape {
+std::string quoted(const std::string &text) {
+  static const char kHex[] = "0123456789abcdef";
+  constexpr size_t kMaxQuoted = 1024; // GraphLimits' default name length
+  std::string out;
+  for (size_t i = 0; i < text.size() && i < kMaxQuoted; ++i) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (text.size() > kMaxQuoted)
+    out += "...";
+  return out;
+}
+
 std::string nodeLabel(const v1::Node &node) {
-  return "node '" + node.name() + "' (" +
-         (node.op().empty() ? std::string("no op") : node.op()) + ")";
+  return "node '" + quoted(node.name()) + "' (" +
+         (node.op().empty() ? std::string("no op") : quoted(node.op())) + ")";
 }
 
 namespace {
@@ -23,6 +43,14 @@ Status checkName(const std::string &name, const GraphLimits &limits,
   if (static_cast<int64_t>(name.size()) > limits.maxNameLength)
     return invalidArgument(what + " name is longer than " +
                            std::to_string(limits.maxNameLength) + " bytes");
+  // Names go into logs, error texts and JSON: no control bytes.
+  for (size_t i = 0; i < name.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(name[i]);
+    if (c < 0x20 || c == 0x7f)
+      return invalidArgument(what + " name '" + quoted(name) +
+                             "' has a control byte at offset " +
+                             std::to_string(i));
+  }
   return Status::ok();
 }
 
@@ -106,7 +134,7 @@ StatusOr<GraphInfo> validateGraph(const v1::Graph &graph,
     ANYSHAPE_RETURN_IF_ERROR(
         checkName(name, limits, "input " + std::to_string(i)));
     if (!info.values.emplace(name, ValueRef{true, i}).second)
-      return invalidArgument("input '" + name + "': duplicate name");
+      return invalidArgument("input '" + quoted(name) + "': duplicate name");
   }
   for (int i = 0; i < graph.nodes_size(); ++i) {
     const std::string &name = graph.nodes(i).name();
@@ -147,15 +175,20 @@ StatusOr<GraphInfo> validateGraph(const v1::Graph &graph,
     const v1::Node &node = graph.nodes(i);
     const OpInfo *op = lookupOp(node.op());
     if (!op)
-      return invalidArgument(nodeLabel(node) + ": unknown op '" + node.op() +
-                             "'");
+      return invalidArgument(nodeLabel(node) + ": unknown op '" +
+                             quoted(node.op()) + "'");
     info.ops.push_back(op);
+    if (node.operands_size() > limits.maxOperandsPerNode)
+      return resourceExhausted(nodeLabel(node) + ": " +
+                               std::to_string(node.operands_size()) +
+                               " operands; the limit is " +
+                               std::to_string(limits.maxOperandsPerNode));
     for (int k = 0; k < node.operands_size(); ++k) {
       auto it = info.values.find(node.operands(k));
       if (it == info.values.end())
-        return invalidArgument(nodeLabel(node) + ": operand " +
-                               std::to_string(k) + " '" + node.operands(k) +
-                               "' is not an input or node");
+        return invalidArgument(
+            nodeLabel(node) + ": operand " + std::to_string(k) + " '" +
+            quoted(node.operands(k)) + "' is not an input or node");
       info.operandRefs[i].push_back(it->second);
       if (!it->second.isInput) {
         ++pendingOperands[i];
@@ -193,9 +226,16 @@ StatusOr<GraphInfo> validateGraph(const v1::Graph &graph,
     std::vector<const SymTensorType *> operands;
     for (ValueRef ref : info.operandRefs[i])
       operands.push_back(&info.typeOf(ref));
+    size_t firstCheck = info.shapeChecks.size();
     auto type = inferNodeType(node, *info.ops[i], operands, ctx);
     if (!type)
       return type.status().withContext(nodeLabel(node));
+    // A rule that no sizes satisfy would fail every call: an error now.
+    for (size_t c = firstCheck; c < info.shapeChecks.size(); ++c)
+      if (auto why = neverHolds(info.shapeChecks[c]))
+        return invalidArgument(nodeLabel(node) + ": " +
+                               info.shapeChecks[c].what +
+                               ", which no sizes satisfy (" + *why + ")");
     info.nodeTypes[i] = std::move(*type);
     if (node.op() == "constant") {
       ANYSHAPE_ASSIGN_OR_RETURN(int64_t bytes,
@@ -215,7 +255,8 @@ StatusOr<GraphInfo> validateGraph(const v1::Graph &graph,
   for (int k = 0; k < graph.outputs_size(); ++k)
     if (!info.values.count(graph.outputs(k)))
       return invalidArgument("output " + std::to_string(k) + " '" +
-                             graph.outputs(k) + "' is not an input or node");
+                             quoted(graph.outputs(k)) +
+                             "' is not an input or node");
   return info;
 }
 

@@ -52,6 +52,12 @@ struct GraphInfo {
 /// "node 'name' (op)": how every error names a node.
 std::string nodeLabel(const v1::Node &node);
 
+/// A string from the request as an error may quote it: control bytes
+/// escaped (\xNN), cut at 1024 bytes. Names that passed validation
+/// have no control bytes; ops, operand and output references may not be
+/// valid names, and errors go into logs and JSON.
+std::string quoted(const std::string &text);
+
 StatusOr<GraphInfo> validateGraph(const v1::Graph &graph,
                                   const GraphLimits &limits = {});
 
