@@ -36,7 +36,8 @@ struct Kernel {
 };
 
 /// Whether `kernel` only narrows what `previous`, a reduction of the same
-/// fusion, accumulated in a wider type (f16 sums accumulate in f32): a
+/// fusion, accumulated in a wider type (f16 sums accumulate in f32, float
+/// products in f64): a
 /// column reduction's accumulators are final only after its last row, so
 /// the cast is a pass of its own, over the result only.
 bool narrowsAccumulator(const Kernel &kernel, const Kernel *previous) {
@@ -49,8 +50,11 @@ bool narrowsAccumulator(const Kernel &kernel, const Kernel *previous) {
       !llvm::is_contained(reduction.getDpsInits(),
                           cast.getDpsInputOperand(0)->get()))
     return false;
+  // One cast or a chain of them (f64 to f16 goes through f32).
   Block &body = cast.getRegion().front();
-  return body.getOperations().size() == 2 && isa<CastOpInterface>(body.front());
+  return body.getOperations().size() >= 2 &&
+         llvm::all_of(body.without_terminator(),
+                      [](Operation &op) { return isa<CastOpInterface>(op); });
 }
 
 struct CheckKernelFusionsPass

@@ -2,6 +2,7 @@
 #include "Compare.h"
 
 #include <cmath>
+#include <limits>
 
 namespace anyshape {
 
@@ -42,6 +43,18 @@ NumericDiff compareLiterals(const Literal &actual, const Literal &expected) {
       if (std::fabs(e) > tol.atol)
         c.maxRelError = std::max(c.maxRelError, rel);
       match = abs <= tol.atol + tol.rtol * std::fabs(e);
+    }
+    // A mismatch the finite branch did not measure (NaN or inf against
+    // another value, or integers) still shows in the maxima: a line must
+    // never print errors of 0 next to its mismatch.
+    if (!match &&
+        (!actual.isFloat() || !std::isfinite(a) || !std::isfinite(e))) {
+      double abs = actual.isFloat() ? std::numeric_limits<double>::infinity()
+                                    : std::fabs(a - e);
+      c.maxAbsError = std::max(c.maxAbsError, abs);
+      c.maxRelError =
+          std::max(c.maxRelError,
+                   actual.isFloat() ? abs : abs / std::max(std::fabs(e), 1.0));
     }
     if (!match && c.mismatches++ == 0)
       c.firstMismatch = "element " + std::to_string(k) + ": " +

@@ -304,6 +304,34 @@ TEST(OpCoverage, ImplicitBroadcastVersionsAgree) {
           << "rows=" << rows << " m=" << m << " k=" << k;
 }
 
+TEST(OpCoverage, FloatProductsOverflowingF32BeforeAZeroAreZero) {
+  // 1e30 * 1e30 overflows f32 to inf, and inf * 0 is NaN; the product of
+  // the row is 0, as the reference (which multiplies in double) has it.
+  // Rows and columns, serial and parallel versions.
+  for (int64_t axis : {1, 0}) {
+    GraphBuilder b("prod_overflow");
+    Value x = b.parameter("x", v1::DTYPE_F32, {"rows", "cols"});
+    b.output(b.reduce(x, {axis}, Reduction::Prod));
+    auto graph = b.build();
+    ASSERT_TRUE(graph.isOk());
+    auto executable = jit::Compiler::compile(*graph, test::planChecked());
+    ASSERT_TRUE(executable.isOk()) << executable.status().toString();
+    for (auto [rows, cols] :
+         {std::pair<int64_t, int64_t>{1, 3}, {4, 8}, {300, 8}, {8, 300}}) {
+      int64_t reduced = axis == 1 ? cols : rows;
+      if (reduced > 8) // 1e30^8 overflows double too: no reference
+        continue;
+      Literal x0 = Literal::zeros(v1::DTYPE_F32, {rows, cols});
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c)
+          x0.setDouble(r * cols + c,
+                       (axis == 1 ? c : r) == reduced - 1 ? 0.0 : 1e30);
+      EXPECT_TRUE(matchesReference(*graph, **executable, {x0}))
+          << "axis=" << axis << " rows=" << rows << " cols=" << cols;
+    }
+  }
+}
+
 TEST(OpCoverage, GatherAndDotGeneral) {
   for (DType t : {v1::DTYPE_F32, v1::DTYPE_BF16, v1::DTYPE_I32, v1::DTYPE_I64})
     check("gather_dot/" + dtypeName(t),

@@ -23,8 +23,13 @@ namespace {
 
 bool isHalf(Type t) { return t.isF16() || t.isBF16(); }
 
-/// The accumulator type for element type `t`.
-Type accumulatorType(OpBuilder &b, Type t) {
+/// The accumulator type of a `kind` reduction of element type `t`: f32
+/// for f16/bf16; f64 for a float product, as the reference evaluator
+/// multiplies, because an f32 partial product can overflow to inf before a
+/// factor 0 arrives, and inf * 0 is NaN where the product is 0.
+Type accumulatorType(OpBuilder &b, Type t, StringRef kind) {
+  if (kind == "prod" && llvm::isa<FloatType>(t))
+    return b.getF64Type();
   return isHalf(t) ? b.getF32Type() : t;
 }
 
@@ -59,7 +64,7 @@ struct Accumulator {
 FailureOr<Accumulator> accumulatorFor(Operation *op, PatternRewriter &rewriter,
                                       StringRef kind) {
   auto resultType = llvm::cast<RankedTensorType>(op->getResult(0).getType());
-  Type type = accumulatorType(rewriter, resultType.getElementType());
+  Type type = accumulatorType(rewriter, resultType.getElementType(), kind);
   FailureOr<Value> empty = emptyResult(op, rewriter, type);
   FailureOr<Value> result = emptyResult(op, rewriter);
   if (failed(empty) || failed(result))
