@@ -56,6 +56,11 @@ int runStats(const GlobalOptions &global, const std::vector<std::string> &args);
 int fail(const Status &status);
 /// Prints the usage error with a pointer to --help and returns 2.
 int usage(const std::string &message);
+/// "seq=5,batch=2" (or "(none)"): how a run's sizes are printed.
+std::string runLabel(const std::map<std::string, int64_t> &binding);
+/// Prints "error: dims LABEL: message" for one run of a sweep, which goes on
+/// to its next size; returns false (the run failed).
+bool runFailed(const std::string &label, const Status &status);
 
 /// If `arg` is "--name=value" or "--name" followed by a value in `args`,
 /// stores the value, advances `i` past it and returns true.

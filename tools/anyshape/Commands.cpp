@@ -32,6 +32,19 @@ int fail(const Status &status) {
   return 1;
 }
 
+std::string runLabel(const std::map<std::string, int64_t> &binding) {
+  std::string label;
+  for (const auto &[name, size] : binding)
+    label += (label.empty() ? "" : ",") + name + "=" + std::to_string(size);
+  return label.empty() ? "(none)" : label;
+}
+
+bool runFailed(const std::string &label, const Status &status) {
+  std::fprintf(stderr, "error: dims %s: %s\n", label.c_str(),
+               status.message().c_str());
+  return false;
+}
+
 int usage(const std::string &message) {
   std::fprintf(stderr, "anyshape: %s (see anyshape --help)\n", message.c_str());
   return 2;
@@ -281,9 +294,14 @@ int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
   }
   bool allOk = true;
   for (const auto &binding : runs) {
+    // A size that fails is reported and the sweep goes on to the next.
+    std::string label = runLabel(binding);
     auto shapes = inputShapesFor(*graph, binding, EvalOptions().limits);
-    if (!shapes)
-      return fail(shapes.status().withContext("(set it with --dims)"));
+    if (!shapes) {
+      allOk =
+          runFailed(label, shapes.status().withContext("(set it with --dims)"));
+      continue;
+    }
     std::vector<Literal> inputs = randomInputs(*graph, *shapes, seed);
     auto start = std::chrono::steady_clock::now();
     StatusOr<std::vector<Literal>> outputs = std::vector<Literal>();
@@ -292,8 +310,10 @@ int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
       for (const Literal &input : inputs)
         tensors.push_back(literalToTensor(input));
       auto result = executable->run(tensors);
-      if (!result)
-        return fail(result.status());
+      if (!result) {
+        allOk = runFailed(label, result.status());
+        continue;
+      }
       std::vector<Literal> literals;
       for (const v1::Tensor &t : *result)
         literals.push_back(*literalFromTensor(t));
@@ -304,14 +324,12 @@ int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
     double ms = std::chrono::duration<double, std::milli>(
                     std::chrono::steady_clock::now() - start)
                     .count();
-    if (!outputs)
-      return fail(outputs.status());
-    std::string label;
-    for (const auto &[name, size] : binding)
-      label += (label.empty() ? "" : ",") + name + "=" + std::to_string(size);
+    if (!outputs) {
+      allOk = runFailed(label, outputs.status());
+      continue;
+    }
     std::printf("graph %s  backend %s  dims %s  run %.2f ms\n",
-                graph->name().c_str(), backend.c_str(),
-                label.empty() ? "(none)" : label.c_str(), ms);
+                graph->name().c_str(), backend.c_str(), label.c_str(), ms);
     for (int k = 0; k < graph->outputs_size(); ++k)
       printOutput(graph->outputs(k), (*outputs)[k]);
     if (check)

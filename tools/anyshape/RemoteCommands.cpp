@@ -83,9 +83,14 @@ int runRemoteEval(const GlobalOptions &global,
 
   bool allOk = true;
   for (const auto &binding : runs) {
+    // A size that fails is reported and the sweep goes on to the next.
+    std::string label = runLabel(binding);
     auto shapes = inputShapesFor(*graph, binding, EvalOptions().limits);
-    if (!shapes)
-      return fail(shapes.status().withContext("(set it with --dims)"));
+    if (!shapes) {
+      allOk =
+          runFailed(label, shapes.status().withContext("(set it with --dims)"));
+      continue;
+    }
     std::vector<Literal> inputs = randomInputs(*graph, *shapes, seed);
     std::vector<v1::Tensor> tensors;
     for (const Literal &input : inputs)
@@ -93,8 +98,10 @@ int runRemoteEval(const GlobalOptions &global,
     start = std::chrono::steady_clock::now();
     auto result = (*client)->run(*compiled, tensors);
     double ms = millisecondsSince(start);
-    if (!result)
-      return fail(result.status());
+    if (!result) {
+      allOk = runFailed(label, result.status());
+      continue;
+    }
     std::vector<Literal> outputs;
     for (const v1::Tensor &tensor : *result) {
       auto literal = literalFromTensor(tensor);
@@ -102,12 +109,8 @@ int runRemoteEval(const GlobalOptions &global,
         return fail(literal.status().withContext("server output"));
       outputs.push_back(std::move(*literal));
     }
-    std::string label;
-    for (const auto &[name, size] : binding)
-      label += (label.empty() ? "" : ",") + name + "=" + std::to_string(size);
     std::printf("graph %s  backend server  dims %s  run %.2f ms\n",
-                graph->name().c_str(), label.empty() ? "(none)" : label.c_str(),
-                ms);
+                graph->name().c_str(), label.c_str(), ms);
     for (int k = 0; k < graph->outputs_size(); ++k)
       printOutput(graph->outputs(k), outputs[k]);
     if (check)

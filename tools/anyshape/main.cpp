@@ -82,6 +82,12 @@ int main(int argc, char **argv) {
   }
   std::string command = args[i];
   std::vector<std::string> rest(args.begin() + i + 1, args.end());
+  // "anyshape eval --help" and the like: the usage, not a usage error.
+  for (const std::string &arg : rest)
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
   if (command == "help") {
     std::fputs(kUsage, stdout);
     return 0;
