@@ -68,8 +68,9 @@ AnyShapeService::create(const ServiceOptions &options) {
   return service;
 }
 
-Status AnyShapeService::admit(std::atomic<int> &queued, int limit) {
-  if (draining_) {
+Status AnyShapeService::admit(std::atomic<int> &queued, int limit,
+                              bool admittedBefore) {
+  if (draining_ && !admittedBefore) {
     ++metrics_.rejectedRequests;
     return Status(StatusCode::Unavailable, "the server is shutting down");
   }
@@ -138,9 +139,8 @@ bool AnyShapeService::waitUntilIdle(Clock::time_point deadline) const {
   return true;
 }
 
-StatusOr<CacheResult>
-AnyShapeService::compile(const v1::CompileRequest &request,
-                         v1::CompileResponse &response) {
+StatusOr<std::string>
+AnyShapeService::compileKey(const v1::CompileRequest &request) {
   if (!request.has_graph())
     return invalidArgument("the request has no graph");
   const v1::CompileOptions &options = request.options();
@@ -151,31 +151,102 @@ AnyShapeService::compile(const v1::CompileRequest &request,
       options.target() != v1::TARGET_CPU)
     return invalidArgument("unknown target " +
                            std::to_string(options.target()));
-  ANYSHAPE_ASSIGN_OR_RETURN(std::string key,
-                            compileCacheKey(request.graph(), options));
+  return compileCacheKey(request.graph(), options);
+}
+
+StatusOr<CacheResult>
+AnyShapeService::compileOrShare(const v1::CompileRequest &request,
+                                const std::string &key,
+                                v1::CompileResponse &response) {
+  const v1::CompileOptions &options = request.options();
   jit::CompileOptions compileOptions;
   compileOptions.pipeline.fuse = !options.disable_fusion();
   compileOptions.staticSymbols.insert(options.static_symbols().begin(),
                                       options.static_symbols().end());
   compileOptions.tensors = &tensors_;
-  ANYSHAPE_ASSIGN_OR_RETURN(
-      CacheResult result,
-      cache_->getOrCompile(key, [&]() -> StatusOr<CachedExecutable> {
-        jit::CompileReport report;
-        ANYSHAPE_ASSIGN_OR_RETURN(
-            std::shared_ptr<jit::Executable> executable,
-            jit::Compiler::compile(request.graph(), compileOptions, &report));
-        ANYSHAPE_ASSIGN_OR_RETURN(v1::ExecutableInfo info,
-                                  describeExecutable(key, *executable, report));
-        metrics_.compileSeconds.observe(report.seconds);
-        response.set_compile_ms(report.seconds * 1e3);
-        return CachedExecutable{std::move(executable), std::move(info), 0};
-      }));
+  return cache_->getOrCompile(key, [&]() -> StatusOr<CachedExecutable> {
+    if (options_.testingCompileDelayMs > 0)
+      std::this_thread::sleep_for(
+          std::chrono::milliseconds(options_.testingCompileDelayMs));
+    jit::CompileReport report;
+    ANYSHAPE_ASSIGN_OR_RETURN(
+        std::shared_ptr<jit::Executable> executable,
+        jit::Compiler::compile(request.graph(), compileOptions, &report));
+    ANYSHAPE_ASSIGN_OR_RETURN(v1::ExecutableInfo info,
+                              describeExecutable(key, *executable, report));
+    metrics_.compileSeconds.observe(report.seconds);
+    response.set_compile_ms(report.seconds * 1e3);
+    return CachedExecutable{std::move(executable), std::move(info), 0};
+  });
+}
+
+Status AnyShapeService::answerCompile(const CacheResult &result,
+                                      v1::CompileResponse &response,
+                                      const AfterCompile &then,
+                                      Clock::time_point queuedAt) {
   *response.mutable_info() = result.entry->info;
   response.set_cache_hit(result.source != CacheSource::Compiled);
   if (response.cache_hit())
     response.set_compile_ms(0);
-  return result;
+  return then(*result.entry, queuedAt);
+}
+
+grpc::ServerUnaryReactor *AnyShapeService::submitCompile(
+    grpc::CallbackServerContext *context, const v1::CompileRequest &request,
+    v1::CompileResponse &response, AfterCompile then) {
+  grpc::ServerUnaryReactor *reactor = newReactor();
+  Status admitted = admit(queuedExecutions_, options_.maxQueuedExecutions);
+  if (!admitted.isOk()) {
+    finish(reactor, admitted);
+    return reactor;
+  }
+  executePool_->enqueue([this, context, reactor, &request, &response,
+                         then = std::move(then), queuedAt = Clock::now()] {
+    Status status = stillWanted(context);
+    bool compiling = false;
+    if (status.isOk()) {
+      StatusOr<std::string> key = compileKey(request);
+      StatusOr<CacheResult> found =
+          key.isOk() ? cache_->findWithoutWaiting(*key) : key.status();
+      StatusCode code = found.status().code();
+      if (found.isOk())
+        status = answerCompile(*found, response, then, queuedAt);
+      else if (key.isOk() && (code == StatusCode::NotFound ||
+                              code == StatusCode::Unavailable))
+        compiling = (status = queueCompile(context, reactor, request, *key,
+                                           response, then, queuedAt))
+                        .isOk();
+      else
+        status = found.status();
+    }
+    --queuedExecutions_;
+    if (!compiling)
+      finish(reactor, status);
+  });
+  return reactor;
+}
+
+Status AnyShapeService::queueCompile(grpc::CallbackServerContext *context,
+                                     grpc::ServerUnaryReactor *reactor,
+                                     const v1::CompileRequest &request,
+                                     const std::string &key,
+                                     v1::CompileResponse &response,
+                                     const AfterCompile &then,
+                                     Clock::time_point queuedAt) {
+  ANYSHAPE_RETURN_IF_ERROR(admit(queuedCompiles_, options_.maxQueuedCompiles,
+                                 /*admittedBefore=*/true));
+  compilePool_->enqueue([this, context, reactor, &request, key, &response, then,
+                         queuedAt] {
+    Status status = stillWanted(context);
+    if (status.isOk()) {
+      StatusOr<CacheResult> result = compileOrShare(request, key, response);
+      status = result.isOk() ? answerCompile(*result, response, then, queuedAt)
+                             : result.status();
+    }
+    --queuedCompiles_;
+    finish(reactor, status);
+  });
+  return Status::ok();
 }
 
 Status AnyShapeService::execute(
@@ -270,13 +341,9 @@ AnyShapeService::Compile(grpc::CallbackServerContext *context,
                          const v1::CompileRequest *request,
                          v1::CompileResponse *response) {
   ++metrics_.compileRequests;
-  return submit(context, *compilePool_, queuedCompiles_,
-                options_.maxQueuedCompiles,
-                [this, request, response](Status wanted, Clock::time_point) {
-                  if (!wanted.isOk())
-                    return wanted;
-                  return compile(*request, *response).status();
-                });
+  return submitCompile(
+      context, *request, *response,
+      [](const CachedExecutable &, Clock::time_point) { return Status::ok(); });
 }
 
 grpc::ServerUnaryReactor *
@@ -307,20 +374,16 @@ AnyShapeService::CompileAndExecute(grpc::CallbackServerContext *context,
                                    const v1::CompileAndExecuteRequest *request,
                                    v1::CompileAndExecuteResponse *response) {
   ++metrics_.compileRequests;
-  // On the compile pool; a cache hit makes this an execution.
-  return submit(
-      context, *compilePool_, queuedCompiles_, options_.maxQueuedCompiles,
-      [this, request, response](Status wanted, Clock::time_point queuedAt) {
-        if (!wanted.isOk())
-          return wanted;
+  // A cache hit executes on the execute pool, a compile on the compile
+  // pool right after compiling.
+  return submitCompile(
+      context, request->compile(), *response->mutable_compile(),
+      [this, request, response](const CachedExecutable &entry,
+                                Clock::time_point queuedAt) {
         runtime::setThreadsForThisThread(runtime::hardwareThreads() /
                                          options_.executeThreads);
-        StatusOr<CacheResult> compiled =
-            compile(request->compile(), *response->mutable_compile());
-        if (!compiled.isOk())
-          return compiled.status();
-        Status status = execute(*compiled->entry, request->inputs(),
-                                *response->mutable_execute());
+        Status status =
+            execute(entry, request->inputs(), *response->mutable_execute());
         countExecution(status, queuedAt);
         return status;
       });

@@ -3,7 +3,9 @@
 //
 // gRPC threads only parse, admit and hand off: compiles run on a compile
 // pool and executions on an execute pool (oneTBB arenas of fixed
-// concurrency), each with a bounded queue — a full queue answers
+// concurrency). A compile request first looks its executable up on the
+// execute pool, so a cache hit never waits behind a compile. Each pool has
+// a bounded queue — a full queue answers
 // RESOURCE_EXHAUSTED at once instead of letting latency grow without
 // bound. Every request is validated before anything is allocated for it.
 // Errors keep their Status code (INVALID_ARGUMENT names the input, node
@@ -22,6 +24,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 
 namespace anyshape::service {
@@ -36,6 +39,10 @@ struct ServiceOptions {
   int64_t tensorStoreBytes = int64_t{4} << 30;
   int64_t maxUploadBytes = int64_t{2} << 30; ///< one UploadTensor
   GraphLimits limits;
+  /// Test-only: every compile sleeps this long before it starts, so that
+  /// fault tests can hold a compile slot (anyshape-server
+  /// --testing-compile-delay-ms).
+  int testingCompileDelayMs = 0;
 };
 
 class AnyShapeService final : public v1::AnyShape::CallbackService {
@@ -84,8 +91,11 @@ private:
 
   using Clock = std::chrono::steady_clock;
 
-  /// Admission: draining or a full queue refuse the request.
-  Status admit(std::atomic<int> &queued, int limit);
+  /// Admission: draining or a full queue refuse the request (draining
+  /// only a new one: a request admitted before, moving on to its second
+  /// stage, goes on).
+  Status admit(std::atomic<int> &queued, int limit,
+               bool admittedBefore = false);
   /// Admits a call and runs it on `pool`: `work(wanted, queuedAt)` gets
   /// whether the call is still wanted (cancellation, deadline) and returns
   /// the call's status.
@@ -96,8 +106,32 @@ private:
   void countExecution(const Status &status, Clock::time_point since);
   void finish(grpc::ServerUnaryReactor *reactor, const Status &status);
 
-  StatusOr<CacheResult> compile(const v1::CompileRequest &request,
-                                v1::CompileResponse &response);
+  /// What a compile request does with its executable once it has it
+  /// (CompileAndExecute: the execution); returns the call's status.
+  using AfterCompile =
+      std::function<Status(const CachedExecutable &, Clock::time_point)>;
+  /// A compile request in two stages, so that a cache hit never waits for
+  /// a compile slot: on the execute pool, validate, key, and look the
+  /// executable up without waiting (memory, then the tiers); a hit is
+  /// answered there. Only a miss, or a key another request is compiling,
+  /// queues on the compile pool (queueCompile), where getOrCompile compiles
+  /// or shares that compile.
+  grpc::ServerUnaryReactor *submitCompile(grpc::CallbackServerContext *context,
+                                          const v1::CompileRequest &request,
+                                          v1::CompileResponse &response,
+                                          AfterCompile then);
+  Status queueCompile(grpc::CallbackServerContext *context,
+                      grpc::ServerUnaryReactor *reactor,
+                      const v1::CompileRequest &request, const std::string &key,
+                      v1::CompileResponse &response, const AfterCompile &then,
+                      Clock::time_point queuedAt);
+  /// The options checked and the cache key of the request's graph.
+  StatusOr<std::string> compileKey(const v1::CompileRequest &request);
+  StatusOr<CacheResult> compileOrShare(const v1::CompileRequest &request,
+                                       const std::string &key,
+                                       v1::CompileResponse &response);
+  Status answerCompile(const CacheResult &result, v1::CompileResponse &response,
+                       const AfterCompile &then, Clock::time_point queuedAt);
   Status
   execute(const CachedExecutable &entry,
           const google::protobuf::RepeatedPtrField<v1::NamedTensor> &inputs,

@@ -42,6 +42,9 @@ const char *kUsage = R"(usage: anyshape-server [options]
   --buffer-cache-bytes N   freed buffers kept for reuse (default 1 GiB)
   --drain-seconds N        on SIGTERM, wait this long for in-flight work
                            (default 30)
+  --testing-compile-delay-ms N
+                           test-only: every compile first sleeps N ms (fault
+                           tests use it to hold a compile slot; default 0)
   --help                   this text
 
 Sizes accept K, M and G suffixes (powers of 1024).
@@ -130,6 +133,8 @@ int main(int argc, char **argv) {
       bufferCacheBytes = number;
     else if (arg == "--drain-seconds" && needNumber(0, 3600))
       options.drainTimeout = std::chrono::seconds(number);
+    else if (arg == "--testing-compile-delay-ms" && needNumber(0, 600000))
+      options.service.testingCompileDelayMs = static_cast<int>(number);
     else
       return usageError("unknown option or bad value: " + arg + " " + value);
   }

@@ -22,22 +22,32 @@ CompileCache::getOrCompile(const std::string &key,
 }
 
 StatusOr<CacheResult> CompileCache::find(const std::string &key) {
-  return lookup(key, nullptr);
+  return lookup(key, nullptr, Miss::Load);
+}
+
+StatusOr<CacheResult> CompileCache::findWithoutWaiting(const std::string &key) {
+  return lookup(key, nullptr, Miss::LoadWithoutWaiting);
 }
 
 StatusOr<CacheResult> CompileCache::lookup(const std::string &key,
-                                           const CompileFunction *compile) {
+                                           const CompileFunction *compile,
+                                           Miss miss) {
+  // A compile request's lookups count its hits.
+  const bool forCompile = miss != Miss::Load;
   std::promise<StatusOr<CacheResult>> promise;
   {
     std::unique_lock<std::mutex> lock(mutex_);
     auto slot = slots_.find(key);
     if (slot != slots_.end()) {
       recency_.splice(recency_.begin(), recency_, slot->second.recency);
-      if (compile)
+      if (forCompile)
         ++stats_.memoryHits; // a compile request served without compiling
       return CacheResult{slot->second.entry, CacheSource::Memory};
     }
     auto pending = inFlight_.find(key);
+    if (pending != inFlight_.end() && miss == Miss::LoadWithoutWaiting)
+      return Status(StatusCode::Unavailable,
+                    "executable " + key + " is being compiled or loaded");
     if (pending != inFlight_.end()) {
       std::shared_future<StatusOr<CacheResult>> shared = pending->second;
       lock.unlock();
@@ -63,6 +73,9 @@ StatusOr<CacheResult> CompileCache::lookup(const std::string &key,
     result = loadOrCompile(key, compile);
   } catch (const std::exception &e) {
     result = internalError(std::string("compile failed: ") + e.what());
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (compile)
+      ++stats_.compileErrors; // a failed compile, however it failed
   }
   {
     std::lock_guard<std::mutex> lock(mutex_);

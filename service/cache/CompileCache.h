@@ -61,14 +61,24 @@ public:
   /// As getOrCompile without compiling: NOT_FOUND if neither memory nor a
   /// tier has it.
   StatusOr<CacheResult> find(const std::string &key);
+  /// A compile request's first look, which never waits for a compile: the
+  /// executable if memory or a tier has it (counted as a hit); NOT_FOUND if
+  /// it must be compiled; UNAVAILABLE while another request compiles or
+  /// loads it. On either error the caller queues for getOrCompile, which
+  /// shares that work or compiles.
+  StatusOr<CacheResult> findWithoutWaiting(const std::string &key);
   /// Drops `key` from memory (tiers keep it). False if it was not loaded.
   bool unload(const std::string &key);
 
   CompileCacheStats stats() const;
 
 private:
+  /// What a lookup does besides reading memory: compile (getOrCompile),
+  /// or only load from a tier, waiting for work in flight (find) or not.
+  enum class Miss { Compile, Load, LoadWithoutWaiting };
   StatusOr<CacheResult> lookup(const std::string &key,
-                               const CompileFunction *compile);
+                               const CompileFunction *compile,
+                               Miss miss = Miss::Compile);
   StatusOr<CacheResult> loadOrCompile(const std::string &key,
                                       const CompileFunction *compile);
   void insert(const std::string &key,

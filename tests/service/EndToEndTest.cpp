@@ -2,7 +2,8 @@
 // on 127.0.0.1 (port 0) over real gRPC: one compile shared by concurrent
 // clients, restarts served from the disk cache, damaged cache files
 // recompiled, bad requests answered with the right codes, uploaded
-// tensors, health, metrics, and drain on SIGTERM.
+// tensors, health, metrics, drain on SIGTERM, and cache hits answered
+// while a slow compile holds the only compile slot.
 #include "../support/ExampleGraph.h"
 #include "ServerProcess.h"
 
@@ -557,8 +558,10 @@ TEST(ServerEndToEnd, SigtermLetsRequestsInFlightFinish) {
   auto stub = server.stub();
   std::string id = compiledId(*stub, graph);
   ASSERT_FALSE(id.empty());
-  // Queued behind one execute thread, so most wait when SIGTERM comes.
-  auto runs = startLongRuns(server, id, graph, 12);
+  // Queued behind one execute thread, so most wait when SIGTERM comes
+  // (one run at seq 512 takes ~15 ms: 48 outlast the 250 ms below even on
+  // an idle machine, where 12 once did not).
+  auto runs = startLongRuns(server, id, graph, 48);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   server.terminate();
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -579,6 +582,46 @@ TEST(ServerEndToEnd, SigtermLetsRequestsInFlightFinish) {
   EXPECT_EQ(server.wait(), 0);
 }
 
+TEST(ServerEndToEnd, CacheHitsNeverWaitForACompile) {
+  // One compile thread, and every compile held 2 s (a test-only delay):
+  // while a slow compile holds the slot, eight compiles of a cached graph
+  // are answered as hits on the execute pool, all before it finishes.
+  ServerProcess server(
+      {"--compile-threads", "1", "--testing-compile-delay-ms", "2000"});
+  ASSERT_FALSE(server.address().empty());
+  auto stub = server.stub();
+  v1::Graph cached = test::exampleGraph("mlp");
+  ASSERT_FALSE(compiledId(*stub, cached).empty());
+  v1::Graph slow = test::exampleGraph("elementwise_reduce");
+  auto slowCompile =
+      std::async(std::launch::async, [&] { return compile(*stub, slow); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  std::vector<std::future<std::pair<Called, double>>> hits;
+  for (int i = 0; i < 8; ++i)
+    hits.push_back(std::async(std::launch::async, [&] {
+      auto start = std::chrono::steady_clock::now();
+      Called called = compile(*stub, cached);
+      return std::pair{called, std::chrono::duration<double, std::milli>(
+                                   std::chrono::steady_clock::now() - start)
+                                   .count()};
+    }));
+  for (auto &hit : hits) {
+    auto [called, ms] = hit.get();
+    EXPECT_TRUE(called.status.ok()) << called.status.error_message();
+    EXPECT_TRUE(called.compiled.cache_hit());
+    std::printf("cached compile answered in %.1f ms\n", ms);
+  }
+  EXPECT_EQ(slowCompile.wait_for(std::chrono::seconds(0)),
+            std::future_status::timeout)
+      << "the slow compile ended before the hits were answered";
+  Called slowResult = slowCompile.get();
+  EXPECT_TRUE(slowResult.status.ok()) << slowResult.status.error_message();
+  EXPECT_FALSE(slowResult.compiled.cache_hit());
+  v1::StatsResponse s = stats(*stub);
+  EXPECT_EQ(s.compiles(), 2);
+  EXPECT_EQ(s.cache_hits(), 8);
+}
+
 TEST(ServerEndToEnd, DeadlinesExpireInTheQueue) {
   ServerProcess server({"--execute-threads", "1"});
   ASSERT_FALSE(server.address().empty());
@@ -586,9 +629,10 @@ TEST(ServerEndToEnd, DeadlinesExpireInTheQueue) {
   auto stub = server.stub();
   std::string id = compiledId(*stub, graph);
   ASSERT_FALSE(id.empty());
-  // Eight runs at seq 512 keep the one execute thread busy for well over
-  // 100 ms past the sleep, even on a loaded machine.
-  auto runs = startLongRuns(server, id, graph, 8);
+  // 32 runs at seq 512 (~15 ms each) keep the one execute thread busy for
+  // well over 100 ms past the sleep, on a loaded machine or an idle one
+  // (8 once finished first on an idle one).
+  auto runs = startLongRuns(server, id, graph, 32);
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   // Queued behind the long runs: its deadline passes before it starts.
   v1::ExecuteRequest request;
@@ -602,13 +646,13 @@ TEST(ServerEndToEnd, DeadlinesExpireInTheQueue) {
   for (auto &run : runs)
     EXPECT_TRUE(run.get().ok());
   // The server dropped the expired request without running it: the
-  // eight long runs and one refused request are all it counted.
+  // long runs and one refused request are all it counted.
   v1::StatsResponse s = stats(*stub);
-  for (int wait = 0; wait < 100 && s.executions() < 9; ++wait) {
+  for (int wait = 0; wait < 100 && s.executions() < 33; ++wait) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     s = stats(*stub);
   }
-  EXPECT_EQ(s.executions(), 9);
+  EXPECT_EQ(s.executions(), 33);
   EXPECT_EQ(s.execution_errors(), 1);
 }
 

@@ -275,6 +275,45 @@ TEST_F(CompileCacheTest, MemoryHitsCountCompileRequestsOnly) {
   EXPECT_EQ(calls_, 1);
 }
 
+TEST_F(CompileCacheTest, FindWithoutWaitingNeverWaitsForACompile) {
+  // A compile request's first look (on the execute pool): a miss is
+  // NOT_FOUND, a key in flight UNAVAILABLE at once, a loaded key a hit.
+  CompileCache cache(1 << 30, {});
+  EXPECT_EQ(cache.findWithoutWaiting(keyOf(1)).status().code(),
+            StatusCode::NotFound);
+  std::atomic<bool> started{false}, release{false};
+  CompileCache::CompileFunction held = [&]() -> StatusOr<CachedExecutable> {
+    started = true;
+    while (!release)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return CachedExecutable{*compiled_, infoFor(keyOf(1)), 0};
+  };
+  std::thread compiling([&] { (void)cache.getOrCompile(keyOf(1), held); });
+  while (!started)
+    std::this_thread::yield();
+  // Answered while the compile is held: were it waiting, this would hang.
+  EXPECT_EQ(cache.findWithoutWaiting(keyOf(1)).status().code(),
+            StatusCode::Unavailable);
+  release = true;
+  compiling.join();
+  auto hit = cache.findWithoutWaiting(keyOf(1));
+  ASSERT_TRUE(hit.isOk()) << hit.status().toString();
+  EXPECT_EQ(hit->source, CacheSource::Memory);
+  EXPECT_EQ(cache.stats().memoryHits, 1); // a compile request's hit
+  EXPECT_EQ(cache.stats().compiles, 1);
+}
+
+TEST_F(CompileCacheTest, ACompileThatThrowsCountsAsACompileError) {
+  CompileCache cache(1 << 30, {});
+  CompileCache::CompileFunction throwing = []() -> StatusOr<CachedExecutable> {
+    throw std::bad_alloc();
+  };
+  Status status = cache.getOrCompile(keyOf(1), throwing).status();
+  EXPECT_EQ(status.code(), StatusCode::Internal);
+  EXPECT_NE(status.message().find("compile failed"), std::string::npos);
+  EXPECT_EQ(cache.stats().compileErrors, 1);
+}
+
 TEST_F(CompileCacheTest, LeastRecentlyUsedIsEvictedFirst) {
   // Room for two entries (equal keys lengths make equal sizes).
   int64_t one = entryBytes(keyOf(1));
