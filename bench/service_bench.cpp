@@ -4,7 +4,10 @@
 //     bytes (a callback generic service that returns what it receives):
 //     the ratio is what anyshape adds to a round trip (goal <= 1.5x);
 //   - Compile when the executable is cached (the graph's weights stored
-//     by id, so the request is small): the cache-hit latency (goal < 1 ms).
+//     by id, so the request is small): the cache-hit latency (goal < 1 ms);
+//   - Compile on a miss, in a compile worker process vs in the server's
+//     process: what compiling out of process costs (worker start, job and
+//     result through pipes, loading the object code).
 // Both servers run in this process on their own ports; clients use the
 // callback API and wait for each reply.
 //
@@ -51,7 +54,8 @@ class EchoService : public grpc::CallbackGenericService {
 };
 
 struct Servers {
-  std::unique_ptr<service::Server> anyshape;
+  std::unique_ptr<service::Server> anyshape; // compiles in process
+  std::unique_ptr<service::Server> withWorkers;
   EchoService echo;
   std::unique_ptr<grpc::Server> echoServer;
   std::string echoAddress;
@@ -68,6 +72,13 @@ Servers &servers() {
       std::exit(1);
     }
     s->anyshape = std::move(*server);
+    options.service.compileWorkers.program = ANYSHAPE_SERVER_BINARY;
+    auto withWorkers = service::Server::start(options);
+    if (!withWorkers) {
+      std::fprintf(stderr, "%s\n", withWorkers.status().toString().c_str());
+      std::exit(1);
+    }
+    s->withWorkers = std::move(*withWorkers);
     grpc::ServerBuilder builder;
     int port = 0;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
@@ -242,6 +253,50 @@ void BM_CompileCacheHitEncoder(benchmark::State &state) {
   state.counters["p99_us"] = micros[micros.size() * 99 / 100];
 }
 BENCHMARK(BM_CompileCacheHitEncoder)->UseRealTime();
+
+/// A compile that misses every time (Unload after each; no disk tier), on
+/// the server that compiles in process (arg 0) or in workers (arg 1), of
+/// the one-op graph (worst case for the worker's share) or the encoder.
+template <bool Encoder> void BM_CompileMiss(benchmark::State &state) {
+  service::Server &server =
+      state.range(0) ? *servers().withWorkers : *servers().anyshape;
+  auto stub = v1::AnyShape::NewStub(channelTo(server.address()));
+  v1::CompileRequest request;
+  if (Encoder) {
+    auto graph = loadGraphFile(std::string(ANYSHAPE_SOURCE_DIR) +
+                               "/examples/bert_encoder_layer.pbtxt");
+    if (!graph)
+      std::exit(1);
+    *request.mutable_graph() = *graph;
+  } else {
+    *request.mutable_graph() = addGraph();
+  }
+  for (auto _ : state) {
+    grpc::ClientContext context;
+    v1::CompileResponse response;
+    if (!stub->Compile(&context, request, &response).ok() ||
+        response.cache_hit())
+      state.SkipWithError("not a compile");
+    state.PauseTiming();
+    grpc::ClientContext unloadContext;
+    v1::UnloadRequest unload;
+    unload.set_executable_id(response.info().executable_id());
+    v1::UnloadResponse unloaded;
+    (void)stub->Unload(&unloadContext, unload, &unloaded);
+    state.ResumeTiming();
+  }
+  state.SetLabel(state.range(0) ? "worker process" : "in process");
+}
+BENCHMARK_TEMPLATE(BM_CompileMiss, false)
+    ->Arg(0)
+    ->Arg(1)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_CompileMiss, true)
+    ->Arg(0)
+    ->Arg(1)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 } // namespace
 

@@ -32,9 +32,10 @@ std::atomic<int64_t> Compiler::compiles_{0};
 
 int64_t Compiler::compileCount() { return compiles_.load(); }
 
-StatusOr<std::shared_ptr<Executable>>
-Compiler::compile(const v1::Graph &original, const CompileOptions &options,
-                  CompileReport *report) {
+StatusOr<CompiledObject>
+Compiler::compileToObject(const v1::Graph &original,
+                          const CompileOptions &options,
+                          CompileReport *report) {
   auto start = std::chrono::steady_clock::now();
   // Validated before specialising, so errors name the graph as written.
   ANYSHAPE_RETURN_IF_ERROR(validateGraph(original).status());
@@ -87,17 +88,33 @@ Compiler::compile(const v1::Graph &original, const CompileOptions &options,
   ANYSHAPE_ASSIGN_OR_RETURN(
       std::string object,
       emitObjectCode(*module, options.optLevel, options.dumpIrDir));
-  auto codegenDone = std::chrono::steady_clock::now();
-  ANYSHAPE_ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable,
-                            Executable::load(graph, std::move(object)));
   ++compiles_;
   if (report) {
     using Seconds = std::chrono::duration<double>;
     auto done = std::chrono::steady_clock::now();
     report->seconds = Seconds(done - start).count();
     report->pipelineSeconds = Seconds(pipelineDone - start).count();
-    report->codegenSeconds = Seconds(codegenDone - pipelineDone).count();
-    report->linkSeconds = Seconds(done - codegenDone).count();
+    report->codegenSeconds = Seconds(done - pipelineDone).count();
+    report->linkSeconds = 0;
+  }
+  return CompiledObject{std::move(graph), std::move(object)};
+}
+
+StatusOr<std::shared_ptr<Executable>>
+Compiler::compile(const v1::Graph &graph, const CompileOptions &options,
+                  CompileReport *report) {
+  auto start = std::chrono::steady_clock::now();
+  ANYSHAPE_ASSIGN_OR_RETURN(CompiledObject compiled,
+                            compileToObject(graph, options, report));
+  auto linkStart = std::chrono::steady_clock::now();
+  ANYSHAPE_ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable,
+                            Executable::load(std::move(compiled.compiledGraph),
+                                             std::move(compiled.objectCode)));
+  if (report) {
+    using Seconds = std::chrono::duration<double>;
+    auto done = std::chrono::steady_clock::now();
+    report->seconds = Seconds(done - start).count();
+    report->linkSeconds = Seconds(done - linkStart).count();
   }
   return executable;
 }

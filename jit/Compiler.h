@@ -47,11 +47,23 @@ struct CompileReport {
   double linkSeconds = 0;     ///< loading the object into the process
 };
 
+/// A compile's product before it is linked into a process: what
+/// Executable::load takes (a cache tier or a compile worker carries this).
+struct CompiledObject {
+  v1::Graph compiledGraph; ///< after static specialisation
+  std::string objectCode;  ///< ObjectCode.h
+};
+
 class Compiler {
 public:
   static StatusOr<std::shared_ptr<Executable>>
   compile(const v1::Graph &graph, const CompileOptions &options = {},
           CompileReport *report = nullptr);
+  /// As compile, up to the object code: nothing is linked (linkSeconds
+  /// stays 0). A compile worker's compile, loaded by the server.
+  static StatusOr<CompiledObject>
+  compileToObject(const v1::Graph &graph, const CompileOptions &options = {},
+                  CompileReport *report = nullptr);
 
   /// Successful compiles in this process (tests assert one per graph).
   static int64_t compileCount();

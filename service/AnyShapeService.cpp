@@ -10,6 +10,7 @@
 #include "service/ExecutableInfo.h"
 #include "service/cache/CacheKey.h"
 #include "service/cache/DiskCache.h"
+#include "service/worker/CompileJob.h"
 
 #include <grpcpp/grpcpp.h>
 
@@ -23,6 +24,18 @@ using Clock = std::chrono::steady_clock;
 double microsSince(Clock::time_point start) {
   return std::chrono::duration<double, std::micro>(Clock::now() - start)
       .count();
+}
+
+/// The call's deadline on the steady clock; a call without one (or with
+/// one further away) gets an hour: a compile worker is never left to run
+/// unbounded, and its CPU-time limit stops it sooner.
+Clock::time_point deadlineOf(grpc::CallbackServerContext *context) {
+  auto now = std::chrono::system_clock::now();
+  auto left = context->deadline() > now
+                  ? context->deadline() - now
+                  : std::chrono::system_clock::duration::zero();
+  return Clock::now() + std::min<std::chrono::system_clock::duration>(
+                            left, std::chrono::hours(1));
 }
 
 } // namespace
@@ -61,6 +74,9 @@ AnyShapeService::create(const ServiceOptions &options) {
   service->workers_ = std::make_unique<tbb::global_control>(
       tbb::global_control::max_allowed_parallelism,
       static_cast<size_t>(options.compileThreads + options.executeThreads + 1));
+  if (!options.compileWorkers.program.empty())
+    service->compileWorkers_ = std::make_unique<CompileWorkers>(
+        options.compileWorkers, service->metrics_);
   service->compilePool_ =
       std::make_unique<tbb::task_arena>(options.compileThreads, 0);
   service->executePool_ =
@@ -154,29 +170,44 @@ AnyShapeService::compileKey(const v1::CompileRequest &request) {
   return compileCacheKey(request.graph(), options);
 }
 
-StatusOr<CacheResult>
-AnyShapeService::compileOrShare(const v1::CompileRequest &request,
-                                const std::string &key,
-                                v1::CompileResponse &response) {
-  const v1::CompileOptions &options = request.options();
-  jit::CompileOptions compileOptions;
-  compileOptions.pipeline.fuse = !options.disable_fusion();
-  compileOptions.staticSymbols.insert(options.static_symbols().begin(),
-                                      options.static_symbols().end());
-  compileOptions.tensors = &tensors_;
+StatusOr<CacheResult> AnyShapeService::compileOrShare(
+    const v1::CompileRequest &request, const std::string &key,
+    Clock::time_point deadline, v1::CompileResponse &response) {
   return cache_->getOrCompile(key, [&]() -> StatusOr<CachedExecutable> {
-    if (options_.testingCompileDelayMs > 0)
-      std::this_thread::sleep_for(
-          std::chrono::milliseconds(options_.testingCompileDelayMs));
-    jit::CompileReport report;
-    ANYSHAPE_ASSIGN_OR_RETURN(
-        std::shared_ptr<jit::Executable> executable,
-        jit::Compiler::compile(request.graph(), compileOptions, &report));
-    ANYSHAPE_ASSIGN_OR_RETURN(v1::ExecutableInfo info,
-                              describeExecutable(key, *executable, report));
-    metrics_.compileSeconds.observe(report.seconds);
-    response.set_compile_ms(report.seconds * 1e3);
-    return CachedExecutable{std::move(executable), std::move(info), 0};
+    auto start = Clock::now();
+    StatusOr<CachedExecutable> compiled = internalError("not compiled");
+    if (compileWorkers_) {
+      v1::CompileJob job;
+      *job.mutable_request() = request;
+      job.set_key(key);
+      for (const std::string &id : storedTensorIds(request.graph()))
+        job.add_stored_tensor_ids(id);
+      job.set_testing_delay_ms(options_.testingCompileDelayMs);
+      // Test-only faults, chosen by graph name so that a test can send a
+      // misbehaving compile next to good ones.
+      const std::string prefix = "anyshape-testing-";
+      if (options_.testingCompileFaults &&
+          request.graph().name().rfind(prefix, 0) == 0)
+        job.set_testing_fault(request.graph().name().substr(prefix.size()));
+      compiled = compileWorkers_->compile(std::move(job), tensors_, deadline);
+    } else {
+      if (options_.testingCompileDelayMs > 0)
+        std::this_thread::sleep_for(
+            std::chrono::milliseconds(options_.testingCompileDelayMs));
+      jit::CompileReport report;
+      StatusOr<StoredExecutable> stored =
+          compileForCache(request, key, &tensors_, &report);
+      compiled = stored.isOk() ? loadCompiled(std::move(*stored))
+                               : StatusOr<CachedExecutable>(stored.status());
+    }
+    if (compiled.isOk()) {
+      // The request's view: the whole miss, worker start and load included.
+      double seconds =
+          std::chrono::duration<double>(Clock::now() - start).count();
+      metrics_.compileSeconds.observe(seconds);
+      response.set_compile_ms(seconds * 1e3);
+    }
+    return compiled;
   });
 }
 
@@ -239,7 +270,8 @@ Status AnyShapeService::queueCompile(grpc::CallbackServerContext *context,
                          queuedAt] {
     Status status = stillWanted(context);
     if (status.isOk()) {
-      StatusOr<CacheResult> result = compileOrShare(request, key, response);
+      StatusOr<CacheResult> result =
+          compileOrShare(request, key, deadlineOf(context), response);
       status = result.isOk() ? answerCompile(*result, response, then, queuedAt)
                              : result.status();
     }

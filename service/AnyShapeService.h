@@ -18,6 +18,7 @@
 #include "service/Metrics.h"
 #include "service/TensorStore.h"
 #include "service/cache/CompileCache.h"
+#include "service/worker/CompileWorkers.h"
 
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/task_arena.h>
@@ -39,10 +40,17 @@ struct ServiceOptions {
   int64_t tensorStoreBytes = int64_t{4} << 30;
   int64_t maxUploadBytes = int64_t{2} << 30; ///< one UploadTensor
   GraphLimits limits;
+  /// Compiles run in worker processes (CompileWorkers.h) when
+  /// compileWorkers.program is set (anyshape-server sets it to itself);
+  /// empty, they run in this process.
+  CompileWorkerOptions compileWorkers;
   /// Test-only: every compile sleeps this long before it starts, so that
   /// fault tests can hold a compile slot (anyshape-server
   /// --testing-compile-delay-ms).
   int testingCompileDelayMs = 0;
+  /// Test-only: a graph named "anyshape-testing-FAULT" makes its worker
+  /// misbehave (WorkerMain.cpp: abort, spin, sleep, allocate).
+  bool testingCompileFaults = false;
 };
 
 class AnyShapeService final : public v1::AnyShape::CallbackService {
@@ -77,6 +85,12 @@ public:
 
   /// New requests get UNAVAILABLE from now on.
   void startDraining() { draining_ = true; }
+  /// Kills every compile worker (their requests fail UNAVAILABLE): for a
+  /// drain out of time. No-op when compiling in process.
+  void stopCompiles() {
+    if (compileWorkers_)
+      compileWorkers_->killAll();
+  }
   /// Waits until no request is in flight or `deadline`; true if idle.
   bool waitUntilIdle(std::chrono::steady_clock::time_point deadline) const;
 
@@ -129,6 +143,7 @@ private:
   StatusOr<std::string> compileKey(const v1::CompileRequest &request);
   StatusOr<CacheResult> compileOrShare(const v1::CompileRequest &request,
                                        const std::string &key,
+                                       Clock::time_point deadline,
                                        v1::CompileResponse &response);
   Status answerCompile(const CacheResult &result, v1::CompileResponse &response,
                        const AfterCompile &then, Clock::time_point queuedAt);
@@ -141,6 +156,7 @@ private:
 
   ServiceOptions options_;
   std::unique_ptr<CompileCache> cache_;
+  std::unique_ptr<CompileWorkers> compileWorkers_; // null: in process
   TensorStore tensors_;
   Metrics metrics_;
   std::unique_ptr<tbb::global_control> workers_;

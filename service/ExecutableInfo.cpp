@@ -6,9 +6,9 @@
 namespace anyshape::service {
 
 StatusOr<v1::ExecutableInfo>
-describeExecutable(const std::string &id, const jit::Executable &exe,
+describeExecutable(const std::string &id, const jit::CompiledObject &compiled,
                    const jit::CompileReport &report) {
-  const v1::Graph &graph = exe.graph();
+  const v1::Graph &graph = compiled.compiledGraph;
   ANYSHAPE_ASSIGN_OR_RETURN(GraphInfo info, validateGraph(graph));
   v1::ExecutableInfo out;
   out.set_executable_id(id);
@@ -34,7 +34,7 @@ describeExecutable(const std::string &id, const jit::Executable &exe,
   for (const std::string &symbol : info.symbols)
     out.add_symbols(symbol);
   out.set_kernel_count(report.kernelCount);
-  out.set_code_bytes(static_cast<int64_t>(exe.objectCode().size()));
+  out.set_code_bytes(static_cast<int64_t>(compiled.objectCode.size()));
   out.set_fusion_plan(report.fusionPlan);
   return out;
 }

@@ -8,8 +8,9 @@
 
 namespace anyshape::service {
 
+/// For the executable compiled as `compiled` (not yet linked).
 StatusOr<v1::ExecutableInfo>
-describeExecutable(const std::string &id, const jit::Executable &exe,
+describeExecutable(const std::string &id, const jit::CompiledObject &compiled,
                    const jit::CompileReport &report);
 
 } // namespace anyshape::service

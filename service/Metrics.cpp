@@ -57,6 +57,15 @@ std::string Metrics::renderPrometheus() const {
          rejectedRequests.load());
   scalar("anyshape_in_flight_requests", "Requests being handled.", "gauge",
          inFlight.load());
+  scalar("anyshape_compile_worker_failures_total",
+         "Compile workers that crashed, failed or were stopped by a drain.",
+         "counter", workerFailures.load());
+  scalar("anyshape_compile_worker_limit_kills_total",
+         "Compiles past a worker's memory or CPU-time limit.", "counter",
+         workerLimitKills.load());
+  scalar("anyshape_compile_worker_deadline_kills_total",
+         "Compile workers stopped at their request's deadline.", "counter",
+         workerDeadlineKills.load());
   for (const Gauge &g : gauges)
     scalar(g.name, g.help, g.type.c_str(), g.read());
   compileSeconds.render("anyshape_compile_seconds",

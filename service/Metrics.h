@@ -36,6 +36,11 @@ struct Metrics {
   std::atomic<int64_t> executionErrors{0};
   std::atomic<int64_t> rejectedRequests{0}; // queue full / draining
   std::atomic<int64_t> inFlight{0};
+  // Compile workers (worker/CompileWorkers.h) that ended a compile early:
+  // crashed or failed, killed at a limit, killed at the deadline.
+  std::atomic<int64_t> workerFailures{0};
+  std::atomic<int64_t> workerLimitKills{0};
+  std::atomic<int64_t> workerDeadlineKills{0};
   Histogram compileSeconds;
   Histogram executeSeconds;
 

@@ -107,6 +107,13 @@ bool Server::drainAndStop() {
   service_->startDraining();
   auto deadline = std::chrono::steady_clock::now() + options_.drainTimeout;
   bool idle = service_->waitUntilIdle(deadline);
+  if (!idle) {
+    // Out of time: stop the compiles (their requests fail UNAVAILABLE and
+    // reply at once), then give the replies a moment to leave.
+    service_->stopCompiles();
+    service_->waitUntilIdle(std::chrono::steady_clock::now() +
+                            std::chrono::milliseconds(500));
+  }
   // Idle means every admitted call has sent its reply (reactors count
   // until gRPC is done with them); whatever is left is cancelled.
   server_->Shutdown(std::chrono::system_clock::now() +

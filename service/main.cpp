@@ -10,12 +10,14 @@
 #include "runtime/Allocator.h"
 #include "runtime/Threading.h"
 #include "service/Log.h"
+#include "service/worker/WorkerMain.h"
 
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <pthread.h>
+#include <unistd.h>
 
 namespace {
 
@@ -30,7 +32,14 @@ const char *kUsage = R"(usage: anyshape-server [options]
   --cache-dir DIR          persistent compile cache (created with mode 0700:
                            it holds code this server executes; default: none)
   --cache-bytes N          in-memory compile cache bound (default 2 GiB)
-  --compile-threads N      concurrent compiles (default 1)
+  --compile-threads N      concurrent compiles (default 1); each runs in a
+                           worker process of its own, so that a compile that
+                           crashes or runs away fails only its request
+  --compile-memory-bytes N a compile worker's address-space limit (default
+                           16G); a compile needing more is RESOURCE_EXHAUSTED
+  --compile-cpu-seconds N  a compile worker's CPU-time limit (default 600)
+  --compile-in-process     compile in the server's process (debugging: a
+                           crash in the compiler then stops the server)
   --execute-threads N      concurrent executions (default: cores); each gets
                            cores / N OpenMP threads
   --max-queue N            queued executions before RESOURCE_EXHAUSTED
@@ -45,6 +54,9 @@ const char *kUsage = R"(usage: anyshape-server [options]
   --testing-compile-delay-ms N
                            test-only: every compile first sleeps N ms (fault
                            tests use it to hold a compile slot; default 0)
+  --testing-compile-faults test-only: a graph named anyshape-testing-FAULT
+                           (abort, spin, sleep, allocate) makes its compile
+                           worker misbehave that way
   --help                   this text
 
 Sizes accept K, M and G suffixes (powers of 1024).
@@ -80,7 +92,13 @@ int usageError(const std::string &message) {
 
 int main(int argc, char **argv) {
   using namespace anyshape;
+  // The server runs itself as its compile workers (worker/WorkerMain.h).
+  // It exits without running static destructors: the result is written,
+  // and tearing down LLVM and the thread pools would only cost time.
+  if (argc == 2 && std::string(argv[1]) == "--compile-worker")
+    ::_exit(service::runCompileWorker());
   service::ServerOptions options;
+  options.service.compileWorkers.program = "/proc/self/exe";
   options.service.executeThreads = runtime::hardwareThreads();
   std::string portFile;
   int64_t bufferCacheBytes = int64_t{1} << 30;
@@ -89,6 +107,14 @@ int main(int argc, char **argv) {
     if (arg == "--help" || arg == "-h") {
       std::fputs(kUsage, stdout);
       return 0;
+    }
+    if (arg == "--compile-in-process") {
+      options.service.compileWorkers.program.clear();
+      continue;
+    }
+    if (arg == "--testing-compile-faults") {
+      options.service.testingCompileFaults = true;
+      continue;
     }
     std::string value;
     size_t eq = arg.find('=');
@@ -133,6 +159,11 @@ int main(int argc, char **argv) {
       bufferCacheBytes = number;
     else if (arg == "--drain-seconds" && needNumber(0, 3600))
       options.drainTimeout = std::chrono::seconds(number);
+    else if (arg == "--compile-memory-bytes" &&
+             needNumber(int64_t{256} << 20, INT64_MAX))
+      options.service.compileWorkers.addressSpaceBytes = number;
+    else if (arg == "--compile-cpu-seconds" && needNumber(1, 86400))
+      options.service.compileWorkers.cpuSeconds = number;
     else if (arg == "--testing-compile-delay-ms" && needNumber(0, 600000))
       options.service.testingCompileDelayMs = static_cast<int>(number);
     else

@@ -551,6 +551,14 @@ startLongRuns(const ServerProcess &server, const std::string &id,
   return runs;
 }
 
+/// Waits until the server has finished `count` executions (of runs from
+/// startLongRuns: each run opens its own channel, so the first ones may
+/// reach the server well after the call returns).
+void waitForExecutions(v1::AnyShape::Stub &stub, int64_t count) {
+  for (int wait = 0; wait < 500 && stats(stub).executions() < count; ++wait)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+}
+
 TEST(ServerEndToEnd, SigtermLetsRequestsInFlightFinish) {
   ServerProcess server({"--execute-threads", "1"});
   ASSERT_FALSE(server.address().empty());
@@ -559,10 +567,10 @@ TEST(ServerEndToEnd, SigtermLetsRequestsInFlightFinish) {
   std::string id = compiledId(*stub, graph);
   ASSERT_FALSE(id.empty());
   // Queued behind one execute thread, so most wait when SIGTERM comes
-  // (one run at seq 512 takes ~15 ms: 48 outlast the 250 ms below even on
-  // an idle machine, where 12 once did not).
+  // (sent once the first has run: 12 runs and a fixed 200 ms sleep once
+  // raced the runs' own connection setup).
   auto runs = startLongRuns(server, id, graph, 48);
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  waitForExecutions(*stub, 1);
   server.terminate();
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   // Draining: health says NOT_SERVING and new work is refused.
@@ -629,11 +637,11 @@ TEST(ServerEndToEnd, DeadlinesExpireInTheQueue) {
   auto stub = server.stub();
   std::string id = compiledId(*stub, graph);
   ASSERT_FALSE(id.empty());
-  // 32 runs at seq 512 (~15 ms each) keep the one execute thread busy for
-  // well over 100 ms past the sleep, on a loaded machine or an idle one
-  // (8 once finished first on an idle one).
+  // 32 runs at seq 512 (~15 ms each) keep the one execute thread busy
+  // long after the first has run (8 runs and a fixed 100 ms sleep once
+  // raced the runs' own connection setup).
   auto runs = startLongRuns(server, id, graph, 32);
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  waitForExecutions(*stub, 1);
   // Queued behind the long runs: its deadline passes before it starts.
   v1::ExecuteRequest request;
   request.set_executable_id(id);

@@ -56,6 +56,7 @@ public:
   }
 
   const std::string &address() const { return address_; }
+  pid_t pid() const { return pid_; }
 
   /// SIGTERM, then the exit code (or 128 + signal).
   int stop() {

@@ -1,0 +1,171 @@
+// Compiles out of process, against a real anyshape-server: a compile
+// worker that aborts, outlives its deadline, passes its memory or CPU-time
+// limit, or is still running when a drain runs out of time fails its own
+// request with the right code and a message, is counted, and leaves no
+// process behind; the server and every other request carry on. The
+// misbehaviour is injected with the test-only --testing-compile-faults (a
+// graph named anyshape-testing-FAULT).
+#include "../support/ExampleGraph.h"
+#include "ServerProcess.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <dirent.h>
+#include <fstream>
+#include <future>
+#include <thread>
+
+using namespace anyshape;
+using test::ServerProcess;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Compiled {
+  grpc::Status status;
+  v1::CompileResponse response;
+  double seconds = 0;
+};
+
+Compiled compile(v1::AnyShape::Stub &stub, const v1::Graph &graph,
+                 std::chrono::milliseconds deadline = std::chrono::minutes(5)) {
+  v1::CompileRequest request;
+  *request.mutable_graph() = graph;
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + deadline);
+  Compiled out;
+  auto start = Clock::now();
+  out.status = stub.Compile(&context, request, &out.response);
+  out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  if (!out.status.ok())
+    std::printf("%s: code %d after %.2f s: %s\n", graph.name().c_str(),
+                out.status.error_code(), out.seconds,
+                out.status.error_message().c_str());
+  return out;
+}
+
+/// An example graph (not mlp: the good compiles use mlp, and names do not
+/// enter the cache key) named so that its worker misbehaves.
+v1::Graph faulty(const std::string &fault) {
+  v1::Graph graph = test::exampleGraph("elementwise_reduce");
+  graph.set_name("anyshape-testing-" + fault);
+  return graph;
+}
+
+/// The server's live child processes (compile workers), from /proc.
+int childProcesses(pid_t server) {
+  int count = 0;
+  std::string dir = "/proc/" + std::to_string(server) + "/task";
+  if (DIR *tasks = ::opendir(dir.c_str())) {
+    while (dirent *task = ::readdir(tasks)) {
+      if (task->d_name[0] == '.')
+        continue;
+      std::ifstream in(dir + "/" + task->d_name + "/children");
+      std::string pid;
+      while (in >> pid)
+        ++count;
+    }
+    ::closedir(tasks);
+  }
+  return count;
+}
+
+/// The server still compiles and answers: a good graph compiles (or is a
+/// hit) and Stats answers.
+void expectServing(v1::AnyShape::Stub &stub) {
+  Compiled good = compile(stub, test::exampleGraph("mlp"));
+  EXPECT_TRUE(good.status.ok()) << good.status.error_message();
+}
+
+v1::StatsResponse stats(v1::AnyShape::Stub &stub) {
+  grpc::ClientContext context;
+  v1::StatsResponse response;
+  EXPECT_TRUE(stub.Stats(&context, v1::StatsRequest(), &response).ok());
+  return response;
+}
+
+TEST(CompileWorkers, AnAbortFailsOnlyItsRequest) {
+  ServerProcess server({"--testing-compile-faults"});
+  ASSERT_FALSE(server.address().empty());
+  auto stub = server.stub();
+  Compiled aborted = compile(*stub, faulty("abort"));
+  EXPECT_EQ(aborted.status.error_code(), grpc::StatusCode::INTERNAL);
+  EXPECT_NE(aborted.status.error_message().find("died of signal 6"),
+            std::string::npos)
+      << aborted.status.error_message();
+  expectServing(*stub);
+  v1::StatsResponse s = stats(*stub);
+  EXPECT_EQ(s.compile_errors(), 1);
+  EXPECT_EQ(s.compiles(), 1);
+  EXPECT_EQ(childProcesses(server.pid()), 0);
+  EXPECT_EQ(server.stop(), 0);
+}
+
+TEST(CompileWorkers, ACompilePastItsDeadlineIsStopped) {
+  ServerProcess server({"--testing-compile-faults"});
+  ASSERT_FALSE(server.address().empty());
+  auto stub = server.stub();
+  Compiled late = compile(*stub, faulty("sleep"), std::chrono::seconds(1));
+  EXPECT_EQ(late.status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  EXPECT_LT(late.seconds, 10) << "the worker was not stopped at the deadline";
+  // The worker is gone soon after (the server kills it at the deadline,
+  // which the client's own deadline may precede by a little).
+  for (int wait = 0; wait < 100 && childProcesses(server.pid()) > 0; ++wait)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(childProcesses(server.pid()), 0);
+  expectServing(*stub);
+  EXPECT_EQ(stats(*stub).compile_errors(), 1);
+}
+
+TEST(CompileWorkers, ACompileOverItsMemoryLimitIsResourceExhausted) {
+  ServerProcess server(
+      {"--testing-compile-faults", "--compile-memory-bytes", "2G"});
+  ASSERT_FALSE(server.address().empty());
+  auto stub = server.stub();
+  Compiled greedy = compile(*stub, faulty("allocate"));
+  EXPECT_EQ(greedy.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(greedy.status.error_message().find("memory"), std::string::npos)
+      << greedy.status.error_message();
+  // A real graph compiles within the same limit.
+  expectServing(*stub);
+  EXPECT_EQ(childProcesses(server.pid()), 0);
+}
+
+TEST(CompileWorkers, ACompileOverItsCpuTimeLimitIsResourceExhausted) {
+  ServerProcess server(
+      {"--testing-compile-faults", "--compile-cpu-seconds", "1"});
+  ASSERT_FALSE(server.address().empty());
+  auto stub = server.stub();
+  Compiled spinning = compile(*stub, faulty("spin"));
+  EXPECT_EQ(spinning.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(spinning.status.error_message().find("CPU-time limit"),
+            std::string::npos)
+      << spinning.status.error_message();
+  expectServing(*stub);
+}
+
+TEST(CompileWorkers, SigtermWithACompileInFlightExitsAfterTheDrain) {
+  ServerProcess server({"--testing-compile-faults", "--drain-seconds", "1"});
+  ASSERT_FALSE(server.address().empty());
+  auto stub = server.stub();
+  auto hung = std::async(std::launch::async,
+                         [&] { return compile(*stub, faulty("sleep")); });
+  for (int wait = 0; wait < 200 && childProcesses(server.pid()) == 0; ++wait)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_EQ(childProcesses(server.pid()), 1);
+  auto start = Clock::now();
+  server.terminate();
+  int exitCode = server.wait();
+  double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  EXPECT_EQ(exitCode, 1); // work was cut off
+  EXPECT_LT(seconds, 2.0) << "exit took longer than --drain-seconds + 1 s";
+  Compiled stopped = hung.get();
+  EXPECT_FALSE(stopped.status.ok());
+  EXPECT_EQ(stopped.status.error_code(), grpc::StatusCode::UNAVAILABLE)
+      << stopped.status.error_message();
+}
+
+} // namespace
