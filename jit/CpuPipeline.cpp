@@ -67,6 +67,7 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(createFreshOutputs());
   pm.addNestedPass<func::FuncOp>(createUnshareInits());
   pm.addNestedPass<func::FuncOp>(createUnshareReshapeShapes());
+  pm.addNestedPass<func::FuncOp>(createCopyConcatenations());
   bufferization::OneShotBufferizationOptions bufferization;
   bufferization.bufferizeFunctionBoundaries = true;
   bufferization.setFunctionBoundaryTypeConversion(

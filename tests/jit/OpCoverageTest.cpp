@@ -246,6 +246,20 @@ TEST(OpCoverage, ShapeChangingOps) {
   });
 }
 
+TEST(OpCoverage, WideConcatenate) {
+  // 200 operands of two symbolic sizes: built as copies into one buffer
+  // (anyshape-copy-concatenations), which bufferization used to take
+  // seconds to analyse.
+  check("wide_concatenate", [](GraphBuilder &b) {
+    Value x = b.parameter("x", v1::DTYPE_F32, {"n", 3});
+    Value y = b.parameter("y", v1::DTYPE_F32, {2, 3});
+    std::vector<Value> parts;
+    for (int i = 0; i < 200; ++i)
+      parts.push_back(i % 3 == 0 ? y : (i % 3 == 1 ? x : b.neg(x)));
+    b.output(b.concatenate(parts, 0));
+  });
+}
+
 /// Runs `executable` and the reference evaluator on `inputs` and compares
 /// their first outputs.
 testing::AssertionResult matchesReference(const v1::Graph &graph,
