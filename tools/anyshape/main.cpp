@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <new>
 
 namespace {
 
@@ -60,7 +61,25 @@ exit status: 0 success, 1 invalid graph, failed run or unreachable server,
 
 } // namespace
 
+namespace {
+int run(int argc, char **argv);
+} // namespace
+
+// Out of memory (a graph whose constants the compiler materialises past
+// what the machine has) is an error like any other, not an abort.
 int main(int argc, char **argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::bad_alloc &) {
+    std::fputs("error: out of memory (the graph needs more memory than this "
+               "machine allows)\n",
+               stderr);
+    return 1;
+  }
+}
+
+namespace {
+int run(int argc, char **argv) {
   using namespace anyshape::cli;
   std::vector<std::string> args(argv + 1, argv + argc);
   GlobalOptions global;
@@ -120,3 +139,4 @@ int main(int argc, char **argv) {
                kUsage);
   return 2;
 }
+} // namespace
