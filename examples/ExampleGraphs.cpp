@@ -34,33 +34,58 @@ void mlp(GraphBuilder &b) {
   b.output(b.softmax(logits, -1), "probs");
 }
 
-/// One BERT-base encoder layer (post-norm): self-attention with an
-/// attention mask, residual + layer norm, GELU feed-forward, residual +
-/// layer norm. hidden 768, 12 heads, FFN 3072; batch and seq symbolic.
-void bertEncoderLayer(GraphBuilder &b) {
+namespace {
+
+/// One BERT-base encoder layer (post-norm) on x [batch, seq, 768]:
+/// self-attention with an additive mask, residual + layer norm, GELU
+/// feed-forward, residual + layer norm. Weights seeded from `seed` on.
+Value encoderLayer(GraphBuilder &b, Value x, Value additive, uint64_t seed) {
   const int64_t hidden = 768, heads = 12, ffn = 3072;
-  Value x = b.parameter("x", F32, {"batch", "seq", hidden});
+  Value q =
+      b.linear(x, weight(b, hidden, hidden, seed), bias(b, hidden, seed + 1));
+  Value k = b.linear(x, weight(b, hidden, hidden, seed + 2),
+                     bias(b, hidden, seed + 3));
+  Value v = b.linear(x, weight(b, hidden, hidden, seed + 4),
+                     bias(b, hidden, seed + 5));
+  Value context = b.attention(q, k, v, additive, heads);
+  Value projected = b.linear(context, weight(b, hidden, hidden, seed + 6),
+                             bias(b, hidden, seed + 7));
+  Value gamma1 = b.seededUniform(F32, {hidden}, seed + 8, 0.9, 1.1);
+  Value beta1 = bias(b, hidden, seed + 9);
+  Value attended = b.layerNorm(b.add(x, projected), gamma1, beta1);
+
+  Value up = b.gelu(b.linear(attended, weight(b, hidden, ffn, seed + 10),
+                             bias(b, ffn, seed + 11)));
+  Value down = b.linear(up, weight(b, ffn, hidden, seed + 12),
+                        bias(b, hidden, seed + 13));
+  Value gamma2 = b.seededUniform(F32, {hidden}, seed + 14, 0.9, 1.1);
+  Value beta2 = bias(b, hidden, seed + 15);
+  return b.layerNorm(b.add(attended, down), gamma2, beta2);
+}
+
+/// x [batch, seq, 768] and the additive form of mask [batch, seq].
+std::pair<Value, Value> encoderInputs(GraphBuilder &b) {
+  Value x = b.parameter("x", F32, {"batch", "seq", 768});
   // 1 keeps a token, 0 masks it (padding); becomes an additive -10000.
   Value mask = b.parameter("mask", F32, {"batch", "seq"});
   Value additive = b.mul(b.sub(b.scalar(1.0), mask), b.scalar(-10000.0));
-  additive = b.reshape(additive, {"batch", 1, 1, "seq"});
+  return {x, b.reshape(additive, {"batch", 1, 1, "seq"})};
+}
 
-  Value q = b.linear(x, weight(b, hidden, hidden, 11), bias(b, hidden, 12));
-  Value k = b.linear(x, weight(b, hidden, hidden, 13), bias(b, hidden, 14));
-  Value v = b.linear(x, weight(b, hidden, hidden, 15), bias(b, hidden, 16));
-  Value context = b.attention(q, k, v, additive, heads);
-  Value projected =
-      b.linear(context, weight(b, hidden, hidden, 17), bias(b, hidden, 18));
-  Value gamma1 = b.seededUniform(F32, {hidden}, 19, 0.9, 1.1);
-  Value beta1 = bias(b, hidden, 20);
-  Value attended = b.layerNorm(b.add(x, projected), gamma1, beta1);
+} // namespace
 
-  Value up =
-      b.gelu(b.linear(attended, weight(b, hidden, ffn, 21), bias(b, ffn, 22)));
-  Value down = b.linear(up, weight(b, ffn, hidden, 23), bias(b, hidden, 24));
-  Value gamma2 = b.seededUniform(F32, {hidden}, 25, 0.9, 1.1);
-  Value beta2 = bias(b, hidden, 26);
-  b.output(b.layerNorm(b.add(attended, down), gamma2, beta2), "y");
+/// One BERT-base encoder layer: hidden 768, 12 heads, FFN 3072; batch and
+/// seq symbolic.
+void bertEncoderLayer(GraphBuilder &b) {
+  auto [x, additive] = encoderInputs(b);
+  b.output(encoderLayer(b, x, additive, 11), "y");
+}
+
+void bertEncoder(GraphBuilder &b, int layers) {
+  auto [x, additive] = encoderInputs(b);
+  for (int l = 0; l < layers; ++l)
+    x = encoderLayer(b, x, additive, 11 + 16 * static_cast<uint64_t>(l));
+  b.output(x, "y");
 }
 
 /// An elementwise chain into reductions: log-sum-exp and max of

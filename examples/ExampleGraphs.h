@@ -15,6 +15,9 @@ void mlp(client::GraphBuilder &b);
 /// One BERT-base encoder layer (post-norm): inputs x f32[batch, seq, 768]
 /// and mask f32[batch, seq] (1 keeps a token), output y f32[batch, seq, 768].
 void bertEncoderLayer(client::GraphBuilder &b);
+/// `layers` encoder layers stacked (BERT-base has 12), each with its own
+/// weights; not an example file, for compile-time benchmarks.
+void bertEncoder(client::GraphBuilder &b, int layers);
 /// An elementwise chain into reductions over x f32[rows, cols], y f32[cols].
 void elementwiseReduce(client::GraphBuilder &b);
 /// Token embedding plus positions, then layer norm: ids i32[batch, seq] ->
