@@ -246,6 +246,17 @@ TEST(OpCoverage, ShapeChangingOps) {
   });
 }
 
+TEST(OpCoverage, LargeSplatsAreFilledAtRunTime) {
+  // Splats past 4096 elements lower to fills, returned and used.
+  check("large_splat", [](GraphBuilder &b) {
+    Value x = b.parameter("x", v1::DTYPE_F32, {"n", 5000});
+    b.output(b.splat(3.0, v1::DTYPE_F32, {5000}));
+    b.output(b.splat(1, v1::DTYPE_I32, {2, 3000}));
+    b.output(b.add(x, b.broadcastInDim(b.splat(0.5, v1::DTYPE_F32, {5000}),
+                                       {"n", 5000}, {1})));
+  });
+}
+
 TEST(OpCoverage, WideConcatenate) {
   // 200 operands of two symbolic sizes: built as copies into one buffer
   // (anyshape-copy-concatenations), which bufferization used to take

@@ -283,10 +283,27 @@ struct PadLowering : OpRewritePattern<PadOp> {
   }
 };
 
+/// A splat constant of more elements than this is filled at run time:
+/// as a constant it becomes a global of every element, which LLVM builds
+/// in memory and writes into the object code (a 64 MiB bool splat took
+/// 7.6 s and 2.7 GB to compile). Small ones stay constants, which fold.
+constexpr int64_t kLargestSplatConstant = 4096;
+
 struct ConstantLowering : OpRewritePattern<ConstantOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConstantOp op,
                                 PatternRewriter &rewriter) const override {
+    auto splat = llvm::dyn_cast<SplatElementsAttr>(op.getValue());
+    auto type = llvm::cast<RankedTensorType>(op.getType());
+    if (splat && type.getNumElements() > kLargestSplatConstant) {
+      Location loc = op.getLoc();
+      Value value = rewriter.create<arith::ConstantOp>(
+          loc, llvm::cast<TypedAttr>(splat.getSplatValue<Attribute>()));
+      Value empty = rewriter.create<tensor::EmptyOp>(loc, type.getShape(),
+                                                     type.getElementType());
+      rewriter.replaceOpWithNewOp<linalg::FillOp>(op, value, empty);
+      return success();
+    }
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(
         op, llvm::cast<TypedAttr>(op.getValue()));
     return success();

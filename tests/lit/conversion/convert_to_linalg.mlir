@@ -61,3 +61,20 @@ func.func @int_div(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32> {
   %0 = dhlo.div %a, %b : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
   return %0 : tensor<4xi32>
 }
+
+// -----
+
+// A splat of more than 4096 elements is filled at run time (as a constant
+// it would be a global of every element in the object code); a small one
+// stays a constant.
+// CHECK-LABEL: func @splats
+// CHECK-DAG: %[[TRUE:.*]] = arith.constant true
+// CHECK-DAG: %[[E:.*]] = tensor.empty() : tensor<67108864xi1>
+// CHECK-DAG: %[[SMALL:.*]] = arith.constant dense<2.000000e+00> : tensor<4096xf32>
+// CHECK: %[[BIG:.*]] = linalg.fill ins(%[[TRUE]] : i1) outs(%[[E]] : tensor<67108864xi1>)
+// CHECK: return %[[BIG]], %[[SMALL]]
+func.func @splats() -> (tensor<67108864xi1>, tensor<4096xf32>) {
+  %big = dhlo.constant dense<true> : tensor<67108864xi1>
+  %small = dhlo.constant dense<2.0> : tensor<4096xf32>
+  return %big, %small : tensor<67108864xi1>, tensor<4096xf32>
+}
