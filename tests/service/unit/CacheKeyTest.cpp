@@ -2,6 +2,7 @@
 // spellings do not change it; every compile option and every constant
 // does; an invalid graph has no key.
 #include "service/cache/CacheKey.h"
+#include "service/worker/CompileJob.h"
 
 #include "ServiceTestSupport.h"
 
@@ -104,6 +105,23 @@ TEST(CompileCacheKey, EveryOptionIsPartOfTheKey) {
   EXPECT_NE(keyOf(graph, rows3), key);
   EXPECT_NE(keyOf(graph, rows3), keyOf(graph, rows4));
   EXPECT_NE(keyOf(graph, rows3), keyOf(graph, cols3));
+}
+
+TEST(CompileCacheKey, EveryWireOptionIsKeyedAndMapped) {
+  // The wire options are the one options type: the key hashes each field,
+  // and compileOptionsFor maps each to the compiler. A field added to
+  // CompileOptions must be added to both, and to the test above.
+  EXPECT_EQ(v1::CompileOptions::descriptor()->field_count(), 3)
+      << "a new CompileOptions field: key it (CacheKey.cpp), map it "
+         "(worker/CompileJob.cpp), test both here";
+  v1::CompileOptions options;
+  options.set_disable_fusion(true);
+  (*options.mutable_static_symbols())["rows"] = 3;
+  jit::CompileOptions mapped = compileOptionsFor(options, nullptr);
+  EXPECT_FALSE(mapped.pipeline.fuse);
+  EXPECT_EQ(mapped.staticSymbols,
+            (std::map<std::string, int64_t>{{"rows", 3}}));
+  EXPECT_TRUE(compileOptionsFor({}, nullptr).pipeline.fuse);
 }
 
 TEST(CompileCacheKey, StaticSymbolOrderDoesNotMatter) {
