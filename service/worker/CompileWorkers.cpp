@@ -57,8 +57,25 @@ void closeFd(int &fd) {
 
 } // namespace
 
-Status CompileWorkers::run(const std::string &input, Clock::time_point deadline,
-                           Outcome &out) {
+CompileWorkers::~CompileWorkers() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (spare_)
+    reap(*spare_, /*kill=*/true);
+}
+
+void CompileWorkers::reap(Child &child, bool kill) {
+  for (int fd : {child.toChild, child.fromChild, child.errFromChild})
+    if (fd >= 0)
+      ::close(fd);
+  running_.erase(child.pid);
+  if (kill)
+    ::kill(child.pid, SIGKILL);
+  int status;
+  while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+}
+
+StatusOr<CompileWorkers::Child> CompileWorkers::spawnLocked() {
   int in[2], result[2], errors[2];
   if (::pipe2(in, O_CLOEXEC) != 0)
     return internalError(std::string("pipe: ") + std::strerror(errno));
@@ -83,16 +100,6 @@ Status CompileWorkers::run(const std::string &input, Clock::time_point deadline,
   rlimit noCore{0, 0};
   sigset_t none;
   sigemptyset(&none);
-
-  std::unique_lock<std::mutex> lock(mutex_);
-  if (killedAll_) {
-    lock.unlock();
-    for (int fd : {in[0], in[1], result[0], result[1], errors[0], errors[1]})
-      ::close(fd);
-    return Status(StatusCode::Unavailable,
-                  "the server is shutting down; no new compiles");
-  }
-  auto start = Clock::now();
   pid_t pid = ::fork();
   if (pid == 0) {
     // The server blocks SIGTERM and SIGINT in every thread for sigwait;
@@ -109,26 +116,62 @@ Status CompileWorkers::run(const std::string &input, Clock::time_point deadline,
     ::execv(argv[0], argv);
     ::_exit(127);
   }
+  ::close(in[0]);
+  ::close(result[1]);
+  ::close(errors[1]);
   if (pid < 0) {
     int error = errno;
-    lock.unlock();
-    for (int fd : {in[0], in[1], result[0], result[1], errors[0], errors[1]})
-      ::close(fd);
+    ::close(in[1]), ::close(result[0]), ::close(errors[0]);
     return internalError(std::string("cannot start a compile worker: ") +
                          std::strerror(error));
   }
   running_.insert(pid);
-  lock.unlock();
-  ::close(in[0]);
-  ::close(result[1]);
-  ::close(errors[1]);
-  int toChild = in[1], fromChild = result[0], errFromChild = errors[0];
-  for (int fd : {toChild, fromChild, errFromChild})
+  Child child{pid, in[1], result[0], errors[0]};
+  for (int fd : {child.toChild, child.fromChild, child.errFromChild})
     ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
   // Object code is megabytes: 1 MiB pipes move it in fewer round trips
   // than the default 64 KiB (best effort; the limit may be lower).
-  ::fcntl(toChild, F_SETPIPE_SZ, 1 << 20);
-  ::fcntl(fromChild, F_SETPIPE_SZ, 1 << 20);
+  ::fcntl(child.toChild, F_SETPIPE_SZ, 1 << 20);
+  ::fcntl(child.fromChild, F_SETPIPE_SZ, 1 << 20);
+  return child;
+}
+
+StatusOr<CompileWorkers::Child> CompileWorkers::takeWorker() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (killedAll_)
+    return Status(StatusCode::Unavailable,
+                  "the server is shutting down; no new compiles");
+  std::optional<Child> taken;
+  if (spare_) {
+    int status;
+    if (::waitpid(spare_->pid, &status, WNOHANG) == 0) {
+      taken = *spare_;
+    } else { // it died waiting (killed from outside): start another
+      for (int fd : {spare_->toChild, spare_->fromChild, spare_->errFromChild})
+        ::close(fd);
+      running_.erase(spare_->pid);
+    }
+    spare_.reset();
+  }
+  if (!taken) {
+    ANYSHAPE_ASSIGN_OR_RETURN(Child child, spawnLocked());
+    taken = child;
+  }
+  // The next compile's worker starts now, while this one compiles: its
+  // exec and library loading are off the next miss's path. A failure
+  // only means the next compile starts its own.
+  if (StatusOr<Child> next = spawnLocked(); next.isOk())
+    spare_ = *next;
+  return *taken;
+}
+
+Status CompileWorkers::run(const std::string &input, Clock::time_point deadline,
+                           Outcome &out) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Child child, takeWorker());
+  auto start = Clock::now();
+  pid_t pid = child.pid;
+  int toChild = child.toChild, fromChild = child.fromChild,
+      errFromChild = child.errFromChild;
 
   size_t written = 0;
   std::vector<char> chunk(1 << 20);
@@ -308,6 +351,10 @@ void CompileWorkers::killAll() {
   killedAll_ = true;
   for (pid_t pid : running_)
     ::kill(pid, SIGKILL);
+  if (spare_) {
+    reap(*spare_, /*kill=*/false); // killed just above
+    spare_.reset();
+  }
 }
 
 } // namespace anyshape::service

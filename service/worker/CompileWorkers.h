@@ -7,8 +7,9 @@
 // One process per compile: the compile pool bounds how many run at once,
 // a fresh process starts with nothing a previous compile left behind, and
 // a per-process CPU limit is exactly a per-compile one. Starting one costs
-// a fork and exec and loading the compiler's libraries (measured in
-// docs/benchmarks.md), next to compiles of tens of milliseconds and more.
+// a fork and exec and loading the compiler's libraries, so one spare is
+// kept started and waiting for its job: each compile takes the spare and
+// starts the next (the cost that remains is in docs/benchmarks.md).
 //
 // The job and the stored tensors its constants reference go in on the
 // child's stdin, the result (host object code, the compiled graph, its
@@ -25,6 +26,7 @@
 
 #include <chrono>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <sys/types.h>
@@ -44,6 +46,7 @@ class CompileWorkers {
 public:
   CompileWorkers(CompileWorkerOptions options, Metrics &metrics)
       : options_(std::move(options)), metrics_(metrics) {}
+  ~CompileWorkers();
 
   /// Runs `job` in a new worker, with the stored tensors `tensors` has of
   /// job.stored_tensor_ids (the others are dropped from the job: the
@@ -60,14 +63,25 @@ public:
 
 private:
   struct Outcome;
+  /// A started worker and our ends of its stdin, stdout and stderr.
+  struct Child {
+    pid_t pid;
+    int toChild, fromChild, errFromChild;
+  };
   Status run(const std::string &input,
              std::chrono::steady_clock::time_point deadline, Outcome &out);
+  /// The spare worker if it is alive (else a new one), and a new spare.
+  StatusOr<Child> takeWorker();
+  StatusOr<Child> spawnLocked(); // mutex_ held
+  /// Closes `child`'s pipes and reaps it (killing it first if `kill`).
+  void reap(Child &child, bool kill); // mutex_ held
 
   const CompileWorkerOptions options_;
   Metrics &metrics_;
   std::mutex mutex_;
-  std::set<pid_t> running_; // guarded by mutex_; not yet reaped
-  bool killedAll_ = false;  // guarded by mutex_
+  std::set<pid_t> running_;    // guarded by mutex_; not yet reaped
+  std::optional<Child> spare_; // guarded by mutex_; waiting for a job
+  bool killedAll_ = false;     // guarded by mutex_
 };
 
 } // namespace anyshape::service
