@@ -14,7 +14,7 @@
 //   build/bin/anyshape-bench-service [--benchmark_filter=...]
 #include "ir/graph/ConstantData.h"
 #include "ir/graph/GraphText.h"
-#include "service/Server.h"
+#include "server/Server.h"
 
 #include <benchmark/benchmark.h>
 #include <grpcpp/generic/async_generic_service.h>
@@ -54,8 +54,8 @@ class EchoService : public grpc::CallbackGenericService {
 };
 
 struct Servers {
-  std::unique_ptr<service::Server> anyshape; // compiles in process
-  std::unique_ptr<service::Server> withWorkers;
+  std::unique_ptr<server::Server> anyshape; // compiles in process
+  std::unique_ptr<server::Server> withWorkers;
   EchoService echo;
   std::unique_ptr<grpc::Server> echoServer;
   std::string echoAddress;
@@ -64,16 +64,16 @@ struct Servers {
 Servers &servers() {
   static Servers *s = [] {
     auto *s = new Servers;
-    service::ServerOptions options;
+    server::ServerOptions options;
     options.listen = "127.0.0.1:0";
-    auto server = service::Server::start(options);
+    auto server = server::Server::start(options);
     if (!server) {
       std::fprintf(stderr, "%s\n", server.status().toString().c_str());
       std::exit(1);
     }
     s->anyshape = std::move(*server);
     options.service.compileWorkers.program = ANYSHAPE_SERVER_BINARY;
-    auto withWorkers = service::Server::start(options);
+    auto withWorkers = server::Server::start(options);
     if (!withWorkers) {
       std::fprintf(stderr, "%s\n", withWorkers.status().toString().c_str());
       std::exit(1);
@@ -258,7 +258,7 @@ BENCHMARK(BM_CompileCacheHitEncoder)->UseRealTime();
 /// the server that compiles in process (arg 0) or in workers (arg 1), of
 /// the one-op graph (worst case for the worker's share) or the encoder.
 template <bool Encoder> void BM_CompileMiss(benchmark::State &state) {
-  service::Server &server =
+  server::Server &server =
       state.range(0) ? *servers().withWorkers : *servers().anyshape;
   auto stub = v1::AnyShape::NewStub(channelTo(server.address()));
   v1::CompileRequest request;

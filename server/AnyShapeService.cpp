@@ -1,0 +1,603 @@
+// Request flow: admit (draining? queue full?) -> enqueue on a pool ->
+// check the call is still wanted (cancelled, deadline) -> work -> Finish.
+// The in-flight gauge covers exactly admitted and unfinished requests, so
+// drain waits for precisely the work that was accepted.
+#include "server/AnyShapeService.h"
+
+#include "ir/graph/DType.h"
+#include "jit/Compiler.h"
+#include "runtime/Threading.h"
+#include "server/ExecutableInfo.h"
+#include "server/cache/CacheKey.h"
+#include "server/cache/DiskCache.h"
+#include "server/worker/CompileJob.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <thread>
+
+namespace anyshape::server {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double microsSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::micro>(Clock::now() - start)
+      .count();
+}
+
+/// The call's deadline on the steady clock; a call without one (or with
+/// one further away) gets an hour: a compile worker is never left to run
+/// unbounded, and its CPU-time limit stops it sooner.
+Clock::time_point deadlineOf(grpc::CallbackServerContext *context) {
+  auto now = std::chrono::system_clock::now();
+  auto left = context->deadline() > now
+                  ? context->deadline() - now
+                  : std::chrono::system_clock::duration::zero();
+  return Clock::now() + std::min<std::chrono::system_clock::duration>(
+                            left, std::chrono::hours(1));
+}
+
+} // namespace
+
+grpc::Status toGrpcStatus(const Status &status) {
+  if (status.isOk())
+    return grpc::Status::OK;
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
+                      status.message());
+}
+
+AnyShapeService::AnyShapeService(const ServiceOptions &options)
+    : options_(options),
+      tensors_(options.tensorStoreBytes, options.limits.maxElementsPerTensor) {}
+
+AnyShapeService::~AnyShapeService() = default;
+
+StatusOr<std::unique_ptr<AnyShapeService>>
+AnyShapeService::create(const ServiceOptions &options) {
+  if (options.compileThreads < 1 || options.executeThreads < 1 ||
+      options.maxQueuedCompiles < 1 || options.maxQueuedExecutions < 1)
+    return invalidArgument("thread and queue counts must be at least 1");
+  std::vector<std::unique_ptr<CacheTier>> tiers;
+  if (!options.cacheDir.empty()) {
+    ANYSHAPE_ASSIGN_OR_RETURN(
+        std::unique_ptr<DiskCache> disk,
+        DiskCache::open(options.cacheDir, compilerIdentity()));
+    tiers.push_back(std::move(disk));
+  }
+  std::unique_ptr<AnyShapeService> service(new AnyShapeService(options));
+  service->cache_ =
+      std::make_unique<CompileCache>(options.cacheBytes, std::move(tiers));
+  // Enough TBB workers for both pools at full concurrency (TBB's default
+  // is one fewer than the cores, which would starve one pool), and no
+  // arena slots reserved for external threads: gRPC threads only enqueue.
+  service->workers_ = std::make_unique<tbb::global_control>(
+      tbb::global_control::max_allowed_parallelism,
+      static_cast<size_t>(options.compileThreads + options.executeThreads + 1));
+  if (!options.compileWorkers.program.empty())
+    service->compileWorkers_ = std::make_unique<CompileWorkers>(
+        options.compileWorkers, service->metrics_);
+  service->compilePool_ =
+      std::make_unique<tbb::task_arena>(options.compileThreads, 0);
+  service->executePool_ =
+      std::make_unique<tbb::task_arena>(options.executeThreads, 0);
+  return service;
+}
+
+Status AnyShapeService::admit(std::atomic<int> &queued, int limit,
+                              bool admittedBefore) {
+  if (draining_ && !admittedBefore) {
+    ++metrics_.rejectedRequests;
+    return Status(StatusCode::Unavailable, "the server is shutting down");
+  }
+  if (queued.fetch_add(1) >= limit) {
+    --queued;
+    ++metrics_.rejectedRequests;
+    return resourceExhausted("the server's queue is full (" +
+                             std::to_string(limit) +
+                             " requests waiting); retry later");
+  }
+  return Status::ok();
+}
+
+/// A unary reactor counted in flight from creation until gRPC is done with
+/// the call (reply sent or call cancelled), so drain waits for replies to
+/// leave, not merely for handlers to return.
+class AnyShapeService::Reactor : public grpc::ServerUnaryReactor {
+public:
+  explicit Reactor(Metrics &metrics) : metrics_(metrics) {
+    ++metrics_.inFlight;
+  }
+  void OnDone() override {
+    --metrics_.inFlight;
+    delete this;
+  }
+
+private:
+  Metrics &metrics_;
+};
+
+grpc::ServerUnaryReactor *AnyShapeService::newReactor() {
+  return new Reactor(metrics_);
+}
+
+static Status checkExecutableId(const std::string &id) {
+  if (isCacheKey(id))
+    return Status::ok();
+  // Quoted in part: the id is the client's, of any length.
+  return invalidArgument("'" + id.substr(0, 40) +
+                         (id.size() > 40 ? "...'" : "'") +
+                         " is not an executable id (32 hex digits, as "
+                         "Compile returns)");
+}
+
+void AnyShapeService::finish(grpc::ServerUnaryReactor *reactor,
+                             const Status &status) {
+  reactor->Finish(toGrpcStatus(status));
+}
+
+Status AnyShapeService::stillWanted(grpc::CallbackServerContext *context) {
+  if (context->IsCancelled())
+    return Status(StatusCode::DeadlineExceeded,
+                  "cancelled by the client before it started");
+  if (context->deadline() < std::chrono::system_clock::now())
+    return Status(StatusCode::DeadlineExceeded,
+                  "the deadline passed while the request was queued");
+  return Status::ok();
+}
+
+bool AnyShapeService::waitUntilIdle(Clock::time_point deadline) const {
+  while (metrics_.inFlight.load() > 0) {
+    if (Clock::now() >= deadline)
+      return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
+StatusOr<std::string>
+AnyShapeService::compileKey(const v1::CompileRequest &request) {
+  if (!request.has_graph())
+    return invalidArgument("the request has no graph");
+  const v1::CompileOptions &options = request.options();
+  if (options.target() == v1::TARGET_CUDA)
+    return Status(StatusCode::FailedPrecondition,
+                  "target CUDA is not available on this server (CPU only)");
+  if (options.target() != v1::TARGET_UNSPECIFIED &&
+      options.target() != v1::TARGET_CPU)
+    return invalidArgument("unknown target " +
+                           std::to_string(options.target()));
+  return compileCacheKey(request.graph(), options);
+}
+
+StatusOr<CacheResult> AnyShapeService::compileOrShare(
+    const v1::CompileRequest &request, const std::string &key,
+    Clock::time_point deadline, v1::CompileResponse &response) {
+  return cache_->getOrCompile(key, [&]() -> StatusOr<CachedExecutable> {
+    auto start = Clock::now();
+    StatusOr<CachedExecutable> compiled = internalError("not compiled");
+    if (compileWorkers_) {
+      v1::CompileJob job;
+      *job.mutable_request() = request;
+      job.set_key(key);
+      for (const std::string &id : storedTensorIds(request.graph()))
+        job.add_stored_tensor_ids(id);
+      job.set_testing_delay_ms(options_.testingCompileDelayMs);
+      // Test-only faults, chosen by graph name so that a test can send a
+      // misbehaving compile next to good ones.
+      const std::string prefix = "anyshape-testing-";
+      if (options_.testingCompileFaults &&
+          request.graph().name().rfind(prefix, 0) == 0)
+        job.set_testing_fault(request.graph().name().substr(prefix.size()));
+      compiled = compileWorkers_->compile(std::move(job), tensors_, deadline);
+    } else {
+      if (options_.testingCompileDelayMs > 0)
+        std::this_thread::sleep_for(
+            std::chrono::milliseconds(options_.testingCompileDelayMs));
+      jit::CompileReport report;
+      StatusOr<StoredExecutable> stored =
+          compileForCache(request, key, &tensors_, &report);
+      compiled = stored.isOk() ? loadCompiled(std::move(*stored))
+                               : StatusOr<CachedExecutable>(stored.status());
+    }
+    if (compiled.isOk()) {
+      // The request's view: the whole miss, worker start and load included.
+      double seconds =
+          std::chrono::duration<double>(Clock::now() - start).count();
+      metrics_.compileSeconds.observe(seconds);
+      response.set_compile_ms(seconds * 1e3);
+    }
+    return compiled;
+  });
+}
+
+Status AnyShapeService::answerCompile(const CacheResult &result,
+                                      v1::CompileResponse &response,
+                                      const AfterCompile &then,
+                                      Clock::time_point queuedAt) {
+  *response.mutable_info() = result.entry->info;
+  response.set_cache_hit(result.source != CacheSource::Compiled);
+  if (response.cache_hit())
+    response.set_compile_ms(0);
+  return then(*result.entry, queuedAt);
+}
+
+grpc::ServerUnaryReactor *AnyShapeService::submitCompile(
+    grpc::CallbackServerContext *context, const v1::CompileRequest &request,
+    v1::CompileResponse &response, AfterCompile then) {
+  grpc::ServerUnaryReactor *reactor = newReactor();
+  Status admitted = admit(queuedExecutions_, options_.maxQueuedExecutions);
+  if (!admitted.isOk()) {
+    finish(reactor, admitted);
+    return reactor;
+  }
+  executePool_->enqueue([this, context, reactor, &request, &response,
+                         then = std::move(then), queuedAt = Clock::now()] {
+    Status status = stillWanted(context);
+    bool compiling = false;
+    if (status.isOk()) {
+      StatusOr<std::string> key = compileKey(request);
+      StatusOr<CacheResult> found =
+          key.isOk() ? cache_->findWithoutWaiting(*key) : key.status();
+      StatusCode code = found.status().code();
+      if (found.isOk())
+        status = answerCompile(*found, response, then, queuedAt);
+      else if (key.isOk() && (code == StatusCode::NotFound ||
+                              code == StatusCode::Unavailable))
+        compiling = (status = queueCompile(context, reactor, request, *key,
+                                           response, then, queuedAt))
+                        .isOk();
+      else
+        status = found.status();
+    }
+    --queuedExecutions_;
+    if (!compiling)
+      finish(reactor, status);
+  });
+  return reactor;
+}
+
+Status AnyShapeService::queueCompile(grpc::CallbackServerContext *context,
+                                     grpc::ServerUnaryReactor *reactor,
+                                     const v1::CompileRequest &request,
+                                     const std::string &key,
+                                     v1::CompileResponse &response,
+                                     const AfterCompile &then,
+                                     Clock::time_point queuedAt) {
+  ANYSHAPE_RETURN_IF_ERROR(admit(queuedCompiles_, options_.maxQueuedCompiles,
+                                 /*admittedBefore=*/true));
+  compilePool_->enqueue([this, context, reactor, &request, key, &response, then,
+                         queuedAt] {
+    Status status = stillWanted(context);
+    if (status.isOk()) {
+      StatusOr<CacheResult> result =
+          compileOrShare(request, key, deadlineOf(context), response);
+      status = result.isOk() ? answerCompile(*result, response, then, queuedAt)
+                             : result.status();
+    }
+    --queuedCompiles_;
+    finish(reactor, status);
+  });
+  return Status::ok();
+}
+
+Status AnyShapeService::execute(
+    const CachedExecutable &entry,
+    const google::protobuf::RepeatedPtrField<v1::NamedTensor> &inputs,
+    v1::ExecuteResponse &response) {
+  const v1::Graph &graph = entry.executable->graph();
+  std::vector<const v1::Tensor *> ordered(graph.inputs_size(), nullptr);
+  std::vector<std::shared_ptr<const v1::Tensor>> stored; // held for the run
+  for (const v1::NamedTensor &input : inputs) {
+    int index = 0;
+    while (index < graph.inputs_size() &&
+           graph.inputs(index).name() != input.name())
+      ++index;
+    if (index == graph.inputs_size()) {
+      std::string names;
+      for (const v1::Input &declared : graph.inputs())
+        names += (names.empty() ? "'" : ", '") + declared.name() + "'";
+      return invalidArgument("the graph has no input '" + input.name() +
+                             "' (its inputs: " + names + ")");
+    }
+    if (ordered[index])
+      return invalidArgument("input '" + input.name() + "' is given twice");
+    std::string what = "input '" + input.name() + "'";
+    switch (input.value_case()) {
+    case v1::NamedTensor::kTensor:
+      ANYSHAPE_RETURN_IF_ERROR(validateTensor(
+          input.tensor(), what, options_.limits.maxElementsPerTensor));
+      ordered[index] = &input.tensor();
+      break;
+    case v1::NamedTensor::kTensorId: {
+      std::shared_ptr<const v1::Tensor> tensor =
+          tensors_.get(input.tensor_id());
+      if (!tensor)
+        return notFound(what + " names stored tensor '" + input.tensor_id() +
+                        "', which is not in the tensor store");
+      ordered[index] = tensor.get();
+      stored.push_back(std::move(tensor));
+      break;
+    }
+    default:
+      return invalidArgument(what + " has no value");
+    }
+  }
+  for (int k = 0; k < graph.inputs_size(); ++k)
+    if (!ordered[k])
+      return invalidArgument("missing input '" + graph.inputs(k).name() + "'");
+
+  auto start = Clock::now();
+  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<v1::Tensor> outputs,
+                            entry.executable->run(ordered));
+  response.mutable_timing()->set_run_us(microsSince(start));
+  for (int k = 0; k < graph.outputs_size(); ++k) {
+    v1::NamedTensor *out = response.add_outputs();
+    out->set_name(graph.outputs(k));
+    *out->mutable_tensor() = std::move(outputs[k]);
+  }
+  return Status::ok();
+}
+
+template <typename Work>
+grpc::ServerUnaryReactor *
+AnyShapeService::submit(grpc::CallbackServerContext *context,
+                        tbb::task_arena &pool, std::atomic<int> &queued,
+                        int limit, Work work) {
+  grpc::ServerUnaryReactor *reactor = newReactor();
+  Status admitted = admit(queued, limit);
+  if (!admitted.isOk()) {
+    finish(reactor, admitted);
+    return reactor;
+  }
+  pool.enqueue([this, context, reactor, &queued, work = std::move(work),
+                queuedAt = Clock::now()] {
+    Status status = stillWanted(context);
+    status = work(status, queuedAt);
+    --queued;
+    finish(reactor, status);
+  });
+  return reactor;
+}
+
+void AnyShapeService::countExecution(const Status &status,
+                                     Clock::time_point since) {
+  ++metrics_.executions;
+  if (!status.isOk())
+    ++metrics_.executionErrors;
+  metrics_.executeSeconds.observe(microsSince(since) * 1e-6);
+}
+
+grpc::ServerUnaryReactor *
+AnyShapeService::Compile(grpc::CallbackServerContext *context,
+                         const v1::CompileRequest *request,
+                         v1::CompileResponse *response) {
+  ++metrics_.compileRequests;
+  return submitCompile(
+      context, *request, *response,
+      [](const CachedExecutable &, Clock::time_point) { return Status::ok(); });
+}
+
+grpc::ServerUnaryReactor *
+AnyShapeService::Execute(grpc::CallbackServerContext *context,
+                         const v1::ExecuteRequest *request,
+                         v1::ExecuteResponse *response) {
+  return submit(
+      context, *executePool_, queuedExecutions_, options_.maxQueuedExecutions,
+      [this, request, response](Status status, Clock::time_point queuedAt) {
+        runtime::setThreadsForThisThread(runtime::hardwareThreads() /
+                                         options_.executeThreads);
+        response->mutable_timing()->set_queue_us(microsSince(queuedAt));
+        if (status.isOk())
+          status = checkExecutableId(request->executable_id());
+        if (status.isOk()) {
+          auto entry = cache_->find(request->executable_id());
+          status = entry.isOk()
+                       ? execute(*entry->entry, request->inputs(), *response)
+                       : entry.status();
+        }
+        countExecution(status, queuedAt); // refused ones count as errors
+        return status;
+      });
+}
+
+grpc::ServerUnaryReactor *
+AnyShapeService::CompileAndExecute(grpc::CallbackServerContext *context,
+                                   const v1::CompileAndExecuteRequest *request,
+                                   v1::CompileAndExecuteResponse *response) {
+  ++metrics_.compileRequests;
+  // A cache hit executes on the execute pool, a compile on the compile
+  // pool right after compiling.
+  return submitCompile(
+      context, request->compile(), *response->mutable_compile(),
+      [this, request, response](const CachedExecutable &entry,
+                                Clock::time_point queuedAt) {
+        runtime::setThreadsForThisThread(runtime::hardwareThreads() /
+                                         options_.executeThreads);
+        Status status =
+            execute(entry, request->inputs(), *response->mutable_execute());
+        countExecution(status, queuedAt);
+        return status;
+      });
+}
+
+grpc::ServerUnaryReactor *
+AnyShapeService::GetExecutable(grpc::CallbackServerContext *context,
+                               const v1::GetExecutableRequest *request,
+                               v1::ExecutableInfo *response) {
+  // On the execute pool: a miss in memory may load from disk.
+  return submit(context, *executePool_, queuedExecutions_,
+                options_.maxQueuedExecutions,
+                [this, request, response](Status status, Clock::time_point) {
+                  if (status.isOk())
+                    status = checkExecutableId(request->executable_id());
+                  if (!status.isOk())
+                    return status;
+                  auto entry = cache_->find(request->executable_id());
+                  if (entry.isOk())
+                    *response = entry->entry->info;
+                  return entry.status();
+                });
+}
+
+grpc::ServerUnaryReactor *
+AnyShapeService::Unload(grpc::CallbackServerContext *context,
+                        const v1::UnloadRequest *request,
+                        v1::UnloadResponse *response) {
+  grpc::ServerUnaryReactor *reactor = newReactor();
+  Status valid = checkExecutableId(request->executable_id());
+  if (valid.isOk())
+    response->set_was_loaded(cache_->unload(request->executable_id()));
+  finish(reactor, valid);
+  return reactor;
+}
+
+grpc::ServerUnaryReactor *
+AnyShapeService::Stats(grpc::CallbackServerContext *context,
+                       const v1::StatsRequest *, v1::StatsResponse *response) {
+  grpc::ServerUnaryReactor *reactor = newReactor();
+  *response = stats();
+  finish(reactor, Status::ok());
+  return reactor;
+}
+
+v1::StatsResponse AnyShapeService::stats() const {
+  CompileCacheStats cache = cache_->stats();
+  v1::StatsResponse s;
+  s.set_compiles(cache.compiles);
+  s.set_compile_errors(cache.compileErrors);
+  s.set_cache_hits(cache.memoryHits + cache.tierLoads);
+  s.set_cache_misses(cache.compiles + cache.compileErrors);
+  s.set_disk_loads(cache.tierLoads);
+  s.set_evictions(cache.evictions);
+  s.set_executions(metrics_.executions.load());
+  s.set_execution_errors(metrics_.executionErrors.load());
+  s.set_loaded_executables(cache.loaded);
+  s.set_cache_bytes(cache.bytes);
+  s.set_stored_tensors(tensors_.count());
+  s.set_stored_tensor_bytes(tensors_.bytes());
+  return s;
+}
+
+// UploadTensor: the first chunk's header fixes the size, which is checked
+// against the caps before any data is kept; later chunks append.
+class AnyShapeService::Upload
+    : public grpc::ServerReadReactor<v1::UploadTensorChunk> {
+public:
+  Upload(AnyShapeService &service, v1::UploadTensorResponse *response)
+      : service_(service), response_(response) {
+    StartRead(&chunk_);
+  }
+
+  void OnReadDone(bool ok) override {
+    if (!ok) { // the client finished sending (or went away)
+      complete();
+      return;
+    }
+    Status status = take();
+    if (!status.isOk()) {
+      Finish(toGrpcStatus(status));
+      return;
+    }
+    StartRead(&chunk_);
+  }
+
+  void OnDone() override {
+    --service_.metrics_.inFlight;
+    delete this;
+  }
+
+private:
+  Status take() {
+    if (first_) {
+      first_ = false;
+      if (!isKnownDType(chunk_.dtype()) ||
+          chunk_.dtype() == v1::DTYPE_UNSPECIFIED)
+        return invalidArgument("the first chunk must carry a valid dtype");
+      tensor_.set_dtype(chunk_.dtype());
+      int64_t count = 1;
+      for (int64_t d : chunk_.shape()) {
+        if (d < 0 || __builtin_mul_overflow(count, d, &count) ||
+            count > service_.options_.limits.maxElementsPerTensor)
+          return invalidArgument("the uploaded tensor's shape is negative "
+                                 "or too large");
+        tensor_.add_shape(d);
+      }
+      if (__builtin_mul_overflow(count, dtypeByteSize(chunk_.dtype()),
+                                 &expectedBytes_) ||
+          expectedBytes_ > service_.options_.maxUploadBytes)
+        return resourceExhausted(
+            "the tensor has " + std::to_string(expectedBytes_) +
+            " bytes, over the upload limit of " +
+            std::to_string(service_.options_.maxUploadBytes));
+      if (expectedBytes_ > service_.tensors_.bytesLeft())
+        return resourceExhausted("the tensor store has no room for " +
+                                 std::to_string(expectedBytes_) + " bytes");
+      tensor_.mutable_data()->reserve(static_cast<size_t>(expectedBytes_));
+    } else if (chunk_.dtype() != v1::DTYPE_UNSPECIFIED ||
+               chunk_.shape_size() > 0) {
+      return invalidArgument("only the first chunk may carry dtype and shape");
+    }
+    if (static_cast<int64_t>(chunk_.data().size()) >
+        expectedBytes_ - static_cast<int64_t>(tensor_.data().size()))
+      return invalidArgument("more bytes than the shape needs (" +
+                             std::to_string(expectedBytes_) + ")");
+    tensor_.mutable_data()->append(chunk_.data());
+    return Status::ok();
+  }
+
+  void complete() {
+    if (first_) {
+      Finish(toGrpcStatus(invalidArgument("no chunks were sent")));
+      return;
+    }
+    Status status =
+        validateTensor(tensor_, "the uploaded tensor",
+                       service_.options_.limits.maxElementsPerTensor);
+    if (status.isOk()) {
+      auto bytes = static_cast<int64_t>(tensor_.data().size());
+      auto added = service_.tensors_.add(std::move(tensor_));
+      status = added.status();
+      if (added.isOk()) {
+        response_->set_tensor_id(added->id);
+        response_->set_bytes(bytes);
+        response_->set_already_stored(added->alreadyStored);
+      }
+    }
+    Finish(toGrpcStatus(status));
+  }
+
+  AnyShapeService &service_;
+  v1::UploadTensorResponse *response_;
+  v1::UploadTensorChunk chunk_;
+  v1::Tensor tensor_;
+  int64_t expectedBytes_ = 0;
+  bool first_ = true;
+};
+
+grpc::ServerReadReactor<v1::UploadTensorChunk> *
+AnyShapeService::UploadTensor(grpc::CallbackServerContext *context,
+                              v1::UploadTensorResponse *response) {
+  if (draining_) {
+    // A reactor that refuses at once (OnDone still balances inFlight).
+    ++metrics_.inFlight;
+    struct Refuse : grpc::ServerReadReactor<v1::UploadTensorChunk> {
+      explicit Refuse(Metrics &m) : metrics(m) {
+        Finish(grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                            "the server is shutting down"));
+      }
+      void OnDone() override {
+        --metrics.inFlight;
+        delete this;
+      }
+      Metrics &metrics;
+    };
+    ++metrics_.rejectedRequests;
+    return new Refuse(metrics_);
+  }
+  (void)context;
+  ++metrics_.inFlight;
+  return new Upload(*this, response);
+}
+
+} // namespace anyshape::server

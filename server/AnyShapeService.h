@@ -1,0 +1,173 @@
+// The AnyShape gRPC service (proto/anyshape/v1/service.proto) on gRPC's
+// callback API.
+//
+// gRPC threads only parse, admit and hand off: compiles run on a compile
+// pool and executions on an execute pool (oneTBB arenas of fixed
+// concurrency). A compile request first looks its executable up on the
+// execute pool, so a cache hit never waits behind a compile. Each pool has
+// a bounded queue — a full queue answers
+// RESOURCE_EXHAUSTED at once instead of letting latency grow without
+// bound. Every request is validated before anything is allocated for it.
+// Errors keep their Status code (INVALID_ARGUMENT names the input, node
+// or dim; INTERNAL only for anyshape's own bugs). While draining, new
+// requests get UNAVAILABLE and admitted ones finish.
+#pragma once
+
+#include "anyshape/v1/service.grpc.pb.h"
+#include "ir/graph/Limits.h"
+#include "server/Metrics.h"
+#include "server/TensorStore.h"
+#include "server/cache/CompileCache.h"
+#include "server/worker/CompileWorkers.h"
+
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+
+namespace anyshape::server {
+
+struct ServiceOptions {
+  std::string cacheDir;                  ///< empty: memory only
+  int64_t cacheBytes = int64_t{2} << 30; ///< in-memory executables
+  int compileThreads = 1;
+  int executeThreads = 2;
+  int maxQueuedCompiles = 64;
+  int maxQueuedExecutions = 1024;
+  int64_t tensorStoreBytes = int64_t{4} << 30;
+  int64_t maxUploadBytes = int64_t{2} << 30; ///< one UploadTensor
+  GraphLimits limits;
+  /// Compiles run in worker processes (CompileWorkers.h) when
+  /// compileWorkers.program is set (anyshape-server sets it to itself);
+  /// empty, they run in this process.
+  CompileWorkerOptions compileWorkers;
+  /// Test-only: every compile sleeps this long before it starts, so that
+  /// fault tests can hold a compile slot (anyshape-server
+  /// --testing-compile-delay-ms).
+  int testingCompileDelayMs = 0;
+  /// Test-only: a graph named "anyshape-testing-FAULT" makes its worker
+  /// misbehave (WorkerMain.cpp: abort, spin, sleep, allocate).
+  bool testingCompileFaults = false;
+};
+
+class AnyShapeService final : public v1::AnyShape::CallbackService {
+public:
+  static StatusOr<std::unique_ptr<AnyShapeService>>
+  create(const ServiceOptions &options);
+  ~AnyShapeService() override;
+
+  grpc::ServerUnaryReactor *Compile(grpc::CallbackServerContext *context,
+                                    const v1::CompileRequest *request,
+                                    v1::CompileResponse *response) override;
+  grpc::ServerUnaryReactor *Execute(grpc::CallbackServerContext *context,
+                                    const v1::ExecuteRequest *request,
+                                    v1::ExecuteResponse *response) override;
+  grpc::ServerUnaryReactor *
+  CompileAndExecute(grpc::CallbackServerContext *context,
+                    const v1::CompileAndExecuteRequest *request,
+                    v1::CompileAndExecuteResponse *response) override;
+  grpc::ServerUnaryReactor *
+  GetExecutable(grpc::CallbackServerContext *context,
+                const v1::GetExecutableRequest *request,
+                v1::ExecutableInfo *response) override;
+  grpc::ServerUnaryReactor *Unload(grpc::CallbackServerContext *context,
+                                   const v1::UnloadRequest *request,
+                                   v1::UnloadResponse *response) override;
+  grpc::ServerReadReactor<v1::UploadTensorChunk> *
+  UploadTensor(grpc::CallbackServerContext *context,
+               v1::UploadTensorResponse *response) override;
+  grpc::ServerUnaryReactor *Stats(grpc::CallbackServerContext *context,
+                                  const v1::StatsRequest *request,
+                                  v1::StatsResponse *response) override;
+
+  /// New requests get UNAVAILABLE from now on.
+  void startDraining() { draining_ = true; }
+  /// Kills every compile worker (their requests fail UNAVAILABLE): for a
+  /// drain out of time. No-op when compiling in process.
+  void stopCompiles() {
+    if (compileWorkers_)
+      compileWorkers_->killAll();
+  }
+  /// Waits until no request is in flight or `deadline`; true if idle.
+  bool waitUntilIdle(std::chrono::steady_clock::time_point deadline) const;
+
+  v1::StatsResponse stats() const;
+  Metrics &metrics() { return metrics_; }
+
+private:
+  explicit AnyShapeService(const ServiceOptions &options);
+  class Upload;
+  class Reactor;
+  grpc::ServerUnaryReactor *newReactor();
+
+  using Clock = std::chrono::steady_clock;
+
+  /// Admission: draining or a full queue refuse the request (draining
+  /// only a new one: a request admitted before, moving on to its second
+  /// stage, goes on).
+  Status admit(std::atomic<int> &queued, int limit,
+               bool admittedBefore = false);
+  /// Admits a call and runs it on `pool`: `work(wanted, queuedAt)` gets
+  /// whether the call is still wanted (cancellation, deadline) and returns
+  /// the call's status.
+  template <typename Work>
+  grpc::ServerUnaryReactor *
+  submit(grpc::CallbackServerContext *context, tbb::task_arena &pool,
+         std::atomic<int> &queued, int limit, Work work);
+  void countExecution(const Status &status, Clock::time_point since);
+  void finish(grpc::ServerUnaryReactor *reactor, const Status &status);
+
+  /// What a compile request does with its executable once it has it
+  /// (CompileAndExecute: the execution); returns the call's status.
+  using AfterCompile =
+      std::function<Status(const CachedExecutable &, Clock::time_point)>;
+  /// A compile request in two stages, so that a cache hit never waits for
+  /// a compile slot: on the execute pool, validate, key, and look the
+  /// executable up without waiting (memory, then the tiers); a hit is
+  /// answered there. Only a miss, or a key another request is compiling,
+  /// queues on the compile pool (queueCompile), where getOrCompile compiles
+  /// or shares that compile.
+  grpc::ServerUnaryReactor *submitCompile(grpc::CallbackServerContext *context,
+                                          const v1::CompileRequest &request,
+                                          v1::CompileResponse &response,
+                                          AfterCompile then);
+  Status queueCompile(grpc::CallbackServerContext *context,
+                      grpc::ServerUnaryReactor *reactor,
+                      const v1::CompileRequest &request, const std::string &key,
+                      v1::CompileResponse &response, const AfterCompile &then,
+                      Clock::time_point queuedAt);
+  /// The options checked and the cache key of the request's graph.
+  StatusOr<std::string> compileKey(const v1::CompileRequest &request);
+  StatusOr<CacheResult> compileOrShare(const v1::CompileRequest &request,
+                                       const std::string &key,
+                                       Clock::time_point deadline,
+                                       v1::CompileResponse &response);
+  Status answerCompile(const CacheResult &result, v1::CompileResponse &response,
+                       const AfterCompile &then, Clock::time_point queuedAt);
+  Status
+  execute(const CachedExecutable &entry,
+          const google::protobuf::RepeatedPtrField<v1::NamedTensor> &inputs,
+          v1::ExecuteResponse &response);
+  /// Checks cancellation and the deadline before work starts.
+  static Status stillWanted(grpc::CallbackServerContext *context);
+
+  ServiceOptions options_;
+  std::unique_ptr<CompileCache> cache_;
+  std::unique_ptr<CompileWorkers> compileWorkers_; // null: in process
+  TensorStore tensors_;
+  Metrics metrics_;
+  std::unique_ptr<tbb::global_control> workers_;
+  std::unique_ptr<tbb::task_arena> compilePool_;
+  std::unique_ptr<tbb::task_arena> executePool_;
+  std::atomic<int> queuedCompiles_{0};
+  std::atomic<int> queuedExecutions_{0};
+  std::atomic<bool> draining_{false};
+};
+
+/// The gRPC status for `status` (same code and message).
+grpc::Status toGrpcStatus(const Status &status);
+
+} // namespace anyshape::server

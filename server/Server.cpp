@@ -1,0 +1,129 @@
+#include "server/Server.h"
+
+#include "runtime/Allocator.h"
+#include "server/Log.h"
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+
+namespace anyshape::server {
+
+StatusOr<std::unique_ptr<Server>> Server::start(const ServerOptions &options) {
+  if (options.maxMessageBytes < 1024 ||
+      options.maxMessageBytes > std::numeric_limits<int>::max())
+    return invalidArgument("--max-message-bytes must be in [1024, 2^31)");
+  std::unique_ptr<Server> server(new Server);
+  server->options_ = options;
+  ANYSHAPE_ASSIGN_OR_RETURN(server->service_,
+                            AnyShapeService::create(options.service));
+
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(),
+                           &port);
+  builder.SetMaxReceiveMessageSize(static_cast<int>(options.maxMessageBytes));
+  builder.SetMaxSendMessageSize(static_cast<int>(options.maxMessageBytes));
+  builder.AddChannelArgument(GRPC_ARG_MAX_METADATA_SIZE,
+                             options.maxMetadataBytes);
+  builder.RegisterService(server->service_.get());
+  server->server_ = builder.BuildAndStart();
+  if (!server->server_ || port == 0)
+    return Status(StatusCode::Unavailable,
+                  "cannot listen on " + options.listen);
+  std::string host = options.listen.substr(0, options.listen.rfind(':'));
+  server->address_ = host + ":" + std::to_string(port);
+
+  if (!options.metricsListen.empty()) {
+    AnyShapeService *service = server->service_.get();
+    Metrics &metrics = service->metrics();
+    auto gauge = [&](std::string name, std::string help, std::string type,
+                     std::function<double()> read) {
+      metrics.gauges.push_back(
+          {std::move(name), std::move(help), std::move(type), std::move(read)});
+    };
+    auto stat = [service](int64_t (v1::StatsResponse::*field)() const) {
+      return [service, field] {
+        return static_cast<double>((service->stats().*field)());
+      };
+    };
+    gauge("anyshape_compiles_total", "Compiles (cache misses that compiled).",
+          "counter", stat(&v1::StatsResponse::compiles));
+    gauge("anyshape_compile_errors_total", "Compiles that failed.", "counter",
+          stat(&v1::StatsResponse::compile_errors));
+    gauge("anyshape_cache_hits_total",
+          "Compile requests served without compiling.", "counter",
+          stat(&v1::StatsResponse::cache_hits));
+    gauge("anyshape_cache_misses_total", "Compile requests that compiled.",
+          "counter", stat(&v1::StatsResponse::cache_misses));
+    gauge("anyshape_cache_disk_loads_total",
+          "Executables loaded from the disk cache.", "counter",
+          stat(&v1::StatsResponse::disk_loads));
+    gauge("anyshape_cache_evictions_total", "Executables evicted from memory.",
+          "counter", stat(&v1::StatsResponse::evictions));
+    gauge("anyshape_loaded_executables", "Executables in memory.", "gauge",
+          stat(&v1::StatsResponse::loaded_executables));
+    gauge("anyshape_cache_bytes", "Bytes of executables in memory.", "gauge",
+          stat(&v1::StatsResponse::cache_bytes));
+    gauge("anyshape_stored_tensors", "Tensors in the tensor store.", "gauge",
+          stat(&v1::StatsResponse::stored_tensors));
+    gauge("anyshape_stored_tensor_bytes", "Bytes in the tensor store.", "gauge",
+          stat(&v1::StatsResponse::stored_tensor_bytes));
+    gauge("anyshape_buffer_cache_bytes",
+          "Freed buffers kept by the runtime allocator.", "gauge",
+          [] { return double(runtime::allocatorStats().bytesCached); });
+    gauge("anyshape_process_resident_memory_bytes",
+          "Resident memory of the server process.", "gauge",
+          [] { return double(residentMemoryBytes()); });
+    ANYSHAPE_ASSIGN_OR_RETURN(
+        server->metrics_,
+        MetricsEndpoint::start(options.metricsListen, [service] {
+          return service->metrics().renderPrometheus();
+        }));
+  }
+  server->server_->GetHealthCheckService()->SetServingStatus(true);
+  logEvent("info", "serving",
+           {{"address", server->address_},
+            {"metrics", server->metricsAddress()},
+            {"cache_dir", options.service.cacheDir}});
+  return server;
+}
+
+const std::string &Server::metricsAddress() const {
+  static const std::string none;
+  return metrics_ ? metrics_->address() : none;
+}
+
+bool Server::drainAndStop() {
+  if (stopped_ || !server_)
+    return true;
+  stopped_ = true;
+  logEvent(
+      "info", "draining",
+      {{"in_flight", std::to_string(service_->metrics().inFlight.load())}});
+  server_->GetHealthCheckService()->SetServingStatus(false);
+  service_->startDraining();
+  auto deadline = std::chrono::steady_clock::now() + options_.drainTimeout;
+  bool idle = service_->waitUntilIdle(deadline);
+  if (!idle) {
+    // Out of time: stop the compiles (their requests fail UNAVAILABLE and
+    // reply at once), then give the replies a moment to leave.
+    service_->stopCompiles();
+    service_->waitUntilIdle(std::chrono::steady_clock::now() +
+                            std::chrono::milliseconds(500));
+  }
+  // Idle means every admitted call has sent its reply (reactors count
+  // until gRPC is done with them); whatever is left is cancelled.
+  server_->Shutdown(std::chrono::system_clock::now() +
+                    std::chrono::milliseconds(100));
+  server_->Wait();
+  metrics_.reset();
+  logEvent("info", "stopped", {{"drained", idle ? "true" : "false"}});
+  return idle;
+}
+
+Server::~Server() { drainAndStop(); }
+
+} // namespace anyshape::server

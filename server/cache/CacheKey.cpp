@@ -1,0 +1,70 @@
+// Hashing the key's parts with explicit lengths, so that no two different
+// part lists produce the same byte stream.
+#include "server/cache/CacheKey.h"
+
+#include "BuildId.h"
+#include "ir/graph/Fingerprint.h"
+#include "jit/ObjectCode.h"
+
+#include "llvm/Config/llvm-config.h"
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace anyshape::server {
+namespace {
+
+constexpr const char *kSchemaVersion = "anyshape.v1";
+
+void addPart(XXH3_state_t *state, const std::string &part) {
+  uint64_t size = part.size();
+  XXH3_128bits_update(state, &size, sizeof(size));
+  XXH3_128bits_update(state, part.data(), part.size());
+}
+
+} // namespace
+
+bool isCacheKey(const std::string &text) {
+  return text.size() == 32 && std::all_of(text.begin(), text.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+const std::string &compilerIdentity() {
+  static const std::string identity =
+      std::string(kSchemaVersion) + ";build=" + ANYSHAPE_BUILD_ID +
+      ";llvm=" + LLVM_VERSION_STRING + ";" + jit::hostTarget().description();
+  return identity;
+}
+
+StatusOr<std::string> compileCacheKey(const v1::Graph &graph,
+                                      const v1::CompileOptions &options) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Fingerprint fingerprint, fingerprintGraph(graph));
+  XXH3_state_t *state = XXH3_createState();
+  XXH3_128bits_reset(state);
+  addPart(state, compilerIdentity());
+  addPart(state, std::to_string(options.target() == v1::TARGET_UNSPECIFIED
+                                    ? v1::TARGET_CPU
+                                    : options.target()));
+  addPart(state, options.disable_fusion() ? "unfused" : "fused");
+  // A protobuf map has no order: sort the static symbols.
+  std::map<std::string, int64_t> statics(options.static_symbols().begin(),
+                                         options.static_symbols().end());
+  addPart(state, std::to_string(statics.size()));
+  for (const auto &[name, size] : statics) {
+    addPart(state, name);
+    addPart(state, std::to_string(size));
+  }
+  addPart(state, fingerprint.hex());
+  XXH128_hash_t hash = XXH3_128bits_digest(state);
+  XXH3_freeState(state);
+  char hex[33];
+  std::snprintf(hex, sizeof(hex), "%016llx%016llx",
+                static_cast<unsigned long long>(hash.high64),
+                static_cast<unsigned long long>(hash.low64));
+  return std::string(hex);
+}
+
+} // namespace anyshape::server

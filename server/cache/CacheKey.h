@@ -1,0 +1,32 @@
+// The compile cache key: what decides whether two compile requests may
+// share one executable.
+//
+// Key = xxh3-128 over: the wire-format schema version, the compiler build
+// id (git commit, plus a timestamp when built from a modified tree) and
+// the LLVM/MLIR version, the target (triple, CPU, features), the codegen
+// options, and the graph's canonical fingerprint (ir/graph/Fingerprint.h:
+// no node names, symbols renamed by first use). Concrete sizes of dynamic
+// dims are not inputs of the graph, so they never enter the key.
+#pragma once
+
+#include "anyshape/v1/service.pb.h"
+#include "runtime/support/Status.h"
+
+#include <string>
+
+namespace anyshape::server {
+
+/// Compiler build and target, as one string: a cache entry written under
+/// a different one is never loaded.
+const std::string &compilerIdentity();
+
+/// True for what compileCacheKey returns: exactly 32 lowercase hex digits.
+/// Ids from clients are checked with this before they name any file.
+bool isCacheKey(const std::string &text);
+
+/// 32 lowercase hex digits; INVALID_ARGUMENT if the graph does not
+/// validate.
+StatusOr<std::string> compileCacheKey(const v1::Graph &graph,
+                                      const v1::CompileOptions &options);
+
+} // namespace anyshape::server

@@ -1,0 +1,34 @@
+// A storage tier behind the in-memory compile cache: what one compiled
+// executable is when it is not loaded, and the interface every tier (the
+// local disk now; a shared store such as Redis later, DESIGN.md
+// "Scale-out") implements.
+#pragma once
+
+#include "anyshape/v1/service.pb.h"
+#include "runtime/support/Status.h"
+
+#include <string>
+
+namespace anyshape::server {
+
+/// Everything needed to rebuild an executable without compiling.
+struct StoredExecutable {
+  v1::Graph compiledGraph; // after static specialisation (Executable::graph)
+  v1::ExecutableInfo info;
+  std::string objectCode; // jit/ObjectCode.h
+};
+
+class CacheTier {
+public:
+  virtual ~CacheTier() = default;
+  /// NOT_FOUND when absent. Any other error means the entry was unusable
+  /// (corrupt, truncated, written by another compiler or for another
+  /// target); the tier has dropped it, and the caller recompiles.
+  virtual StatusOr<StoredExecutable> load(const std::string &key) = 0;
+  /// Stores or replaces; a failure loses only the cache entry.
+  virtual Status store(const std::string &key,
+                       const StoredExecutable &entry) = 0;
+  virtual void remove(const std::string &key) = 0;
+};
+
+} // namespace anyshape::server

@@ -1,0 +1,172 @@
+// Locking: one mutex guards the maps and counters and is never held while
+// compiling, loading from a tier or linking. The first request for a key
+// registers a shared future in inFlight_ and does the work; later ones
+// wait on it.
+#include "server/cache/CompileCache.h"
+
+namespace anyshape::server {
+
+StoredExecutable toStored(const CachedExecutable &entry) {
+  return {entry.executable->graph(), entry.info,
+          entry.executable->objectCode()};
+}
+
+CompileCache::CompileCache(int64_t memoryBytes,
+                           std::vector<std::unique_ptr<CacheTier>> tiers)
+    : memoryBytes_(memoryBytes), tiers_(std::move(tiers)) {}
+
+StatusOr<CacheResult>
+CompileCache::getOrCompile(const std::string &key,
+                           const CompileFunction &compile) {
+  return lookup(key, &compile);
+}
+
+StatusOr<CacheResult> CompileCache::find(const std::string &key) {
+  return lookup(key, nullptr, Miss::Load);
+}
+
+StatusOr<CacheResult> CompileCache::findWithoutWaiting(const std::string &key) {
+  return lookup(key, nullptr, Miss::LoadWithoutWaiting);
+}
+
+StatusOr<CacheResult> CompileCache::lookup(const std::string &key,
+                                           const CompileFunction *compile,
+                                           Miss miss) {
+  // A compile request's lookups count its hits.
+  const bool forCompile = miss != Miss::Load;
+  std::promise<StatusOr<CacheResult>> promise;
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    auto slot = slots_.find(key);
+    if (slot != slots_.end()) {
+      recency_.splice(recency_.begin(), recency_, slot->second.recency);
+      if (forCompile)
+        ++stats_.memoryHits; // a compile request served without compiling
+      return CacheResult{slot->second.entry, CacheSource::Memory};
+    }
+    auto pending = inFlight_.find(key);
+    if (pending != inFlight_.end() && miss == Miss::LoadWithoutWaiting)
+      return Status(StatusCode::Unavailable,
+                    "executable " + key + " is being compiled or loaded");
+    if (pending != inFlight_.end()) {
+      std::shared_future<StatusOr<CacheResult>> shared = pending->second;
+      lock.unlock();
+      StatusOr<CacheResult> result = shared.get();
+      // A find() that is in flight may end NOT_FOUND although this caller
+      // could compile: look again rather than report a miss it can fix.
+      if (!result.isOk() && result.status().code() == StatusCode::NotFound &&
+          compile)
+        return lookup(key, compile);
+      if (!result.isOk())
+        return result;
+      std::lock_guard<std::mutex> relock(mutex_);
+      if (compile)
+        ++stats_.memoryHits; // shared another request's work
+      return CacheResult{result->entry, CacheSource::Memory};
+    }
+    inFlight_.emplace(key, promise.get_future().share());
+  }
+  // Whatever happens, waiters must get an answer: an exception (say
+  // bad_alloc) would otherwise leave the key's promise unset forever.
+  StatusOr<CacheResult> result = internalError("compile failed");
+  try {
+    result = loadOrCompile(key, compile);
+  } catch (const std::exception &e) {
+    result = internalError(std::string("compile failed: ") + e.what());
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (compile)
+      ++stats_.compileErrors; // a failed compile, however it failed
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (result.isOk())
+      insert(key, result->entry);
+    inFlight_.erase(key);
+  }
+  promise.set_value(result);
+  return result;
+}
+
+StatusOr<CacheResult>
+CompileCache::loadOrCompile(const std::string &key,
+                            const CompileFunction *compile) {
+  for (const std::unique_ptr<CacheTier> &tier : tiers_) {
+    StatusOr<StoredExecutable> stored = tier->load(key);
+    if (!stored.isOk()) {
+      if (stored.status().code() != StatusCode::NotFound) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        ++stats_.droppedTierEntries;
+      }
+      continue;
+    }
+    int64_t bytes = static_cast<int64_t>(stored->objectCode.size() +
+                                         stored->info.ByteSizeLong());
+    auto executable = jit::Executable::load(std::move(stored->compiledGraph),
+                                            std::move(stored->objectCode));
+    if (!executable.isOk()) {
+      tier->remove(key); // passed the checksum yet does not link: drop it
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++stats_.droppedTierEntries;
+      continue;
+    }
+    auto entry = std::make_shared<CachedExecutable>(CachedExecutable{
+        std::move(*executable), std::move(stored->info), bytes});
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++stats_.tierLoads;
+    return CacheResult{std::move(entry), CacheSource::Tier};
+  }
+  if (!compile)
+    return notFound("executable " + key +
+                    " is not loaded (unloaded or evicted, and in no cache "
+                    "tier): compile it again");
+  StatusOr<CachedExecutable> compiled = (*compile)();
+  if (!compiled.isOk()) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++stats_.compileErrors;
+    return compiled.status();
+  }
+  compiled->bytes =
+      static_cast<int64_t>(compiled->executable->objectCode().size() +
+                           compiled->info.ByteSizeLong());
+  auto entry = std::make_shared<CachedExecutable>(std::move(*compiled));
+  for (const std::unique_ptr<CacheTier> &tier : tiers_)
+    (void)tier->store(key, toStored(*entry)); // best effort: a cache
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++stats_.compiles;
+  return CacheResult{std::move(entry), CacheSource::Compiled};
+}
+
+void CompileCache::insert(const std::string &key,
+                          std::shared_ptr<const CachedExecutable> entry) {
+  recency_.push_front(key);
+  stats_.bytes += entry->bytes;
+  slots_[key] = Slot{std::move(entry), recency_.begin()};
+  // Evict least recent entries, never the one just inserted.
+  while (stats_.bytes > memoryBytes_ && recency_.size() > 1) {
+    auto victim = slots_.find(recency_.back());
+    stats_.bytes -= victim->second.entry->bytes;
+    slots_.erase(victim);
+    recency_.pop_back();
+    ++stats_.evictions;
+  }
+}
+
+bool CompileCache::unload(const std::string &key) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto slot = slots_.find(key);
+  if (slot == slots_.end())
+    return false;
+  stats_.bytes -= slot->second.entry->bytes;
+  recency_.erase(slot->second.recency);
+  slots_.erase(slot);
+  return true;
+}
+
+CompileCacheStats CompileCache::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  CompileCacheStats s = stats_;
+  s.loaded = static_cast<int64_t>(slots_.size());
+  return s;
+}
+
+} // namespace anyshape::server

@@ -1,0 +1,198 @@
+// Entry file layout (all integers u64 little-endian):
+//   "ASHAPE01" | len identity | len key | len graph | len info |
+//   len object | xxh3-128 of every byte before it (high, low)
+// where "len X" is X's byte length followed by its bytes. A reader checks
+// the magic, every length against the bytes left, the checksum, the
+// identity and the key before parsing anything.
+#include "server/cache/DiskCache.h"
+
+#include "server/cache/CacheKey.h"
+
+#include <xxhash.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace anyshape::server {
+namespace {
+
+constexpr char kMagic[8] = {'A', 'S', 'H', 'A', 'P', 'E', '0', '1'};
+
+void putPart(std::string &out, const std::string &part) {
+  uint64_t size = part.size();
+  out.append(reinterpret_cast<const char *>(&size), sizeof(size));
+  out += part;
+}
+
+/// Reads the next length-prefixed part of `bytes` at `at`.
+bool takePart(const std::string &bytes, size_t &at, size_t end,
+              std::string &part) {
+  uint64_t size;
+  if (end - at < sizeof(size))
+    return false;
+  std::memcpy(&size, bytes.data() + at, sizeof(size));
+  at += sizeof(size);
+  if (size > end - at)
+    return false;
+  part.assign(bytes, at, size);
+  at += size;
+  return true;
+}
+
+Status errnoError(const std::string &what, const std::string &path) {
+  return Status(StatusCode::Unavailable,
+                what + " " + path + ": " + std::strerror(errno));
+}
+
+Status writeAll(int fd, const std::string &bytes, const std::string &path) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return errnoError("cannot write", path);
+    done += static_cast<size_t>(n);
+  }
+  return Status::ok();
+}
+
+StatusOr<std::string> readAll(const std::string &path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT)
+      return notFound("no cache entry " + path);
+    return errnoError("cannot open", path);
+  }
+  std::string bytes;
+  char buffer[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      Status error = errnoError("cannot read", path);
+      ::close(fd);
+      return error;
+    }
+    if (n == 0)
+      break;
+    bytes.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return bytes;
+}
+
+} // namespace
+
+StatusOr<std::unique_ptr<DiskCache>> DiskCache::open(std::string directory,
+                                                     std::string identity) {
+  if (directory.empty())
+    return invalidArgument("the cache directory is empty");
+  if (::mkdir(directory.c_str(), 0700) != 0 && errno != EEXIST)
+    return errnoError("cannot create the cache directory", directory);
+  struct stat info;
+  if (::stat(directory.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
+    return invalidArgument("the cache directory " + directory +
+                           " is not a directory");
+  if (info.st_uid != ::geteuid())
+    return Status(StatusCode::FailedPrecondition,
+                  "the cache directory " + directory +
+                      " belongs to another user: it holds code this server "
+                      "executes");
+  if ((info.st_mode & 0077) != 0)
+    ::chmod(directory.c_str(), 0700);
+  return std::unique_ptr<DiskCache>(
+      new DiskCache(std::move(directory), std::move(identity)));
+}
+
+std::string DiskCache::pathOf(const std::string &key) const {
+  return directory_ + "/" + key + ".anyshape";
+}
+
+StatusOr<StoredExecutable> DiskCache::load(const std::string &key) {
+  // Keys name files: anything but a cache key could escape the directory.
+  if (!isCacheKey(key))
+    return notFound("'" + key + "' is not a cache key");
+  std::string path = pathOf(key);
+  ANYSHAPE_ASSIGN_OR_RETURN(std::string bytes, readAll(path));
+  auto reject = [&](const std::string &why) -> Status {
+    ::unlink(path.c_str());
+    return Status(StatusCode::DataLoss,
+                  "dropped cache entry " + path + ": " + why);
+  };
+  constexpr size_t kChecksumBytes = 16;
+  if (bytes.size() < sizeof(kMagic) + kChecksumBytes ||
+      std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0)
+    return reject("not a cache entry or truncated");
+  size_t end = bytes.size() - kChecksumBytes;
+  XXH128_hash_t expected = XXH3_128bits(bytes.data(), end);
+  uint64_t stored[2];
+  std::memcpy(stored, bytes.data() + end, sizeof(stored));
+  if (stored[0] != expected.high64 || stored[1] != expected.low64)
+    return reject("checksum mismatch");
+  size_t at = sizeof(kMagic);
+  std::string identity, storedKey, graph, info, object;
+  if (!takePart(bytes, at, end, identity) ||
+      !takePart(bytes, at, end, storedKey) ||
+      !takePart(bytes, at, end, graph) || !takePart(bytes, at, end, info) ||
+      !takePart(bytes, at, end, object) || at != end)
+    return reject("malformed");
+  if (identity != identity_)
+    return reject("written by another compiler build or for another target");
+  if (storedKey != key)
+    return reject("stored under another key");
+  StoredExecutable entry;
+  if (!entry.compiledGraph.ParseFromString(graph) ||
+      !entry.info.ParseFromString(info))
+    return reject("malformed metadata");
+  entry.objectCode = std::move(object);
+  return entry;
+}
+
+Status DiskCache::store(const std::string &key, const StoredExecutable &entry) {
+  if (!isCacheKey(key))
+    return invalidArgument("'" + key + "' is not a cache key");
+  std::string bytes(kMagic, sizeof(kMagic));
+  putPart(bytes, identity_);
+  putPart(bytes, key);
+  putPart(bytes, entry.compiledGraph.SerializeAsString());
+  putPart(bytes, entry.info.SerializeAsString());
+  putPart(bytes, entry.objectCode);
+  XXH128_hash_t checksum = XXH3_128bits(bytes.data(), bytes.size());
+  uint64_t words[2] = {checksum.high64, checksum.low64};
+  bytes.append(reinterpret_cast<const char *>(words), sizeof(words));
+
+  std::string path = pathOf(key);
+  std::string temp = path + ".tmp.XXXXXX";
+  int fd = ::mkstemp(temp.data());
+  if (fd < 0)
+    return errnoError("cannot create", temp);
+  Status written = writeAll(fd, bytes, temp);
+  if (written.isOk() && ::fsync(fd) != 0)
+    written = errnoError("cannot fsync", temp);
+  ::close(fd);
+  if (written.isOk() && ::rename(temp.c_str(), path.c_str()) != 0)
+    written = errnoError("cannot rename", temp);
+  if (!written.isOk()) {
+    ::unlink(temp.c_str());
+    return written;
+  }
+  // The rename itself is durable only once the directory is synced.
+  int dir = ::open(directory_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0) {
+    ::fsync(dir);
+    ::close(dir);
+  }
+  return Status::ok();
+}
+
+void DiskCache::remove(const std::string &key) {
+  if (isCacheKey(key))
+    ::unlink(pathOf(key).c_str());
+}
+
+} // namespace anyshape::server

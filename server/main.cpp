@@ -1,0 +1,201 @@
+// anyshape-server: the compile-once, run-any-shape service.
+//
+//   anyshape-server [--listen 127.0.0.1:50051] [--cache-dir DIR] ...
+//
+// Runs until SIGTERM or SIGINT, then drains: health turns NOT_SERVING, new
+// requests get UNAVAILABLE, admitted ones finish (bounded by
+// --drain-seconds), and the process exits 0.
+#include "server/Server.h"
+
+#include "runtime/Allocator.h"
+#include "runtime/Threading.h"
+#include "server/Log.h"
+#include "server/worker/WorkerMain.h"
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <pthread.h>
+#include <unistd.h>
+
+namespace {
+
+const char *kUsage = R"(usage: anyshape-server [options]
+
+  --listen ADDR            gRPC address (default 127.0.0.1:50051; loopback
+                           only unless you choose otherwise; port 0 picks a
+                           free port)
+  --port-file FILE         write the bound host:port to FILE once serving
+  --metrics-listen ADDR    serve Prometheus metrics at http://ADDR/metrics
+                           (default: off)
+  --cache-dir DIR          persistent compile cache (created with mode 0700:
+                           it holds code this server executes; default: none)
+  --cache-bytes N          in-memory compile cache bound (default 2 GiB)
+  --compile-threads N      concurrent compiles (default 1); each runs in a
+                           worker process of its own, so that a compile that
+                           crashes or runs away fails only its request
+  --compile-memory-bytes N a compile worker's address-space limit (default
+                           16G); a compile needing more is RESOURCE_EXHAUSTED
+  --compile-cpu-seconds N  a compile worker's CPU-time limit (default 600)
+  --compile-in-process     compile in the server's process (debugging: a
+                           crash in the compiler then stops the server)
+  --execute-threads N      concurrent executions (default: cores); each gets
+                           cores / N OpenMP threads
+  --max-queue N            queued executions before RESOURCE_EXHAUSTED
+                           (default 1024); compiles queue up to 64
+  --max-message-bytes N    gRPC message limit, both directions (default 256 MiB)
+  --tensor-store-bytes N   tensor store bound (default 4 GiB)
+  --max-upload-bytes N     one uploaded tensor's bound (default 2 GiB)
+  --max-elements N         elements of any one tensor (default 2^32)
+  --buffer-cache-bytes N   freed buffers kept for reuse (default 1 GiB)
+  --drain-seconds N        on SIGTERM, wait this long for in-flight work
+                           (default 30)
+  --testing-compile-delay-ms N
+                           test-only: every compile first sleeps N ms (fault
+                           tests use it to hold a compile slot; default 0)
+  --testing-compile-faults test-only: a graph named anyshape-testing-FAULT
+                           (abort, spin, sleep, allocate) makes its compile
+                           worker misbehave that way
+  --help                   this text
+
+Sizes accept K, M and G suffixes (powers of 1024).
+)";
+
+bool parseSize(const std::string &text, int64_t &out) {
+  char *end = nullptr;
+  long long value = std::strtoll(text.c_str(), &end, 10);
+  if (end == text.c_str() || value < 0)
+    return false;
+  int shift = 0;
+  std::string suffix(end);
+  if (suffix == "K")
+    shift = 10;
+  else if (suffix == "M")
+    shift = 20;
+  else if (suffix == "G")
+    shift = 30;
+  else if (!suffix.empty())
+    return false;
+  if (value > (std::numeric_limits<int64_t>::max() >> shift))
+    return false;
+  out = static_cast<int64_t>(value) << shift;
+  return true;
+}
+
+int usageError(const std::string &message) {
+  std::fprintf(stderr, "anyshape-server: %s\n%s", message.c_str(), kUsage);
+  return 2;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  using namespace anyshape;
+  // The server runs itself as its compile workers (worker/WorkerMain.h).
+  // It exits without running static destructors: the result is written,
+  // and tearing down LLVM and the thread pools would only cost time.
+  if (argc == 2 && std::string(argv[1]) == "--compile-worker")
+    ::_exit(server::runCompileWorker());
+  server::ServerOptions options;
+  options.service.compileWorkers.program = "/proc/self/exe";
+  options.service.executeThreads = runtime::hardwareThreads();
+  std::string portFile;
+  int64_t bufferCacheBytes = int64_t{1} << 30;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (arg == "--compile-in-process") {
+      options.service.compileWorkers.program.clear();
+      continue;
+    }
+    if (arg == "--testing-compile-faults") {
+      options.service.testingCompileFaults = true;
+      continue;
+    }
+    std::string value;
+    size_t eq = arg.find('=');
+    if (eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+    } else if (i + 1 < argc) {
+      value = argv[++i];
+    } else {
+      return usageError("option " + arg + " needs a value");
+    }
+    int64_t number = 0;
+    bool numeric = parseSize(value, number);
+    auto needNumber = [&](int64_t min, int64_t max) {
+      return numeric && number >= min && number <= max;
+    };
+    if (arg == "--listen")
+      options.listen = value;
+    else if (arg == "--port-file")
+      portFile = value;
+    else if (arg == "--metrics-listen")
+      options.metricsListen = value;
+    else if (arg == "--cache-dir")
+      options.service.cacheDir = value;
+    else if (arg == "--cache-bytes" && needNumber(0, INT64_MAX))
+      options.service.cacheBytes = number;
+    else if (arg == "--compile-threads" && needNumber(1, 256))
+      options.service.compileThreads = static_cast<int>(number);
+    else if (arg == "--execute-threads" && needNumber(1, 1024))
+      options.service.executeThreads = static_cast<int>(number);
+    else if (arg == "--max-queue" && needNumber(1, 1 << 20))
+      options.service.maxQueuedExecutions = static_cast<int>(number);
+    else if (arg == "--max-message-bytes" && needNumber(1024, INT32_MAX))
+      options.maxMessageBytes = number;
+    else if (arg == "--tensor-store-bytes" && needNumber(0, INT64_MAX))
+      options.service.tensorStoreBytes = number;
+    else if (arg == "--max-upload-bytes" && needNumber(0, INT64_MAX))
+      options.service.maxUploadBytes = number;
+    else if (arg == "--max-elements" && needNumber(1, INT64_MAX))
+      options.service.limits.maxElementsPerTensor = number;
+    else if (arg == "--buffer-cache-bytes" && needNumber(0, INT64_MAX))
+      bufferCacheBytes = number;
+    else if (arg == "--drain-seconds" && needNumber(0, 3600))
+      options.drainTimeout = std::chrono::seconds(number);
+    else if (arg == "--compile-memory-bytes" &&
+             needNumber(int64_t{256} << 20, INT64_MAX))
+      options.service.compileWorkers.addressSpaceBytes = number;
+    else if (arg == "--compile-cpu-seconds" && needNumber(1, 86400))
+      options.service.compileWorkers.cpuSeconds = number;
+    else if (arg == "--testing-compile-delay-ms" && needNumber(0, 600000))
+      options.service.testingCompileDelayMs = static_cast<int>(number);
+    else
+      return usageError("unknown option or bad value: " + arg + " " + value);
+  }
+  runtime::setAllocatorCacheLimit(bufferCacheBytes);
+
+  // Signals are taken synchronously by this thread only: every thread the
+  // server starts inherits the blocked mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+
+  auto server = server::Server::start(options);
+  if (!server.isOk()) {
+    server::logEvent("error", "startup_failed",
+                     {{"message", server.status().toString()}});
+    return 1;
+  }
+  if (!portFile.empty()) {
+    // Written to a temporary name and renamed: readers never see half.
+    std::string temp = portFile + ".tmp";
+    std::ofstream(temp) << (*server)->address() << "\n";
+    std::rename(temp.c_str(), portFile.c_str());
+  }
+  int received = 0;
+  sigwait(&signals, &received);
+  server::logEvent("info", "signal",
+                   {{"signal", received == SIGTERM ? "SIGTERM" : "SIGINT"}});
+  bool drained = (*server)->drainAndStop();
+  return drained ? 0 : 1;
+}

@@ -1,0 +1,12 @@
+// The compile worker's side: `anyshape-server --compile-worker` reads one
+// CompileJob and its stored tensors from stdin, compiles in this process
+// (compileForCache) and writes one CompileJobResult to stdout
+// (CompileWorkers.h runs it). Returns the process's exit status: 0 when a
+// result was written, whether the compile succeeded or failed.
+#pragma once
+
+namespace anyshape::server {
+
+int runCompileWorker();
+
+} // namespace anyshape::server

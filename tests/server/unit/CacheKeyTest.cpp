@@ -1,0 +1,163 @@
+// The compile cache key (server/cache/CacheKey.h): names and symbol
+// spellings do not change it; every compile option and every constant
+// does; an invalid graph has no key.
+#include "server/cache/CacheKey.h"
+#include "server/worker/CompileJob.h"
+
+#include "ServiceTestSupport.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+using namespace anyshape;
+using namespace anyshape::server;
+
+namespace {
+
+std::string keyOf(const v1::Graph &graph,
+                  const v1::CompileOptions &options = {}) {
+  auto key = compileCacheKey(graph, options);
+  EXPECT_TRUE(key.isOk()) << key.status().toString();
+  return key.isOk() ? *key : std::string();
+}
+
+/// The example's text with every quoted string in `renames` replaced.
+v1::Graph renamedExample(const std::string &name,
+                         const std::map<std::string, std::string> &renames) {
+  std::string text = test::readFile(test::examplePath(name));
+  for (const auto &[from, to] : renames) {
+    std::string quotedFrom = "\"" + from + "\"", quotedTo = "\"" + to + "\"";
+    for (size_t at = text.find(quotedFrom); at != std::string::npos;
+         at = text.find(quotedFrom, at + quotedTo.size()))
+      text.replace(at, quotedFrom.size(), quotedTo);
+  }
+  auto graph = parseGraphText(text);
+  EXPECT_TRUE(graph.isOk()) << graph.status().toString();
+  return graph.isOk() ? *graph : v1::Graph();
+}
+
+TEST(CompileCacheKey, IsThirtyTwoLowercaseHexDigits) {
+  std::string key = keyOf(test::exampleGraph("elementwise_reduce"));
+  ASSERT_EQ(key.size(), 32u) << key;
+  EXPECT_EQ(key.find_first_not_of("0123456789abcdef"), std::string::npos)
+      << key;
+  EXPECT_EQ(keyOf(test::exampleGraph("elementwise_reduce")), key);
+  EXPECT_NE(keyOf(test::exampleGraph("mlp")), key);
+}
+
+TEST(CompileCacheKey, IgnoresNamesAndSymbolSpelling) {
+  std::string key = keyOf(test::exampleGraph("elementwise_reduce"));
+  v1::Graph renamed = renamedExample("elementwise_reduce",
+                                     {{"elementwise_reduce", "another_name"},
+                                      {"x", "matrix"},
+                                      {"y", "bias"},
+                                      {"rows", "n"},
+                                      {"cols", "features"},
+                                      {"mul_2", "scaled"},
+                                      {"logsumexp", "lse"},
+                                      {"row_max", "maxima"}});
+  // The edit did change the graph's text.
+  ASSERT_EQ(renamed.inputs(0).name(), "matrix");
+  ASSERT_EQ(renamed.inputs(0).type().dims(0).symbol(), "n");
+  EXPECT_EQ(keyOf(renamed), key);
+}
+
+TEST(CompileCacheKey, WhichDimsShareASymbolMatters) {
+  // Two symbols merged into one: a different (more constrained) graph.
+  v1::Graph merged = renamedExample("elementwise_reduce", {{"cols", "rows"}});
+  EXPECT_NE(keyOf(merged), keyOf(test::exampleGraph("elementwise_reduce")));
+}
+
+TEST(CompileCacheKey, AChangedConstantChangesTheKey) {
+  v1::Graph graph = test::exampleGraph("elementwise_reduce");
+  std::string key = keyOf(graph);
+  bool changed = false;
+  for (v1::Node &node : *graph.mutable_nodes())
+    if (node.has_constant()) {
+      node.mutable_constant()->set_splat(node.constant().splat() + 1);
+      changed = true;
+    }
+  ASSERT_TRUE(changed) << "the example has no constant";
+  EXPECT_NE(keyOf(graph), key);
+}
+
+TEST(CompileCacheKey, EveryOptionIsPartOfTheKey) {
+  v1::Graph graph = test::exampleGraph("elementwise_reduce");
+  v1::CompileOptions plain;
+  std::string key = keyOf(graph, plain);
+
+  v1::CompileOptions cpu;
+  cpu.set_target(v1::TARGET_CPU);
+  EXPECT_EQ(keyOf(graph, cpu), key) << "unspecified means the CPU";
+  v1::CompileOptions cuda;
+  cuda.set_target(v1::TARGET_CUDA);
+  EXPECT_NE(keyOf(graph, cuda), key);
+
+  v1::CompileOptions unfused;
+  unfused.set_disable_fusion(true);
+  EXPECT_NE(keyOf(graph, unfused), key);
+
+  v1::CompileOptions rows3, rows4, cols3;
+  (*rows3.mutable_static_symbols())["rows"] = 3;
+  (*rows4.mutable_static_symbols())["rows"] = 4;
+  (*cols3.mutable_static_symbols())["cols"] = 3;
+  EXPECT_NE(keyOf(graph, rows3), key);
+  EXPECT_NE(keyOf(graph, rows3), keyOf(graph, rows4));
+  EXPECT_NE(keyOf(graph, rows3), keyOf(graph, cols3));
+}
+
+TEST(CompileCacheKey, EveryWireOptionIsKeyedAndMapped) {
+  // The wire options are the one options type: the key hashes each field,
+  // and compileOptionsFor maps each to the compiler. A field added to
+  // CompileOptions must be added to both, and to the test above.
+  EXPECT_EQ(v1::CompileOptions::descriptor()->field_count(), 3)
+      << "a new CompileOptions field: key it (CacheKey.cpp), map it "
+         "(worker/CompileJob.cpp), test both here";
+  v1::CompileOptions options;
+  options.set_disable_fusion(true);
+  (*options.mutable_static_symbols())["rows"] = 3;
+  jit::CompileOptions mapped = compileOptionsFor(options, nullptr);
+  EXPECT_FALSE(mapped.pipeline.fuse);
+  EXPECT_EQ(mapped.staticSymbols,
+            (std::map<std::string, int64_t>{{"rows", 3}}));
+  EXPECT_TRUE(compileOptionsFor({}, nullptr).pipeline.fuse);
+}
+
+TEST(CompileCacheKey, StaticSymbolOrderDoesNotMatter) {
+  v1::Graph graph = test::exampleGraph("elementwise_reduce");
+  std::vector<std::pair<std::string, int64_t>> symbols;
+  for (int k = 0; k < 12; ++k)
+    symbols.emplace_back("s" + std::to_string(k), 10 + k);
+  symbols.emplace_back("rows", 3);
+  symbols.emplace_back("cols", 5);
+  v1::CompileOptions forward, backward;
+  for (const auto &[name, size] : symbols)
+    (*forward.mutable_static_symbols())[name] = size;
+  for (auto it = symbols.rbegin(); it != symbols.rend(); ++it)
+    (*backward.mutable_static_symbols())[it->first] = it->second;
+  EXPECT_EQ(keyOf(graph, forward), keyOf(graph, backward));
+}
+
+TEST(CompileCacheKey, AnInvalidGraphHasNoKey) {
+  v1::Graph graph = test::exampleGraph("elementwise_reduce");
+  graph.mutable_nodes(2)->set_operands(0, "no_such_value");
+  auto key = compileCacheKey(graph, {});
+  ASSERT_FALSE(key.isOk());
+  EXPECT_EQ(key.status().code(), StatusCode::InvalidArgument);
+
+  v1::Graph noOutput = test::exampleGraph("elementwise_reduce");
+  noOutput.add_outputs("missing_output");
+  EXPECT_EQ(compileCacheKey(noOutput, {}).status().code(),
+            StatusCode::InvalidArgument);
+}
+
+TEST(CompileCacheKey, IdentityNamesTheBuildAndTarget) {
+  const std::string &identity = compilerIdentity();
+  EXPECT_NE(identity.find("anyshape.v1"), std::string::npos) << identity;
+  EXPECT_NE(identity.find("build="), std::string::npos) << identity;
+  EXPECT_NE(identity.find("llvm="), std::string::npos) << identity;
+  EXPECT_EQ(&compilerIdentity(), &identity);
+}
+
+} // namespace
