@@ -116,11 +116,12 @@ StatusOr<CompileWorkers::Child> CompileWorkers::spawnLocked() {
     ::execv(argv[0], argv);
     ::_exit(127);
   }
+  int forkError = errno; // before the closes below can change it
   ::close(in[0]);
   ::close(result[1]);
   ::close(errors[1]);
   if (pid < 0) {
-    int error = errno;
+    int error = forkError;
     ::close(in[1]), ::close(result[0]), ::close(errors[0]);
     return internalError(std::string("cannot start a compile worker: ") +
                          std::strerror(error));
