@@ -311,6 +311,11 @@ StatusOr<CachedExecutable> CompileWorkers::compile(v1::CompileJob job,
                                lastWords(out.errorTail));
     }
     ++metrics_.workerFailures;
+    if (signal == SIGKILL)
+      return internalError(
+          "the compile worker was killed (signal 9) from outside the "
+          "server, e.g. by the kernel's out-of-memory killer" +
+          lastWords(out.errorTail));
     return internalError("the compile worker died of signal " +
                          std::to_string(signal) + " (" + strsignal(signal) +
                          "), an anyshape bug on this graph" +

@@ -1,8 +1,8 @@
 // Compiles out of process, against a real anyshape-server: a compile
-// worker that aborts, outlives its deadline, passes its memory or CPU-time
-// limit, or is still running when a drain runs out of time fails its own
-// request with the right code and a message, is counted, and leaves no
-// process behind; the server and every other request carry on. The
+// worker that aborts, is killed from outside, outlives its deadline, passes its
+// memory or CPU-time limit, or is still running when a drain runs out of time
+// fails its own request with the right code and a message, is counted, and
+// leaves no process behind; the server and every other request carry on. The
 // misbehaviour is injected with the test-only --testing-compile-faults (a
 // graph named anyshape-testing-FAULT).
 #include "../support/ExampleGraph.h"
@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <dirent.h>
 #include <fstream>
@@ -102,6 +103,45 @@ TEST(CompileWorkers, AnAbortFailsOnlyItsRequest) {
   EXPECT_EQ(s.compile_errors(), 1);
   EXPECT_EQ(s.compiles(), 1);
   EXPECT_EQ(childProcesses(server.pid()), 1) << "only the spare is left";
+  EXPECT_EQ(server.stop(), 0);
+}
+
+/// SIGKILL to each of the server's children (as the kernel's OOM killer
+/// would send it); returns how many were signalled.
+int killChildren(pid_t server) {
+  int killed = 0;
+  std::string dir = "/proc/" + std::to_string(server) + "/task";
+  if (DIR *tasks = ::opendir(dir.c_str())) {
+    while (dirent *task = ::readdir(tasks)) {
+      if (task->d_name[0] == '.')
+        continue;
+      std::ifstream in(dir + "/" + task->d_name + "/children");
+      pid_t pid;
+      while (in >> pid)
+        killed += ::kill(pid, SIGKILL) == 0;
+    }
+    ::closedir(tasks);
+  }
+  return killed;
+}
+
+TEST(CompileWorkers, AWorkerKilledMidCompileFailsOnlyItsRequest) {
+  ServerProcess server({"--testing-compile-faults"});
+  ASSERT_FALSE(server.address().empty());
+  auto stub = server.stub();
+  auto hung = std::async(std::launch::async,
+                         [&] { return compile(*stub, faulty("sleep")); });
+  for (int wait = 0; wait < 200 && childProcesses(server.pid()) < 2; ++wait)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  // The compiling worker and the spare: both die, from outside.
+  ASSERT_EQ(killChildren(server.pid()), 2);
+  Compiled killed = hung.get();
+  EXPECT_EQ(killed.status.error_code(), grpc::StatusCode::INTERNAL);
+  EXPECT_NE(killed.status.error_message().find("signal 9"), std::string::npos)
+      << killed.status.error_message();
+  // The next compile starts a worker of its own for the dead spare.
+  expectServing(*stub);
+  EXPECT_EQ(stats(*stub).compile_errors(), 1);
   EXPECT_EQ(server.stop(), 0);
 }
 
