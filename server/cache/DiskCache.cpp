@@ -6,6 +6,7 @@
 // identity and the key before parsing anything.
 #include "server/cache/DiskCache.h"
 
+#include "server/Io.h"
 #include "server/cache/CacheKey.h"
 
 #include <xxhash.h>
@@ -45,19 +46,6 @@ bool takePart(const std::string &bytes, size_t &at, size_t end,
 Status errnoError(const std::string &what, const std::string &path) {
   return Status(StatusCode::Unavailable,
                 what + " " + path + ": " + std::strerror(errno));
-}
-
-Status writeAll(int fd, const std::string &bytes, const std::string &path) {
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return errnoError("cannot write", path);
-    done += static_cast<size_t>(n);
-  }
-  return Status::ok();
 }
 
 StatusOr<std::string> readAll(const std::string &path) {

@@ -94,17 +94,4 @@ Status readFramed(int fd, google::protobuf::Message &message,
   return Status::ok();
 }
 
-Status writeAll(int fd, const std::string &bytes) {
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return internalError(std::string("write: ") + std::strerror(errno));
-    done += static_cast<size_t>(n);
-  }
-  return Status::ok();
-}
-
 } // namespace anyshape::server

@@ -38,12 +38,11 @@ StatusOr<CachedExecutable> loadCompiled(StoredExecutable stored);
 /// order of first use.
 std::vector<std::string> storedTensorIds(const v1::Graph &graph);
 
-/// Appends one framed message to `out`.
+/// Appends one framed message to `out` (written with server/Io.h's
+/// writeAll).
 void appendFramed(const google::protobuf::Message &message, std::string &out);
 /// Reads one framed message from a blocking `fd` (at most `maxBytes`).
 Status readFramed(int fd, google::protobuf::Message &message,
                   uint64_t maxBytes);
-/// Writes all of `bytes` to a blocking `fd`.
-Status writeAll(int fd, const std::string &bytes);
 
 } // namespace anyshape::server

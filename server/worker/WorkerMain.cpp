@@ -4,6 +4,7 @@
 // corrupt the result.
 #include "server/worker/WorkerMain.h"
 
+#include "server/Io.h"
 #include "server/worker/CompileJob.h"
 
 #include <chrono>
@@ -88,7 +89,7 @@ int runCompileWorker() {
   }
   std::string out;
   appendFramed(result, out);
-  Status written = writeAll(resultFd, out);
+  Status written = writeAll(resultFd, out, "the result");
   return written.isOk() ? 0 : 4;
 }
 

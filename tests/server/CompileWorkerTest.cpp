@@ -17,6 +17,7 @@
 #include <fstream>
 #include <future>
 #include <thread>
+#include <vector>
 
 using namespace anyshape;
 using test::ServerProcess;
@@ -58,21 +59,25 @@ v1::Graph faulty(const std::string &fault) {
 
 /// The server's live child processes, from /proc: compile workers, and
 /// the one spare started and waiting for the next job.
-int childProcesses(pid_t server) {
-  int count = 0;
+std::vector<pid_t> childPids(pid_t server) {
+  std::vector<pid_t> pids;
   std::string dir = "/proc/" + std::to_string(server) + "/task";
   if (DIR *tasks = ::opendir(dir.c_str())) {
     while (dirent *task = ::readdir(tasks)) {
       if (task->d_name[0] == '.')
         continue;
       std::ifstream in(dir + "/" + task->d_name + "/children");
-      std::string pid;
+      pid_t pid;
       while (in >> pid)
-        ++count;
+        pids.push_back(pid);
     }
     ::closedir(tasks);
   }
-  return count;
+  return pids;
+}
+
+int childProcesses(pid_t server) {
+  return static_cast<int>(childPids(server).size());
 }
 
 /// The server still compiles and answers: a good graph compiles (or is a
@@ -110,18 +115,8 @@ TEST(CompileWorkers, AnAbortFailsOnlyItsRequest) {
 /// would send it); returns how many were signalled.
 int killChildren(pid_t server) {
   int killed = 0;
-  std::string dir = "/proc/" + std::to_string(server) + "/task";
-  if (DIR *tasks = ::opendir(dir.c_str())) {
-    while (dirent *task = ::readdir(tasks)) {
-      if (task->d_name[0] == '.')
-        continue;
-      std::ifstream in(dir + "/" + task->d_name + "/children");
-      pid_t pid;
-      while (in >> pid)
-        killed += ::kill(pid, SIGKILL) == 0;
-    }
-    ::closedir(tasks);
-  }
+  for (pid_t pid : childPids(server))
+    killed += ::kill(pid, SIGKILL) == 0;
   return killed;
 }
 

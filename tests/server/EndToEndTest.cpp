@@ -528,6 +528,12 @@ TEST(ServerEndToEnd, HealthReflectionAndPrometheusMetrics) {
   EXPECT_NE(httpGet(metrics, "/other").find("404"), std::string::npos);
 }
 
+/// Waits until the server has finished `count` executions.
+void waitForExecutions(v1::AnyShape::Stub &stub, int64_t count) {
+  for (int wait = 0; wait < 500 && stats(stub).executions() < count; ++wait)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+}
+
 /// Starts `count` executions of the encoder at seq 512 without waiting.
 std::vector<std::future<grpc::Status>>
 startLongRuns(const ServerProcess &server, const std::string &id,
@@ -548,15 +554,10 @@ startLongRuns(const ServerProcess &server, const std::string &id,
           v1::ExecuteResponse response;
           return server.stub()->Execute(&context, request, &response);
         }));
+  // Each run opens its own channel, so the first may reach the server well
+  // after the calls are made: return once one has run, the rest queued.
+  waitForExecutions(*server.stub(), 1);
   return runs;
-}
-
-/// Waits until the server has finished `count` executions (of runs from
-/// startLongRuns: each run opens its own channel, so the first ones may
-/// reach the server well after the call returns).
-void waitForExecutions(v1::AnyShape::Stub &stub, int64_t count) {
-  for (int wait = 0; wait < 500 && stats(stub).executions() < count; ++wait)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
 }
 
 TEST(ServerEndToEnd, SigtermLetsRequestsInFlightFinish) {
@@ -567,10 +568,9 @@ TEST(ServerEndToEnd, SigtermLetsRequestsInFlightFinish) {
   std::string id = compiledId(*stub, graph);
   ASSERT_FALSE(id.empty());
   // Queued behind one execute thread, so most wait when SIGTERM comes
-  // (sent once the first has run: 12 runs and a fixed 200 ms sleep once
-  // raced the runs' own connection setup).
+  // (12 runs and a fixed 200 ms sleep once raced the runs' own
+  // connection setup).
   auto runs = startLongRuns(server, id, graph, 48);
-  waitForExecutions(*stub, 1);
   server.terminate();
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   // Draining: health says NOT_SERVING and new work is refused.
@@ -641,7 +641,6 @@ TEST(ServerEndToEnd, DeadlinesExpireInTheQueue) {
   // long after the first has run (8 runs and a fixed 100 ms sleep once
   // raced the runs' own connection setup).
   auto runs = startLongRuns(server, id, graph, 32);
-  waitForExecutions(*stub, 1);
   // Queued behind the long runs: its deadline passes before it starts.
   v1::ExecuteRequest request;
   request.set_executable_id(id);

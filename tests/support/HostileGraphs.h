@@ -8,21 +8,28 @@
 
 #include "anyshape/v1/graph.pb.h"
 
+#include <initializer_list>
 #include <string>
 
 namespace anyshape::test {
 
+/// Adds an f32 input named `name` with the symbol dims `symbols`, then
+/// returns its type for more dims.
+inline v1::TensorType *addInput(v1::Graph &g, const std::string &name,
+                                std::initializer_list<const char *> symbols) {
+  auto *input = g.add_inputs();
+  input->set_name(name);
+  input->mutable_type()->set_dtype(v1::DTYPE_F32);
+  for (const char *symbol : symbols)
+    input->mutable_type()->add_dims()->set_symbol(symbol);
+  return input->mutable_type();
+}
+
 /// x: f32[seq]; y: f32[seq^n] (one term, seq repeated n times); out = y.
 inline v1::Graph repeatedSymbolDim(int n) {
   v1::Graph g;
-  auto *x = g.add_inputs();
-  x->set_name("x");
-  x->mutable_type()->set_dtype(v1::DTYPE_F32);
-  x->mutable_type()->add_dims()->set_symbol("seq");
-  auto *y = g.add_inputs();
-  y->set_name("y");
-  y->mutable_type()->set_dtype(v1::DTYPE_F32);
-  auto *term = y->mutable_type()->add_dims()->mutable_expr()->add_terms();
+  addInput(g, "x", {"seq"});
+  auto *term = addInput(g, "y", {})->add_dims()->mutable_expr()->add_terms();
   term->set_coefficient(1);
   for (int i = 0; i < n; ++i)
     term->add_symbols("seq");
@@ -50,18 +57,13 @@ inline v1::Graph manyTermsDim(int n) {
 inline v1::Graph productOfWideSums(int rank) {
   v1::Graph g;
   for (int k = 0; k < 2; ++k) {
-    auto *in = g.add_inputs();
-    in->set_name(k ? "b" : "a");
-    in->mutable_type()->set_dtype(v1::DTYPE_F32);
+    v1::TensorType *type = addInput(g, k ? "b" : "a", {});
     for (int d = 0; d < 8; ++d)
-      in->mutable_type()->add_dims()->set_symbol("s" +
-                                                 std::to_string(8 * k + d));
+      type->add_dims()->set_symbol("s" + std::to_string(8 * k + d));
   }
-  auto *z = g.add_inputs();
-  z->set_name("z");
-  z->mutable_type()->set_dtype(v1::DTYPE_F32);
+  v1::TensorType *z = addInput(g, "z", {});
   for (int d = 0; d < rank; ++d) {
-    auto *expr = z->mutable_type()->add_dims()->mutable_expr();
+    auto *expr = z->add_dims()->mutable_expr();
     for (int s = 0; s < 16; ++s) {
       auto *term = expr->add_terms();
       term->set_coefficient(1);
@@ -80,11 +82,7 @@ inline v1::Graph productOfWideSums(int rank) {
 /// x: f32[seq, 4]; c = concatenate(x, x, ... n times) along dim 0.
 inline v1::Graph wideConcatenate(int n) {
   v1::Graph g;
-  auto *x = g.add_inputs();
-  x->set_name("x");
-  x->mutable_type()->set_dtype(v1::DTYPE_F32);
-  x->mutable_type()->add_dims()->set_symbol("seq");
-  x->mutable_type()->add_dims()->set_size(4);
+  addInput(g, "x", {"seq"})->add_dims()->set_size(4);
   auto *c = g.add_nodes();
   c->set_name("c");
   c->set_op("concatenate");
@@ -98,11 +96,7 @@ inline v1::Graph wideConcatenate(int n) {
 /// x: f32[batch, seq]; n elementwise ops, each on the one before.
 inline v1::Graph elementwiseChain(int n) {
   v1::Graph g;
-  auto *x = g.add_inputs();
-  x->set_name("x");
-  x->mutable_type()->set_dtype(v1::DTYPE_F32);
-  x->mutable_type()->add_dims()->set_symbol("batch");
-  x->mutable_type()->add_dims()->set_symbol("seq");
+  addInput(g, "x", {"batch", "seq"});
   std::string previous = "x";
   static const char *kOps[] = {"abs", "neg", "exp", "tanh"};
   for (int i = 0; i < n; ++i) {
