@@ -2,7 +2,10 @@
 // time once grew faster than their size: a concatenate of N operands, a
 // chain of N elementwise ops, and 1-12 stacked encoder layers. Each compile
 // is timed once (they are long); the per_unit counter (time per operand,
-// node or layer) stays flat where the compile is linear.
+// node or layer) stays flat where the compile is linear. Then constants of
+// 1-256 MiB, embedded (raw data) or generated at load (seeded): the
+// peak_mib counter is the process's peak resident memory, so sizes run in
+// ascending order and each reading is that compile's own peak.
 //
 //   build/bin/anyshape-bench-compile [--benchmark_filter=...]
 #include "anyshape/client/GraphBuilder.h"
@@ -11,6 +14,8 @@
 #include "tests/support/HostileGraphs.h"
 
 #include <benchmark/benchmark.h>
+
+#include <sys/resource.h>
 
 using namespace anyshape;
 
@@ -70,6 +75,66 @@ BENCHMARK(BM_CompileEncoderLayers)
     ->Arg(2)
     ->Arg(4)
     ->Arg(12)
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+
+/// x + c for a constant c of `mib` MiB of f32 (an input of the same static
+/// shape, so nothing folds).
+v1::Graph constantGraph(int64_t mib, bool seeded) {
+  client::GraphBuilder b(seeded ? "seeded_constant" : "data_constant");
+  int64_t count = mib << 18;
+  client::Value c;
+  if (seeded) {
+    c = b.seededUniform(v1::DTYPE_F32, {count}, 7, -1, 1);
+  } else {
+    // Distinct values: MLIR stores an all-equal buffer as one splat.
+    std::string bytes(static_cast<size_t>(count * 4), '\0');
+    for (size_t i = 0; i < bytes.size(); ++i)
+      bytes[i] = static_cast<char>(i * 131 + (i >> 9));
+    c = b.constant(v1::DTYPE_F32, {count}, std::move(bytes));
+  }
+  b.output(b.add(b.parameter("x", v1::DTYPE_F32, {count}), c), "y");
+  return *b.build();
+}
+
+double peakMib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024; // ru_maxrss: KiB
+}
+
+/// Up to the object code, as a compile worker compiles: the peak is the
+/// compiler's, not the loaded executable's constants.
+void compileConstant(benchmark::State &state, bool seeded) {
+  v1::Graph graph = constantGraph(state.range(0), seeded);
+  for (auto _ : state) {
+    auto object = jit::Compiler::compileToObject(graph);
+    if (!object.isOk()) {
+      state.SkipWithError(object.status().toString().c_str());
+      return;
+    }
+    state.counters["object_mib"] =
+        static_cast<double>(object->objectCode.size()) / (1 << 20);
+  }
+  state.counters["peak_mib"] = peakMib();
+}
+
+void BM_CompileDataConstant(benchmark::State &state) {
+  compileConstant(state, false);
+}
+void BM_CompileSeededConstant(benchmark::State &state) {
+  compileConstant(state, true);
+}
+BENCHMARK(BM_CompileSeededConstant)
+    ->Arg(1)
+    ->Arg(16)
+    ->Arg(256)
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CompileDataConstant)
+    ->Arg(1)
+    ->Arg(16)
+    ->Arg(256)
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
 

@@ -62,6 +62,11 @@ struct CheckKernelFusionsPass
   using CheckKernelFusionsBase::CheckKernelFusionsBase;
 
   void runOnOperation() override {
+    // Declarations have no kernels; the initializer runs once at load,
+    // outside any plan (its calls fill constants).
+    if (getOperation().isExternal() ||
+        getOperation().getSymName() == kInitializeSymbol)
+      return;
     std::vector<Kernel> kernels;
     std::set<int64_t> libraryFusions;
     for (Operation &op : getOperation().getBody().getOps()) {

@@ -25,6 +25,7 @@
 #include "mlir/Pass/PassManager.h"
 
 #include <chrono>
+#include <optional>
 
 namespace anyshape::jit {
 
@@ -32,20 +33,14 @@ std::atomic<int64_t> Compiler::compiles_{0};
 
 int64_t Compiler::compileCount() { return compiles_.load(); }
 
-StatusOr<CompiledObject>
-Compiler::compileToObject(const v1::Graph &original,
-                          const CompileOptions &options,
-                          CompileReport *report) {
-  auto start = std::chrono::steady_clock::now();
-  // Validated before specialising, so errors name the graph as written.
-  ANYSHAPE_RETURN_IF_ERROR(validateGraph(original).status());
-  v1::Graph graph = original;
-  if (!options.staticSymbols.empty()) {
-    ANYSHAPE_ASSIGN_OR_RETURN(graph,
-                              specializeGraph(original, options.staticSymbols));
-  }
-  ANYSHAPE_ASSIGN_OR_RETURN(GraphInfo info, validateGraph(graph));
+namespace {
 
+/// Import, pipeline and object code for a validated graph. The MLIR
+/// context, and the constants it holds, are gone when this returns.
+StatusOr<std::string>
+compileValidated(const v1::Graph &graph, const GraphInfo &info,
+                 const CompileOptions &options, CompileReport *report,
+                 std::chrono::steady_clock::time_point start) {
   mlir::DialectRegistry registry;
   registerCpuPipelineDialects(registry);
   mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
@@ -85,19 +80,44 @@ Compiler::compileToObject(const v1::Graph &original,
     return internalError("CPU pipeline failed: " + diagnostics);
 
   auto pipelineDone = std::chrono::steady_clock::now();
+  if (report) {
+    using Seconds = std::chrono::duration<double>;
+    report->pipelineSeconds = Seconds(pipelineDone - start).count();
+  }
+  return emitObjectCode(*module, options.optLevel, options.dumpIrDir);
+}
+
+} // namespace
+
+StatusOr<CompiledObject>
+Compiler::compileToObject(const v1::Graph &original,
+                          const CompileOptions &options,
+                          CompileReport *report) {
+  auto start = std::chrono::steady_clock::now();
+  // Validated before specialising, so errors name the graph as written.
+  ANYSHAPE_ASSIGN_OR_RETURN(GraphInfo info, validateGraph(original));
+  // No copy of an unspecialised graph until the compile is done: its
+  // constants may be most of this process's memory.
+  std::optional<v1::Graph> specialized;
+  if (!options.staticSymbols.empty()) {
+    ANYSHAPE_ASSIGN_OR_RETURN(specialized,
+                              specializeGraph(original, options.staticSymbols));
+    ANYSHAPE_ASSIGN_OR_RETURN(info, validateGraph(*specialized));
+  }
+  const v1::Graph &graph = specialized ? *specialized : original;
   ANYSHAPE_ASSIGN_OR_RETURN(
       std::string object,
-      emitObjectCode(*module, options.optLevel, options.dumpIrDir));
+      compileValidated(graph, info, options, report, start));
   ++compiles_;
   if (report) {
     using Seconds = std::chrono::duration<double>;
     auto done = std::chrono::steady_clock::now();
     report->seconds = Seconds(done - start).count();
-    report->pipelineSeconds = Seconds(pipelineDone - start).count();
-    report->codegenSeconds = Seconds(done - pipelineDone).count();
+    report->codegenSeconds = report->seconds - report->pipelineSeconds;
     report->linkSeconds = 0;
   }
-  return CompiledObject{std::move(graph), std::move(object)};
+  return CompiledObject{specialized ? std::move(*specialized) : original,
+                        std::move(object)};
 }
 
 StatusOr<std::shared_ptr<Executable>>

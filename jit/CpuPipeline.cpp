@@ -48,7 +48,9 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
   dhlo::buildDhloSimplifyPipeline(pm);
   pm.addNestedPass<func::FuncOp>(dhlo::createMarkFusions());
   pm.addNestedPass<func::FuncOp>(dhlo::createOrderFusions());
-  // 2. dhlo -> linalg on tensors; fuse elementwise producers.
+  // 2. dhlo -> linalg on tensors (large seeded constants become globals
+  // filled at load); fuse elementwise producers.
+  pm.addPass(createSeededConstantsAtLoad());
   pm.addNestedPass<func::FuncOp>(dhlo::createConvertDhloToLinalg());
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createCSEPass());

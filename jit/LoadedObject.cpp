@@ -12,6 +12,8 @@
 
 #include "jit/ObjectCode.h"
 #include "jit/Passes.h"
+
+#include "ir/graph/ConstantData.h"
 #include "runtime/Allocator.h"
 #include "runtime/Gemm.h"
 #include "runtime/MemrefCopy.h"
@@ -24,6 +26,13 @@
 
 namespace anyshape::jit {
 namespace {
+
+/// kFillSeededUniform's C ABI over the evaluator's generator.
+void fillSeededUniformAt(int64_t address, int64_t count, int32_t dtype,
+                         uint64_t seed, double low, double high) {
+  fillSeededUniform(seed, low, high, static_cast<v1::DType>(dtype), count,
+                    reinterpret_cast<char *>(address));
+}
 
 llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner &mangle) {
   auto bind = [](auto *function) {
@@ -50,6 +59,7 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner &mangle) {
       bind(&runtime::anyshapeKmpcForStaticFini);
   symbols[mangle("__kmpc_barrier")] = bind(&runtime::anyshapeKmpcBarrier);
   symbols[mangle(kTeamSizeFunction)] = bind(&runtime::anyshapeTeamSize);
+  symbols[mangle(kFillSeededUniform)] = bind(&fillSeededUniformAt);
   return symbols;
 }
 
@@ -88,6 +98,12 @@ LoadedObject::load(std::string_view object) {
   if (!entry)
     return invalidArgument("cannot link object code: " +
                            llvm::toString(entry.takeError()));
+  auto initialize = (*jit)->lookup(kInitializeSymbol);
+  if (!initialize)
+    return invalidArgument("cannot link object code: " +
+                           llvm::toString(initialize.takeError()));
+  // Load-time constants, before anything can run.
+  initialize->toPtr<void (*)()>()();
   std::unique_ptr<LoadedObject> loaded(new LoadedObject(std::move(*jit)));
   loaded->entry_ = entry->toPtr<EntryFunction>();
   return loaded;

@@ -2,7 +2,8 @@
 //
 // Links an object from emitObjectCode (ObjectCode.h) into this process
 // with ORC's LLJIT, binding the runtime functions it calls (allocator,
-// GEMM, strided copy) as absolute addresses, and resolves its entry once.
+// GEMM, strided copy, constant generator) as absolute addresses, resolves
+// its entry once and runs its initializer (load-time constants).
 // The same path serves fresh compiles and objects read back from the
 // compile cache, so a cached executable is exactly what was tested.
 //

@@ -1,15 +1,17 @@
 //===- ObjectCode.cpp - translate, wrap, optimise, emit ----------*- C++
 //-*-===//
 //
-// Every function but the entry becomes internal, so LLVM may inline the
-// C-interface wrapper and @main into it and drop unused code; the object
-// exports exactly one symbol. Optimisation uses the host target machine,
+// Every function but the entry and the initializer becomes internal, so
+// LLVM may inline the C-interface wrapper and @main into the entry and drop
+// unused code; the object exports those two functions and the globals of
+// its load-time constants. Optimisation uses the host target machine,
 // whose cost model lets the loop vectoriser use AVX-512 where present.
 //
 //===----------------------------------------------------------------------===//
 #include "jit/ObjectCode.h"
 
 #include "jit/LoopHints.h"
+#include "jit/Passes.h"
 #include "jit/ShapeCheckFunction.h"
 
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -91,8 +93,18 @@ Status addEntry(llvm::Module &module) {
   b.CreateRet(llvm::ConstantInt::get(i64, 0));
   b.SetInsertPoint(fail);
   b.CreateRet(code);
+  // The loader's other entry (Passes.h); a module without load-time
+  // constants may not define it.
+  llvm::Function *initialize = module.getFunction(kInitializeSymbol);
+  if (!initialize) {
+    initialize = llvm::Function::Create(
+        llvm::FunctionType::get(llvm::Type::getVoidTy(context), false),
+        llvm::GlobalValue::ExternalLinkage, kInitializeSymbol, module);
+    llvm::IRBuilder<>(llvm::BasicBlock::Create(context, "entry", initialize))
+        .CreateRetVoid();
+  }
   for (llvm::Function &f : module)
-    if (&f != entry && !f.isDeclaration())
+    if (&f != entry && &f != initialize && !f.isDeclaration())
       f.setLinkage(llvm::GlobalValue::InternalLinkage);
   // The runtime allocator returns fresh blocks, as malloc does. Saying so
   // lets alias analysis keep a kernel's accumulator in a register instead

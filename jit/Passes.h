@@ -25,6 +25,15 @@ namespace anyshape::jit {
 /// The runtime function the GEMM calls go to (C interface name).
 inline constexpr const char *kBatchMatmulF32 = "anyshapeBatchMatmulF32";
 
+/// The function every object defines to fill its load-time constants
+/// (`() -> ()`; anyshape-seeded-constants-at-load), called once by the
+/// loader before any run.
+inline constexpr const char *kInitializeSymbol = "anyshape_initialize";
+
+/// The runtime generator of SeededUniform constants: `(address: i64,
+/// count: i64, dtype: i32, seed: i64, low: f64, high: f64) -> ()`.
+inline constexpr const char *kFillSeededUniform = "anyshapeFillSeededUniform";
+
 /// The runtime function returning the OpenMP team size of the running
 /// execution (`() -> i64`), which picks a row-reduction kernel's schedule.
 inline constexpr const char *kTeamSizeFunction = "anyshapeTeamSize";

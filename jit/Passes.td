@@ -1,7 +1,7 @@
 //===- Passes.td - CPU backend passes ----------------------*- tablegen -*-===//
 //
-// Passes of the CPU backend proper (after bufferization); flags prefixed
-// `anyshape-`.
+// Passes of the CPU backend proper; flags prefixed `anyshape-`. Most run
+// after bufferization; the description of each says where it runs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +26,24 @@ def BatchMatmulToRuntimeCall
     else reads before the GEMM is erased: the runtime overwrites C.
   }];
   let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def SeededConstantsAtLoad
+    : Pass<"anyshape-seeded-constants-at-load", "mlir::ModuleOp"> {
+  let summary = "Generate large seeded constants when the executable loads";
+  let description = [{
+    Runs on dhlo, before the conversion to linalg. Replaces each
+    `dhlo.seeded_uniform` with a read-only tensor view
+    (`bufferization.to_tensor restrict`) of an uninitialised public
+    `memref.global`, and defines `@anyshape_initialize`, which fills every
+    such global through `anyshapeFillSeededUniform` (the reference
+    evaluator's generator). The loader calls it once, before any run
+    (LoadedObject.h); the function exists, empty, in every module.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::func::FuncDialect",
                            "::mlir::memref::MemRefDialect"];
 }
 

@@ -39,6 +39,36 @@ double seededUnit(uint64_t seed, uint64_t index) {
   return static_cast<double>(z >> 11) * 0x1.0p-53;
 }
 
+void fillSeededUniform(uint64_t seed, double low, double high, v1::DType dtype,
+                       int64_t count, char *out) {
+  int64_t elementSize = dtypeByteSize(dtype);
+  bool integer = isIntegerDType(dtype);
+  for (int64_t i = 0; i < count; ++i) {
+    double u = seededUnit(seed, static_cast<uint64_t>(i));
+    double v = dtype == v1::DTYPE_BOOL ? (u >= 0.5 ? 1.0 : 0.0)
+                                       : low + (high - low) * u;
+    if (integer)
+      v = std::floor(v);
+    encodeElement(v, dtype, out + i * elementSize);
+  }
+}
+
+bool isGeneratedConstant(const v1::ConstantAttrs &attrs) {
+  if (attrs.value_case() != v1::ConstantAttrs::kSplat &&
+      attrs.value_case() != v1::ConstantAttrs::kSeededUniform)
+    return false;
+  int64_t count = 1;
+  for (int64_t size : attrs.shape())
+    if (size < 0 || __builtin_mul_overflow(count, size, &count))
+      return false;
+  return count > kLargestEmbeddedGeneratedConstant;
+}
+
+StatusOr<int64_t> embeddedConstantBytes(const v1::ConstantAttrs &attrs) {
+  ANYSHAPE_ASSIGN_OR_RETURN(int64_t bytes, constantByteSize(attrs));
+  return isGeneratedConstant(attrs) ? 0 : bytes;
+}
+
 float floatRoundedToOdd(double value) {
   float f = static_cast<float>(value);
   uint32_t bits;
@@ -133,15 +163,8 @@ StatusOr<v1::Tensor> materializeConstant(const v1::ConstantAttrs &attrs,
   case v1::ConstantAttrs::kSeededUniform: {
     const auto &su = attrs.seeded_uniform();
     std::string data(static_cast<size_t>(bytes), '\0');
-    for (int64_t i = 0; i < count; ++i) {
-      double u = seededUnit(su.seed(), static_cast<uint64_t>(i));
-      double v = attrs.dtype() == v1::DTYPE_BOOL
-                     ? (u >= 0.5 ? 1.0 : 0.0)
-                     : su.low() + (su.high() - su.low()) * u;
-      if (isIntegerDType(attrs.dtype()))
-        v = std::floor(v);
-      encodeElement(v, attrs.dtype(), data.data() + i * elementSize);
-    }
+    fillSeededUniform(su.seed(), su.low(), su.high(), attrs.dtype(), count,
+                      data.data());
     tensor.set_data(std::move(data));
     return tensor;
   }

@@ -22,9 +22,33 @@ public:
   virtual const v1::Tensor *find(const std::string &id) const = 0;
 };
 
+/// Splat and seeded constants of more elements than this are never
+/// materialised by the compiler: a splat is filled at run time and a seeded
+/// uniform is generated when the executable loads (fillSeededUniform).
+/// Embedded in the object code, a constant costs several copies of its
+/// bytes in compile memory (a 64 MiB bool splat took 2.7 GB) and its size
+/// again in the cache; small ones stay constants, which fold.
+inline constexpr int64_t kLargestEmbeddedGeneratedConstant = 4096;
+
+/// A splat or seeded uniform of more than kLargestEmbeddedGeneratedConstant
+/// elements (false for a shape whose size overflows).
+bool isGeneratedConstant(const v1::ConstantAttrs &attrs);
+
+/// The bytes of the constant that a compiled object embeds: all of a data
+/// or stored-tensor constant; a splat or seeded uniform only up to
+/// kLargestEmbeddedGeneratedConstant elements, 0 above. What
+/// GraphLimits::maxEmbeddedConstantBytes bounds.
+StatusOr<int64_t> embeddedConstantBytes(const v1::ConstantAttrs &attrs);
+
 /// SplitMix64 of (seed + index * golden ratio), top 53 bits as [0, 1):
 /// the generator behind SeededUniform (see graph.proto).
 double seededUnit(uint64_t seed, uint64_t index);
+
+/// Writes elements [0, count) of a SeededUniform constant of `dtype` to
+/// `out`: the one implementation, for the evaluator, the importer and the
+/// executables that generate their large constants when they load.
+void fillSeededUniform(uint64_t seed, double low, double high, v1::DType dtype,
+                       int64_t count, char *out);
 
 /// `value` narrowed to float, rounding to odd when inexact, so that
 /// narrowing the result further to f16 or bf16 rounds `value` itself to

@@ -16,8 +16,16 @@ struct GraphLimits {
   /// Elements of any one tensor: the static part of its shape, and its
   /// concrete shape when the evaluator or an executable runs.
   int64_t maxElementsPerTensor = int64_t(1) << 32;
-  /// Sum over constants of their materialised size in bytes.
+  /// Sum over constants of their materialised size in bytes: the memory
+  /// an executable's constants take when it runs.
   int64_t maxConstantBytes = int64_t(4) << 30;
+  /// Sum over constants of the bytes a compile embeds in the object code
+  /// (embeddedConstantBytes in ConstantData.h: data and stored tensors;
+  /// large splats and seeded uniforms are generated, not embedded). A
+  /// compile holds several copies of these bytes at once; this bound keeps
+  /// the peak inside a compile worker's default memory limit (see
+  /// docs/service.md for the measured peak per embedded byte).
+  int64_t maxEmbeddedConstantBytes = int64_t(1) << 30;
   int64_t maxNameLength = 1024;
   /// A node's operands (a concatenate's inputs are the most a real graph
   /// has).

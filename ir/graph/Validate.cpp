@@ -4,6 +4,7 @@
 // Iterative throughout, so a deep or hostile graph cannot overflow the stack.
 #include "Validate.h"
 
+#include "ConstantData.h"
 #include "ShapeInference.h"
 
 #include <deque>
@@ -246,6 +247,19 @@ StatusOr<GraphInfo> validateGraph(const v1::Graph &graph,
         return resourceExhausted(
             nodeLabel(node) + ": constants exceed the limit of " +
             std::to_string(limits.maxConstantBytes) + " bytes in total");
+      ANYSHAPE_ASSIGN_OR_RETURN(int64_t embedded,
+                                embeddedConstantBytes(node.constant()));
+      if (__builtin_add_overflow(info.embeddedConstantBytes, embedded,
+                                 &info.embeddedConstantBytes) ||
+          info.embeddedConstantBytes > limits.maxEmbeddedConstantBytes)
+        return resourceExhausted(
+            nodeLabel(node) +
+            ": constants compiled into the code (data, "
+            "stored tensors, splats and seeded uniforms of up to " +
+            std::to_string(kLargestEmbeddedGeneratedConstant) +
+            " elements) exceed the limit of " +
+            std::to_string(limits.maxEmbeddedConstantBytes) +
+            " bytes in total");
     }
   }
 

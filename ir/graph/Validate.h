@@ -43,6 +43,7 @@ struct GraphInfo {
   /// (ShapeChecks.h): input dims, then each node's undecided rules.
   std::vector<ShapeCheck> shapeChecks;
   int64_t constantBytes = 0;
+  int64_t embeddedConstantBytes = 0; ///< ConstantData.h
 
   const SymTensorType &typeOf(ValueRef v) const {
     return v.isInput ? inputTypes[v.index] : nodeTypes[v.index];

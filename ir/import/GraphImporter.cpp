@@ -8,6 +8,7 @@
 #include "ir/import/GraphImporter.h"
 
 #include "ir/dhlo/IR/DhloDialect.h"
+#include "ir/graph/ConstantData.h"
 #include "ir/graph/DimText.h"
 #include "ir/graph/Validate.h"
 
@@ -182,6 +183,13 @@ FailureOr<ElementsAttr> constantValue(const v1::ConstantAttrs &attrs,
       type, ArrayRef<char>(bytes.data(), bytes.size())));
 }
 
+/// A seeded constant too large to embed (ConstantData.h): imported as
+/// dhlo.seeded_uniform, whose elements the executable generates.
+bool isGeneratedAtLoad(const v1::Node &node) {
+  return node.op() == "constant" && node.constant().has_seeded_uniform() &&
+         isGeneratedConstant(node.constant());
+}
+
 } // namespace
 
 void loadImportDialects(MLIRContext &context) {
@@ -232,6 +240,15 @@ OwningOpRef<ModuleOp> importGraph(MLIRContext &context, const v1::Graph &graph,
     const v1::Node &node = graph.nodes(i);
     Location loc = NameLoc::get(b.getStringAttr(node.name()));
     RankedTensorType type = dhlo::tensorTypeOf(&context, info->nodeTypes[i]);
+    if (isGeneratedAtLoad(node)) {
+      const v1::SeededUniform &su = node.constant().seeded_uniform();
+      nodeValues[i] = b.create<dhlo::SeededUniformOp>(
+          loc, type,
+          b.getIntegerAttr(b.getIntegerType(64, /*isSigned=*/false),
+                           APInt(64, su.seed())),
+          b.getF64FloatAttr(su.low()), b.getF64FloatAttr(su.high()));
+      continue;
+    }
     OperationState state(loc, "dhlo." + node.op());
     for (const std::string &operand : node.operands())
       state.addOperands(valueOf(operand));

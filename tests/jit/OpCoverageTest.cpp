@@ -5,6 +5,7 @@
 #include "../support/PlanChecked.h"
 #include "anyshape/client/GraphBuilder.h"
 #include "ir/graph/Bindings.h"
+#include "ir/graph/ConstantData.h"
 #include "ir/graph/GraphText.h"
 #include "ir/graph/OpRegistry.h"
 #include "ir/reference/Compare.h"
@@ -255,6 +256,40 @@ TEST(OpCoverage, LargeSplatsAreFilledAtRunTime) {
     b.output(b.add(x, b.broadcastInDim(b.splat(0.5, v1::DTYPE_F32, {5000}),
                                        {"n", 5000}, {1})));
   });
+}
+
+TEST(OpCoverage, LargeSeededConstantsAreGeneratedAtLoad) {
+  // Past 4096 elements, seeded constants are globals the executable fills
+  // when it loads (anyshape-seeded-constants-at-load), with the evaluator's
+  // generator: every dtype, returned and used by a kernel.
+  check("large_seeded", [](GraphBuilder &b) {
+    Value x = b.parameter("x", v1::DTYPE_F32, {"n", 5000});
+    for (DType t : kAllDTypes)
+      b.output(b.seededUniform(t, {2, 2500}, 40 + t, -3, 5));
+    b.output(b.add(
+        x, b.broadcastInDim(b.seededUniform(v1::DTYPE_F32, {5000}, 9, -1, 1),
+                            {"n", 5000}, {1})));
+  });
+}
+
+TEST(OpCoverage, SeededConstantsAreNotInTheObjectCode) {
+  // 16 MiB of seeded weights: a few KiB of code. The same values as raw
+  // data are embedded, which is what makes the measure mean something.
+  auto graphWith = [](bool seeded) {
+    GraphBuilder b(seeded ? "seeded" : "data");
+    std::string bytes(16u << 20, '\0');
+    fillSeededUniform(3, -1, 1, v1::DTYPE_F32, 1 << 22, bytes.data());
+    Value w = seeded ? b.seededUniform(v1::DTYPE_F32, {1 << 22}, 3, -1, 1)
+                     : b.constant(v1::DTYPE_F32, {1 << 22}, std::move(bytes));
+    b.output(b.add(b.parameter("x", v1::DTYPE_F32, {1 << 22}), w));
+    return *b.build();
+  };
+  auto seeded = jit::Compiler::compileToObject(graphWith(true));
+  auto data = jit::Compiler::compileToObject(graphWith(false));
+  ASSERT_TRUE(seeded.isOk()) << seeded.status().toString();
+  ASSERT_TRUE(data.isOk()) << data.status().toString();
+  EXPECT_LT(seeded->objectCode.size(), 64u << 10);
+  EXPECT_GT(data->objectCode.size(), 16u << 20);
 }
 
 TEST(OpCoverage, WideConcatenate) {

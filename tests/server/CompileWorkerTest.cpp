@@ -7,6 +7,8 @@
 // graph named anyshape-testing-FAULT).
 #include "../support/ExampleGraph.h"
 #include "ServerProcess.h"
+#include "anyshape/client/GraphBuilder.h"
+#include "ir/graph/ConstantData.h"
 
 #include <gtest/gtest.h>
 
@@ -168,6 +170,37 @@ TEST(CompileWorkers, ACompileOverItsMemoryLimitIsResourceExhausted) {
   // A real graph compiles within the same limit.
   expectServing(*stub);
   EXPECT_EQ(childProcesses(server.pid()), 1) << "only the spare is left";
+}
+
+TEST(CompileWorkers, AGibibyteOfSeededWeightsCompilesInASmallWorker) {
+  // 1 GiB of seeded f32 (inside maxConstantBytes) is generated when the
+  // executable loads, in the server; the worker that compiles it never
+  // holds it, so a 1 GiB address-space limit is plenty.
+  ServerProcess server({"--compile-memory-bytes", "1G"});
+  ASSERT_FALSE(server.address().empty());
+  auto stub = server.stub();
+  client::GraphBuilder b("gibibyte_of_weights");
+  const int64_t count = int64_t(1) << 28;
+  client::Value w = b.seededUniform(v1::DTYPE_F32, {count}, 5, -2, 2);
+  b.output(b.slice(w, {client::Dim(count - 8)}, {client::Dim(count)}), "tail");
+  auto graph = b.build();
+  ASSERT_TRUE(graph.isOk()) << graph.status().toString();
+  Compiled compiled = compile(*stub, *graph);
+  ASSERT_TRUE(compiled.status.ok()) << compiled.status.error_message();
+
+  v1::ExecuteRequest request;
+  request.set_executable_id(compiled.response.info().executable_id());
+  grpc::ClientContext context;
+  v1::ExecuteResponse response;
+  ASSERT_TRUE(stub->Execute(&context, request, &response).ok());
+  ASSERT_EQ(response.outputs_size(), 1);
+  // The last 8 of the 2^28 elements, as the evaluator's generator makes
+  // them (the whole constant, materialised here, would be another GiB).
+  std::string expected(8 * 4, '\0');
+  for (int k = 0; k < 8; ++k)
+    encodeElement(-2 + 4 * seededUnit(5, count - 8 + k), v1::DTYPE_F32,
+                  expected.data() + 4 * k);
+  EXPECT_EQ(response.outputs(0).tensor().data(), expected);
 }
 
 TEST(CompileWorkers, ACompileOverItsCpuTimeLimitIsResourceExhausted) {

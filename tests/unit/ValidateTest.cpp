@@ -648,6 +648,31 @@ TEST(ValidateTest, MaxElementsConstantBytesAndNameLength) {
   EXPECT_EQ(s.code(), StatusCode::ResourceExhausted);
   EXPECT_TRUE(failsWith(s, {"node 'c2'", "100 bytes"}));
 
+  // Only what the compiler embeds counts against maxEmbeddedConstantBytes:
+  // splats and seeded uniforms past 4096 elements are generated, so 32 KiB
+  // of them pass a 100-byte limit; 26 f32 of raw data or a small seeded
+  // constant do not.
+  limits = GraphLimits();
+  limits.maxEmbeddedConstantBytes = 100;
+  std::string generated =
+      nodeText("s", "constant", {},
+               "constant { dtype: DTYPE_F32 shape: 8192 splat: 1 }") +
+      nodeText("u", "constant", {},
+               "constant { dtype: DTYPE_F32 shape: 8192 "
+               "seeded_uniform { seed: 1 low: 0 high: 1 } }");
+  EXPECT_TRUE(validationError(generated + outputText("u"), limits).isOk());
+  for (std::string value : {"data: '" + std::string(104, 'x') + "'",
+                            std::string("seeded_uniform { seed: 1 }")}) {
+    std::string small =
+        nodeText("d", "constant", {},
+                 "constant { dtype: DTYPE_F32 shape: 26 " + value + " }");
+    s = validationError(generated + small + outputText("d"), limits);
+    EXPECT_EQ(s.code(), StatusCode::ResourceExhausted) << value;
+    EXPECT_TRUE(failsWith(
+        s, {"node 'd'", "compiled into the code", "limit of 100 bytes"}))
+        << value;
+  }
+
   limits = GraphLimits();
   limits.maxNameLength = 4;
   EXPECT_TRUE(failsWith(

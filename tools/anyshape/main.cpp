@@ -46,8 +46,10 @@ commands:
                        and consistent symbol renaming)
   import FILE          print the graph as the dhlo MLIR module the compiler
                        starts from (constants over 16 elements elided unless
-                       --full-constants); --debuginfo prints each op's
-                       location, the name of its node
+                       --full-constants; seeded ones over 4096 elements are
+                       dhlo.seeded_uniform, generated when the executable
+                       loads); --debuginfo prints each op's location, the
+                       name of its node
   fusion-plan FILE     print how the compiler groups the graph's ops into
                        kernels (kLoop, kInput, kStitch, kLibrary), decided
                        with symbolic shapes only

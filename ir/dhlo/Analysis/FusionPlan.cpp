@@ -33,7 +33,7 @@ namespace {
 enum class Role { Cheap, LoopFusible, Reduce, Library, Own };
 
 Role roleOf(Operation *op) {
-  if (llvm::isa<ConstantOp, IotaOp>(op))
+  if (llvm::isa<ConstantOp, SeededUniformOp, IotaOp>(op))
     return Role::Cheap;
   if (auto broadcast = llvm::dyn_cast<BroadcastInDimOp>(op)) {
     Operation *source = broadcast.getOperand().getDefiningOp();

@@ -140,6 +140,8 @@ struct ConvertDhloToLinalgPass
     : impl::ConvertDhloToLinalgBase<ConvertDhloToLinalgPass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return; // a runtime function's declaration
     recordBroadcastStretch(func);
     recordReshapeGroups(func);
     RewritePatternSet patterns(&getContext());

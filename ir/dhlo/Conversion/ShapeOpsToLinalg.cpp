@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "LoweringUtils.h"
+#include "ir/graph/ConstantData.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -283,19 +284,14 @@ struct PadLowering : OpRewritePattern<PadOp> {
   }
 };
 
-/// A splat constant of more elements than this is filled at run time:
-/// as a constant it becomes a global of every element, which LLVM builds
-/// in memory and writes into the object code (a 64 MiB bool splat took
-/// 7.6 s and 2.7 GB to compile). Small ones stay constants, which fold.
-constexpr int64_t kLargestSplatConstant = 4096;
-
 struct ConstantLowering : OpRewritePattern<ConstantOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConstantOp op,
                                 PatternRewriter &rewriter) const override {
     auto splat = llvm::dyn_cast<SplatElementsAttr>(op.getValue());
     auto type = llvm::cast<RankedTensorType>(op.getType());
-    if (splat && type.getNumElements() > kLargestSplatConstant) {
+    // A large splat is filled at run time (ConstantData.h says why).
+    if (splat && type.getNumElements() > kLargestEmbeddedGeneratedConstant) {
       Location loc = op.getLoc();
       Value value = rewriter.create<arith::ConstantOp>(
           loc, llvm::cast<TypedAttr>(splat.getSplatValue<Attribute>()));

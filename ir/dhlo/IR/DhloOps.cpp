@@ -14,6 +14,8 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <cmath>
+
 using namespace mlir;
 
 namespace anyshape::dhlo {
@@ -184,6 +186,18 @@ LogicalResult ConstantOp::verify() {
 }
 
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+LogicalResult SeededUniformOp::verify() {
+  RankedTensorType type = getResult().getType();
+  if (!dtypeOf(type.getElementType()))
+    return emitOpError("has unsupported element type ")
+           << type.getElementType();
+  double low = getLow().convertToDouble(), high = getHigh().convertToDouble();
+  if (!std::isfinite(low) || !std::isfinite(high) || low > high)
+    return emitOpError("needs finite low <= high, got [")
+           << low << ", " << high << "]";
+  return success();
+}
 
 LogicalResult IotaOp::verify() {
   RankedTensorType type = getResult().getType();

@@ -4,7 +4,8 @@
 // whose result type follows from operands and attributes implement
 // InferTypeOpInterface through the wire format's shape rules; the three
 // whose result type is itself the specification (constant, iota, convert)
-// have custom verifiers instead.
+// have custom verifiers instead, as does seeded_uniform, the one op with no
+// wire op of its own (a large seeded constant).
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,6 +62,21 @@ def Dhlo_IotaOp : Dhlo_Op<"iota"> {
   }];
   let arguments = (ins I64Attr:$iota_dimension);
   let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Dhlo_SeededUniformOp : Dhlo_Op<"seeded_uniform"> {
+  let summary = "a large seeded-uniform constant, generated at load time";
+  let description = [{
+    A wire `constant` whose value is a SeededUniform (graph.proto) of more
+    than kLargestEmbeddedGeneratedConstant elements (ConstantData.h). Its
+    elements are never materialised by the compiler: the executable
+    generates them once when it loads, with the evaluator's own generator.
+    Smaller seeded constants import as `dhlo.constant`.
+  }];
+  let arguments = (ins UI64Attr:$seed, F64Attr:$low, F64Attr:$high);
+  let results = (outs AnyStaticShapeTensor:$result);
   let assemblyFormat = "attr-dict `:` type($result)";
   let hasVerifier = 1;
 }

@@ -10,7 +10,7 @@
 
 // CHECK-LABEL: fusion plan of @main
 // CHECK: fusions: 18
-// CHECK-COUNT-3: kLibrary root dhlo.dot_general {{.*}} over [batch, seq, 768], 2 ops: constant dot_general | versions: library
+// CHECK-COUNT-3: kLibrary root dhlo.dot_general {{.*}} over [batch, seq, 768], 2 ops: seeded_uniform dot_general | versions: library
 // CHECK: kLoop root dhlo.reshape 'reshape_6' over [batch, 1, 1, seq]
 // CHECK-COUNT-3: kLoop root dhlo.transpose {{.*}} over [batch, 12, seq, 64], 5 ops: constant broadcast_in_dim add reshape transpose
 // CHECK: kLibrary root dhlo.dot_general {{.*}} over [batch, 12, seq, seq]

@@ -101,3 +101,19 @@ func.func @iota_without_dimension() -> tensor<4xi32> {
   %0 = dhlo.iota : tensor<4xi32>
   return %0 : tensor<4xi32>
 }
+
+// -----
+
+func.func @seeded_uniform_bounds() -> tensor<5000xf32> {
+  // expected-error @+1 {{needs finite low <= high, got [2.000000e+00, 1.000000e+00]}}
+  %0 = dhlo.seeded_uniform {seed = 1 : ui64, low = 2.0 : f64, high = 1.0 : f64} : tensor<5000xf32>
+  return %0 : tensor<5000xf32>
+}
+
+// -----
+
+func.func @seeded_uniform_static(%n: index) -> tensor<?xf32> {
+  // expected-error @+1 {{must be statically shaped tensor}}
+  %0 = dhlo.seeded_uniform {seed = 1 : ui64, low = 0.0 : f64, high = 1.0 : f64} : tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
