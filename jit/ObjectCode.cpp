@@ -13,6 +13,7 @@
 #include "jit/LoopHints.h"
 #include "jit/Passes.h"
 #include "jit/ShapeCheckFunction.h"
+#include "jit/SplitLongBlocks.h"
 
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -225,6 +226,7 @@ StatusOr<std::string> emitObjectCode(mlir::ModuleOp module, int optLevel,
   if (llvm::Error error = optimize(llvmModule.get()))
     return internalError("LLVM optimisation failed: " +
                          llvm::toString(std::move(error)));
+  splitLongBlocks(*llvmModule); // bounded work for register allocation
   dump(*llvmModule, "llvm_after_opt.ll");
 
   llvm::SmallVector<char, 0> buffer;

@@ -264,9 +264,9 @@ def CopyConcatenations
     concatenate of 100 operands spent 1 s there, 400 over 200 s. The chain
     writes disjoint parts of a buffer nobody else sees, so nothing is left
     to analyse: this pass, right before bufferization, allocates that
-    buffer, copies each source (a read-only `bufferization.to_memref`)
-    into its subview, and hands the buffer on as a `restrict writable`
-    `bufferization.to_tensor`. The code is what bufferizing the chain in
+    buffer, copies each source (a read-only `bufferization.to_memref`, one
+    per distinct source) into its subview where its link was, and hands the
+    buffer on as a `restrict writable` `bufferization.to_tensor`. The code is what bufferizing the chain in
     place gives (one allocation, one copy per operand), at the same
     locations (the fusion marks). A chain starts at a `tensor.empty` used
     only by it and runs, in one block, while each link is used only by the

@@ -1,4 +1,5 @@
-//===- SeededConstantsAtLoad.cpp - large constants made at load --*- C++ -*-===//
+//===- SeededConstantsAtLoad.cpp - large constants made at load --*- C++
+//-*-===//
 //
 // anyshape-seeded-constants-at-load (see Passes.td). Each dhlo.seeded_uniform
 // becomes an uninitialised global that @anyshape_initialize fills by calling
@@ -61,8 +62,8 @@ struct SeededConstantsAtLoadPass
     for (dhlo::SeededUniformOp op : seeded) {
       Location loc = op.getLoc();
       RankedTensorType tensorType = op.getType();
-      auto type = MemRefType::get(tensorType.getShape(),
-                                  tensorType.getElementType());
+      auto type =
+          MemRefType::get(tensorType.getShape(), tensorType.getElementType());
       std::optional<v1::DType> dtype =
           dhlo::dtypeOf(tensorType.getElementType());
       if (!dtype) { // the op's verifier rules this out
@@ -91,15 +92,16 @@ struct SeededConstantsAtLoadPass
           loc, declareFill(module, b),
           ValueRange{address, i64(tensorType.getNumElements()),
                      body.create<arith::ConstantIntOp>(loc, *dtype, 32),
-                     i64(static_cast<int64_t>(op.getSeed())),
-                     f64(op.getLow()), f64(op.getHigh())});
+                     i64(static_cast<int64_t>(op.getSeed())), f64(op.getLow()),
+                     f64(op.getHigh())});
 
       OpBuilder at(op);
-      Value view = at.create<memref::GetGlobalOp>(loc, type, global.getSymName());
+      Value view =
+          at.create<memref::GetGlobalOp>(loc, type, global.getSymName());
       // restrict: the only tensor view of this buffer; not writable, so a
       // consumer that would write in place gets a copy.
       op.replaceAllUsesWith(at.create<bufferization::ToTensorOp>(
-                                 loc, tensorType, view, /*restrict=*/true)
+                                  loc, tensorType, view, /*restrict=*/true)
                                 .getResult());
       op.erase();
     }

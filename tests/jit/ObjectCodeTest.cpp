@@ -1,12 +1,14 @@
 // Object code save and reload: an executable rebuilt from its object code
 // (what the compile cache stores) computes the same results without
 // compiling, and damaged object code is an error, never a crash. And what
-// LLVM reports while emitting it goes to the IR dump, not to stderr.
+// LLVM reports while emitting it goes to the IR dump, not to stderr. A long
+// host flow is cut into functions and computes what it did whole.
 #include "jit/ObjectCode.h"
 #include "../support/ExampleGraph.h"
 #include "anyshape/client/GraphBuilder.h"
 #include "ir/graph/Bindings.h"
 #include "ir/graph/GraphText.h"
+#include "ir/reference/Evaluator.h"
 #include "jit/Compiler.h"
 #include "runtime/Allocator.h"
 
@@ -175,4 +177,47 @@ TEST(ObjectCode, LlvmDiagnosticsGoToTheDumpNotToStderr) {
     }
   EXPECT_GT(withNotes, 0) << "no graph drew a note from LLVM; pick another";
   std::filesystem::remove_all(root);
+}
+
+TEST(ObjectCode, LongHostFlowsAreCutIntoPieces) {
+  // A concatenate of 1,500 operands is one straight-line host flow of
+  // about 60,000 instructions, one copy per operand: after optimisation it
+  // is cut into functions of a few thousand (SplitLongBlocks.h), and the
+  // pieces compute what the whole did.
+  client::GraphBuilder b("long_host_flow");
+  client::Value x = b.parameter("x", v1::DTYPE_F32, {"n", 3});
+  client::Value y = b.parameter("y", v1::DTYPE_F32, {2, 3});
+  std::vector<client::Value> parts;
+  for (int i = 0; i < 1500; ++i)
+    parts.push_back(i % 3 == 0 ? y : (i % 3 == 1 ? x : b.neg(x)));
+  b.output(b.concatenate(parts, 0));
+  auto graph = b.build();
+  ASSERT_TRUE(graph.isOk()) << graph.status().toString();
+  std::string dir = ::testing::TempDir() + "/anyshape_long_host_flow";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  jit::CompileOptions options;
+  options.dumpIrDir = dir;
+  auto compiled = jit::Compiler::compile(*graph, options);
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  std::ifstream in(dir + "/llvm_after_opt.ll");
+  std::string line;
+  int pieces = 0;
+  while (std::getline(in, line))
+    if (line.rfind("define internal void @main.piece", 0) == 0)
+      ++pieces;
+  EXPECT_GE(pieces, 5);
+  std::filesystem::remove_all(dir);
+
+  for (int64_t n : {0, 1, 4}) {
+    auto shapes = inputShapesFor(*graph, {{"n", n}});
+    ASSERT_TRUE(shapes.isOk());
+    auto inputs = test::randomInputs(*graph, *shapes, 11 + n);
+    auto expected = evaluateGraph(*graph, inputs.literals);
+    auto actual = (*compiled)->run(inputs.tensors);
+    ASSERT_TRUE(expected.isOk() && actual.isOk())
+        << expected.status().toString() << " / " << actual.status().toString();
+    EXPECT_EQ((*actual)[0].data(), literalToTensor((*expected)[0]).data())
+        << "n=" << n;
+  }
 }

@@ -26,6 +26,36 @@ func.func @concatenate(%a: tensor<?x4xf32>, %b: tensor<2x4xf32>, %n: index) -> t
   return %1 : tensor<?x4xf32>
 }
 
+// Each copy stays where its link was, after the offset it needs (so an
+// offset is live only up to its copy), and a source used twice gets one
+// buffer view.
+// CHECK-LABEL: func.func @repeated_operand
+// CHECK-SAME: (%[[A:.*]]: tensor<?x4xf32>, %[[N:.*]]: index)
+// CHECK: %[[BUF:.*]] = memref.alloc(%[[N]])
+// CHECK: %[[MA:.*]] = bufferization.to_memref %[[A]] read_only
+// CHECK-NOT: bufferization.to_memref
+// CHECK: memref.copy %[[MA]]
+// CHECK: %[[M2:.*]] = arith.addi
+// CHECK: %[[S2:.*]] = memref.subview %[[BUF]][%[[M2]], 0]
+// CHECK: memref.copy %[[MA]], %[[S2]]
+// CHECK: %[[M3:.*]] = arith.addi %[[M2]]
+// CHECK: %[[S3:.*]] = memref.subview %[[BUF]][%[[M3]], 0]
+// CHECK: memref.copy %[[MA]], %[[S3]]
+// CHECK-NOT: bufferization.to_memref
+// CHECK: bufferization.to_tensor %[[BUF]] restrict writable
+func.func @repeated_operand(%a: tensor<?x4xf32>, %n: index) -> tensor<?x4xf32> {
+  %c0 = arith.constant 0 : index
+  %e = tensor.empty(%n) : tensor<?x4xf32>
+  %m = tensor.dim %a, %c0 : tensor<?x4xf32>
+  %0 = tensor.insert_slice %a into %e[0, 0] [%m, 4] [1, 1] : tensor<?x4xf32> into tensor<?x4xf32>
+  %1 = tensor.insert_slice %a into %0[%m, 0] [%m, 4] [1, 1] : tensor<?x4xf32> into tensor<?x4xf32>
+  %m2 = arith.addi %m, %m : index
+  %2 = tensor.insert_slice %a into %1[%m2, 0] [%m, 4] [1, 1] : tensor<?x4xf32> into tensor<?x4xf32>
+  %m3 = arith.addi %m2, %m : index
+  %3 = tensor.insert_slice %a into %2[%m3, 0] [%m, 4] [1, 1] : tensor<?x4xf32> into tensor<?x4xf32>
+  return %3 : tensor<?x4xf32>
+}
+
 // CHECK-LABEL: func.func @link_read_elsewhere
 // CHECK: %[[BUF:.*]] = memref.alloc() : memref<4x4xf32>
 // CHECK: memref.copy
