@@ -90,9 +90,10 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
     pm.addNestedPass<func::FuncOp>(createStitchRows());
     pm.addNestedPass<func::FuncOp>(createCSEPass());
     pm.addNestedPass<func::FuncOp>(createReuseReducedValues());
-    if (options.checkPlan || options.printKernelFusions)
-      pm.addNestedPass<func::FuncOp>(
-          createCheckKernelFusions({options.printKernelFusions}));
+    // Always: codegen builds exactly the plan's kernels, or the compile
+    // fails (a departure is an anyshape bug, reported as INTERNAL).
+    pm.addNestedPass<func::FuncOp>(
+        createCheckKernelFusions({options.printKernelFusions}));
   }
   pm.addNestedPass<func::FuncOp>(createMinMaxReductions());
   if (options.parallel) {

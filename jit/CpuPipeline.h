@@ -10,6 +10,8 @@ namespace anyshape::jit {
 /// Codegen choices of the CPU pipeline (part of the compile cache key).
 struct CpuPipelineOptions {
   /// One kernel per op: for debugging and for measuring what fusion buys.
+  /// Fused, the kernels codegen forms are checked against the fusion plan
+  /// on every compile (anyshape-check-kernel-fusions).
   bool fuse = true;
   /// Kernels with enough work run on the OpenMP team (libgomp, shared
   /// with oneDNN); off, every kernel runs on the calling thread.
@@ -33,10 +35,6 @@ struct CpuPipelineOptions {
   /// its threads share chunks of columns instead (64 MiB of f32); tests set
   /// 0 to run the column chunks.
   int64_t maxColumnPartials = int64_t{16} << 20;
-  /// Fail the compile if the kernels codegen formed are not exactly the
-  /// plan's fusions (anyshape-check-kernel-fusions): the tests set it, so
-  /// that codegen cannot depart from the plan unnoticed.
-  bool checkPlan = false;
   /// Print every kernel with its plan fusions, and the departures, after
   /// kernel formation (anyshape-opt's `print-kernel-fusions`, for lit).
   bool printKernelFusions = false;

@@ -356,8 +356,8 @@ def CheckKernelFusions
     belong to), or a kernel of cheap ops alone (which the plan has
     recomputed by their users, not written). With `print`, lists every
     kernel with its fusions and the departures. Otherwise every departure
-    is an error: codegen builds exactly the plan's kernels. The compiler
-    runs it when `CpuPipelineOptions::checkPlan` is set (the tests do).
+    is an error: codegen builds exactly the plan's kernels. The CPU
+    pipeline runs it on every fused compile.
   }];
   let options = [Option<"print", "print", "bool", "false",
                         "List kernels and departures instead of failing">];

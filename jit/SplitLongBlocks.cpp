@@ -1,4 +1,5 @@
-//===- SplitLongBlocks.cpp - cut host flows for codegen ----------*- C++ -*-===//
+//===- SplitLongBlocks.cpp - cut host flows for codegen ----------*- C++
+//-*-===//
 //
 // See SplitLongBlocks.h. No cut may separate a stack value from its uses:
 // a value that is a dynamic alloca or a stacksave, or is computed from
@@ -36,8 +37,7 @@ constexpr unsigned kPieceInstructions = 4000;
 bool isFrameValue(const llvm::Instruction &inst,
                   const llvm::SmallPtrSetImpl<const llvm::Value *> &frame) {
   if (auto *alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst))
-    return !(alloca->isStaticAlloca() &&
-             alloca->getParent()->isEntryBlock());
+    return !(alloca->isStaticAlloca() && alloca->getParent()->isEntryBlock());
   if (auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&inst))
     if (call->getIntrinsicID() == llvm::Intrinsic::stacksave)
       return true;
@@ -72,10 +72,10 @@ std::vector<llvm::Instruction *> cutPoints(llvm::BasicBlock &block) {
     frame.insert(&inst);
     for (const llvm::User *user : inst.users()) {
       auto *use = llvm::cast<llvm::Instruction>(user);
-      lastFrameUse = std::max(lastFrameUse,
-                              use->getParent() == &block
-                                  ? position[use]
-                                  : std::numeric_limits<unsigned>::max());
+      lastFrameUse =
+          std::max(lastFrameUse, use->getParent() == &block
+                                     ? position[use]
+                                     : std::numeric_limits<unsigned>::max());
     }
   }
   // The terminator in a block of its own, so that no piece returns.

@@ -1,4 +1,5 @@
-//===- SplitLongBlocks.h - bounded functions for codegen ---------*- C++ -*-===//
+//===- SplitLongBlocks.h - bounded functions for codegen ---------*- C++
+//-*-===//
 //
 // LLVM's greedy register allocator is superlinear in a function's size:
 // a host flow of N straight-line steps (a concatenate of 5,000 operands,

@@ -7,7 +7,6 @@
 // A validated graph may fail to compile only with a user-facing error (a
 // stored-tensor constant without a tensor store), never INTERNAL.
 #include "../support/ExampleGraph.h"
-#include "../support/PlanChecked.h"
 #include "../unit/GraphMutator.h"
 
 #include "ir/graph/Bindings.h"
@@ -67,7 +66,7 @@ void fuzzCompiled(const std::string &example, int graphs,
       mutator.mutate(graph, names);
     if (!validateGraph(graph, eval.limits).isOk())
       continue;
-    auto executable = jit::Compiler::compile(graph, test::planChecked());
+    auto executable = jit::Compiler::compile(graph);
     if (!executable.isOk()) {
       // Only a user's mistake may stop a validated graph (a constant that
       // names a stored tensor, with no store); never a compiler failure.

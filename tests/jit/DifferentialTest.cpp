@@ -4,7 +4,6 @@
 // sizes that are not multiples of 8 or 16, and zero-sized dims where the
 // graph allows), within the tolerances of ir/reference/Compare.h.
 #include "../support/ExampleGraph.h"
-#include "../support/PlanChecked.h"
 #include "../support/ScopedTeamSize.h"
 #include "anyshape/client/GraphBuilder.h"
 #include "ir/graph/Bindings.h"
@@ -33,7 +32,7 @@ void checkAcrossShapes(
     const std::vector<std::map<std::string, int64_t>> &shapes,
     const std::string &label, const jit::CompileOptions &options = {}) {
   int64_t before = jit::Compiler::compileCount();
-  auto executable = jit::Compiler::compile(graph, test::planChecked(options));
+  auto executable = jit::Compiler::compile(graph, options);
   ASSERT_TRUE(executable.isOk())
       << label << ": " << executable.status().toString();
   int runs = 0;
@@ -113,7 +112,7 @@ TEST(Differential, StaticSpecialisationMatchesAndRejectsOtherShapes) {
   v1::Graph graph = test::exampleGraph("bert_encoder_layer");
   jit::CompileOptions options;
   options.staticSymbols = {{"batch", 1}, {"seq", 6}};
-  auto executable = jit::Compiler::compile(graph, test::planChecked(options));
+  auto executable = jit::Compiler::compile(graph, options);
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   for (int64_t seq : {6, 7}) {
     auto shapes = inputShapesFor(graph, {{"batch", 1}, {"seq", seq}});
@@ -139,7 +138,7 @@ TEST(Differential, ConcurrentRunsOfOneExecutable) {
   // One executable, four threads, each with its own shapes: every result
   // must match the reference (run() keeps no per-call state in the object).
   v1::Graph graph = test::exampleGraph("embedding");
-  auto executable = jit::Compiler::compile(graph, test::planChecked());
+  auto executable = jit::Compiler::compile(graph);
   ASSERT_TRUE(executable.isOk());
   std::vector<std::thread> threads;
   std::atomic<int> mismatches{0}, runs{0};
@@ -272,7 +271,7 @@ TEST(Differential, UnfusedPipelineAgrees) {
   v1::Graph graph = test::exampleGraph("embedding");
   jit::CompileOptions options;
   options.pipeline.fuse = false;
-  auto unfused = jit::Compiler::compile(graph, test::planChecked(options));
+  auto unfused = jit::Compiler::compile(graph, options);
   ASSERT_TRUE(unfused.isOk()) << unfused.status().toString();
   auto shapes = inputShapesFor(graph, {{"batch", 2}, {"seq", 7}});
   auto [inputs, tensors] = test::randomInputs(graph, *shapes, 0);

@@ -2,7 +2,6 @@
 // CPU backend and compared with the reference evaluator at several shapes
 // (including 0, 1 and odd sizes): integer wraparound, division by zero,
 // saturating conversions, NaN rules and bool logic all go through here.
-#include "../support/PlanChecked.h"
 #include "anyshape/client/GraphBuilder.h"
 #include "ir/graph/Bindings.h"
 #include "ir/graph/ConstantData.h"
@@ -38,7 +37,7 @@ void check(const std::string &label,
   ASSERT_TRUE(graph.isOk()) << graph.status().toString();
   if (const char *dir = std::getenv("ANYSHAPE_DUMP_GRAPHS"))
     (void)writeGraphFile(*graph, std::string(dir) + "/" + label + ".pbtxt");
-  auto executable = jit::Compiler::compile(*graph, test::planChecked());
+  auto executable = jit::Compiler::compile(*graph);
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   for (int64_t n : sizes) {
     auto shapes = inputShapesFor(*graph, {{"n", n}});
@@ -334,7 +333,7 @@ TEST(OpCoverage, RuntimeSizeOneBroadcast) {
   b.output(b.broadcastInDim(x, {"n"}, {0}));
   auto graph = b.build();
   ASSERT_TRUE(graph.isOk());
-  auto executable = jit::Compiler::compile(*graph, test::planChecked());
+  auto executable = jit::Compiler::compile(*graph);
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   for (auto [m, n] : {std::pair{1, 5}, std::pair{5, 5}, std::pair{1, 1}})
     EXPECT_TRUE(matchesReference(*graph, **executable,
@@ -353,7 +352,7 @@ TEST(OpCoverage, ImplicitBroadcastVersionsAgree) {
   b.output(b.mul(x, b.broadcastInDim(bias, {"rows", "m"}, {1})));
   auto graph = b.build();
   ASSERT_TRUE(graph.isOk());
-  auto executable = jit::Compiler::compile(*graph, test::planChecked());
+  auto executable = jit::Compiler::compile(*graph);
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   for (auto [rows, m] : {std::pair{3, 1}, std::pair{5, 17}, std::pair{1, 40},
                          std::pair{300, 130}, std::pair{64, 1024}})
@@ -374,7 +373,7 @@ TEST(OpCoverage, FloatProductsOverflowingF32BeforeAZeroAreZero) {
     b.output(b.reduce(x, {axis}, Reduction::Prod));
     auto graph = b.build();
     ASSERT_TRUE(graph.isOk());
-    auto executable = jit::Compiler::compile(*graph, test::planChecked());
+    auto executable = jit::Compiler::compile(*graph);
     ASSERT_TRUE(executable.isOk()) << executable.status().toString();
     for (auto [rows, cols] :
          {std::pair<int64_t, int64_t>{1, 3}, {4, 8}, {300, 8}, {8, 300}}) {
@@ -415,7 +414,7 @@ TEST(OpCoverage, InputShapeMismatchIsAnErrorNotACrash) {
   Value y = b.parameter("y", v1::DTYPE_F32, {"n", 4});
   b.output(b.add(x, y));
   auto graph = b.build();
-  auto executable = jit::Compiler::compile(*graph, test::planChecked());
+  auto executable = jit::Compiler::compile(*graph);
   ASSERT_TRUE(executable.isOk());
   auto result =
       (*executable)
@@ -441,7 +440,7 @@ TEST(OpCoverage, BoolInputBytesOtherThanOneAreTrue) {
   b.output(b.logicalNot(p));
   b.output(b.convert(p, v1::DTYPE_I32));
   auto graph = b.build();
-  auto executable = jit::Compiler::compile(*graph, test::planChecked());
+  auto executable = jit::Compiler::compile(*graph);
   ASSERT_TRUE(executable.isOk());
   v1::Tensor input;
   input.set_dtype(v1::DTYPE_BOOL);

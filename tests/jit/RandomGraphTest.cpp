@@ -5,7 +5,6 @@
 // every generated graph is valid; ops are chosen to keep values bounded
 // (tanh before exp, division by |x| + 1) so that tolerances stay meaningful.
 // Each graph also runs with every kernel in its parallel versions.
-#include "../support/PlanChecked.h"
 #include "../support/ScopedTeamSize.h"
 #include "anyshape/client/GraphBuilder.h"
 #include "ir/graph/Bindings.h"
@@ -157,7 +156,7 @@ void checkRandomGraph(uint64_t seed, const jit::CompileOptions &options = {}) {
     (void)writeGraphFile(graph, dump);
   ASSERT_GT(graph.nodes_size(), 0);
   int64_t before = jit::Compiler::compileCount();
-  auto executable = jit::Compiler::compile(graph, test::planChecked(options));
+  auto executable = jit::Compiler::compile(graph, options);
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   std::mt19937_64 rng(seed * 7919);
   std::uniform_int_distribution<int64_t> size(1, 37);
