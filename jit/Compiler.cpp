@@ -1,8 +1,9 @@
 //===- Compiler.cpp - graph to Executable ----------------------*- C++ -*-===//
 //
-// validate -> import (dhlo) -> shape checks as code -> entry ABI -> CPU
-// pipeline -> object code
-// (ObjectCode.h) -> linked into this process (Executable::load).
+// validate -> import (dhlo, with the run-time shape checks validation
+// found) -> the CPU pipeline, whose first passes turn the checks into code
+// and set the entry ABI -> object code (ObjectCode.h) -> linked into this
+// process (Executable::load).
 // Diagnostics from any stage are collected into the returned Status; a
 // graph that validated but fails later is an anyshape bug (INTERNAL).
 //
@@ -17,7 +18,6 @@
 #include "ir/graph/Validate.h"
 #include "ir/import/GraphImporter.h"
 #include "jit/ObjectCode.h"
-#include "jit/ShapeCheckFunction.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -38,8 +38,8 @@ namespace {
 /// Import, pipeline and object code for a validated graph. The MLIR
 /// context, and the constants it holds, are gone when this returns.
 StatusOr<std::string>
-compileValidated(const v1::Graph &graph, const GraphInfo &info,
-                 const CompileOptions &options, CompileReport *report,
+compileValidated(const v1::Graph &graph, const CompileOptions &options,
+                 CompileReport *report,
                  std::chrono::steady_clock::time_point start) {
   mlir::DialectRegistry registry;
   registerCpuPipelineDialects(registry);
@@ -64,8 +64,6 @@ compileValidated(const v1::Graph &graph, const GraphInfo &info,
     llvm::raw_string_ostream text(report->fusionPlan);
     report->kernelCount = dhlo::printSimplifiedFusionPlans(*module, text);
   }
-  addShapeCheckFunction(*module, info);
-  prepareEntryAbi(*module);
   mlir::PassManager pm(&context);
   buildCpuPipeline(pm, options.pipeline);
   if (!options.dumpIrDir.empty())
@@ -95,19 +93,18 @@ Compiler::compileToObject(const v1::Graph &original,
                           CompileReport *report) {
   auto start = std::chrono::steady_clock::now();
   // Validated before specialising, so errors name the graph as written.
-  ANYSHAPE_ASSIGN_OR_RETURN(GraphInfo info, validateGraph(original));
+  ANYSHAPE_RETURN_IF_ERROR(validateGraph(original).status());
   // No copy of an unspecialised graph until the compile is done: its
   // constants may be most of this process's memory.
   std::optional<v1::Graph> specialized;
   if (!options.staticSymbols.empty()) {
     ANYSHAPE_ASSIGN_OR_RETURN(specialized,
                               specializeGraph(original, options.staticSymbols));
-    ANYSHAPE_ASSIGN_OR_RETURN(info, validateGraph(*specialized));
+    ANYSHAPE_RETURN_IF_ERROR(validateGraph(*specialized).status());
   }
   const v1::Graph &graph = specialized ? *specialized : original;
-  ANYSHAPE_ASSIGN_OR_RETURN(
-      std::string object,
-      compileValidated(graph, info, options, report, start));
+  ANYSHAPE_ASSIGN_OR_RETURN(std::string object,
+                            compileValidated(graph, options, report, start));
   ++compiles_;
   if (report) {
     using Seconds = std::chrono::duration<double>;

@@ -30,18 +30,10 @@ using namespace mlir;
 
 namespace anyshape::jit {
 
-void prepareEntryAbi(ModuleOp module) {
-  module.walk([](func::FuncOp func) {
-    if (func.getName() != "main")
-      return;
-    OpBuilder b(func.getContext());
-    for (unsigned i = 0; i < func.getNumArguments(); ++i)
-      func.setArgAttr(i, "bufferization.writable", b.getBoolAttr(false));
-    func->setAttr("llvm.emit_c_interface", b.getUnitAttr());
-  });
-}
-
 void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
+  // 0. The entry: the recorded shape checks as code, @main's ABI.
+  pm.addPass(createShapeCheckFunction());
+  pm.addPass(createPrepareEntryAbi());
   // 1. Shapes: propagate, simplify with the constraint analysis. Then plan
   // the kernels: every op's location records its fusion, which the
   // kernel-forming passes below follow.
@@ -139,7 +131,31 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
 
 void registerCpuPipeline() {
   registerJitPasses();
+  // Every CpuPipelineOptions field, with its default: what the server
+  // compiles is this pipeline with these options (compileOptionsFor).
   struct CliOptions : PassPipelineOptions<CliOptions> {
+    CpuPipelineOptions defaults;
+    Option<bool> fuse{*this, "fuse", llvm::cl::desc("Fuse kernels"),
+                      llvm::cl::init(defaults.fuse)};
+    Option<bool> parallel{*this, "parallel",
+                          llvm::cl::desc("Parallel kernel versions"),
+                          llvm::cl::init(defaults.parallel)};
+    Option<int64_t> parallelMinWork{
+        *this, "parallel-min-work",
+        llvm::cl::desc("Work from which a kernel runs in parallel"),
+        llvm::cl::init(defaults.parallelMinWork)};
+    Option<int64_t> parallelChunk{
+        *this, "parallel-chunk",
+        llvm::cl::desc("Iterations per chunk of a parallel innermost dim"),
+        llvm::cl::init(defaults.parallelChunk)};
+    Option<int64_t> splitRowMinWork{
+        *this, "split-row-min-work",
+        llvm::cl::desc("Row work from which rows are shared by the team"),
+        llvm::cl::init(defaults.splitRowMinWork)};
+    Option<int64_t> maxColumnPartials{
+        *this, "max-column-partials",
+        llvm::cl::desc("Partial sums above which columns are chunked"),
+        llvm::cl::init(defaults.maxColumnPartials)};
     Option<bool> printKernelFusions{
         *this, "print-kernel-fusions",
         llvm::cl::desc("Print each kernel with its fusions of the plan")};
@@ -149,6 +165,12 @@ void registerCpuPipeline() {
       "Imported dhlo to the LLVM dialect for the CPU, shapes symbolic",
       [](OpPassManager &pm, const CliOptions &cli) {
         CpuPipelineOptions options;
+        options.fuse = cli.fuse;
+        options.parallel = cli.parallel;
+        options.parallelMinWork = cli.parallelMinWork;
+        options.parallelChunk = cli.parallelChunk;
+        options.splitRowMinWork = cli.splitRowMinWork;
+        options.maxColumnPartials = cli.maxColumnPartials;
         options.printKernelFusions = cli.printKernelFusions;
         buildCpuPipeline(pm, options);
       });

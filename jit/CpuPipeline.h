@@ -40,15 +40,13 @@ struct CpuPipelineOptions {
   bool printKernelFusions = false;
 };
 
-/// Every stage from imported dhlo to the LLVM dialect, in order (see
-/// docs/pipeline.md). Registered as `anyshape-cpu-pipeline` in anyshape-opt.
+/// Every stage from imported dhlo (`anyshape import`: the module carries
+/// its run-time shape checks) to the LLVM dialect, in order (see
+/// docs/pipeline.md). Registered as `anyshape-cpu-pipeline` in
+/// anyshape-opt, with every option here, so anyshape-opt reproduces what
+/// the compiler hands to ObjectCode.h.
 void buildCpuPipeline(mlir::OpPassManager &pm,
                       const CpuPipelineOptions &options = {});
-
-/// Prepares @main's calling convention: inputs are read-only and the C
-/// interface wrapper is emitted (that every output is a fresh allocation
-/// the caller frees is anyshape-fresh-outputs' job, in the pipeline).
-void prepareEntryAbi(mlir::ModuleOp module);
 
 void registerCpuPipeline();
 

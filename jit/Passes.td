@@ -29,6 +29,32 @@ def BatchMatmulToRuntimeCall
                            "::mlir::memref::MemRefDialect"];
 }
 
+def ShapeCheckFunction
+    : Pass<"anyshape-shape-check-function", "mlir::ModuleOp"> {
+  let summary = "The run-time shape checks the importer recorded, as code";
+  let description = [{
+    The first pass: turns the module's `dhlo.shape_checks` (what validation
+    left to run time, written by the importer:
+    ir/dhlo/IR/ShapeCheckAttr.h) into `@anyshape_check_shapes`, which the
+    entry calls before `@main` (jit/ShapeCheckFunction.h), and drops the
+    attribute. A module without it (not imported from a graph) is left as
+    it is.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def PrepareEntryAbi : Pass<"anyshape-prepare-entry-abi", "mlir::ModuleOp"> {
+  let summary = "@main's calling convention: read-only inputs, C interface";
+  let description = [{
+    Marks every argument of `@main` `bufferization.writable = false` (the
+    caller's inputs are never written) and asks for its C interface
+    wrapper, which the entry calls (ObjectCode.h). That every output is a
+    fresh allocation the caller frees is `anyshape-fresh-outputs`' job.
+  }];
+}
+
 def SeededConstantsAtLoad
     : Pass<"anyshape-seeded-constants-at-load", "mlir::ModuleOp"> {
   let summary = "Generate large seeded constants when the executable loads";

@@ -10,6 +10,9 @@
 //===----------------------------------------------------------------------===//
 #include "jit/ShapeCheckFunction.h"
 
+#include "ir/dhlo/IR/ShapeCheckAttr.h"
+#include "jit/Passes.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -173,7 +176,35 @@ SmallVector<Type> dynamicInputTypes(func::FuncOp main) {
 
 } // namespace
 
-void addShapeCheckFunction(ModuleOp module, const GraphInfo &info) {
+#define GEN_PASS_DEF_SHAPECHECKFUNCTION
+#include "jit/Passes.h.inc"
+
+namespace {
+
+struct ShapeCheckFunctionPass
+    : impl::ShapeCheckFunctionBase<ShapeCheckFunctionPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    Attribute attr = module->getAttr(dhlo::kShapeChecksAttr);
+    if (!attr)
+      return; // not imported from a graph (a hand-written lit module)
+    if (!module.lookupSymbol<func::FuncOp>("main")) {
+      module.emitError("has ") << dhlo::kShapeChecksAttr << " but no @main";
+      return signalPassFailure();
+    }
+    FailureOr<std::vector<ShapeCheck>> checks =
+        dhlo::shapeChecksFromAttr(attr, module.getLoc());
+    if (failed(checks))
+      return signalPassFailure();
+    addShapeCheckFunction(module, *checks);
+    module->removeAttr(dhlo::kShapeChecksAttr);
+  }
+};
+
+} // namespace
+
+void addShapeCheckFunction(ModuleOp module,
+                           const std::vector<ShapeCheck> &checks) {
   auto main = module.lookupSymbol<func::FuncOp>("main");
   OpBuilder builder(module.getContext());
   Location loc = main.getLoc();
@@ -188,8 +219,8 @@ void addShapeCheckFunction(ModuleOp module, const GraphInfo &info) {
   CheckedArithmetic c(builder, loc);
   std::map<std::string, Value> symbols;
   Value code = c.constant(0);
-  for (size_t k = 0; k < info.shapeChecks.size(); ++k) {
-    const ShapeCheck &check = info.shapeChecks[k];
+  for (size_t k = 0; k < checks.size(); ++k) {
+    const ShapeCheck &check = checks[k];
     c.reset();
     Value failed = c.either(
         emitCheck(check, body->getArguments(), symbols, c, builder, loc),

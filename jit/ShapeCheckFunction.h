@@ -16,7 +16,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "ir/graph/Validate.h"
+#include "ir/graph/ShapeChecks.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -24,8 +24,11 @@ namespace anyshape::jit {
 
 inline constexpr const char *kShapeCheckFunction = "anyshape_check_shapes";
 
-/// Adds @anyshape_check_shapes to `module`, the import of the graph that
-/// validated as `info`, with the C interface the entry calls.
-void addShapeCheckFunction(mlir::ModuleOp module, const GraphInfo &info);
+/// Adds @anyshape_check_shapes to `module`, whose @main is the import of
+/// a graph with these run-time `checks`, with the C interface the entry
+/// calls. anyshape-shape-check-function calls it with the checks the
+/// importer recorded (ir/dhlo/IR/ShapeCheckAttr.h).
+void addShapeCheckFunction(mlir::ModuleOp module,
+                           const std::vector<ShapeCheck> &checks);
 
 } // namespace anyshape::jit

@@ -8,6 +8,7 @@
 #include "ir/import/GraphImporter.h"
 
 #include "ir/dhlo/IR/DhloDialect.h"
+#include "ir/dhlo/IR/ShapeCheckAttr.h"
 #include "ir/graph/ConstantData.h"
 #include "ir/graph/DimText.h"
 #include "ir/graph/Validate.h"
@@ -210,6 +211,9 @@ OwningOpRef<ModuleOp> importGraph(MLIRContext &context, const v1::Graph &graph,
   OwningOpRef<ModuleOp> module = ModuleOp::create(graphLoc);
   if (!graph.name().empty())
     module->setSymName(graph.name());
+  // What validation left to run time, for anyshape-shape-check-function.
+  (*module)->setAttr(dhlo::kShapeChecksAttr,
+                     dhlo::shapeChecksAttr(&context, info->shapeChecks));
 
   SmallVector<Type> argTypes;
   for (const SymTensorType &type : info->inputTypes)

@@ -1,0 +1,32 @@
+//===- PrepareEntryAbi.cpp - @main's calling convention ----------*- C++ -*-===//
+//
+// anyshape-prepare-entry-abi (see Passes.td).
+//
+//===----------------------------------------------------------------------===//
+#include "jit/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace anyshape::jit {
+
+#define GEN_PASS_DEF_PREPAREENTRYABI
+#include "jit/Passes.h.inc"
+
+using namespace mlir;
+
+namespace {
+
+struct PrepareEntryAbiPass : impl::PrepareEntryAbiBase<PrepareEntryAbiPass> {
+  void runOnOperation() override {
+    auto main = getOperation().lookupSymbol<func::FuncOp>("main");
+    if (!main)
+      return;
+    OpBuilder b(&getContext());
+    for (unsigned i = 0; i < main.getNumArguments(); ++i)
+      main.setArgAttr(i, "bufferization.writable", b.getBoolAttr(false));
+    main->setAttr("llvm.emit_c_interface", b.getUnitAttr());
+  }
+};
+
+} // namespace
+} // namespace anyshape::jit
