@@ -38,8 +38,8 @@ namespace {
 /// Import, pipeline and object code for a validated graph. The MLIR
 /// context, and the constants it holds, are gone when this returns.
 StatusOr<std::string>
-compileValidated(const v1::Graph &graph, const CompileOptions &options,
-                 CompileReport *report,
+compileValidated(const v1::Graph &graph, const GraphInfo &info,
+                 const CompileOptions &options, CompileReport *report,
                  std::chrono::steady_clock::time_point start) {
   mlir::DialectRegistry registry;
   registerCpuPipelineDialects(registry);
@@ -54,6 +54,7 @@ compileValidated(const v1::Graph &graph, const CompileOptions &options,
 
   ImportOptions importOptions;
   importOptions.tensors = options.tensors;
+  importOptions.validated = &info;
   mlir::OwningOpRef<mlir::ModuleOp> module =
       importGraph(context, graph, importOptions);
   if (!module)
@@ -92,19 +93,22 @@ Compiler::compileToObject(const v1::Graph &original,
                           const CompileOptions &options,
                           CompileReport *report) {
   auto start = std::chrono::steady_clock::now();
-  // Validated before specialising, so errors name the graph as written.
-  ANYSHAPE_RETURN_IF_ERROR(validateGraph(original).status());
+  // Validated before specialising, so errors name the graph as written;
+  // a specialised graph is validated again for its own types. The import
+  // and the caller (CompiledObject::info) reuse the validation.
+  ANYSHAPE_ASSIGN_OR_RETURN(GraphInfo info, validateGraph(original));
   // No copy of an unspecialised graph until the compile is done: its
   // constants may be most of this process's memory.
   std::optional<v1::Graph> specialized;
   if (!options.staticSymbols.empty()) {
     ANYSHAPE_ASSIGN_OR_RETURN(specialized,
                               specializeGraph(original, options.staticSymbols));
-    ANYSHAPE_RETURN_IF_ERROR(validateGraph(*specialized).status());
+    ANYSHAPE_ASSIGN_OR_RETURN(info, validateGraph(*specialized));
   }
   const v1::Graph &graph = specialized ? *specialized : original;
-  ANYSHAPE_ASSIGN_OR_RETURN(std::string object,
-                            compileValidated(graph, options, report, start));
+  ANYSHAPE_ASSIGN_OR_RETURN(
+      std::string object,
+      compileValidated(graph, info, options, report, start));
   ++compiles_;
   if (report) {
     using Seconds = std::chrono::duration<double>;
@@ -114,7 +118,7 @@ Compiler::compileToObject(const v1::Graph &original,
     report->linkSeconds = 0;
   }
   return CompiledObject{specialized ? std::move(*specialized) : original,
-                        std::move(object)};
+                        std::move(info), std::move(object)};
 }
 
 StatusOr<std::shared_ptr<Executable>>
@@ -126,6 +130,7 @@ Compiler::compile(const v1::Graph &graph, const CompileOptions &options,
   auto linkStart = std::chrono::steady_clock::now();
   ANYSHAPE_ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable,
                             Executable::load(std::move(compiled.compiledGraph),
+                                             std::move(compiled.info),
                                              std::move(compiled.objectCode)));
   if (report) {
     using Seconds = std::chrono::duration<double>;

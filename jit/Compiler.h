@@ -12,6 +12,7 @@
 #include "jit/Executable.h"
 
 #include "ir/graph/ConstantData.h"
+#include "ir/graph/Validate.h"
 
 #include <atomic>
 #include <map>
@@ -51,6 +52,7 @@ struct CompileReport {
 /// Executable::load takes (a cache tier or a compile worker carries this).
 struct CompiledObject {
   v1::Graph compiledGraph; ///< after static specialisation
+  GraphInfo info;          ///< compiledGraph's validation
   std::string objectCode;  ///< ObjectCode.h
 };
 

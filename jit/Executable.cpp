@@ -72,6 +72,12 @@ Executable::Executable(v1::Graph graph, GraphInfo info,
 StatusOr<std::shared_ptr<Executable>> Executable::load(v1::Graph compiledGraph,
                                                        std::string objectCode) {
   ANYSHAPE_ASSIGN_OR_RETURN(GraphInfo info, validateGraph(compiledGraph));
+  return load(std::move(compiledGraph), std::move(info), std::move(objectCode));
+}
+
+StatusOr<std::shared_ptr<Executable>> Executable::load(v1::Graph compiledGraph,
+                                                       GraphInfo info,
+                                                       std::string objectCode) {
   std::vector<TensorSignature> outputs;
   for (const std::string &name : compiledGraph.outputs()) {
     const SymTensorType &type = info.typeOf(info.values.at(name));

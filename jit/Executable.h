@@ -64,6 +64,10 @@ public:
   /// graph() returns it. Never compiles.
   static StatusOr<std::shared_ptr<Executable>> load(v1::Graph compiledGraph,
                                                     std::string objectCode);
+  /// As load, with the graph's validation already done (a fresh compile's
+  /// CompiledObject::info), so it is not repeated.
+  static StatusOr<std::shared_ptr<Executable>>
+  load(v1::Graph compiledGraph, GraphInfo info, std::string objectCode);
   ~Executable();
 
   /// Runs on `inputs` (in graph input order); outputs in graph output

@@ -1,4 +1,5 @@
-//===- PrepareEntryAbi.cpp - @main's calling convention ----------*- C++ -*-===//
+//===- PrepareEntryAbi.cpp - @main's calling convention ----------*- C++
+//-*-===//
 //
 // anyshape-prepare-entry-abi (see Passes.td).
 //

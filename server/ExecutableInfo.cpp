@@ -9,7 +9,7 @@ StatusOr<v1::ExecutableInfo>
 describeExecutable(const std::string &id, const jit::CompiledObject &compiled,
                    const jit::CompileReport &report) {
   const v1::Graph &graph = compiled.compiledGraph;
-  ANYSHAPE_ASSIGN_OR_RETURN(GraphInfo info, validateGraph(graph));
+  const GraphInfo &info = compiled.info;
   v1::ExecutableInfo out;
   out.set_executable_id(id);
   out.set_target(v1::TARGET_CPU);

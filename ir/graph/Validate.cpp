@@ -7,6 +7,7 @@
 #include "ConstantData.h"
 #include "ShapeInference.h"
 
+#include <atomic>
 #include <deque>
 #include <set>
 
@@ -117,8 +118,15 @@ StatusOr<SymTensorType> inputType(const v1::Input &input, ShapeContext &ctx) {
   return type;
 }
 
+namespace {
+std::atomic<int64_t> validations{0};
+} // namespace
+
+int64_t validationCount() { return validations.load(); }
+
 StatusOr<GraphInfo> validateGraph(const v1::Graph &graph,
                                   const GraphLimits &limits) {
+  ++validations;
   GraphInfo info;
   if (graph.inputs_size() > limits.maxInputs)
     return resourceExhausted(

@@ -62,6 +62,10 @@ std::string quoted(const std::string &text);
 StatusOr<GraphInfo> validateGraph(const v1::Graph &graph,
                                   const GraphLimits &limits = {});
 
+/// Graphs validateGraph has checked in this process (tests assert that a
+/// compile validates once).
+int64_t validationCount();
+
 /// The symbolic type of a graph input as declared (anonymous dims become
 /// fresh symbols from `ctx`).
 StatusOr<SymTensorType> inputType(const v1::Input &input, ShapeContext &ctx);

@@ -19,6 +19,7 @@
 #include "mlir/IR/Verifier.h"
 
 #include <cstring>
+#include <optional>
 
 using namespace mlir;
 
@@ -202,10 +203,15 @@ OwningOpRef<ModuleOp> importGraph(MLIRContext &context, const v1::Graph &graph,
   loadImportDialects(context);
   Location graphLoc = NameLoc::get(
       StringAttr::get(&context, graph.name().empty() ? "graph" : graph.name()));
-  StatusOr<GraphInfo> info = validateGraph(graph, options.limits);
+  std::optional<GraphInfo> ownInfo;
+  const GraphInfo *info = options.validated;
   if (!info) {
-    emitError(graphLoc) << info.status().message();
-    return nullptr;
+    StatusOr<GraphInfo> validated = validateGraph(graph, options.limits);
+    if (!validated) {
+      emitError(graphLoc) << validated.status().message();
+      return nullptr;
+    }
+    info = &ownInfo.emplace(std::move(*validated));
   }
   OpBuilder b(&context);
   OwningOpRef<ModuleOp> module = ModuleOp::create(graphLoc);

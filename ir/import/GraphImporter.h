@@ -12,6 +12,7 @@
 
 #include "ir/graph/ConstantData.h"
 #include "ir/graph/Limits.h"
+#include "ir/graph/Validate.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -21,6 +22,9 @@ namespace anyshape {
 struct ImportOptions {
   GraphLimits limits;
   const TensorLookup *tensors = nullptr; // for tensor_id constants
+  /// The graph's validation, when the caller has it (the compiler): the
+  /// import then trusts it instead of validating again (`limits` unused).
+  const GraphInfo *validated = nullptr;
 };
 
 /// The module, or failure with diagnostics emitted on `context` (each

@@ -2,12 +2,14 @@
 // (what the compile cache stores) computes the same results without
 // compiling, and damaged object code is an error, never a crash. And what
 // LLVM reports while emitting it goes to the IR dump, not to stderr. A long
-// host flow is cut into functions and computes what it did whole.
+// host flow is cut into functions and computes what it did whole. A compile
+// validates its graph once.
 #include "jit/ObjectCode.h"
 #include "../support/ExampleGraph.h"
 #include "anyshape/client/GraphBuilder.h"
 #include "ir/graph/Bindings.h"
 #include "ir/graph/GraphText.h"
+#include "ir/graph/Validate.h"
 #include "ir/reference/Evaluator.h"
 #include "jit/Compiler.h"
 #include "runtime/Allocator.h"
@@ -220,4 +222,21 @@ TEST(ObjectCode, LongHostFlowsAreCutIntoPieces) {
     EXPECT_EQ((*actual)[0].data(), literalToTensor((*expected)[0]).data())
         << "n=" << n;
   }
+}
+
+TEST(ObjectCode, ACompileValidatesTheGraphOnce) {
+  // The import and the executable reuse the compile's validation; a
+  // static specialisation validates the specialised graph as well.
+  v1::Graph graph = test::exampleGraph("mlp");
+  int64_t before = validationCount();
+  auto compiled = jit::Compiler::compile(graph);
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  EXPECT_EQ(validationCount() - before, 1);
+
+  jit::CompileOptions specialised;
+  specialised.staticSymbols = {{"batch", 4}};
+  before = validationCount();
+  compiled = jit::Compiler::compile(graph, specialised);
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  EXPECT_EQ(validationCount() - before, 2);
 }

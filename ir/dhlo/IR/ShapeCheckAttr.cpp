@@ -1,4 +1,5 @@
-//===- ShapeCheckAttr.cpp - run-time shape checks in the IR ------*- C++ -*-===//
+//===- ShapeCheckAttr.cpp - run-time shape checks in the IR ------*- C++
+//-*-===//
 #include "ir/dhlo/IR/ShapeCheckAttr.h"
 
 #include "mlir/IR/Builders.h"

@@ -1,4 +1,5 @@
-//===- ShapeCheckAttr.h - run-time shape checks in the IR --------*- C++ -*-===//
+//===- ShapeCheckAttr.h - run-time shape checks in the IR --------*- C++
+//-*-===//
 //
 // A graph's run-time shape checks (ir/graph/ShapeChecks.h) as a module
 // attribute, `dhlo.shape_checks`: the importer writes what validation
