@@ -43,8 +43,7 @@ bool onlyGenericUsers(OpOperand *fused) {
   auto producer =
       llvm::dyn_cast_or_null<linalg::GenericOp>(fused->get().getDefiningOp());
   auto consumer = llvm::dyn_cast<linalg::GenericOp>(fused->getOwner());
-  if (!producer || !consumer ||
-      bodySize(consumer) + bodySize(producer) > kMaxFusedOps)
+  if (!producer || !consumer)
     return false;
   // The plan decides which kernel an op is in (dhlo-mark-fusions): an op
   // of one fusion is fused only within it; an unmarked one (which the
@@ -55,6 +54,12 @@ bool onlyGenericUsers(OpOperand *fused) {
   // MLIR's pass would then fuse it into.
   std::optional<int64_t> fusion = dhlo::fusionOf(producer);
   if (fusion && fusion != dhlo::fusionOf(consumer))
+    return false;
+  // Within one fusion the plan bounds the kernel's size (kMaxKernelOps,
+  // FusionPlan.cpp); a second bound here would cut the kernel where the
+  // plan did not, which the plan check rejects. Unmarked producers are
+  // duplicated into a body only while it stays small.
+  if (!fusion && bodySize(consumer) + bodySize(producer) > kMaxFusedOps)
     return false;
   if (fusion && llvm::any_of(producer->getUsers(), [&](Operation *user) {
         std::optional<int64_t> userFusion = dhlo::fusionOf(user);

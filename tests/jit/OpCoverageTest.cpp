@@ -291,6 +291,28 @@ TEST(OpCoverage, SeededConstantsAreNotInTheObjectCode) {
   EXPECT_GT(data->objectCode.size(), 16u << 20);
 }
 
+TEST(OpCoverage, LongChainsAreSeveralKernels) {
+  // 300 elementwise ops in a chain: the plan cuts it into kernels of at
+  // most 128 ops (LLVM's work on one loop body grows faster than the
+  // body), and codegen builds exactly those kernels (the plan check runs
+  // on every compile; it used to cut at its own bound and fail it).
+  auto build = [](GraphBuilder &b) {
+    Value v = b.parameter("x", v1::DTYPE_F32, {"n", 3});
+    for (int i = 0; i < 300; ++i)
+      v = i % 4 == 0   ? b.abs(v)
+          : i % 4 == 1 ? b.neg(v)
+          : i % 4 == 2 ? b.exp(v)
+                       : b.tanh(v);
+    b.output(v);
+  };
+  check("long_chain", build);
+  GraphBuilder b("long_chain");
+  build(b);
+  jit::CompileReport report;
+  ASSERT_TRUE(jit::Compiler::compile(*b.build(), {}, &report).isOk());
+  EXPECT_EQ(report.kernelCount, 3);
+}
+
 TEST(OpCoverage, WideConcatenate) {
   // 200 operands of two symbolic sizes: built as copies into one buffer
   // (anyshape-copy-concatenations), which bufferization used to take
