@@ -96,14 +96,16 @@ Compiler::compileToObject(const v1::Graph &original,
   // Validated before specialising, so errors name the graph as written;
   // a specialised graph is validated again for its own types. The import
   // and the caller (CompiledObject::info) reuse the validation.
-  ANYSHAPE_ASSIGN_OR_RETURN(GraphInfo info, validateGraph(original));
+  ANYSHAPE_ASSIGN_OR_RETURN(GraphInfo info,
+                            validateGraph(original, options.limits));
   // No copy of an unspecialised graph until the compile is done: its
   // constants may be most of this process's memory.
   std::optional<v1::Graph> specialized;
   if (!options.staticSymbols.empty()) {
     ANYSHAPE_ASSIGN_OR_RETURN(specialized,
                               specializeGraph(original, options.staticSymbols));
-    ANYSHAPE_ASSIGN_OR_RETURN(info, validateGraph(*specialized));
+    ANYSHAPE_ASSIGN_OR_RETURN(info,
+                              validateGraph(*specialized, options.limits));
   }
   const v1::Graph &graph = specialized ? *specialized : original;
   ANYSHAPE_ASSIGN_OR_RETURN(
@@ -131,7 +133,8 @@ Compiler::compile(const v1::Graph &graph, const CompileOptions &options,
   ANYSHAPE_ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable,
                             Executable::load(std::move(compiled.compiledGraph),
                                              std::move(compiled.info),
-                                             std::move(compiled.objectCode)));
+                                             std::move(compiled.objectCode),
+                                             options.limits));
   if (report) {
     using Seconds = std::chrono::duration<double>;
     auto done = std::chrono::steady_clock::now();

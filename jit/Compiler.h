@@ -36,6 +36,10 @@ struct CompileOptions {
   /// Resolves constants that reference stored tensors (tensor_id); the
   /// lookup must outlive compile().
   const TensorLookup *tensors = nullptr;
+  /// What the graph is validated against; maxElementsPerTensor is also
+  /// the element limit the generated shape checks enforce at run time, so
+  /// the server keys its cache on it.
+  GraphLimits limits;
 };
 
 /// What a compile produced besides the executable.

@@ -69,15 +69,18 @@ Executable::Executable(v1::Graph graph, GraphInfo info,
       outputs_(std::move(outputs)), objectCode_(std::move(objectCode)),
       code_(std::move(code)), entry_(code_->entry()) {}
 
-StatusOr<std::shared_ptr<Executable>> Executable::load(v1::Graph compiledGraph,
-                                                       std::string objectCode) {
-  ANYSHAPE_ASSIGN_OR_RETURN(GraphInfo info, validateGraph(compiledGraph));
-  return load(std::move(compiledGraph), std::move(info), std::move(objectCode));
+StatusOr<std::shared_ptr<Executable>>
+Executable::load(v1::Graph compiledGraph, std::string objectCode,
+                 const GraphLimits &limits) {
+  ANYSHAPE_ASSIGN_OR_RETURN(GraphInfo info,
+                            validateGraph(compiledGraph, limits));
+  return load(std::move(compiledGraph), std::move(info), std::move(objectCode),
+              limits);
 }
 
-StatusOr<std::shared_ptr<Executable>> Executable::load(v1::Graph compiledGraph,
-                                                       GraphInfo info,
-                                                       std::string objectCode) {
+StatusOr<std::shared_ptr<Executable>>
+Executable::load(v1::Graph compiledGraph, GraphInfo info,
+                 std::string objectCode, const GraphLimits &limits) {
   std::vector<TensorSignature> outputs;
   for (const std::string &name : compiledGraph.outputs()) {
     const SymTensorType &type = info.typeOf(info.values.at(name));
@@ -85,9 +88,11 @@ StatusOr<std::shared_ptr<Executable>> Executable::load(v1::Graph compiledGraph,
   }
   ANYSHAPE_ASSIGN_OR_RETURN(std::unique_ptr<LoadedObject> code,
                             LoadedObject::load(objectCode));
-  return std::shared_ptr<Executable>(new Executable(
+  std::shared_ptr<Executable> executable(new Executable(
       std::move(compiledGraph), std::move(info), std::move(outputs),
       std::move(objectCode), std::move(code)));
+  executable->limits_ = limits;
+  return executable;
 }
 
 Executable::~Executable() = default;

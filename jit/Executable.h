@@ -62,12 +62,16 @@ public:
   /// Links `objectCode` (from Compiler::compile, possibly via a cache)
   /// for `compiledGraph` — the graph after static specialisation, as
   /// graph() returns it. Never compiles.
-  static StatusOr<std::shared_ptr<Executable>> load(v1::Graph compiledGraph,
-                                                    std::string objectCode);
+  /// `limits` must be the ones it was compiled under
+  /// (CompileOptions::limits): failed checks are reported with them.
+  static StatusOr<std::shared_ptr<Executable>>
+  load(v1::Graph compiledGraph, std::string objectCode,
+       const GraphLimits &limits = {});
   /// As load, with the graph's validation already done (a fresh compile's
   /// CompiledObject::info), so it is not repeated.
   static StatusOr<std::shared_ptr<Executable>>
-  load(v1::Graph compiledGraph, GraphInfo info, std::string objectCode);
+  load(v1::Graph compiledGraph, GraphInfo info, std::string objectCode,
+       const GraphLimits &limits = {});
   ~Executable();
 
   /// Runs on `inputs` (in graph input order); outputs in graph output

@@ -66,8 +66,8 @@ AnyShapeService::create(const ServiceOptions &options) {
     tiers.push_back(std::move(disk));
   }
   std::unique_ptr<AnyShapeService> service(new AnyShapeService(options));
-  service->cache_ =
-      std::make_unique<CompileCache>(options.cacheBytes, std::move(tiers));
+  service->cache_ = std::make_unique<CompileCache>(
+      options.cacheBytes, std::move(tiers), options.limits);
   // Enough TBB workers for both pools at full concurrency (TBB's default
   // is one fewer than the cores, which would starve one pool), and no
   // arena slots reserved for external threads: gRPC threads only enqueue.
@@ -167,7 +167,8 @@ AnyShapeService::compileKey(const v1::CompileRequest &request) {
       options.target() != v1::TARGET_CPU)
     return invalidArgument("unknown target " +
                            std::to_string(options.target()));
-  return compileCacheKey(request.graph(), options);
+  return compileCacheKey(request.graph(), options,
+                         options_.limits.maxElementsPerTensor);
 }
 
 StatusOr<CacheResult> AnyShapeService::compileOrShare(
@@ -180,6 +181,7 @@ StatusOr<CacheResult> AnyShapeService::compileOrShare(
       v1::CompileJob job;
       *job.mutable_request() = request;
       job.set_key(key);
+      job.set_max_elements_per_tensor(options_.limits.maxElementsPerTensor);
       for (const std::string &id : storedTensorIds(request.graph()))
         job.add_stored_tensor_ids(id);
       job.set_testing_delay_ms(options_.testingCompileDelayMs);
@@ -196,9 +198,10 @@ StatusOr<CacheResult> AnyShapeService::compileOrShare(
             std::chrono::milliseconds(options_.testingCompileDelayMs));
       jit::CompileReport report;
       StatusOr<StoredExecutable> stored =
-          compileForCache(request, key, &tensors_, &report);
-      compiled = stored.isOk() ? loadCompiled(std::move(*stored))
-                               : StatusOr<CachedExecutable>(stored.status());
+          compileForCache(request, key, &tensors_, options_.limits, &report);
+      compiled = stored.isOk()
+                     ? loadCompiled(std::move(*stored), options_.limits)
+                     : StatusOr<CachedExecutable>(stored.status());
     }
     if (compiled.isOk()) {
       // The request's view: the whole miss, worker start and load included.

@@ -40,7 +40,8 @@ const std::string &compilerIdentity() {
 }
 
 StatusOr<std::string> compileCacheKey(const v1::Graph &graph,
-                                      const v1::CompileOptions &options) {
+                                      const v1::CompileOptions &options,
+                                      int64_t maxElementsPerTensor) {
   ANYSHAPE_ASSIGN_OR_RETURN(Fingerprint fingerprint, fingerprintGraph(graph));
   XXH3_state_t *state = XXH3_createState();
   XXH3_128bits_reset(state);
@@ -57,6 +58,7 @@ StatusOr<std::string> compileCacheKey(const v1::Graph &graph,
     addPart(state, name);
     addPart(state, std::to_string(size));
   }
+  addPart(state, "max_elements=" + std::to_string(maxElementsPerTensor));
   addPart(state, fingerprint.hex());
   XXH128_hash_t hash = XXH3_128bits_digest(state);
   XXH3_freeState(state);

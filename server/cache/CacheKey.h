@@ -10,6 +10,7 @@
 #pragma once
 
 #include "anyshape/v1/service.pb.h"
+#include "ir/graph/Limits.h"
 #include "runtime/support/Status.h"
 
 #include <string>
@@ -25,8 +26,10 @@ const std::string &compilerIdentity();
 bool isCacheKey(const std::string &text);
 
 /// 32 lowercase hex digits; INVALID_ARGUMENT if the graph does not
-/// validate.
-StatusOr<std::string> compileCacheKey(const v1::Graph &graph,
-                                      const v1::CompileOptions &options);
+/// validate. `maxElementsPerTensor` (the server's --max-elements) is in
+/// the key: the generated shape checks enforce it.
+StatusOr<std::string> compileCacheKey(
+    const v1::Graph &graph, const v1::CompileOptions &options,
+    int64_t maxElementsPerTensor = GraphLimits().maxElementsPerTensor);
 
 } // namespace anyshape::server

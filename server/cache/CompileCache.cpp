@@ -12,8 +12,9 @@ StoredExecutable toStored(const CachedExecutable &entry) {
 }
 
 CompileCache::CompileCache(int64_t memoryBytes,
-                           std::vector<std::unique_ptr<CacheTier>> tiers)
-    : memoryBytes_(memoryBytes), tiers_(std::move(tiers)) {}
+                           std::vector<std::unique_ptr<CacheTier>> tiers,
+                           GraphLimits limits)
+    : memoryBytes_(memoryBytes), tiers_(std::move(tiers)), limits_(limits) {}
 
 StatusOr<CacheResult>
 CompileCache::getOrCompile(const std::string &key,
@@ -101,8 +102,9 @@ CompileCache::loadOrCompile(const std::string &key,
     }
     int64_t bytes = static_cast<int64_t>(stored->objectCode.size() +
                                          stored->info.ByteSizeLong());
-    auto executable = jit::Executable::load(std::move(stored->compiledGraph),
-                                            std::move(stored->objectCode));
+    auto executable =
+        jit::Executable::load(std::move(stored->compiledGraph),
+                              std::move(stored->objectCode), limits_);
     if (!executable.isOk()) {
       tier->remove(key); // passed the checksum yet does not link: drop it
       std::lock_guard<std::mutex> lock(mutex_);

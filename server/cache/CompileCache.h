@@ -52,8 +52,11 @@ class CompileCache {
 public:
   using CompileFunction = std::function<StatusOr<CachedExecutable>()>;
 
+  /// Entries from a tier are linked under `limits` (the server's, which
+  /// the keys include).
   CompileCache(int64_t memoryBytes,
-               std::vector<std::unique_ptr<CacheTier>> tiers);
+               std::vector<std::unique_ptr<CacheTier>> tiers,
+               GraphLimits limits = {});
 
   /// The executable for `key`: from memory, else a tier, else `compile`.
   StatusOr<CacheResult> getOrCompile(const std::string &key,
@@ -91,6 +94,7 @@ private:
 
   const int64_t memoryBytes_;
   std::vector<std::unique_ptr<CacheTier>> tiers_;
+  GraphLimits limits_;
   mutable std::mutex mutex_;
   std::map<std::string, Slot> slots_;
   std::list<std::string> recency_; // most recent first

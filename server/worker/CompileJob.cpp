@@ -11,35 +11,39 @@
 namespace anyshape::server {
 
 jit::CompileOptions compileOptionsFor(const v1::CompileOptions &options,
-                                      const TensorLookup *tensors) {
+                                      const TensorLookup *tensors,
+                                      const GraphLimits &limits) {
   jit::CompileOptions out;
   out.pipeline.fuse = !options.disable_fusion();
   out.staticSymbols.insert(options.static_symbols().begin(),
                            options.static_symbols().end());
   out.tensors = tensors;
+  out.limits = limits;
   return out;
 }
 
 StatusOr<StoredExecutable> compileForCache(const v1::CompileRequest &request,
                                            const std::string &key,
                                            const TensorLookup *tensors,
+                                           const GraphLimits &limits,
                                            jit::CompileReport *report) {
-  ANYSHAPE_ASSIGN_OR_RETURN(jit::CompiledObject compiled,
-                            jit::Compiler::compileToObject(
-                                request.graph(),
-                                compileOptionsFor(request.options(), tensors),
-                                report));
+  ANYSHAPE_ASSIGN_OR_RETURN(
+      jit::CompiledObject compiled,
+      jit::Compiler::compileToObject(
+          request.graph(),
+          compileOptionsFor(request.options(), tensors, limits), report));
   ANYSHAPE_ASSIGN_OR_RETURN(v1::ExecutableInfo info,
                             describeExecutable(key, compiled, *report));
   return StoredExecutable{std::move(compiled.compiledGraph), std::move(info),
                           std::move(compiled.objectCode)};
 }
 
-StatusOr<CachedExecutable> loadCompiled(StoredExecutable stored) {
+StatusOr<CachedExecutable> loadCompiled(StoredExecutable stored,
+                                        const GraphLimits &limits) {
   ANYSHAPE_ASSIGN_OR_RETURN(
       std::shared_ptr<jit::Executable> executable,
       jit::Executable::load(std::move(stored.compiledGraph),
-                            std::move(stored.objectCode)));
+                            std::move(stored.objectCode), limits));
   return CachedExecutable{std::move(executable), std::move(stored.info), 0};
 }
 

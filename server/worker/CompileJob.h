@@ -19,9 +19,11 @@
 
 namespace anyshape::server {
 
-/// The compiler's options for a request's wire options.
+/// The compiler's options for a request's wire options, under the
+/// server's limits.
 jit::CompileOptions compileOptionsFor(const v1::CompileOptions &options,
-                                      const TensorLookup *tensors);
+                                      const TensorLookup *tensors,
+                                      const GraphLimits &limits = {});
 
 /// Compiles `request` in this process into what a cache tier stores under
 /// `key`: the object code is not linked here (the server links it, as it
@@ -29,10 +31,13 @@ jit::CompileOptions compileOptionsFor(const v1::CompileOptions &options,
 StatusOr<StoredExecutable> compileForCache(const v1::CompileRequest &request,
                                            const std::string &key,
                                            const TensorLookup *tensors,
+                                           const GraphLimits &limits,
                                            jit::CompileReport *report);
 
-/// Links what compileForCache produced into this process.
-StatusOr<CachedExecutable> loadCompiled(StoredExecutable stored);
+/// Links what compileForCache produced, under the same limits, into this
+/// process.
+StatusOr<CachedExecutable> loadCompiled(StoredExecutable stored,
+                                        const GraphLimits &limits);
 
 /// The stored tensors the graph's constants reference, each once, in
 /// order of first use.

@@ -346,10 +346,14 @@ StatusOr<CachedExecutable> CompileWorkers::compile(v1::CompileJob job,
       ++metrics_.workerLimitKills;
     return Status(static_cast<StatusCode>(result.code()), result.message());
   }
+  GraphLimits compiledUnder; // what the worker validated against
+  if (job.max_elements_per_tensor() > 0)
+    compiledUnder.maxElementsPerTensor = job.max_elements_per_tensor();
   return loadCompiled(
       StoredExecutable{std::move(*result.mutable_compiled_graph()),
                        std::move(*result.mutable_info()),
-                       std::move(*result.mutable_object_code())});
+                       std::move(*result.mutable_object_code())},
+      compiledUnder);
 }
 
 void CompileWorkers::killAll() {

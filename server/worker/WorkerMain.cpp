@@ -70,8 +70,11 @@ int runCompileWorker() {
   try {
     misbehave(job.testing_fault());
     jit::CompileReport report;
+    GraphLimits limits;
+    if (job.max_elements_per_tensor() > 0)
+      limits.maxElementsPerTensor = job.max_elements_per_tensor();
     StatusOr<StoredExecutable> compiled =
-        compileForCache(job.request(), job.key(), &tensors, &report);
+        compileForCache(job.request(), job.key(), &tensors, limits, &report);
     if (compiled.isOk()) {
       *result.mutable_compiled_graph() = std::move(compiled->compiledGraph);
       *result.mutable_info() = std::move(compiled->info);

@@ -6,6 +6,7 @@
 // while a slow compile holds the only compile slot.
 #include "../support/ExampleGraph.h"
 #include "ServerProcess.h"
+#include "anyshape/client/GraphBuilder.h"
 
 #include "ir/graph/Bindings.h"
 #include "ir/graph/ConstantData.h"
@@ -504,6 +505,30 @@ std::string httpGet(const std::string &address, const std::string &path) {
     reply.append(buffer, static_cast<size_t>(n));
   ::close(fd);
   return reply;
+}
+
+TEST(ServerEndToEnd, TheElementLimitReachesTheCompiledChecks) {
+  // --max-elements is enforced on intermediates too: the compile (in its
+  // worker) generates the shape checks with the server's limit, and the
+  // limit is part of the cache key. x: f32[n] broadcast to [n, n] stays
+  // inside 100 elements at n = 10 and is refused at n = 11, although the
+  // input (11 elements) passes the server's own check.
+  ServerProcess server({"--max-elements", "100"});
+  ASSERT_FALSE(server.address().empty());
+  auto stub = server.stub();
+  client::GraphBuilder b("square");
+  b.output(
+      b.broadcastInDim(b.parameter("x", v1::DTYPE_F32, {"n"}), {"n", "n"}, {1}),
+      "y");
+  auto graph = b.build();
+  ASSERT_TRUE(graph.isOk()) << graph.status().toString();
+  std::string id = compiledId(*stub, *graph);
+  ASSERT_FALSE(id.empty());
+  EXPECT_TRUE(executeAndCheck(*stub, id, *graph, {{"n", 10}}, 1).ok());
+  grpc::Status refused = executeAndCheck(*stub, id, *graph, {{"n", 11}}, 2);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(refused.error_message().find("<= 100 "), std::string::npos)
+      << refused.error_message();
 }
 
 TEST(ServerEndToEnd, HealthReflectionAndPrometheusMetrics) {

@@ -152,6 +152,19 @@ TEST(CompileCacheKey, AnInvalidGraphHasNoKey) {
             StatusCode::InvalidArgument);
 }
 
+TEST(CompileCacheKey, TheElementLimitIsKeyed) {
+  // The generated shape checks enforce the server's --max-elements, so
+  // servers with different limits never share an executable.
+  v1::Graph graph = test::exampleGraph("mlp");
+  auto byDefault = compileCacheKey(graph, {});
+  auto explicitDefault =
+      compileCacheKey(graph, {}, GraphLimits().maxElementsPerTensor);
+  auto lower = compileCacheKey(graph, {}, 1000);
+  ASSERT_TRUE(byDefault.isOk() && explicitDefault.isOk() && lower.isOk());
+  EXPECT_EQ(*byDefault, *explicitDefault);
+  EXPECT_NE(*byDefault, *lower);
+}
+
 TEST(CompileCacheKey, IdentityNamesTheBuildAndTarget) {
   const std::string &identity = compilerIdentity();
   EXPECT_NE(identity.find("anyshape.v1"), std::string::npos) << identity;
