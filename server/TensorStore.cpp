@@ -3,10 +3,9 @@
 #include "server/TensorStore.h"
 
 #include "ir/graph/DType.h"
+#include "ir/graph/Fingerprint.h"
 
 #include <xxhash.h>
-
-#include <cstdio>
 
 namespace anyshape::server {
 
@@ -44,11 +43,7 @@ std::string TensorStore::contentId(const v1::Tensor &tensor) {
   XXH3_128bits_update(state, tensor.data().data(), tensor.data().size());
   XXH128_hash_t hash = XXH3_128bits_digest(state);
   XXH3_freeState(state);
-  char hex[33];
-  std::snprintf(hex, sizeof(hex), "%016llx%016llx",
-                static_cast<unsigned long long>(hash.high64),
-                static_cast<unsigned long long>(hash.low64));
-  return hex;
+  return Fingerprint{hash.high64, hash.low64}.hex();
 }
 
 StatusOr<TensorStore::Added> TensorStore::add(v1::Tensor tensor) {

@@ -11,7 +11,6 @@
 #include <xxhash.h>
 
 #include <algorithm>
-#include <cstdio>
 
 namespace anyshape::server {
 namespace {
@@ -62,11 +61,7 @@ StatusOr<std::string> compileCacheKey(const v1::Graph &graph,
   addPart(state, fingerprint.hex());
   XXH128_hash_t hash = XXH3_128bits_digest(state);
   XXH3_freeState(state);
-  char hex[33];
-  std::snprintf(hex, sizeof(hex), "%016llx%016llx",
-                static_cast<unsigned long long>(hash.high64),
-                static_cast<unsigned long long>(hash.low64));
-  return std::string(hex);
+  return Fingerprint{hash.high64, hash.low64}.hex();
 }
 
 } // namespace anyshape::server
