@@ -247,27 +247,27 @@ StatusOr<GraphInfo> validateGraph(const v1::Graph &graph,
                                ", which no sizes satisfy (" + *why + ")");
     info.nodeTypes[i] = std::move(*type);
     if (node.op() == "constant") {
+      // Adds `bytes` to `total`, or says which limit the sum passes.
+      auto within = [&](int64_t &total, int64_t bytes, int64_t limit,
+                        const std::string &what) -> Status {
+        if (__builtin_add_overflow(total, bytes, &total) || total > limit)
+          return resourceExhausted(nodeLabel(node) + ": " + what +
+                                   " exceed the limit of " +
+                                   std::to_string(limit) + " bytes in total");
+        return Status::ok();
+      };
       ANYSHAPE_ASSIGN_OR_RETURN(int64_t bytes,
                                 constantByteSize(node.constant()));
-      if (__builtin_add_overflow(info.constantBytes, bytes,
-                                 &info.constantBytes) ||
-          info.constantBytes > limits.maxConstantBytes)
-        return resourceExhausted(
-            nodeLabel(node) + ": constants exceed the limit of " +
-            std::to_string(limits.maxConstantBytes) + " bytes in total");
+      ANYSHAPE_RETURN_IF_ERROR(within(info.constantBytes, bytes,
+                                      limits.maxConstantBytes, "constants"));
       ANYSHAPE_ASSIGN_OR_RETURN(int64_t embedded,
                                 embeddedConstantBytes(node.constant()));
-      if (__builtin_add_overflow(info.embeddedConstantBytes, embedded,
-                                 &info.embeddedConstantBytes) ||
-          info.embeddedConstantBytes > limits.maxEmbeddedConstantBytes)
-        return resourceExhausted(
-            nodeLabel(node) +
-            ": constants compiled into the code (data, "
-            "stored tensors, splats and seeded uniforms of up to " +
-            std::to_string(kLargestEmbeddedGeneratedConstant) +
-            " elements) exceed the limit of " +
-            std::to_string(limits.maxEmbeddedConstantBytes) +
-            " bytes in total");
+      ANYSHAPE_RETURN_IF_ERROR(within(
+          info.embeddedConstantBytes, embedded, limits.maxEmbeddedConstantBytes,
+          "constants compiled into the code (data, stored tensors, splats "
+          "and seeded uniforms of up to " +
+              std::to_string(kLargestEmbeddedGeneratedConstant) +
+              " elements)"));
     }
   }
 
