@@ -61,11 +61,11 @@ void copyOut(const char *base, const std::vector<int64_t> &shape,
 
 } // namespace
 
-Executable::Executable(v1::Graph graph, GraphInfo info,
+Executable::Executable(v1::Graph graph, GraphInfo info, GraphLimits limits,
                        std::vector<TensorSignature> outputs,
                        std::string objectCode,
                        std::unique_ptr<LoadedObject> code)
-    : graph_(std::move(graph)), info_(std::move(info)),
+    : graph_(std::move(graph)), info_(std::move(info)), limits_(limits),
       outputs_(std::move(outputs)), objectCode_(std::move(objectCode)),
       code_(std::move(code)), entry_(code_->entry()) {}
 
@@ -88,11 +88,9 @@ Executable::load(v1::Graph compiledGraph, GraphInfo info,
   }
   ANYSHAPE_ASSIGN_OR_RETURN(std::unique_ptr<LoadedObject> code,
                             LoadedObject::load(objectCode));
-  std::shared_ptr<Executable> executable(new Executable(
-      std::move(compiledGraph), std::move(info), std::move(outputs),
+  return std::shared_ptr<Executable>(new Executable(
+      std::move(compiledGraph), std::move(info), limits, std::move(outputs),
       std::move(objectCode), std::move(code)));
-  executable->limits_ = limits;
-  return executable;
 }
 
 Executable::~Executable() = default;

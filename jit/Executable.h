@@ -92,18 +92,18 @@ public:
   const std::string &objectCode() const { return objectCode_; }
 
 private:
-  Executable(v1::Graph graph, GraphInfo info,
+  Executable(v1::Graph graph, GraphInfo info, GraphLimits limits,
              std::vector<TensorSignature> outputs, std::string objectCode,
              std::unique_ptr<LoadedObject> code);
 
   v1::Graph graph_;
-  GraphInfo info_; // of graph_: what each failed check code means
+  GraphInfo info_;     // of graph_: what each failed check code means
+  GraphLimits limits_; // what it was compiled and validated under
   std::vector<TensorSignature> outputs_;
   std::string objectCode_;
   std::unique_ptr<LoadedObject> code_;
   /// The entry, looked up once at load: runs take no JIT lock.
   int64_t (*entry_)(void **) = nullptr;
-  GraphLimits limits_;
 };
 
 } // namespace anyshape::jit
