@@ -26,18 +26,36 @@ namespace {
 linalg::FillOp zeroFillOfC(linalg::BatchMatmulOp op) {
   Value c = op.getDpsInits()[0];
   linalg::FillOp fill;
-  for (Operation *user : c.getUsers()) {
-    if (user == op)
-      continue;
-    Operation *ancestor = op->getBlock()->findAncestorOpInBlock(*user);
-    if (!ancestor)
-      return {}; // used somewhere this block does not order: keep it
-    if (op->isBeforeInBlock(ancestor))
-      continue;
-    auto candidate = llvm::dyn_cast<linalg::FillOp>(user);
-    if (candidate != ancestor || fill)
-      return {}; // another use before the GEMM: keep everything
-    fill = candidate;
+  // The GEMM's kernel (its dhlo.fusion) is ordered against other kernels'
+  // uses of C in the block that allocates C; a view of C (made by the host
+  // flow, before the kernel) is C itself, used where the view is.
+  Block *hostBlock = c.getParentBlock();
+  Operation *kernel = hostBlock->findAncestorOpInBlock(*op);
+  SmallVector<Value> aliases{c};
+  while (!aliases.empty()) {
+    Value alias = aliases.pop_back_val();
+    for (Operation *user : alias.getUsers()) {
+      if (user == op)
+        continue;
+      if (llvm::isa<ViewLikeOpInterface>(user) &&
+          user->getBlock() == hostBlock) {
+        llvm::append_range(aliases, user->getResults());
+        continue;
+      }
+      Operation *ancestor = op->getBlock()->findAncestorOpInBlock(*user);
+      if (!ancestor) {
+        Operation *other = hostBlock->findAncestorOpInBlock(*user);
+        if (kernel && other && kernel->isBeforeInBlock(other))
+          continue; // read by a later kernel
+        return {};  // used somewhere this block does not order: keep it
+      }
+      if (op->isBeforeInBlock(ancestor))
+        continue;
+      auto candidate = llvm::dyn_cast<linalg::FillOp>(user);
+      if (candidate != ancestor || fill || alias != c)
+        return {}; // another use before the GEMM: keep everything
+      fill = candidate;
+    }
   }
   if (!fill || !c.getDefiningOp<memref::AllocOp>() ||
       !matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))

@@ -1,20 +1,20 @@
 //===- CheckKernelFusions.cpp - kernels against the fusion plan -*- C++ -*-===//
 //
-// anyshape-check-kernel-fusions (see Passes.td): maps the kernels codegen
-// formed onto the plan's fusions, read from the ops' locations, and
-// reports where they differ.
+// anyshape-check-kernel-fusions (see Passes.td): each dhlo.fusion (one
+// fusion of the plan) must have become one kernel, and nothing outside
+// the fusions a kernel; reports where codegen departs from that.
 //
 //===----------------------------------------------------------------------===//
 #include "jit/Passes.h"
 
 #include "ir/dhlo/Analysis/FusionPlan.h"
+#include "ir/dhlo/IR/DhloDialect.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <map>
-#include <set>
 
 using namespace mlir;
 
@@ -30,9 +30,10 @@ bool isKernel(Operation *op) {
          (isa<scf::ParallelOp>(op) && op->hasAttr(kStitchedLoopAttr));
 }
 
+/// A kernel codegen formed: a top-level op of the function or of a fusion.
 struct Kernel {
   Operation *op;
-  std::set<int64_t> fusions;
+  dhlo::FusionOp fusion; // null outside every fusion
 };
 
 /// Whether `kernel` only narrows what `previous`, a reduction of the same
@@ -45,7 +46,7 @@ bool narrowsAccumulator(const Kernel &kernel, const Kernel *previous) {
   auto reduction =
       previous ? dyn_cast<linalg::LinalgOp>(previous->op) : nullptr;
   if (!cast || !reduction || reduction.getNumReductionLoops() == 0 ||
-      kernel.fusions != previous->fusions || cast.getNumDpsInputs() != 1 ||
+      kernel.fusion != previous->fusion || cast.getNumDpsInputs() != 1 ||
       cast.getNumReductionLoops() != 0 ||
       !llvm::is_contained(reduction.getDpsInits(),
                           cast.getDpsInputOperand(0)->get()))
@@ -68,66 +69,61 @@ struct CheckKernelFusionsPass
         getOperation().getSymName() == kInitializeSymbol)
       return;
     std::vector<Kernel> kernels;
-    std::set<int64_t> libraryFusions;
+    auto collect = [&](Block &block, dhlo::FusionOp fusion) {
+      for (Operation &op : block)
+        if (isKernel(&op))
+          kernels.push_back({&op, fusion});
+    };
     for (Operation &op : getOperation().getBody().getOps()) {
-      if (!isKernel(&op))
-        continue;
-      Kernel kernel{&op, {}};
-      op.walk([&](Operation *inner) {
-        if (std::optional<int64_t> f = dhlo::fusionOf(inner))
-          kernel.fusions.insert(*f);
-      });
-      if (isa<func::CallOp>(op))
-        libraryFusions.insert(kernel.fusions.begin(), kernel.fusions.end());
-      kernels.push_back(std::move(kernel));
+      if (auto fusion = dyn_cast<dhlo::FusionOp>(op))
+        collect(fusion.getBody().front(), fusion);
+      else if (isKernel(&op))
+        kernels.push_back({&op, nullptr});
     }
 
     std::vector<std::pair<Operation *, std::string>> departures;
-    std::map<int64_t, int> kernelsOf;
+    std::map<Operation *, int> kernelsOf;
     const Kernel *previous = nullptr;
     for (const Kernel &kernel : kernels) {
       // Copies of one fusion, back to back, are one kernel: a concatenate
       // copies each operand into its part of the result.
       bool continuesCopies = previous && isa<memref::CopyOp>(kernel.op) &&
                              isa<memref::CopyOp>(previous->op) &&
-                             kernel.fusions == previous->fusions;
+                             kernel.fusion == previous->fusion;
       bool finish = narrowsAccumulator(kernel, previous);
       previous = &kernel;
-      if (kernel.fusions.size() > 1)
-        departures.push_back(
-            {kernel.op, "a kernel holds ops of " +
-                            std::to_string(kernel.fusions.size()) +
-                            " fusions"});
       // A reduction's accumulator fill, and the transposed copy of a GEMM
       // operand, are part of the kernel they prepare; a narrowing cast, of
       // the kernel it finishes.
       bool preparation =
           isa<linalg::FillOp>(kernel.op) ||
-          (isa<linalg::TransposeOp>(kernel.op) && kernel.fusions.size() == 1 &&
-           libraryFusions.count(*kernel.fusions.begin()));
-      if (!preparation && !continuesCopies && !finish)
-        for (int64_t f : kernel.fusions)
-          ++kernelsOf[f];
+          (isa<linalg::TransposeOp>(kernel.op) && kernel.fusion &&
+           dhlo::FusionOp(kernel.fusion).getKind() ==
+               dhlo::fusionKindName(dhlo::FusionKind::Library));
+      if (kernel.fusion && !preparation && !continuesCopies && !finish)
+        ++kernelsOf[kernel.fusion];
+      // What is left outside every fusion is what the plan has its users
+      // recompute (cheap ops, duplicated producers): built alone, it is a
+      // kernel the plan does not have.
+      if (!kernel.fusion && !isa<linalg::FillOp, memref::CopyOp>(kernel.op))
+        departures.push_back(
+            {kernel.op, "a kernel outside the plan's fusions (holding only "
+                        "ops the plan has every kernel recompute)"});
     }
-    for (const Kernel &kernel : kernels)
-      if (kernel.fusions.empty() &&
-          !isa<linalg::FillOp, memref::CopyOp>(kernel.op))
+    getOperation().walk([&](dhlo::FusionOp fusion) {
+      if (int count = kernelsOf[fusion]; count > 1)
         departures.push_back(
-            {kernel.op, "a kernel holds only ops the plan has every kernel "
-                        "recompute"});
-    for (auto [fusion, count] : kernelsOf)
-      if (count > 1)
-        departures.push_back(
-            {getOperation(), "fusion #" + std::to_string(fusion) + " is " +
-                                 std::to_string(count) + " kernels"});
+            {fusion, "fusion #" + std::to_string(fusion.getId()) + " is " +
+                         std::to_string(count) + " kernels"});
+    });
 
     if (print) {
       llvm::raw_ostream &os = llvm::outs();
       os << "kernels of @" << getOperation().getName() << "\n";
       for (size_t i = 0; i < kernels.size(); ++i) {
         os << "  kernel " << i << " " << kernels[i].op->getName() << ":";
-        for (int64_t f : kernels[i].fusions)
-          os << " #" << f;
+        if (kernels[i].fusion)
+          os << " #" << kernels[i].fusion.getId();
         os << "\n";
       }
       os << "departures from the plan: " << departures.size() << "\n";

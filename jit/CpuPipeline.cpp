@@ -35,11 +35,10 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
   pm.addPass(createShapeCheckFunction());
   pm.addPass(createPrepareEntryAbi());
   // 1. Shapes: propagate, simplify with the constraint analysis. Then plan
-  // the kernels: every op's location records its fusion, which the
-  // kernel-forming passes below follow.
+  // the kernels: each becomes a dhlo.fusion, which every pass below keeps
+  // (a kernel is formed, scheduled and checked one fusion at a time).
   dhlo::buildDhloSimplifyPipeline(pm);
-  pm.addNestedPass<func::FuncOp>(dhlo::createMarkFusions());
-  pm.addNestedPass<func::FuncOp>(dhlo::createOrderFusions());
+  pm.addNestedPass<func::FuncOp>(dhlo::createFormFusions());
   // 2. dhlo -> linalg on tensors (large seeded constants become globals
   // filled at load); fuse elementwise producers.
   pm.addPass(createSeededConstantsAtLoad());
@@ -57,7 +56,8 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
   }
   pm.addPass(createMathApproximation()); // vectorisable exp/tanh/erf/...
   // 3. Tensors -> buffers, deallocated at last use; every output a fresh
-  // buffer the caller owns.
+  // buffer the caller owns. The buffers are the host flow's: kernels
+  // allocate nothing.
   pm.addNestedPass<func::FuncOp>(createFreshOutputs());
   pm.addNestedPass<func::FuncOp>(createUnshareInits());
   pm.addNestedPass<func::FuncOp>(createUnshareReshapeShapes());
@@ -67,6 +67,7 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
   bufferization.setFunctionBoundaryTypeConversion(
       bufferization::LayoutMapOption::IdentityLayoutMap);
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
+  pm.addNestedPass<func::FuncOp>(createHoistKernelBuffers());
   bufferization::BufferDeallocationPipelineOptions deallocation;
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
   pm.addNestedPass<func::FuncOp>(createFreeAtLastUse());
@@ -106,6 +107,7 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
   } else {
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   }
+  pm.addNestedPass<func::FuncOp>(createDissolveFusions());
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(arith::createArithExpandOpsPass()); // ceildiv, maximumf, ...
   pm.addPass(createLowerAffinePass());

@@ -2,6 +2,7 @@
 #include "jit/Dialects.h"
 
 #include "ir/dhlo/IR/DhloDialect.h"
+#include "ir/dhlo/Transforms/BufferizableOpInterfaceImpl.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -35,6 +36,7 @@ void registerCpuPipelineDialects(mlir::DialectRegistry &registry) {
       mlir::linalg::LinalgDialect, mlir::math::MathDialect,
       mlir::memref::MemRefDialect, mlir::omp::OpenMPDialect,
       mlir::scf::SCFDialect, mlir::tensor::TensorDialect>();
+  dhlo::registerBufferizableOpInterfaceExternalModels(registry);
   mlir::arith::registerBufferizableOpInterfaceExternalModels(registry);
   mlir::bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
       registry);

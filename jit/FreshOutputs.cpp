@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "jit/Passes.h"
 
+#include "ir/dhlo/IR/DhloDialect.h"
+
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -31,6 +33,11 @@ bool computedIntoFreshTensor(Value value) {
     Operation *op = result.getOwner();
     if (llvm::isa<tensor::EmptyOp, bufferization::AllocTensorOp>(op))
       return true;
+    // A kernel's result is what it yields.
+    if (auto fusion = llvm::dyn_cast<dhlo::FusionOp>(op)) {
+      value = fusion.getYield()->getOperand(result.getResultNumber());
+      continue;
+    }
     auto destination = llvm::dyn_cast<DestinationStyleOpInterface>(op);
     if (!destination)
       return false;

@@ -11,7 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "jit/Passes.h"
 
-#include "ir/dhlo/Analysis/FusionPlan.h"
+#include "ir/dhlo/IR/DhloDialect.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -45,25 +45,23 @@ bool onlyGenericUsers(OpOperand *fused) {
   auto consumer = llvm::dyn_cast<linalg::GenericOp>(fused->getOwner());
   if (!producer || !consumer)
     return false;
-  // The plan decides which kernel an op is in (dhlo-mark-fusions): an op
-  // of one fusion is fused only within it; an unmarked one (which the
-  // plan has every consumer recompute) anywhere. A producer that another
-  // fusion also reads stays whole: that fusion reads it from memory, so
-  // its own fusion writes it (as one more stitch member), and fusing it
-  // into some users would leave the other fusion its last user, which
-  // MLIR's pass would then fuse it into.
-  std::optional<int64_t> fusion = dhlo::fusionOf(producer);
-  if (fusion && fusion != dhlo::fusionOf(consumer))
+  // The plan decides which kernel an op is in (dhlo-form-fusions): an op
+  // in a fusion is fused only within it (its users elsewhere read the
+  // fusion's result, which no pattern sees through); one outside any
+  // (which the plan has every consumer recompute) anywhere. A producer
+  // the fusion yields stays whole: other kernels read it from memory, so
+  // its own fusion writes it (as one more stitch member).
+  auto fusion = producer->getParentOfType<dhlo::FusionOp>();
+  if (fusion && fusion != consumer->getParentOfType<dhlo::FusionOp>())
     return false;
   // Within one fusion the plan bounds the kernel's size (kMaxKernelOps,
   // FusionPlan.cpp); a second bound here would cut the kernel where the
-  // plan did not, which the plan check rejects. Unmarked producers are
+  // plan did not, which the plan check rejects. Producers outside are
   // duplicated into a body only while it stays small.
   if (!fusion && bodySize(consumer) + bodySize(producer) > kMaxFusedOps)
     return false;
-  if (fusion && llvm::any_of(producer->getUsers(), [&](Operation *user) {
-        std::optional<int64_t> userFusion = dhlo::fusionOf(user);
-        return userFusion && userFusion != fusion;
+  if (fusion && llvm::any_of(producer->getUsers(), [](Operation *user) {
+        return llvm::isa<dhlo::YieldOp>(user);
       }))
     return false;
   if (producer->hasOneUse())

@@ -168,9 +168,10 @@ def StitchRows : Pass<"anyshape-stitch-rows", "mlir::func::FuncOp"> {
     member writes is accessed only at the current row (so rows are
     independent), and when a member loads from a buffer inside its body
     (a gather's table, a pad's operand), no member writes that buffer. The
-    members are ops of one fusion of the plan (`dhlo-mark-fusions`), or
-    unmarked ones. The loop is marked `anyshape.stitched`. It replaces the
-    last member; deallocations between members move after it.
+    members are ops of one `dhlo.fusion` (one kernel of the plan): the pass
+    stitches within each fusion's body. The loop is marked
+    `anyshape.stitched`. It replaces the last member; ops between members
+    that none of them needs move after it.
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect"];
@@ -259,9 +260,36 @@ def UnshareInits : Pass<"anyshape-unshare-inits", "mlir::func::FuncOp"> {
     being stitched with its fill), or writes a later op in place over an
     earlier op's result that it reads elementwise, which is legal alone
     but may be a buffer a gather of the same stitch loads at other rows.
-    This pass clones the fill (with its empty tensor) for each user but
-    the first, then each shared empty tensor likewise, right before the
-    user. Runs before bufferization.
+    This pass clones the fill (with its empty tensor) for each user, then
+    each shared empty tensor likewise, right before the user: in the
+    user's kernel. Runs before bufferization.
+  }];
+}
+
+def HoistKernelBuffers
+    : Pass<"anyshape-hoist-kernel-buffers", "mlir::func::FuncOp"> {
+  let summary = "Move the buffers each fusion writes out to the host flow";
+  let description = [{
+    Right after bufferization, before deallocation: every `memref.alloc` in
+    a `dhlo.fusion`, and every value it yields, moves in front of it with
+    the pure ops (index arithmetic, dims, views) it is computed from; the
+    fusion's results are replaced by those values and the fusion keeps no
+    results. From here on a kernel allocates nothing: buffer allocation
+    and freeing are the host flow's, and deallocation places frees around
+    the fusions as it would around any op.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
+def DissolveFusions
+    : Pass<"anyshape-dissolve-fusions", "mlir::func::FuncOp"> {
+  let summary = "Replace each (scheduled) fusion by its body";
+  let description = [{
+    After the kernel-level passes (checking, stitching, speculation,
+    OpenMP), before the lowering to control flow, whose blocks a fusion's
+    single-block body cannot hold: each `dhlo.fusion`, which has no results
+    by then (anyshape-hoist-kernel-buffers), is replaced by its body in
+    place.
   }];
 }
 
@@ -348,9 +376,10 @@ def FuseSharedProducers
     recomputing it is cheaper than a round trip through memory. Producers
     whose body has grown past 48 ops are not duplicated, which bounds the
     growth of chains where every value has several consumers. A producer
-    that belongs to a fusion of the plan (`dhlo-mark-fusions`) is fused
-    only into consumers of that fusion, and not at all when another fusion
-    reads it too.
+    in a `dhlo.fusion` (`dhlo-form-fusions`) is fused only into consumers
+    of that fusion, and not at all when the fusion yields it (another
+    kernel reads it from memory); one outside every fusion (which the plan
+    has each consumer recompute) into any consumer.
 
     With `move-reshapes`, it also does the rest of what
     `linalg-fuse-elementwise-ops` does (which it replaces, since that
@@ -369,21 +398,20 @@ def FuseSharedProducers
 
 def CheckKernelFusions
     : Pass<"anyshape-check-kernel-fusions", "mlir::func::FuncOp"> {
-  let summary = "Check that each kernel is one fusion of the plan";
+  let summary = "Check that each fusion of the plan is one kernel";
   let description = [{
     Run on buffers, once kernels are formed (after
     `anyshape-reuse-reduced-values`): a kernel is a top-level linalg op, a
-    stitched row loop or a library call; the fusion of each op it holds is
-    read from its location (`dhlo-mark-fusions`). A departure from the plan
-    is a kernel holding ops of two fusions, a fusion built as several
-    kernels (accumulator fills, the operand layout copies a library call
-    needs, a concatenate's copies of its operands, and the cast narrowing
-    a column reduction's wider accumulator count with the kernel they
-    belong to), or a kernel of cheap ops alone (which the plan has
-    recomputed by their users, not written). With `print`, lists every
-    kernel with its fusions and the departures. Otherwise every departure
-    is an error: codegen builds exactly the plan's kernels. The CPU
-    pipeline runs it on every fused compile.
+    stitched row loop, a copy or a library call, of a `dhlo.fusion` body or
+    of the function. A departure from the plan is a fusion built as
+    several kernels (accumulator fills, the operand layout copies a
+    library call needs, a concatenate's copies of its operands, and the
+    cast narrowing a column reduction's wider accumulator count with the
+    kernel they belong to), or a kernel outside every fusion other than a
+    fill or copy (ops the plan has their users recompute, left whole).
+    With `print`, lists every kernel with its fusion and the departures.
+    Otherwise every departure is an error: codegen builds exactly the
+    plan's kernels. The CPU pipeline runs it on every fused compile.
   }];
   let options = [Option<"print", "print", "bool", "false",
                         "List kernels and departures instead of failing">];

@@ -15,6 +15,8 @@
 #include "jit/Passes.h"
 #include "jit/SplitRowSchedule.h"
 
+#include "ir/dhlo/IR/DhloDialect.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
@@ -172,11 +174,11 @@ struct SpeculateKernelsPass : impl::SpeculateKernelsBase<SpeculateKernelsPass> {
   using SpeculateKernelsBase::SpeculateKernelsBase;
 
   void runOnOperation() override {
-    // A reduction over all dims of a 1-D value is a serial scf.for in the
-    // function's body: it has no rows, only one to share among threads.
+    // A reduction over all dims of a 1-D value is a serial scf.for in its
+    // kernel's body: it has no rows, only one to share among threads.
     SmallVector<scf::ForOp> wholeReductions;
     getOperation()->walk([&](scf::ForOp loop) {
-      if (llvm::isa<func::FuncOp>(loop->getParentOp()) &&
+      if (llvm::isa<func::FuncOp, dhlo::FusionOp>(loop->getParentOp()) &&
           isSplittableReduction(loop))
         wholeReductions.push_back(loop);
     });

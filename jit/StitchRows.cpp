@@ -17,12 +17,12 @@
 // gather's table; a pad's source may be written, as a pad loads it at the
 // current row). Then row i of the group depends only on row i of
 // earlier members, and rows may run in any order, in parallel. Members
-// belong to one fusion of the plan (dhlo-mark-fusions).
+// are ops of one dhlo.fusion: the pass stitches within each kernel.
 //
 //===----------------------------------------------------------------------===//
 #include "jit/Passes.h"
 
-#include "ir/dhlo/Analysis/FusionPlan.h"
+#include "ir/dhlo/IR/DhloDialect.h"
 
 #include "jit/BufferRoots.h"
 
@@ -319,9 +319,13 @@ LogicalResult stitch(ArrayRef<linalg::LinalgOp> members,
 
 struct StitchRowsPass : impl::StitchRowsBase<StitchRowsPass> {
   void runOnOperation() override {
-    for (Block &block : getOperation().getBody()) {
+    SmallVector<Block *> kernels;
+    getOperation().walk([&](dhlo::FusionOp fusion) {
+      kernels.push_back(&fusion.getBody().front());
+    });
+    for (Block *block : kernels) {
       SmallVector<Operation *> ops;
-      for (Operation &op : block)
+      for (Operation &op : *block)
         ops.push_back(&op);
       for (size_t i = 0; i < ops.size();) {
         if (!isStitchable(ops[i])) {
@@ -330,17 +334,11 @@ struct StitchRowsPass : impl::StitchRowsBase<StitchRowsPass> {
         }
         SmallVector<linalg::LinalgOp> members{
             llvm::cast<linalg::LinalgOp>(ops[i])};
-        // Members come from one fusion of the plan (dhlo-mark-fusions);
-        // unmarked ops (recomputed by every kernel) join any.
-        std::optional<int64_t> fusion = dhlo::fusionOf(ops[i]);
         unsigned rowDims = leadingParallelDims(members.front());
         SmallVector<Operation *> between, pending;
         size_t next = i + 1;
         for (; next < ops.size(); ++next) {
           Operation *op = ops[next];
-          std::optional<int64_t> opFusion = dhlo::fusionOf(op);
-          if (isStitchable(op) && fusion && opFusion && fusion != opFusion)
-            break;
           if (isStitchable(op)) {
             auto candidate = llvm::cast<linalg::LinalgOp>(op);
             // The most leading dims that still work as rows: a pad that
@@ -354,7 +352,6 @@ struct StitchRowsPass : impl::StitchRowsBase<StitchRowsPass> {
               break;
             }
             rowDims = dims;
-            fusion = fusion ? fusion : opFusion;
             between.append(pending);
             pending.clear();
             continue;

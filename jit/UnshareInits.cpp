@@ -18,45 +18,25 @@ namespace anyshape::jit {
 
 namespace {
 
-/// The uses of `value`, in program order when they share its block.
-SmallVector<OpOperand *> usesInOrder(Value value, Block *block) {
-  SmallVector<OpOperand *> uses;
-  for (OpOperand &use : value.getUses())
-    uses.push_back(&use);
-  if (llvm::all_of(uses, [&](OpOperand *use) {
-        return use->getOwner()->getBlock() == block;
-      }))
-    llvm::sort(uses, [](OpOperand *a, OpOperand *b) {
-      return a->getOwner() != b->getOwner() &&
-             a->getOwner()->isBeforeInBlock(b->getOwner());
-    });
-  return uses;
-}
-
-/// Gives every user of `op`'s result but the first a clone of `op` (a
-/// fill clones `emptyOfFill`, the empty tensor it writes, along with it),
-/// built right before the user, so
-/// each destination is written right before it is read. Each clone, and
-/// `op`, belongs to its user's kernel: it takes the user's location, which
-/// carries the user's fusion (dhlo-mark-fusions).
+/// Gives every user of `op`'s result a clone of `op` (a fill clones
+/// `emptyOfFill`, the empty tensor it writes, along with it), built right
+/// before the user, so each destination is written right before it is
+/// read, in the user's kernel (its dhlo.fusion); `op` goes away.
 void cloneForEachUser(Operation *op, Operation *emptyOfFill) {
-  SmallVector<OpOperand *> uses = usesInOrder(op->getResult(0), op->getBlock());
-  Location firstUser = uses.front()->getOwner()->getLoc();
-  op->setLoc(firstUser);
-  if (emptyOfFill)
-    emptyOfFill->setLoc(firstUser);
-  for (OpOperand *use : llvm::drop_begin(uses)) {
+  SmallVector<OpOperand *> uses;
+  for (OpOperand &use : op->getResult(0).getUses())
+    uses.push_back(&use);
+  for (OpOperand *use : uses) {
     OpBuilder b(use->getOwner());
     IRMapping mapping;
-    if (emptyOfFill) {
-      Operation *emptyCopy = b.clone(*emptyOfFill);
-      emptyCopy->setLoc(use->getOwner()->getLoc());
-      mapping.map(emptyOfFill->getResult(0), emptyCopy->getResult(0));
-    }
-    Operation *copy = b.clone(*op, mapping);
-    copy->setLoc(use->getOwner()->getLoc());
-    use->set(copy->getResult(0));
+    if (emptyOfFill)
+      mapping.map(emptyOfFill->getResult(0),
+                  b.clone(*emptyOfFill)->getResult(0));
+    use->set(b.clone(*op, mapping)->getResult(0));
   }
+  op->erase();
+  if (emptyOfFill && emptyOfFill->use_empty())
+    emptyOfFill->erase();
 }
 
 struct UnshareInitsPass : impl::UnshareInitsBase<UnshareInitsPass> {

@@ -14,6 +14,7 @@
 #include "jit/Dialects.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -29,6 +30,8 @@ int main(int argc, char **argv) {
   // resolve-ranked-shaped-type-result-dims: replaces tensor.dim of dhlo
   // results with their reified dims (tests shape reification).
   mlir::memref::registerResolveRankedShapeTypeResultDims();
+  // one-shot-bufferize: tests how dhlo.fusion bufferizes.
+  mlir::bufferization::registerOneShotBufferize();
   anyshape::dhlo::registerAllDhloPasses();
   anyshape::dhlo::registerDhloConversionPasses();
   anyshape::jit::registerCpuPipeline();

@@ -101,7 +101,7 @@ bool isRowReduction(ReduceOp reduce) {
   return !dims.empty();
 }
 
-/// The node name in `loc`, looking through fusion marks.
+/// The node name in `loc`, looking through fused locations.
 std::optional<StringRef> nodeNameIn(Location loc) {
   if (auto name = llvm::dyn_cast<NameLoc>(loc))
     return name.getName().strref();
@@ -569,48 +569,21 @@ FusionPlan planFusion(func::FuncOp func,
   return plan;
 }
 
-namespace {
-constexpr llvm::StringLiteral kFusionMark = "dhlo.fusion";
-
-std::optional<int64_t> fusionMarkIn(Location loc) {
-  auto fused = llvm::dyn_cast<FusedLoc>(loc);
-  if (!fused)
-    return std::nullopt;
-  if (auto metadata =
-          llvm::dyn_cast_or_null<DictionaryAttr>(fused.getMetadata()))
-    if (auto id = metadata.getAs<IntegerAttr>(kFusionMark))
-      return id.getInt();
-  for (Location inner : fused.getLocations())
-    if (std::optional<int64_t> id = fusionMarkIn(inner))
-      return id;
-  return std::nullopt;
-}
-} // namespace
-
-void markFusions(const FusionPlan &plan) {
+llvm::DenseMap<Operation *, size_t> kernelOwners(const FusionPlan &plan) {
   llvm::DenseMap<Operation *, int> fusionsOf;
   for (const Fusion &f : plan.fusions)
     for (Operation *op : f.ops)
       ++fusionsOf[op];
+  llvm::DenseMap<Operation *, size_t> owners;
   for (size_t i = 0; i < plan.fusions.size(); ++i)
-    for (Operation *op : plan.fusions[i].ops) {
+    for (Operation *op : plan.fusions[i].ops)
       // Cheap ops are recomputed by every kernel that uses them, and
       // lowering may share them between kernels (one constant for all);
       // one is a kernel itself only as the root, when it is returned.
-      if (fusionsOf[op] != 1 ||
-          (roleOf(op) == Role::Cheap && op != plan.fusions[i].root))
-        continue;
-      MLIRContext *context = op->getContext();
-      auto mark = DictionaryAttr::get(
-          context,
-          {NamedAttribute(StringAttr::get(context, kFusionMark),
-                          IntegerAttr::get(IntegerType::get(context, 64), i))});
-      op->setLoc(FusedLoc::get(context, {op->getLoc()}, mark));
-    }
-}
-
-std::optional<int64_t> fusionOf(Operation *op) {
-  return fusionMarkIn(op->getLoc());
+      if (fusionsOf[op] == 1 &&
+          (roleOf(op) != Role::Cheap || op == plan.fusions[i].root))
+        owners[op] = i;
+  return owners;
 }
 
 void FusionPlan::print(llvm::raw_ostream &os,

@@ -14,10 +14,10 @@
 // into every consumer. A producer that cannot be proven to share its
 // consumer's index space is not fused, and the plan says so.
 //
-// The CPU and CUDA backends lower the same plan: markFusions writes it
-// into the ops' locations, and the CPU backend's kernel-forming passes
-// fuse only within a fusion (docs/pipeline.md, "The fusion plan"), with
-// the versions listed here.
+// The CPU and CUDA backends lower the same plan: dhlo-form-fusions makes
+// each fusion a dhlo.fusion op, and the backends' kernel-forming passes
+// fuse only within one (docs/pipeline.md, "The fusion plan"), with the
+// versions listed here.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -25,6 +25,8 @@
 #include "ShapeConstraintAnalysis.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include "llvm/ADT/DenseMap.h"
 
 #include <optional>
 #include <string>
@@ -65,19 +67,12 @@ struct FusionPlan {
 FusionPlan planFusion(mlir::func::FuncOp func,
                       const ShapeConstraintAnalysis &analysis);
 
-/// Writes the plan into the ops' locations: each op of exactly one fusion
-/// gets a FusedLoc around its own location whose metadata is
-/// `{dhlo.fusion = i}` (i: the fusion's index in the plan). Cheap ops
-/// (constants, iota, splats), which every kernel recomputes, are left
-/// unmarked unless one is a kernel's root (returned by the function). A
-/// location travels with everything lowered from its op: conversion
-/// patterns give the ops they create the converted op's location, and
-/// linalg's elementwise fusion gives a fused op its consumer's. So a
-/// backend reads the plan off the ops it builds (fusionOf).
-void markFusions(const FusionPlan &plan);
-
-/// The fusion whose op `op` was lowered from, from its location (the
-/// first fusion mark found in it); nullopt for unmarked ops.
-std::optional<int64_t> fusionOf(mlir::Operation *op);
+/// The ops each fusion's kernel is formed around, with the fusion's index
+/// in the plan: every op of exactly one fusion. Cheap ops (constants, iota,
+/// splats), which every kernel recomputes, are in none unless one is a
+/// kernel's root (returned by the function); nor is an op the plan
+/// duplicates into several fusions. Each consumer of those recomputes them
+/// (dhlo-form-fusions leaves them outside the fusions).
+llvm::DenseMap<mlir::Operation *, size_t> kernelOwners(const FusionPlan &plan);
 
 } // namespace anyshape::dhlo

@@ -106,6 +106,17 @@ void ShapeConstraintAnalysis::collectConstraints(Operation *op) {
     auto it = dims_.find(v);
     return it == dims_.end() ? nullptr : &it->second;
   };
+  // A fusion's results are the values it yields.
+  if (auto fusion = llvm::dyn_cast<FusionOp>(op)) {
+    for (auto [result, yielded] :
+         llvm::zip(fusion.getResults(), fusion.getYield()->getOperands())) {
+      const auto *a = dimsOf(result), *b = dimsOf(yielded);
+      if (a && b && a->size() == b->size())
+        for (size_t i = 0; i < a->size(); ++i)
+          equate((*a)[i], (*b)[i]);
+    }
+    return;
+  }
   if (op->getNumResults() != 1)
     return;
   const std::vector<Poly> *result = dimsOf(op->getResult(0));

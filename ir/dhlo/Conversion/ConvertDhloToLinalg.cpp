@@ -155,7 +155,10 @@ struct ConvertDhloToLinalgPass
     (void)applyPatternsAndFoldGreedily(func, std::move(patterns), config);
     bool failedToLower = false;
     func.walk([&](Operation *op) {
-      if (llvm::isa<DhloDialect>(op->getDialect())) {
+      // Fusions (the plan's kernels) stay: the backend forms one kernel
+      // of each.
+      if (llvm::isa<DhloDialect>(op->getDialect()) &&
+          !llvm::isa<FusionOp, YieldOp>(op)) {
         op->emitError("the CPU backend cannot lower this op");
         failedToLower = true;
       }

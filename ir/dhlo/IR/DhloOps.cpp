@@ -521,6 +521,21 @@ void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
   patterns.add<MergeTransposes>(context);
 }
 
+YieldOp FusionOp::getYield() {
+  return llvm::cast<YieldOp>(getBody().front().getTerminator());
+}
+
+LogicalResult FusionOp::verify() {
+  if (getBody().empty() || getBody().front().empty() ||
+      !llvm::isa<YieldOp>(getBody().front().back()))
+    return emitOpError("body must end in dhlo.yield");
+  if (getYield()->getOperandTypes() != getResultTypes())
+    return emitOpError("yields ")
+           << getYield()->getNumOperands()
+           << " values whose types are not its result types";
+  return success();
+}
+
 } // namespace anyshape::dhlo
 
 #define GET_OP_CLASSES

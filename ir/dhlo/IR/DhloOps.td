@@ -239,4 +239,46 @@ def Dhlo_DimSizeOp : Dhlo_InferredOp<"dim_size"> {
   let results = (outs AnyRankedTensor:$result);
 }
 
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+def Dhlo_FusionOp : Op<Dhlo_Dialect, "fusion", [
+    RecursiveMemoryEffects, RecursivelySpeculatable, SingleBlock]> {
+  let summary = "one kernel of the fusion plan";
+  let description = [{
+    The ops of one planned kernel (FusionPlan.h), formed by
+    dhlo-form-fusions: `id` is the fusion's index in the plan, `kind` its
+    kind (kLoop, kInput, kStitch, kLibrary), `versions` the speculative
+    versions it is compiled to. The body reads values from the enclosing
+    block; the results are what it yields, the values other kernels and
+    the function's return read.
+
+    The op lives from planning to the end of codegen. On tensors its
+    results are the yielded tensors; bufferization makes them buffers
+    (BufferizableOpInterfaceImpl.cpp), and anyshape-hoist-kernel-buffers
+    then moves every buffer the kernel writes out to the host flow: from
+    there on a fusion has no results and allocates nothing, the form in
+    which it is checked against the plan, scheduled and outlined.
+  }];
+  let arguments = (ins I64Attr:$id, StrAttr:$kind, StrArrayAttr:$versions);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $kind $id `versions` $versions (`->` type($results)^)? $body attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The terminator of the body.
+    YieldOp getYield();
+  }];
+}
+
+def Dhlo_YieldOp : Op<Dhlo_Dialect, "yield", [
+    Pure, Terminator, HasParent<"FusionOp">]> {
+  let summary = "the values a fusion gives the host flow";
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
 #endif // DHLO_OPS

@@ -34,7 +34,7 @@ void updateSignature(mlir::func::FuncOp func);
 void buildDhloSimplifyPipeline(mlir::OpPassManager &pm);
 
 /// Prints the fusion plan of each function of `module` as the compiler
-/// plans it (dhlo-mark-fusions runs after dhlo-simplify): on a simplified
+/// plans it (dhlo-form-fusions runs after dhlo-simplify): on a simplified
 /// copy, so `module` is unchanged. Returns the number of fusions, or -1 if
 /// simplification failed.
 int64_t printSimplifiedFusionPlans(mlir::ModuleOp module,

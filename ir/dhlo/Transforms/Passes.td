@@ -9,28 +9,19 @@
 
 include "mlir/Pass/PassBase.td"
 
-def MarkFusions : Pass<"dhlo-mark-fusions", "mlir::func::FuncOp"> {
-  let summary = "Write the fusion plan into the ops' locations";
+def FormFusions : Pass<"dhlo-form-fusions", "mlir::func::FuncOp"> {
+  let summary = "Make each planned kernel a dhlo.fusion op";
   let description = [{
-    Plans the function's kernels (FusionPlan.h) and marks each op that
-    belongs to exactly one fusion with that fusion's index, in a FusedLoc
-    around its location (`loc(fused<{dhlo.fusion = 3 : i64}>["name"])`).
-    Lowering keeps locations, so the backends form their kernels from the
-    marks: the plan is decided once, here, and consumed downstream.
+    Plans the function's kernels (FusionPlan.h), moves each fusion's ops
+    next to each other (in an order that still defines every value before
+    its uses) and into a `dhlo.fusion {kind, id, versions}` whose results
+    are the values other kernels and the return read. An op no fusion owns
+    (a constant, splat or shared producer that each consumer recomputes,
+    or a shape computation) stays outside. The backends form one kernel
+    per fusion op: the plan is decided once, here, and is the IR itself
+    from here on.
   }];
-}
-
-def OrderFusions : Pass<"dhlo-order-fusions", "mlir::func::FuncOp"> {
-  let summary = "Make each fusion's ops consecutive";
-  let description = [{
-    After dhlo-mark-fusions: moves the ops of each fusion next to each
-    other, in an order that still defines every value before its uses
-    (ops keep their order within a fusion; among fusions ready to go,
-    the one whose first op came first goes first; an unmarked op goes
-    right before its first user). The kernel-forming passes of the
-    backends stitch runs of neighbouring ops, so a fusion interleaved
-    with an independent one would otherwise become two kernels.
-  }];
+  let dependentDialects = ["::anyshape::dhlo::DhloDialect"];
 }
 
 def ShapePropagation : Pass<"dhlo-shape-propagation", "mlir::func::FuncOp"> {

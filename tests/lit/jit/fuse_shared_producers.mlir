@@ -110,49 +110,64 @@ func.func @matmul_user(%a: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> (tensor<4x4x
 // -----
 
 #map = affine_map<(d0) -> (d0)>
-// A producer of fusion 0 read by a consumer of fusion 0 and one of fusion
-// 1 stays whole: fusion 1 reads it from memory, so fusion 0 writes it.
-// Fused into its own fusion's consumer only, it would be left with one
-// use, in fusion 1. A producer of fusion 0 whose users are all in fusion 0
-// is fused.
+// A producer that its fusion yields (fusion 1 reads it from memory) stays
+// whole, and its fusion's consumer reads it; fusion 1 cannot see through
+// fusion 0's result. A producer whose users are all in its fusion is
+// fused.
 // CHECK-LABEL: func.func @read_by_another_fusion
-// CHECK: %[[P:.*]] = linalg.generic
+// CHECK: dhlo.fusion "kLoop" 0
+// CHECK-NEXT: %[[P:.*]] = linalg.generic
 // CHECK: math.exp
 // CHECK: linalg.generic {{.*}} ins(%[[P]], %{{.*}} : tensor<4xf32>, tensor<4xf32>)
 // CHECK-NOT: math.exp
-// CHECK: linalg.generic {{.*}} ins(%[[P]], %{{.*}} : tensor<4xf32>, tensor<4xf32>)
+// CHECK: dhlo.yield %[[P]],
+// CHECK: dhlo.fusion "kLoop" 1
+// CHECK-NEXT: linalg.generic
+// CHECK-NOT: math.exp
+// CHECK: arith.mulf
+// CHECK: dhlo.fusion "kLoop" 2
+// CHECK-NEXT: linalg.generic
 // CHECK: math.tanh
 // CHECK-NEXT: arith.negf
 // CHECK-NOT: linalg.generic
 // CHECK: return
 func.func @read_by_another_fusion(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
   %e = tensor.empty() : tensor<4xf32>
-  %p = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32>) {
-  ^bb0(%x: f32, %o: f32):
-    %y = math.exp %x : f32
-    linalg.yield %y : f32
-  } -> tensor<4xf32> loc(fused<{dhlo.fusion = 0 : i64}>["p"])
-  %c0 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%p, %b : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) {
-  ^bb0(%x: f32, %y: f32, %o: f32):
-    %z = arith.addf %x, %y : f32
-    linalg.yield %z : f32
-  } -> tensor<4xf32> loc(fused<{dhlo.fusion = 0 : i64}>["c0"])
-  %c1 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%p, %b : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) {
-  ^bb0(%x: f32, %y: f32, %o: f32):
-    %z = arith.mulf %x, %y : f32
-    linalg.yield %z : f32
-  } -> tensor<4xf32> loc(fused<{dhlo.fusion = 1 : i64}>["c1"])
-  %q = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%b : tensor<4xf32>) outs(%e : tensor<4xf32>) {
-  ^bb0(%x: f32, %o: f32):
-    %y = math.tanh %x : f32
-    linalg.yield %y : f32
-  } -> tensor<4xf32> loc(fused<{dhlo.fusion = 2 : i64}>["q"])
-  %d = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%q : tensor<4xf32>) outs(%e : tensor<4xf32>) {
-  ^bb0(%x: f32, %o: f32):
-    %y = arith.negf %x : f32
-    linalg.yield %y : f32
-  } -> tensor<4xf32> loc(fused<{dhlo.fusion = 2 : i64}>["d"])
-  return %c0, %c1, %d : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+  %f0:2 = dhlo.fusion "kLoop" 0 versions ["serial"] -> tensor<4xf32>, tensor<4xf32> {
+    %p = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+    ^bb0(%x: f32, %o: f32):
+      %y = math.exp %x : f32
+      linalg.yield %y : f32
+    } -> tensor<4xf32>
+    %c0 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%p, %b : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) {
+    ^bb0(%x: f32, %y: f32, %o: f32):
+      %z = arith.addf %x, %y : f32
+      linalg.yield %z : f32
+    } -> tensor<4xf32>
+    dhlo.yield %p, %c0 : tensor<4xf32>, tensor<4xf32>
+  }
+  %c1 = dhlo.fusion "kLoop" 1 versions ["serial"] -> tensor<4xf32> {
+    %r = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%f0#0, %b : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) {
+    ^bb0(%x: f32, %y: f32, %o: f32):
+      %z = arith.mulf %x, %y : f32
+      linalg.yield %z : f32
+    } -> tensor<4xf32>
+    dhlo.yield %r : tensor<4xf32>
+  }
+  %d = dhlo.fusion "kLoop" 2 versions ["serial"] -> tensor<4xf32> {
+    %q = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%b : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+    ^bb0(%x: f32, %o: f32):
+      %y = math.tanh %x : f32
+      linalg.yield %y : f32
+    } -> tensor<4xf32>
+    %r = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%q : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+    ^bb0(%x: f32, %o: f32):
+      %y = arith.negf %x : f32
+      linalg.yield %y : f32
+    } -> tensor<4xf32>
+    dhlo.yield %r : tensor<4xf32>
+  }
+  return %f0#1, %c1, %d : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
 
 // -----
@@ -162,9 +177,11 @@ func.func @read_by_another_fusion(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tens
 // producer with one use is still not fused into another fusion, and a
 // reshape of a generic's result moves above it.
 // MOVE-LABEL: func.func @single_use_across_fusions
-// MOVE: %[[P:.*]] = linalg.generic
+// MOVE: dhlo.fusion "kLoop" 0
+// MOVE-NEXT: linalg.generic
 // MOVE: math.exp
-// MOVE: linalg.generic {{.*}} ins(%[[P]] : tensor<4xf32>)
+// MOVE: dhlo.fusion "kLoop" 1
+// MOVE-NEXT: linalg.generic
 // MOVE: arith.negf
 // MOVE-LABEL: func.func @reshape_moves_up
 // MOVE: tensor.expand_shape %arg0
@@ -172,16 +189,22 @@ func.func @read_by_another_fusion(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tens
 // MOVE-NOT: tensor.expand_shape
 func.func @single_use_across_fusions(%a: tensor<4xf32>) -> tensor<4xf32> {
   %e = tensor.empty() : tensor<4xf32>
-  %p = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32>) {
-  ^bb0(%x: f32, %o: f32):
-    %y = math.exp %x : f32
-    linalg.yield %y : f32
-  } -> tensor<4xf32> loc(fused<{dhlo.fusion = 0 : i64}>["p"])
-  %c = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%p : tensor<4xf32>) outs(%e : tensor<4xf32>) {
-  ^bb0(%x: f32, %o: f32):
-    %y = arith.negf %x : f32
-    linalg.yield %y : f32
-  } -> tensor<4xf32> loc(fused<{dhlo.fusion = 1 : i64}>["c"])
+  %p = dhlo.fusion "kLoop" 0 versions ["serial"] -> tensor<4xf32> {
+    %r = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+    ^bb0(%x: f32, %o: f32):
+      %y = math.exp %x : f32
+      linalg.yield %y : f32
+    } -> tensor<4xf32>
+    dhlo.yield %r : tensor<4xf32>
+  }
+  %c = dhlo.fusion "kLoop" 1 versions ["serial"] -> tensor<4xf32> {
+    %r = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%p : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+    ^bb0(%x: f32, %o: f32):
+      %y = arith.negf %x : f32
+      linalg.yield %y : f32
+    } -> tensor<4xf32>
+    dhlo.yield %r : tensor<4xf32>
+  }
   return %c : tensor<4xf32>
 }
 

@@ -4,8 +4,8 @@
 // RUN: %anyshape-opt %s --pass-pipeline='builtin.module(anyshape-cpu-pipeline{print-kernel-fusions})' -o /dev/null | FileCheck %s --check-prefix=NARROW
 // RUN: %anyshape import %examples/bert_encoder_layer.pbtxt | %anyshape-opt --pass-pipeline='builtin.module(anyshape-cpu-pipeline{print-kernel-fusions})' -o /dev/null | FileCheck %s --check-prefix=BERT
 // The CPU backend builds every example as its fusion plan says: each
-// kernel holds the ops of one fusion (read from the locations
-// dhlo-mark-fusions wrote), and each fusion is one kernel.
+// fusion (a dhlo.fusion, formed by dhlo-form-fusions) is one kernel, and
+// nothing outside the fusions is a kernel.
 //
 // elementwise_reduce: three reductions of one row, the tanh they share and
 // the per-row mean and log: one stitched pass per row.

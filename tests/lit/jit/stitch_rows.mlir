@@ -1,10 +1,10 @@
 // RUN: %anyshape-opt %s -split-input-file -anyshape-stitch-rows | FileCheck %s
 // The anyshape-stitch-rows pass. A run of linalg ops on buffers over the
 // same rows (sizes proven equal through allocation sizes and memref.dim),
-// with a reduction among them, becomes one scf.parallel over the rows,
-// marked anyshape.stitched, whose body runs every op on one row in order.
-// Allocations between members stay before the loop, deallocations move
-// after it. Nothing is stitched when a member reads a buffer another
+// with a reduction among them, in one dhlo.fusion (the buffers are the
+// host flow's, allocated before it), becomes one scf.parallel over the
+// rows, marked anyshape.stitched, whose body runs every op on one row in
+// order. Nothing is stitched when a member reads a buffer another
 // member writes at a different row, when the rows differ, when an op with
 // memory effects sits between, or when there is no reduction.
 
@@ -30,6 +30,8 @@
 // CHECK: linalg.generic {{.*}} outs(%[[OUTROW]] : memref<1x8xf32
 // CHECK: arith.divf
 // CHECK: } {anyshape.stitched}
+// CHECK-NEXT: dhlo.yield
+// CHECK-NEXT: }
 // CHECK-NEXT: memref.dealloc %[[MAX]]
 // CHECK-NEXT: memref.dealloc %[[SUM]]
 // CHECK-NEXT: return %[[OUT]]
@@ -39,28 +41,31 @@ func.func @softmax(%x: memref<?x8xf32>) -> memref<?x8xf32> {
   %zero = arith.constant 0.0 : f32
   %rows = memref.dim %x, %c0 : memref<?x8xf32>
   %max = memref.alloc(%rows) : memref<?xf32>
-  linalg.fill ins(%ninf : f32) outs(%max : memref<?xf32>)
-  linalg.generic {indexing_maps = [#map, #row], iterator_types = ["parallel", "reduction"]} ins(%x : memref<?x8xf32>) outs(%max : memref<?xf32>) {
-  ^bb0(%in: f32, %acc: f32):
-    %m = arith.maximumf %acc, %in : f32
-    linalg.yield %m : f32
-  }
   %sum = memref.alloc(%rows) : memref<?xf32>
-  linalg.fill ins(%zero : f32) outs(%sum : memref<?xf32>)
-  linalg.generic {indexing_maps = [#map, #row, #row], iterator_types = ["parallel", "reduction"]} ins(%x, %max : memref<?x8xf32>, memref<?xf32>) outs(%sum : memref<?xf32>) {
-  ^bb0(%in: f32, %m: f32, %acc: f32):
-    %d = arith.subf %in, %m : f32
-    %e = math.exp %d : f32
-    %s = arith.addf %acc, %e : f32
-    linalg.yield %s : f32
-  }
   %out = memref.alloc(%rows) : memref<?x8xf32>
-  linalg.generic {indexing_maps = [#map, #row, #row, #map], iterator_types = ["parallel", "parallel"]} ins(%x, %max, %sum : memref<?x8xf32>, memref<?xf32>, memref<?xf32>) outs(%out : memref<?x8xf32>) {
-  ^bb0(%in: f32, %m: f32, %s: f32, %o: f32):
-    %d = arith.subf %in, %m : f32
-    %e = math.exp %d : f32
-    %q = arith.divf %e, %s : f32
-    linalg.yield %q : f32
+  dhlo.fusion "kStitch" 0 versions [] {
+    linalg.fill ins(%ninf : f32) outs(%max : memref<?xf32>)
+    linalg.generic {indexing_maps = [#map, #row], iterator_types = ["parallel", "reduction"]} ins(%x : memref<?x8xf32>) outs(%max : memref<?xf32>) {
+    ^bb0(%in: f32, %acc: f32):
+      %m = arith.maximumf %acc, %in : f32
+      linalg.yield %m : f32
+    }
+    linalg.fill ins(%zero : f32) outs(%sum : memref<?xf32>)
+    linalg.generic {indexing_maps = [#map, #row, #row], iterator_types = ["parallel", "reduction"]} ins(%x, %max : memref<?x8xf32>, memref<?xf32>) outs(%sum : memref<?xf32>) {
+    ^bb0(%in: f32, %m: f32, %acc: f32):
+      %d = arith.subf %in, %m : f32
+      %e = math.exp %d : f32
+      %s = arith.addf %acc, %e : f32
+      linalg.yield %s : f32
+    }
+    linalg.generic {indexing_maps = [#map, #row, #row, #map], iterator_types = ["parallel", "parallel"]} ins(%x, %max, %sum : memref<?x8xf32>, memref<?xf32>, memref<?xf32>) outs(%out : memref<?x8xf32>) {
+    ^bb0(%in: f32, %m: f32, %s: f32, %o: f32):
+      %d = arith.subf %in, %m : f32
+      %e = math.exp %d : f32
+      %q = arith.divf %e, %s : f32
+      linalg.yield %q : f32
+    }
+    dhlo.yield
   }
   memref.dealloc %max : memref<?xf32>
   memref.dealloc %sum : memref<?xf32>
@@ -77,11 +82,11 @@ func.func @softmax(%x: memref<?x8xf32>) -> memref<?x8xf32> {
 // op runs after the loop, on whole buffers.
 // CHECK-LABEL: func.func @cross_row_read
 // CHECK: %[[SUM:.*]] = memref.alloc
+// CHECK: %[[OUT:.*]] = memref.alloc
 // CHECK: scf.parallel
 // CHECK: linalg.fill
 // CHECK: linalg.generic
 // CHECK: } {anyshape.stitched}
-// CHECK-NEXT: %[[OUT:.*]] = memref.alloc
 // CHECK-NEXT: linalg.generic {{.*}} ins(%[[SUM]] : memref<?xf32>) outs(%[[OUT]] : memref<?x?xf32>)
 // CHECK-NOT: scf.parallel
 func.func @cross_row_read(%x: memref<?x?xf32>) -> memref<?x?xf32> {
@@ -91,16 +96,19 @@ func.func @cross_row_read(%x: memref<?x?xf32>) -> memref<?x?xf32> {
   %n = memref.dim %x, %c0 : memref<?x?xf32>
   %m = memref.dim %x, %c1 : memref<?x?xf32>
   %sum = memref.alloc(%n) : memref<?xf32>
-  linalg.fill ins(%zero : f32) outs(%sum : memref<?xf32>)
-  linalg.generic {indexing_maps = [#map, #row], iterator_types = ["parallel", "reduction"]} ins(%x : memref<?x?xf32>) outs(%sum : memref<?xf32>) {
-  ^bb0(%in: f32, %acc: f32):
-    %s = arith.addf %acc, %in : f32
-    linalg.yield %s : f32
-  }
   %out = memref.alloc(%n, %n) : memref<?x?xf32>
-  linalg.generic {indexing_maps = [#col, #map], iterator_types = ["parallel", "parallel"]} ins(%sum : memref<?xf32>) outs(%out : memref<?x?xf32>) {
-  ^bb0(%s: f32, %o: f32):
-    linalg.yield %s : f32
+  dhlo.fusion "kStitch" 0 versions [] {
+    linalg.fill ins(%zero : f32) outs(%sum : memref<?xf32>)
+    linalg.generic {indexing_maps = [#map, #row], iterator_types = ["parallel", "reduction"]} ins(%x : memref<?x?xf32>) outs(%sum : memref<?xf32>) {
+    ^bb0(%in: f32, %acc: f32):
+      %s = arith.addf %acc, %in : f32
+      linalg.yield %s : f32
+    }
+    linalg.generic {indexing_maps = [#col, #map], iterator_types = ["parallel", "parallel"]} ins(%sum : memref<?xf32>) outs(%out : memref<?x?xf32>) {
+    ^bb0(%s: f32, %o: f32):
+      linalg.yield %s : f32
+    }
+    dhlo.yield
   }
   return %out : memref<?x?xf32>
 }
@@ -119,12 +127,15 @@ func.func @unrelated_rows(%x: memref<?x4xf32>, %y: memref<?x4xf32>) -> (memref<?
   %n = memref.dim %x, %c0 : memref<?x4xf32>
   %k = memref.dim %y, %c0 : memref<?x4xf32>
   %a = memref.alloc(%n) : memref<?xf32>
-  linalg.fill ins(%zero : f32) outs(%a : memref<?xf32>)
   %sum = memref.alloc(%k) : memref<?xf32>
-  linalg.generic {indexing_maps = [#map, #row], iterator_types = ["parallel", "reduction"]} ins(%y : memref<?x4xf32>) outs(%sum : memref<?xf32>) {
-  ^bb0(%in: f32, %acc: f32):
-    %s = arith.addf %acc, %in : f32
-    linalg.yield %s : f32
+  dhlo.fusion "kStitch" 0 versions [] {
+    linalg.fill ins(%zero : f32) outs(%a : memref<?xf32>)
+    linalg.generic {indexing_maps = [#map, #row], iterator_types = ["parallel", "reduction"]} ins(%y : memref<?x4xf32>) outs(%sum : memref<?xf32>) {
+    ^bb0(%in: f32, %acc: f32):
+      %s = arith.addf %acc, %in : f32
+      linalg.yield %s : f32
+    }
+    dhlo.yield
   }
   return %a, %sum : memref<?xf32>, memref<?xf32>
 }
@@ -142,13 +153,16 @@ func.func @copy_between(%x: memref<?x4xf32>) -> memref<?xf32> {
   %zero = arith.constant 0.0 : f32
   %n = memref.dim %x, %c0 : memref<?x4xf32>
   %init = memref.alloc(%n) : memref<?xf32>
-  linalg.fill ins(%zero : f32) outs(%init : memref<?xf32>)
   %sum = memref.alloc(%n) : memref<?xf32>
-  memref.copy %init, %sum : memref<?xf32> to memref<?xf32>
-  linalg.generic {indexing_maps = [#map, #row], iterator_types = ["parallel", "reduction"]} ins(%x : memref<?x4xf32>) outs(%sum : memref<?xf32>) {
-  ^bb0(%in: f32, %acc: f32):
-    %s = arith.addf %acc, %in : f32
-    linalg.yield %s : f32
+  dhlo.fusion "kStitch" 0 versions [] {
+    linalg.fill ins(%zero : f32) outs(%init : memref<?xf32>)
+    memref.copy %init, %sum : memref<?xf32> to memref<?xf32>
+    linalg.generic {indexing_maps = [#map, #row], iterator_types = ["parallel", "reduction"]} ins(%x : memref<?x4xf32>) outs(%sum : memref<?xf32>) {
+    ^bb0(%in: f32, %acc: f32):
+      %s = arith.addf %acc, %in : f32
+      linalg.yield %s : f32
+    }
+    dhlo.yield
   }
   memref.dealloc %init : memref<?xf32>
   return %sum : memref<?xf32>
@@ -164,16 +178,19 @@ func.func @no_reduction(%x: memref<?x4xf32>) -> memref<?x4xf32> {
   %c0 = arith.constant 0 : index
   %n = memref.dim %x, %c0 : memref<?x4xf32>
   %a = memref.alloc(%n) : memref<?x4xf32>
-  linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%x : memref<?x4xf32>) outs(%a : memref<?x4xf32>) {
-  ^bb0(%in: f32, %o: f32):
-    %y = arith.negf %in : f32
-    linalg.yield %y : f32
-  }
   %b = memref.alloc(%n) : memref<?x4xf32>
-  linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%a : memref<?x4xf32>) outs(%b : memref<?x4xf32>) {
-  ^bb0(%in: f32, %o: f32):
-    %y = arith.negf %in : f32
-    linalg.yield %y : f32
+  dhlo.fusion "kStitch" 0 versions [] {
+    linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%x : memref<?x4xf32>) outs(%a : memref<?x4xf32>) {
+    ^bb0(%in: f32, %o: f32):
+      %y = arith.negf %in : f32
+      linalg.yield %y : f32
+    }
+    linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%a : memref<?x4xf32>) outs(%b : memref<?x4xf32>) {
+    ^bb0(%in: f32, %o: f32):
+      %y = arith.negf %in : f32
+      linalg.yield %y : f32
+    }
+    dhlo.yield
   }
   memref.dealloc %a : memref<?x4xf32>
   return %b : memref<?x4xf32>
@@ -202,21 +219,24 @@ func.func @scalar_between(%x: memref<?x?xf32>) -> memref<?x?xf32> {
   %n = memref.dim %x, %c0 : memref<?x?xf32>
   %m = memref.dim %x, %c1 : memref<?x?xf32>
   %sum = memref.alloc(%n) : memref<?xf32>
-  linalg.fill ins(%zero : f32) outs(%sum : memref<?xf32>)
-  linalg.generic {indexing_maps = [#map, #row], iterator_types = ["parallel", "reduction"]} ins(%x : memref<?x?xf32>) outs(%sum : memref<?xf32>) {
-  ^bb0(%in: f32, %acc: f32):
-    %s = arith.addf %acc, %in : f32
-    linalg.yield %s : f32
-  }
   %count = memref.alloc() : memref<f32>
-  %mi = arith.index_cast %m : index to i64
-  %mf = arith.sitofp %mi : i64 to f32
-  memref.store %mf, %count[] : memref<f32>
   %out = memref.alloc(%n, %m) : memref<?x?xf32>
-  linalg.generic {indexing_maps = [#row, #scalar, #map], iterator_types = ["parallel", "parallel"]} ins(%sum, %count : memref<?xf32>, memref<f32>) outs(%out : memref<?x?xf32>) {
-  ^bb0(%s: f32, %c: f32, %o: f32):
-    %q = arith.divf %s, %c : f32
-    linalg.yield %q : f32
+  dhlo.fusion "kStitch" 0 versions [] {
+    linalg.fill ins(%zero : f32) outs(%sum : memref<?xf32>)
+    linalg.generic {indexing_maps = [#map, #row], iterator_types = ["parallel", "reduction"]} ins(%x : memref<?x?xf32>) outs(%sum : memref<?xf32>) {
+    ^bb0(%in: f32, %acc: f32):
+      %s = arith.addf %acc, %in : f32
+      linalg.yield %s : f32
+    }
+    %mi = arith.index_cast %m : index to i64
+    %mf = arith.sitofp %mi : i64 to f32
+    memref.store %mf, %count[] : memref<f32>
+    linalg.generic {indexing_maps = [#row, #scalar, #map], iterator_types = ["parallel", "parallel"]} ins(%sum, %count : memref<?xf32>, memref<f32>) outs(%out : memref<?x?xf32>) {
+    ^bb0(%s: f32, %c: f32, %o: f32):
+      %q = arith.divf %s, %c : f32
+      linalg.yield %q : f32
+    }
+    dhlo.yield
   }
   return %out : memref<?x?xf32>
 }
@@ -241,17 +261,20 @@ func.func @unit_row_dim(%x: memref<1x?x?xf32>) -> memref<1x?xf32> {
   %zero = arith.constant 0.0 : f32
   %n = memref.dim %x, %c1 : memref<1x?x?xf32>
   %max = memref.alloc(%n) : memref<1x?xf32>
-  linalg.generic {indexing_maps = [#map, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x : memref<1x?x?xf32>) outs(%max : memref<1x?xf32>) {
-  ^bb0(%in: f32, %acc: f32):
-    %m = arith.maximumf %acc, %in : f32
-    linalg.yield %m : f32
-  }
   %sum = memref.alloc(%n) : memref<1x?xf32>
-  linalg.generic {indexing_maps = [#map, #unitrow, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %max : memref<1x?x?xf32>, memref<1x?xf32>) outs(%sum : memref<1x?xf32>) {
-  ^bb0(%in: f32, %m: f32, %acc: f32):
-    %d = arith.subf %in, %m : f32
-    %s = arith.addf %acc, %d : f32
-    linalg.yield %s : f32
+  dhlo.fusion "kStitch" 0 versions [] {
+    linalg.generic {indexing_maps = [#map, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x : memref<1x?x?xf32>) outs(%max : memref<1x?xf32>) {
+    ^bb0(%in: f32, %acc: f32):
+      %m = arith.maximumf %acc, %in : f32
+      linalg.yield %m : f32
+    }
+    linalg.generic {indexing_maps = [#map, #unitrow, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %max : memref<1x?x?xf32>, memref<1x?xf32>) outs(%sum : memref<1x?xf32>) {
+    ^bb0(%in: f32, %m: f32, %acc: f32):
+      %d = arith.subf %in, %m : f32
+      %s = arith.addf %acc, %d : f32
+      linalg.yield %s : f32
+    }
+    dhlo.yield
   }
   return %sum : memref<1x?xf32>
 }
@@ -282,35 +305,38 @@ func.func @pad_then_update_source(%x: memref<?x?xf32>) -> (memref<?x?xf32>, memr
   %n = memref.dim %x, %c0 : memref<?x?xf32>
   %m = memref.dim %x, %c1 : memref<?x?xf32>
   %src = memref.alloc(%n, %m) : memref<?x?xf32>
-  memref.copy %x, %src : memref<?x?xf32> to memref<?x?xf32>
-  %m1 = arith.subi %m, %c1 : index
-  %view = memref.subview %src[0, 0] [%n, %m1] [1, 1] : memref<?x?xf32> to memref<?x?xf32, strided<[?, 1]>>
   %padded = memref.alloc(%n, %m) : memref<?x?xf32>
-  linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel"]} outs(%padded : memref<?x?xf32>) {
-  ^bb0(%o: f32):
-    %i = linalg.index 0 : index
-    %j = linalg.index 1 : index
-    %k = arith.subi %j, %c1 : index
-    %inside = arith.cmpi sge, %k, %c0 : index
-    %v = scf.if %inside -> (f32) {
-      %l = memref.load %view[%i, %k] : memref<?x?xf32, strided<[?, 1]>>
-      scf.yield %l : f32
-    } else {
-      scf.yield %zero : f32
-    }
-    linalg.yield %v : f32
-  }
   %sum = memref.alloc(%n) : memref<?xf32>
-  linalg.fill ins(%zero : f32) outs(%sum : memref<?xf32>)
-  linalg.generic {indexing_maps = [#map, #row], iterator_types = ["parallel", "reduction"]} ins(%padded : memref<?x?xf32>) outs(%sum : memref<?xf32>) {
-  ^bb0(%in: f32, %acc: f32):
-    %s = arith.addf %acc, %in : f32
-    linalg.yield %s : f32
-  }
-  linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%padded : memref<?x?xf32>) outs(%src : memref<?x?xf32>) {
-  ^bb0(%in: f32, %o: f32):
-    %t = arith.mulf %in, %o : f32
-    linalg.yield %t : f32
+  dhlo.fusion "kStitch" 0 versions [] {
+    memref.copy %x, %src : memref<?x?xf32> to memref<?x?xf32>
+    %m1 = arith.subi %m, %c1 : index
+    %view = memref.subview %src[0, 0] [%n, %m1] [1, 1] : memref<?x?xf32> to memref<?x?xf32, strided<[?, 1]>>
+    linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel"]} outs(%padded : memref<?x?xf32>) {
+    ^bb0(%o: f32):
+      %i = linalg.index 0 : index
+      %j = linalg.index 1 : index
+      %k = arith.subi %j, %c1 : index
+      %inside = arith.cmpi sge, %k, %c0 : index
+      %v = scf.if %inside -> (f32) {
+        %l = memref.load %view[%i, %k] : memref<?x?xf32, strided<[?, 1]>>
+        scf.yield %l : f32
+      } else {
+        scf.yield %zero : f32
+      }
+      linalg.yield %v : f32
+    }
+    linalg.fill ins(%zero : f32) outs(%sum : memref<?xf32>)
+    linalg.generic {indexing_maps = [#map, #row], iterator_types = ["parallel", "reduction"]} ins(%padded : memref<?x?xf32>) outs(%sum : memref<?xf32>) {
+    ^bb0(%in: f32, %acc: f32):
+      %s = arith.addf %acc, %in : f32
+      linalg.yield %s : f32
+    }
+    linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%padded : memref<?x?xf32>) outs(%src : memref<?x?xf32>) {
+    ^bb0(%in: f32, %o: f32):
+      %t = arith.mulf %in, %o : f32
+      linalg.yield %t : f32
+    }
+    dhlo.yield
   }
   memref.dealloc %padded : memref<?x?xf32>
   return %src, %sum : memref<?x?xf32>, memref<?xf32>
@@ -334,27 +360,30 @@ func.func @gather_table_written(%x: memref<?x?xf32>, %idx: memref<?xindex>) -> (
   %n = memref.dim %x, %c0 : memref<?x?xf32>
   %m = memref.dim %x, %c1 : memref<?x?xf32>
   %table = memref.alloc(%n, %m) : memref<?x?xf32>
-  memref.copy %x, %table : memref<?x?xf32> to memref<?x?xf32>
   %rows = memref.alloc(%n, %m) : memref<?x?xf32>
-  linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel"]} outs(%rows : memref<?x?xf32>) {
-  ^bb0(%o: f32):
-    %i = linalg.index 0 : index
-    %j = linalg.index 1 : index
-    %r = memref.load %idx[%i] : memref<?xindex>
-    %l = memref.load %table[%r, %j] : memref<?x?xf32>
-    linalg.yield %l : f32
-  }
   %sum = memref.alloc(%n) : memref<?xf32>
-  linalg.fill ins(%zero : f32) outs(%sum : memref<?xf32>)
-  linalg.generic {indexing_maps = [#map, #row], iterator_types = ["parallel", "reduction"]} ins(%rows : memref<?x?xf32>) outs(%sum : memref<?xf32>) {
-  ^bb0(%in: f32, %acc: f32):
-    %s = arith.addf %acc, %in : f32
-    linalg.yield %s : f32
-  }
-  linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%rows : memref<?x?xf32>) outs(%table : memref<?x?xf32>) {
-  ^bb0(%in: f32, %o: f32):
-    %t = arith.mulf %in, %o : f32
-    linalg.yield %t : f32
+  dhlo.fusion "kStitch" 0 versions [] {
+    memref.copy %x, %table : memref<?x?xf32> to memref<?x?xf32>
+    linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel"]} outs(%rows : memref<?x?xf32>) {
+    ^bb0(%o: f32):
+      %i = linalg.index 0 : index
+      %j = linalg.index 1 : index
+      %r = memref.load %idx[%i] : memref<?xindex>
+      %l = memref.load %table[%r, %j] : memref<?x?xf32>
+      linalg.yield %l : f32
+    }
+    linalg.fill ins(%zero : f32) outs(%sum : memref<?xf32>)
+    linalg.generic {indexing_maps = [#map, #row], iterator_types = ["parallel", "reduction"]} ins(%rows : memref<?x?xf32>) outs(%sum : memref<?xf32>) {
+    ^bb0(%in: f32, %acc: f32):
+      %s = arith.addf %acc, %in : f32
+      linalg.yield %s : f32
+    }
+    linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%rows : memref<?x?xf32>) outs(%table : memref<?x?xf32>) {
+    ^bb0(%in: f32, %o: f32):
+      %t = arith.mulf %in, %o : f32
+      linalg.yield %t : f32
+    }
+    dhlo.yield
   }
   memref.dealloc %rows : memref<?x?xf32>
   return %table, %sum : memref<?x?xf32>, memref<?xf32>

@@ -1,0 +1,131 @@
+//===- BufferizableOpInterfaceImpl.cpp - dhlo.fusion bufferized -*- C++ -*-===//
+//
+// A fusion is a region that runs once where it stands, like
+// scf.execute_region: each result aliases (is equivalent to) the value
+// its dhlo.yield yields, and nothing else. The analysis sees through the
+// op to the ops inside, which bufferize as they would in the function's
+// body; the fusion itself only changes its result types.
+//
+//===----------------------------------------------------------------------===//
+#include "ir/dhlo/Transforms/BufferizableOpInterfaceImpl.h"
+
+#include "ir/dhlo/IR/DhloDialect.h"
+
+#include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+using namespace mlir::bufferization;
+
+namespace anyshape::dhlo {
+namespace {
+
+struct FusionOpInterface
+    : BufferizableOpInterface::ExternalModel<FusionOpInterface, FusionOp> {
+  AliasingOpOperandList getAliasingOpOperands(Operation *op, Value value,
+                                              const AnalysisState &) const {
+    auto fusion = llvm::cast<FusionOp>(op);
+    unsigned index = llvm::cast<OpResult>(value).getResultNumber();
+    return {{&fusion.getYield()->getOpOperand(index),
+             BufferRelation::Equivalent, /*isDefinite=*/true}};
+  }
+
+  FailureOr<BaseMemRefType>
+  getBufferType(Operation *op, Value value, const BufferizationOptions &options,
+                SmallVector<Value> &invocationStack) const {
+    auto fusion = llvm::cast<FusionOp>(op);
+    Value yielded = fusion.getYield()->getOperand(
+        llvm::cast<OpResult>(value).getResultNumber());
+    if (auto buffer = llvm::dyn_cast<BaseMemRefType>(yielded.getType()))
+      return buffer;
+    return bufferization::getBufferType(yielded, options, invocationStack);
+  }
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options) const {
+    auto fusion = llvm::cast<FusionOp>(op);
+    SmallVector<Type> types;
+    for (Value result : fusion.getResults()) {
+      if (!llvm::isa<TensorType>(result.getType())) {
+        types.push_back(result.getType());
+        continue;
+      }
+      FailureOr<BaseMemRefType> type =
+          bufferization::getBufferType(result, options);
+      if (failed(type))
+        return failure();
+      types.push_back(*type);
+    }
+    rewriter.setInsertionPoint(op);
+    auto bufferized = rewriter.create<FusionOp>(
+        op->getLoc(), types, fusion.getIdAttr(), fusion.getKindAttr(),
+        fusion.getVersionsAttr());
+    rewriter.inlineRegionBefore(fusion.getBody(), bufferized.getBody(),
+                                bufferized.getBody().end());
+    replaceOpWithBufferizedValues(rewriter, op, bufferized.getResults());
+    return success();
+  }
+};
+
+struct YieldOpInterface
+    : BufferizableOpInterface::ExternalModel<YieldOpInterface, YieldOp> {
+  bool bufferizesToMemoryRead(Operation *, OpOperand &,
+                              const AnalysisState &) const {
+    return true;
+  }
+
+  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
+                               const AnalysisState &) const {
+    return false;
+  }
+
+  AliasingValueList getAliasingValues(Operation *op, OpOperand &operand,
+                                      const AnalysisState &) const {
+    return {{op->getParentOp()->getResult(operand.getOperandNumber()),
+             BufferRelation::Equivalent}};
+  }
+
+  // A yielded value is the fusion's result itself: a copy made here
+  // would be a kernel of its own.
+  bool mustBufferizeInPlace(Operation *, OpOperand &,
+                            const AnalysisState &) const {
+    return true;
+  }
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options) const {
+    SmallVector<Value> values;
+    for (OpOperand &operand : op->getOpOperands()) {
+      Value value = operand.get();
+      if (!llvm::isa<TensorType>(value.getType())) {
+        values.push_back(value);
+        continue;
+      }
+      FailureOr<Value> buffer = getBuffer(rewriter, value, options);
+      if (failed(buffer))
+        return failure();
+      // The fusion takes its result types from what is yielded when it is
+      // bufferized after its body; bufferized first, it fixed them.
+      Type type =
+          op->getParentOp()->getResult(operand.getOperandNumber()).getType();
+      if (llvm::isa<BaseMemRefType>(type) && buffer->getType() != type)
+        buffer = rewriter.create<memref::CastOp>(op->getLoc(), type, *buffer)
+                     .getResult();
+      values.push_back(*buffer);
+    }
+    replaceOpWithNewBufferizedOp<YieldOp>(rewriter, op, values);
+    return success();
+  }
+};
+
+} // namespace
+
+void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *context, DhloDialect *) {
+    FusionOp::attachInterface<FusionOpInterface>(*context);
+    YieldOp::attachInterface<YieldOpInterface>(*context);
+  });
+}
+
+} // namespace anyshape::dhlo

@@ -1,0 +1,245 @@
+//===- FormFusions.cpp - each planned kernel a dhlo.fusion op ---*- C++ -*-===//
+//
+// dhlo-form-fusions (see Passes.td). Plans the function's kernels
+// (FusionPlan.h), orders its ops so that each fusion's ops are
+// consecutive, and moves each fusion's ops into a dhlo.fusion whose
+// results are the values the rest of the function reads. From here on the
+// plan is the IR: no pass reads it from anywhere else.
+//
+// The ops are pure, so any order that defines each value before its uses
+// computes the same: the fusions are sorted topologically (an earlier
+// first op first among those ready), a fusion's ops keep their relative
+// order, and an op no fusion owns (one every consumer recomputes, or a
+// shape computation) goes right before its first user.
+//
+//===----------------------------------------------------------------------===//
+#include "ir/dhlo/Analysis/FusionPlan.h"
+#include "ir/dhlo/IR/DhloDialect.h"
+#include "ir/dhlo/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <queue>
+#include <set>
+
+using namespace mlir;
+
+namespace anyshape::dhlo {
+
+#define GEN_PASS_DEF_FORMFUSIONS
+#include "ir/dhlo/Transforms/Passes.h.inc"
+
+namespace {
+
+/// Reorders `body` so that the ops of each fusion (`owner`: the fusion of
+/// each op one owns) are consecutive but for the unowned ops they need.
+/// Fails, leaving the order as it is, when a path leaves a fusion and
+/// re-enters it (the planner never forms one).
+LogicalResult orderByFusion(Block &body,
+                            const llvm::DenseMap<Operation *, size_t> &owner,
+                            size_t fusions) {
+  // Each fusion's ops in block order; fusions numbered by the plan.
+  std::vector<std::vector<Operation *>> opsOf(fusions);
+  for (Operation &op : body.without_terminator())
+    if (auto it = owner.find(&op); it != owner.end())
+      opsOf[it->second].push_back(&op);
+
+  // The fusions a value comes from, through unowned ops: one pass in
+  // block order, where every definition precedes its uses (no recursion:
+  // a chain of unowned ops may be as long as the graph).
+  llvm::DenseMap<Operation *, size_t> position;
+  llvm::DenseMap<Operation *, std::set<size_t>> sourcesOfUnowned;
+  auto sourcesOf = [&](Value value) -> std::set<size_t> {
+    Operation *def = value.getDefiningOp();
+    if (!def)
+      return {};
+    if (auto it = owner.find(def); it != owner.end())
+      return {it->second};
+    return sourcesOfUnowned.lookup(def);
+  };
+  for (Operation &op : body.without_terminator()) {
+    position[&op] = position.size();
+    if (owner.count(&op))
+      continue;
+    std::set<size_t> sources;
+    for (Value operand : op.getOperands())
+      for (size_t source : sourcesOf(operand))
+        sources.insert(source);
+    sourcesOfUnowned[&op] = std::move(sources);
+  }
+  std::vector<std::set<size_t>> users(fusions);
+  std::vector<size_t> waitingFor(fusions, 0);
+  for (size_t fusion = 0; fusion < fusions; ++fusion)
+    for (Operation *op : opsOf[fusion])
+      for (Value operand : op->getOperands())
+        for (size_t source : sourcesOf(operand))
+          if (source != fusion && users[source].insert(fusion).second)
+            ++waitingFor[fusion];
+
+  // The fusions are numbered in the order of their roots; among those
+  // ready, the one whose first op comes first goes first.
+  auto firstOp = [&](size_t fusion) {
+    return opsOf[fusion].empty() ? position.size()
+                                 : position.lookup(opsOf[fusion].front());
+  };
+  auto later = [&](size_t a, size_t b) { return firstOp(a) > firstOp(b); };
+  std::priority_queue<size_t, std::vector<size_t>, decltype(later)> ready(
+      later);
+  for (size_t fusion = 0; fusion < fusions; ++fusion)
+    if (waitingFor[fusion] == 0)
+      ready.push(fusion);
+  std::vector<size_t> order;
+  while (!ready.empty()) {
+    size_t fusion = ready.top();
+    ready.pop();
+    order.push_back(fusion);
+    for (size_t user : users[fusion])
+      if (--waitingFor[user] == 0)
+        ready.push(user);
+  }
+  if (order.size() != fusions)
+    return failure();
+
+  // Each op goes to the end, after the unowned ops it needs that are not
+  // placed yet, in their (topological) block order.
+  Operation *terminator = body.getTerminator();
+  llvm::DenseSet<Operation *> placed;
+  auto place = [&](Operation *op) {
+    if (placed.count(op))
+      return;
+    SmallVector<Operation *> needed, worklist{op};
+    llvm::DenseSet<Operation *> seen;
+    while (!worklist.empty()) {
+      Operation *next = worklist.pop_back_val();
+      for (Value operand : next->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        if (def && def->getBlock() == &body && !owner.count(def) &&
+            !placed.count(def) && seen.insert(def).second) {
+          needed.push_back(def);
+          worklist.push_back(def);
+        }
+      }
+    }
+    llvm::sort(needed, [&](Operation *a, Operation *b) {
+      return position.lookup(a) < position.lookup(b);
+    });
+    needed.push_back(op);
+    for (Operation *ready : needed) {
+      placed.insert(ready);
+      ready->moveBefore(terminator);
+    }
+  };
+  for (size_t fusion : order)
+    for (Operation *op : opsOf[fusion])
+      place(op);
+  // Unowned ops no fusion uses (results, or nothing), in block order.
+  SmallVector<Operation *> rest;
+  for (Operation &op : body.without_terminator())
+    if (!placed.count(&op))
+      rest.push_back(&op);
+  for (Operation *op : rest)
+    place(op);
+  return success();
+}
+
+/// Moves the ops from `first` to `last` (consecutive after orderByFusion)
+/// into a dhlo.fusion for `fusion`. Unowned ops between them go before it
+/// if they do not depend on the fusion's ops, into it if they do and the
+/// fusion needs them, and after it otherwise.
+void wrap(const Fusion &fusion, int64_t id, Operation *first, Operation *last,
+          const llvm::DenseMap<Operation *, size_t> &owner) {
+  SmallVector<Operation *> run;
+  for (Operation *op = first;; op = op->getNextNode()) {
+    run.push_back(op);
+    if (op == last)
+      break;
+  }
+  auto owned = [&](Operation *op) {
+    auto it = owner.find(op);
+    return it != owner.end() && static_cast<int64_t>(it->second) == id;
+  };
+  llvm::DenseSet<Operation *> dependent, needed;
+  for (Operation *op : run)
+    if (owned(op) || llvm::any_of(op->getOperands(), [&](Value v) {
+          return dependent.count(v.getDefiningOp());
+        }))
+      dependent.insert(op);
+  for (Operation *op : llvm::reverse(run))
+    if (owned(op) || needed.count(op))
+      for (Value operand : op->getOperands())
+        if (Operation *def = operand.getDefiningOp())
+          needed.insert(def);
+
+  SmallVector<Operation *> before, inside, after;
+  for (Operation *op : run) {
+    if (!dependent.count(op))
+      before.push_back(op);
+    else if (owned(op) || needed.count(op))
+      inside.push_back(op);
+    else
+      after.push_back(op);
+  }
+  llvm::DenseSet<Operation *> insideSet(inside.begin(), inside.end());
+  SmallVector<Value> yielded;
+  for (Operation *op : inside)
+    for (Value result : op->getResults())
+      if (llvm::any_of(result.getUsers(),
+                       [&](Operation *user) { return !insideSet.count(user); }))
+        yielded.push_back(result);
+
+  Operation *next = last->getNextNode();
+  for (Operation *op : before)
+    op->moveBefore(next);
+  OpBuilder b(next);
+  SmallVector<std::string> versions(fusion.versions.begin(),
+                                    fusion.versions.end());
+  SmallVector<StringRef> versionRefs(versions.begin(), versions.end());
+  auto fusionOp = b.create<FusionOp>(
+      fusion.root->getLoc(), ValueRange(yielded).getTypes(), id,
+      fusionKindName(fusion.kind), b.getStrArrayAttr(versionRefs));
+  Block *block = b.createBlock(&fusionOp.getBody());
+  for (Operation *member : inside)
+    member->moveBefore(block, block->end());
+  b.setInsertionPointToEnd(block);
+  b.create<YieldOp>(fusion.root->getLoc(), yielded);
+  for (auto [value, result] : llvm::zip(yielded, fusionOp.getResults()))
+    value.replaceUsesWithIf(result, [&](OpOperand &use) {
+      return !fusionOp->isProperAncestor(use.getOwner());
+    });
+  for (Operation *later : after)
+    later->moveBefore(next);
+}
+
+struct FormFusionsPass : impl::FormFusionsBase<FormFusionsPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
+    ShapeConstraintAnalysis analysis(func);
+    FusionPlan plan = planFusion(func, analysis);
+    llvm::DenseMap<Operation *, size_t> owner = kernelOwners(plan);
+    Block &body = func.getBody().front();
+    if (failed(orderByFusion(body, owner, plan.fusions.size()))) {
+      func.emitError("the fusion plan has a fusion that a path leaves and "
+                     "re-enters");
+      return signalPassFailure();
+    }
+    std::vector<Operation *> first(plan.fusions.size()),
+        last(plan.fusions.size());
+    for (Operation &op : body.without_terminator())
+      if (auto it = owner.find(&op); it != owner.end()) {
+        if (!first[it->second])
+          first[it->second] = &op;
+        last[it->second] = &op;
+      }
+    for (size_t i = 0; i < plan.fusions.size(); ++i)
+      if (first[i])
+        wrap(plan.fusions[i], i, first[i], last[i], owner);
+  }
+};
+
+} // namespace
+} // namespace anyshape::dhlo
