@@ -281,16 +281,31 @@ def HoistKernelBuffers
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
-def DissolveFusions
-    : Pass<"anyshape-dissolve-fusions", "mlir::func::FuncOp"> {
-  let summary = "Replace each (scheduled) fusion by its body";
+def OutlineKernels : Pass<"anyshape-outline-kernels", "mlir::ModuleOp"> {
+  let summary = "Each fusion a kernel function, launched from the host flow";
   let description = [{
     After the kernel-level passes (checking, stitching, speculation,
-    OpenMP), before the lowering to control flow, whose blocks a fusion's
-    single-block body cannot hold: each `dhlo.fusion`, which has no results
-    by then (anyshape-hoist-kernel-buffers), is replaced by its body in
-    place.
+    OpenMP): each `dhlo.fusion`, which has no results by then
+    (anyshape-hoist-kernel-buffers), becomes a private `func.func
+    @<function>_kernel<id>` (attribute `dhlo.kernel` = its kind) holding
+    its body, and a `dhlo.launch` of it in its place. What the body read
+    from the host flow (buffers, sizes) is passed, in order of first use;
+    constants are cloned into the kernel. What remains of the function is
+    its host flow: shape computation, run-time checks, buffer allocation
+    and freeing, library calls and launches.
   }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
+def LaunchesToCalls
+    : Pass<"anyshape-launches-to-calls", "mlir::ModuleOp"> {
+  let summary = "A CPU kernel launch is a call of the kernel";
+  let description = [{
+    The CPU lowering of `dhlo.launch`: a `func.call` of the kernel
+    function, on the calling thread (a parallel kernel forks the OpenMP
+    team inside itself).
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
 def FreeAtLastUse : Pass<"anyshape-free-at-last-use", "mlir::func::FuncOp"> {

@@ -10,6 +10,7 @@
 
 #include "ir/graph/ShapeInference.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/PatternMatch.h"
@@ -533,6 +534,20 @@ LogicalResult FusionOp::verify() {
     return emitOpError("yields ")
            << getYield()->getNumOperands()
            << " values whose types are not its result types";
+  return success();
+}
+
+LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  auto kernel =
+      symbols.lookupNearestSymbolFrom<func::FuncOp>(*this, getKernelAttr());
+  if (!kernel)
+    return emitOpError("launches '")
+           << getKernel() << "', which is not a function of the module";
+  if (!llvm::equal(kernel.getFunctionType().getInputs(),
+                   getOperands().getTypes()) ||
+      kernel.getNumResults() != 0)
+    return emitOpError("operand types do not match kernel '")
+           << getKernel() << "'";
   return success();
 }
 

@@ -16,6 +16,7 @@ include "DhloAttrs.td"
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/SymbolInterfaces.td"
 
 class Dhlo_Op<string mnemonic, list<Trait> traits = []>
     : Op<Dhlo_Dialect, mnemonic, !listconcat([Pure], traits)> {
@@ -279,6 +280,24 @@ def Dhlo_YieldOp : Op<Dhlo_Dialect, "yield", [
   let summary = "the values a fusion gives the host flow";
   let arguments = (ins Variadic<AnyType>:$values);
   let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
+def Dhlo_LaunchOp : Op<Dhlo_Dialect, "launch", [
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "runs one outlined kernel from the host flow";
+  let description = [{
+    What a dhlo.fusion becomes when anyshape-outline-kernels moves its body
+    into a kernel function (`kernel`, a func.func of the module): the
+    launch passes the kernel the values its body read from the host flow
+    (buffers, sizes), and the kernel reads and writes the buffers only.
+    `id` and `kind` are the fusion's. Each target lowers launches its own
+    way: on the CPU a launch is a call.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$kernel, I64Attr:$id, StrAttr:$kind,
+                   Variadic<AnyType>:$operands);
+  let assemblyFormat = [{
+    $kernel `(` $operands `)` $kind $id attr-dict `:` functional-type($operands, results)
+  }];
 }
 
 #endif // DHLO_OPS
