@@ -111,14 +111,16 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
   // launched (on the CPU: called) from the host flow.
   pm.addPass(createOutlineKernels());
   pm.addPass(createLaunchesToCalls());
+  pm.addPass(createExecutionContext());
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(arith::createArithExpandOpsPass()); // ceildiv, maximumf, ...
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertSCFToCFPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
-  // Allocations call the runtime's caching allocator (runtime/Allocator.h),
-  // bound to MLIR's generic allocation functions when the object is loaded.
+  // Allocations call MLIR's generic allocation functions, which become
+  // calls of the execution context's allocator after the func lowering
+  // (runtime/ExecutionContext.h).
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
   memrefToLLVM.useGenericFunctions = true;
   memrefToLLVM.useAlignedAlloc = true;
@@ -129,6 +131,7 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertOpenMPToLLVMPass());
+  pm.addPass(createContextAllocation());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());

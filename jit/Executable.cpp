@@ -15,10 +15,13 @@
 
 #include "jit/LoadedObject.h"
 #include "runtime/Allocator.h"
+#include "runtime/ExecutionContext.h"
+#include "runtime/Threading.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 namespace anyshape::jit {
 namespace {
@@ -96,11 +99,12 @@ Executable::load(v1::Graph compiledGraph, GraphInfo info,
 Executable::~Executable() = default;
 
 StatusOr<std::vector<v1::Tensor>>
-Executable::run(const std::vector<v1::Tensor> &inputs) const {
+Executable::run(const std::vector<v1::Tensor> &inputs,
+                const RunOptions &options) const {
   std::vector<const v1::Tensor *> pointers;
   for (const v1::Tensor &t : inputs)
     pointers.push_back(&t);
-  return run(pointers);
+  return run(pointers, options);
 }
 
 OutputBuffers::OutputBuffers(OutputBuffers &&other) noexcept
@@ -140,13 +144,16 @@ std::vector<v1::Tensor> OutputBuffers::toTensors() const {
 }
 
 StatusOr<std::vector<v1::Tensor>>
-Executable::run(const std::vector<const v1::Tensor *> &inputs) const {
-  ANYSHAPE_ASSIGN_OR_RETURN(OutputBuffers outputs, runToBuffers(inputs));
+Executable::run(const std::vector<const v1::Tensor *> &inputs,
+                const RunOptions &options) const {
+  ANYSHAPE_ASSIGN_OR_RETURN(OutputBuffers outputs,
+                            runToBuffers(inputs, options));
   return outputs.toTensors();
 }
 
 StatusOr<OutputBuffers>
-Executable::runToBuffers(const std::vector<const v1::Tensor *> &inputs) const {
+Executable::runToBuffers(const std::vector<const v1::Tensor *> &inputs,
+                         const RunOptions &options) const {
   if (static_cast<int>(inputs.size()) != graph_.inputs_size())
     return invalidArgument("expected " + std::to_string(graph_.inputs_size()) +
                            " inputs, got " + std::to_string(inputs.size()));
@@ -216,9 +223,12 @@ Executable::runToBuffers(const std::vector<const v1::Tensor *> &inputs) const {
     args.push_back(&p);
   if (!entry_)
     return internalError("the executable has no entry point");
+  // Kernels and GEMMs take their team size from the context alone.
+  runtime::AnyshapeExecutionContext context = runtime::cachingContext(
+      options.teamSize > 0 ? options.teamSize : runtime::anyshapeTeamSize());
   // The entry checks every shape rule on these sizes before any kernel
   // runs: a violation would otherwise be an out-of-bounds access.
-  if (int64_t failed = entry_(args.data()))
+  if (int64_t failed = entry_(&context, args.data()))
     return shapeCheckError(graph_, info_, static_cast<size_t>(failed - 1),
                            shapes);
 

@@ -57,6 +57,14 @@ private:
   std::vector<Buffer> buffers_;
 };
 
+/// How one run executes (the execution context it gets:
+/// runtime/ExecutionContext.h).
+struct RunOptions {
+  /// Threads of the run's parallel kernels and GEMMs; 0 takes the calling
+  /// thread's OpenMP team size (the server sets it per execute thread).
+  int64_t teamSize = 0;
+};
+
 class Executable {
 public:
   /// Links `objectCode` (from Compiler::compile, possibly via a cache)
@@ -76,16 +84,19 @@ public:
 
   /// Runs on `inputs` (in graph input order); outputs in graph output
   /// order. Shape mismatches are INVALID_ARGUMENT naming the input and dim.
-  StatusOr<std::vector<v1::Tensor>>
-  run(const std::vector<v1::Tensor> &inputs) const;
+  StatusOr<std::vector<v1::Tensor>> run(const std::vector<v1::Tensor> &inputs,
+                                        const RunOptions &options = {}) const;
   /// As above, without copying inputs held elsewhere (the server's
   /// requests and tensor store). No pointer may be null.
   StatusOr<std::vector<v1::Tensor>>
-  run(const std::vector<const v1::Tensor *> &inputs) const;
+  run(const std::vector<const v1::Tensor *> &inputs,
+      const RunOptions &options = {}) const;
   /// The same checks and code, leaving the outputs in the buffers the
-  /// generated code wrote (no copy into wire tensors).
+  /// generated code wrote (no copy into wire tensors). Runs with different
+  /// options may run at once.
   StatusOr<OutputBuffers>
-  runToBuffers(const std::vector<const v1::Tensor *> &inputs) const;
+  runToBuffers(const std::vector<const v1::Tensor *> &inputs,
+               const RunOptions &options = {}) const;
 
   const v1::Graph &graph() const { return graph_; }
   /// The relocatable object the executable runs (ObjectCode.h).
@@ -103,7 +114,7 @@ private:
   std::string objectCode_;
   std::unique_ptr<LoadedObject> code_;
   /// The entry, looked up once at load: runs take no JIT lock.
-  int64_t (*entry_)(void **) = nullptr;
+  int64_t (*entry_)(void *, void **) = nullptr;
 };
 
 } // namespace anyshape::jit

@@ -15,6 +15,7 @@
 
 #include "ir/graph/ConstantData.h"
 #include "runtime/Allocator.h"
+#include "runtime/ExecutionContext.h"
 #include "runtime/Gemm.h"
 #include "runtime/MemrefCopy.h"
 #include "runtime/OpenMpAbi.h"
@@ -44,7 +45,11 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner &mangle) {
   symbols[mangle("memrefCopy")] = bind(&runtime::anyshapeMemrefCopy);
   symbols[mangle(std::string("_mlir_ciface_") + kBatchMatmulF32)] =
       bind(&runtime::anyshapeBatchMatmulF32);
-  // MLIR's generic allocation functions (CpuPipeline.cpp asks for them).
+  // The execution context's allocator (ExecutionContext.h), and MLIR's
+  // generic allocation functions for code that has no context (the shape
+  // checks, the initializer).
+  symbols[mangle(kContextAlloc)] = bind(&runtime::anyshapeContextAlloc);
+  symbols[mangle(kContextFree)] = bind(&runtime::anyshapeContextFree);
   symbols[mangle("_mlir_memref_to_llvm_alloc")] = bind(&runtime::anyshapeAlloc);
   symbols[mangle("_mlir_memref_to_llvm_aligned_alloc")] =
       bind(&runtime::anyshapeAlignedAlloc);
@@ -58,7 +63,8 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner &mangle) {
   symbols[mangle("__kmpc_for_static_fini")] =
       bind(&runtime::anyshapeKmpcForStaticFini);
   symbols[mangle("__kmpc_barrier")] = bind(&runtime::anyshapeKmpcBarrier);
-  symbols[mangle(kTeamSizeFunction)] = bind(&runtime::anyshapeTeamSize);
+  symbols[mangle("__kmpc_push_num_threads")] =
+      bind(&runtime::anyshapeKmpcPushNumThreads);
   symbols[mangle(kFillSeededUniform)] = bind(&fillSeededUniformAt);
   return symbols;
 }

@@ -21,7 +21,9 @@ class LLJIT;
 
 namespace anyshape::jit {
 
-using EntryFunction = int64_t (*)(void **); // ObjectCode.h: entry ABI
+// ObjectCode.h: entry ABI; the context is a
+// runtime::AnyshapeExecutionContext.
+using EntryFunction = int64_t (*)(void *context, void **args);
 
 class LoadedObject {
 public:

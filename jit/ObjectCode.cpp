@@ -56,9 +56,11 @@ StatusOr<llvm::orc::JITTargetMachineBuilder> hostBuilder() {
   return std::move(*builder);
 }
 
-/// Adds `int64_t anyshape_entry(void **args)`: calls the C interface of
-/// the shape checks (ShapeCheckFunction.h) with the input descriptors and
-/// returns its code if one failed; otherwise calls @main's and returns 0.
+/// Adds `int64_t anyshape_entry(void *context, void **args)`: calls the C
+/// interface of the shape checks (ShapeCheckFunction.h) with the input
+/// descriptors and returns its code if one failed; otherwise calls
+/// @main's, whose parameters are the result pointer, the context and the
+/// inputs, and returns 0.
 Status addEntry(llvm::Module &module) {
   llvm::Function *run = module.getFunction("_mlir_ciface_main");
   llvm::Function *check =
@@ -66,27 +68,31 @@ Status addEntry(llvm::Module &module) {
   if (!run || !check)
     return internalError("the module lacks the C interface of @main or of "
                          "the shape checks");
-  if (check->arg_size() + 1 != run->arg_size())
+  if (check->arg_size() + 2 != run->arg_size())
     return internalError("the shape checks and @main take different inputs");
   llvm::LLVMContext &context = module.getContext();
   auto *pointer = llvm::PointerType::getUnqual(context);
   auto *i64 = llvm::Type::getInt64Ty(context);
   auto *entry = llvm::Function::Create(
-      llvm::FunctionType::get(i64, {pointer}, false),
+      llvm::FunctionType::get(i64, {pointer, pointer}, false),
       llvm::GlobalValue::ExternalLinkage, kEntrySymbol, module);
   auto *start = llvm::BasicBlock::Create(context, "check", entry);
   auto *pass = llvm::BasicBlock::Create(context, "run", entry);
   auto *fail = llvm::BasicBlock::Create(context, "fail", entry);
   llvm::IRBuilder<> b(start);
-  std::vector<llvm::Value *> args;
-  for (llvm::Argument &param : run->args()) {
-    llvm::Value *slot =
-        b.CreateLoad(pointer, b.CreateConstGEP1_64(pointer, entry->getArg(0),
-                                                   param.getArgNo()));
-    args.push_back(b.CreateLoad(param.getType(), slot));
-  }
-  llvm::Value *code =
-      b.CreateCall(check, llvm::ArrayRef<llvm::Value *>(args).drop_front());
+  // args[0] points to the result pointer, args[1 + k] to input k's.
+  auto slot = [&](unsigned index, llvm::Type *type) {
+    llvm::Value *at = b.CreateLoad(
+        pointer, b.CreateConstGEP1_64(pointer, entry->getArg(1), index));
+    return b.CreateLoad(type, at);
+  };
+  std::vector<llvm::Value *> inputs;
+  for (llvm::Argument &param : check->args())
+    inputs.push_back(slot(1 + param.getArgNo(), param.getType()));
+  std::vector<llvm::Value *> args{slot(0, run->getArg(0)->getType()),
+                                  entry->getArg(0)};
+  args.insert(args.end(), inputs.begin(), inputs.end());
+  llvm::Value *code = b.CreateCall(check, inputs);
   b.CreateCondBr(b.CreateICmpEQ(code, llvm::ConstantInt::get(i64, 0)), pass,
                  fail);
   b.SetInsertPoint(pass);
@@ -111,8 +117,8 @@ Status addEntry(llvm::Module &module) {
   // lets alias analysis keep a kernel's accumulator in a register instead
   // of storing it to its buffer on every element (the buffer could
   // otherwise alias the inputs), which is what makes reductions vectorise.
-  for (const char *alloc :
-       {"_mlir_memref_to_llvm_alloc", "_mlir_memref_to_llvm_aligned_alloc"})
+  for (const char *alloc : {kContextAlloc, "_mlir_memref_to_llvm_alloc",
+                            "_mlir_memref_to_llvm_aligned_alloc"})
     if (llvm::Function *f = module.getFunction(alloc))
       f->addRetAttr(llvm::Attribute::NoAlias);
   return Status::ok();

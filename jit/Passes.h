@@ -34,9 +34,21 @@ inline constexpr const char *kInitializeSymbol = "anyshape_initialize";
 /// count: i64, dtype: i32, seed: i64, low: f64, high: f64) -> ()`.
 inline constexpr const char *kFillSeededUniform = "anyshapeFillSeededUniform";
 
-/// The runtime function returning the OpenMP team size of the running
-/// execution (`() -> i64`), which picks a row-reduction kernel's schedule.
+/// Stands for the running execution's team size (`() -> i64`), which
+/// picks a row-reduction kernel's schedule, until
+/// anyshape-execution-context reads it from the context instead.
 inline constexpr const char *kTeamSizeFunction = "anyshapeTeamSize";
+
+/// Marks the functions that take the execution context
+/// (runtime/ExecutionContext.h) as their first argument: @main and the
+/// kernels (anyshape-execution-context).
+inline constexpr const char *kExecutionContextAttr = "anyshape.context";
+
+/// The runtime functions generated code allocates and frees buffers with,
+/// through the execution context: `(context, alignment, size) -> ptr` and
+/// `(context, ptr) -> ()`.
+inline constexpr const char *kContextAlloc = "anyshapeContextAlloc";
+inline constexpr const char *kContextFree = "anyshapeContextFree";
 
 /// Marks the scf.parallel of anyshape-stitch-rows: every dim is a row dim,
 /// so its parallel version keeps them all parallel.

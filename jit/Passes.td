@@ -266,6 +266,33 @@ def UnshareInits : Pass<"anyshape-unshare-inits", "mlir::func::FuncOp"> {
   }];
 }
 
+def ExecutionContext
+    : Pass<"anyshape-execution-context", "mlir::ModuleOp"> {
+  let summary = "Pass the execution context to the host flow and kernels";
+  let description = [{
+    After outlining and the CPU's launches-to-calls: `@main` and every
+    kernel function take the execution context (runtime/ExecutionContext.h)
+    as a leading `!llvm.ptr` argument (attribute `anyshape.context`), and
+    every call of a kernel passes it on. The team size a schedule is
+    chosen by (`anyshapeTeamSize()` until here) is loaded from it, and
+    every `omp.parallel` forks that many threads (`num_threads`), so no
+    thread state decides how a run is scheduled.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def ContextAllocation
+    : Pass<"anyshape-context-allocation", "mlir::ModuleOp"> {
+  let summary = "Allocate buffers through the execution context";
+  let description = [{
+    On the LLVM dialect, after the memref and func lowerings: in every
+    function with `anyshape.context`, calls of MLIR's generic allocation
+    functions (`_mlir_memref_to_llvm_alloc`, `_aligned_alloc`, `_free`)
+    become calls of `anyshapeContextAlloc(context, alignment, size)` and
+    `anyshapeContextFree(context, pointer)`, which use the run's allocator.
+  }];
+}
+
 def HoistKernelBuffers
     : Pass<"anyshape-hoist-kernel-buffers", "mlir::func::FuncOp"> {
   let summary = "Move the buffers each fusion writes out to the host flow";

@@ -1,9 +1,13 @@
 // Batched f32 GEMM through oneDNN's matmul with runtime dims (see Gemm.h).
 #include "Gemm.h"
 
+#include "ExecutionContext.h"
+#include "Threading.h"
+
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <cstring>
+#include <optional>
 #include <vector>
 
 namespace anyshape::runtime {
@@ -73,7 +77,11 @@ memory::desc denseDesc(const Memref3D &m) {
 
 } // namespace
 
-extern "C" void anyshapeBatchMatmulF32(Memref3D *a, Memref3D *b, Memref3D *c) {
+extern "C" void anyshapeBatchMatmulF32(Memref3D *a, Memref3D *b, Memref3D *c,
+                                       AnyshapeExecutionContext *context) {
+  std::optional<ScopedThreads> team;
+  if (context && context->teamSize != anyshapeTeamSize())
+    team.emplace(static_cast<int>(context->teamSize));
   int64_t batch = c->sizes[0], m = c->sizes[1], n = c->sizes[2];
   int64_t k = a->sizes[2];
   if (batch == 0 || m == 0 || n == 0)

@@ -21,7 +21,12 @@ struct Memref3D {
   int64_t strides[3];
 };
 
-/// c[b, m, n] = sum_k a[b, m, k] * b[b, k, n] (c is overwritten).
-extern "C" void anyshapeBatchMatmulF32(Memref3D *a, Memref3D *b, Memref3D *c);
+struct AnyshapeExecutionContext;
+
+/// c[b, m, n] = sum_k a[b, m, k] * b[b, k, n] (c is overwritten), on the
+/// run's team (`context`'s team size: oneDNN takes it from the calling
+/// thread's OpenMP setting, which follows the context for the call).
+extern "C" void anyshapeBatchMatmulF32(Memref3D *a, Memref3D *b, Memref3D *c,
+                                       AnyshapeExecutionContext *context);
 
 } // namespace anyshape::runtime

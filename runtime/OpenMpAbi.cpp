@@ -1,5 +1,6 @@
-// Invariants: regions are forked with GOMP_parallel using the calling
-// thread's OpenMP team size (runtime/Threading.h sets it per execution);
+// Invariants: regions are forked with GOMP_parallel using the team size
+// pushed for the fork (the execution context's, ExecutionContext.h), or
+// the calling thread's OpenMP team size without one;
 // the static schedule splits [lower, upper] into near-equal contiguous
 // blocks, one per thread, as libomp's kmp_sch_static does, so each thread
 // streams one contiguous range (good for the prefetcher and for
@@ -27,11 +28,19 @@ struct Region {
   KmpMicrotask task;
   int32_t argc;
   void *args[kMaxArgs];
+  int team; // written by thread 0
 };
+
+// libomp's push/fork protocol keeps the pushed count per thread; so does
+// the test statistic.
+thread_local int32_t pushedTeam = 0;
+thread_local int largestTeam = 0;
 
 void runRegion(void *data) {
   auto *region = static_cast<Region *>(data);
   int32_t thread = omp_get_thread_num();
+  if (thread == 0)
+    region->team = omp_get_num_threads();
   int32_t bound = thread;
   void **a = region->args;
   switch (region->argc) {
@@ -70,14 +79,26 @@ extern "C" void anyshapeKmpcForkCall(KmpIdent *, int32_t argc,
   // is 1 in practice; more than kMaxArgs would be a compiler change.
   if (argc < 0 || argc > kMaxArgs)
     std::abort();
-  Region region{task, argc, {}};
+  Region region{task, argc, {}, 0};
   va_list list;
   va_start(list, task);
   for (int32_t k = 0; k < argc; ++k)
     region.args[k] = va_arg(list, void *);
   va_end(list);
-  GOMP_parallel(&runRegion, &region, 0, 0);
+  unsigned threads = static_cast<unsigned>(std::max(pushedTeam, 0));
+  pushedTeam = 0;
+  GOMP_parallel(&runRegion, &region, threads, 0);
+  largestTeam = std::max(largestTeam, region.team);
 }
+
+extern "C" void anyshapeKmpcPushNumThreads(KmpIdent *, int32_t,
+                                           int32_t threads) {
+  pushedTeam = threads;
+}
+
+int largestTeamForkedByThisThread() { return largestTeam; }
+
+void resetLargestTeamForkedByThisThread() { largestTeam = 0; }
 
 extern "C" void anyshapeKmpcForStaticInit8u(
     KmpIdent *, int32_t, int32_t /*schedule*/, int32_t *isLast, uint64_t *lower,

@@ -7,8 +7,10 @@
 // default static schedule: __kmpc_fork_call (the region, its captured
 // values aggregated into one struct pointer), __kmpc_global_thread_num,
 // __kmpc_for_static_init_8u / __kmpc_for_static_fini (each thread's share
-// of the iteration space) and __kmpc_barrier. Executables bind these as
-// absolute symbols; nothing else of libomp is used.
+// of the iteration space) and __kmpc_barrier; with a num_threads clause
+// (the execution context's team size), __kmpc_push_num_threads before the
+// fork. Executables bind these as absolute symbols; nothing else of libomp
+// is used.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +30,14 @@ void anyshapeKmpcForStaticInit8u(KmpIdent *, int32_t thread, int32_t schedule,
                                  int64_t increment, int64_t chunk);
 void anyshapeKmpcForStaticFini(KmpIdent *, int32_t thread);
 void anyshapeKmpcBarrier(KmpIdent *, int32_t thread);
+/// The team size of this thread's next fork (libomp's contract: consumed
+/// by that fork).
+void anyshapeKmpcPushNumThreads(KmpIdent *, int32_t thread, int32_t threads);
 }
+
+/// The largest team a fork started by this thread has had since the last
+/// reset (tests: which team size an execution ran with).
+int largestTeamForkedByThisThread();
+void resetLargestTeamForkedByThisThread();
 
 } // namespace anyshape::runtime

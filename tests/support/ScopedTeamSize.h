@@ -6,18 +6,6 @@
 
 namespace anyshape::test {
 
-class ScopedTeamSize {
-public:
-  explicit ScopedTeamSize(int threads)
-      : previous_(static_cast<int>(runtime::anyshapeTeamSize())) {
-    runtime::setThreadsForThisThread(threads);
-  }
-  ~ScopedTeamSize() { runtime::setThreadsForThisThread(previous_); }
-  ScopedTeamSize(const ScopedTeamSize &) = delete;
-  ScopedTeamSize &operator=(const ScopedTeamSize &) = delete;
-
-private:
-  int previous_;
-};
+using ScopedTeamSize = runtime::ScopedThreads;
 
 } // namespace anyshape::test

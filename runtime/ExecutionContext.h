@@ -1,0 +1,43 @@
+// The execution context: everything one run of an executable uses that is
+// not an input or an output. The entry takes it (jit/ObjectCode.h:
+// `anyshape_entry(context, args)`) and hands it to the host flow and to
+// every kernel, so nothing on the execution path reads a process or
+// thread global: two runs with different team sizes or allocators may run
+// at once. Generated code reads `teamSize` directly (its offset is part of
+// the ABI) and allocates and frees through the two functions below.
+#pragma once
+
+#include <cstdint>
+
+namespace anyshape::runtime {
+
+extern "C" {
+
+/// Version 1 of the layout. Fields are only ever added at the end.
+struct AnyshapeExecutionContext {
+  /// Threads a parallel kernel forks (>= 1); at offset 0, where generated
+  /// code loads it.
+  int64_t teamSize;
+  /// Allocates `size` bytes aligned to `alignment` (a power of two, at
+  /// least 64 in practice); null when out of memory.
+  void *(*alloc)(void *allocator, uint64_t alignment, uint64_t size);
+  /// Frees what `alloc` returned; null is a no-op.
+  void (*free)(void *allocator, void *pointer);
+  void *allocator; ///< passed to alloc and free
+  /// A device target's stream and loaded-module table (CUDA); null on the
+  /// CPU.
+  void *deviceStream;
+  void *moduleTable;
+};
+
+/// What generated code calls for memref.alloc / memref.dealloc.
+void *anyshapeContextAlloc(AnyshapeExecutionContext *context,
+                           uint64_t alignment, uint64_t size);
+void anyshapeContextFree(AnyshapeExecutionContext *context, void *pointer);
+}
+
+/// A context on the caching allocator (Allocator.h) with `teamSize`
+/// threads (at least 1).
+AnyshapeExecutionContext cachingContext(int64_t teamSize);
+
+} // namespace anyshape::runtime
