@@ -10,8 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "jit/Compiler.h"
 
-#include "jit/CpuPipeline.h"
-#include "jit/Dialects.h"
+#include "codegen/CPU/CpuPipeline.h"
+#include "codegen/CPU/Dialects.h"
 
 #include "ir/dhlo/Transforms/Passes.h"
 #include "ir/graph/Specialize.h"
@@ -42,7 +42,7 @@ compileValidated(const v1::Graph &graph, const GraphInfo &info,
                  const CompileOptions &options, CompileReport *report,
                  std::chrono::steady_clock::time_point start) {
   mlir::DialectRegistry registry;
-  registerCpuPipelineDialects(registry);
+  codegen::registerCpuPipelineDialects(registry);
   mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
   context.loadAllAvailableDialects();
   std::string diagnostics;
@@ -66,7 +66,7 @@ compileValidated(const v1::Graph &graph, const GraphInfo &info,
     report->kernelCount = dhlo::printSimplifiedFusionPlans(*module, text);
   }
   mlir::PassManager pm(&context);
-  buildCpuPipeline(pm, options.pipeline);
+  codegen::buildCpuPipeline(pm, options.pipeline);
   if (!options.dumpIrDir.empty())
     pm.enableIRPrintingToFileTree(
         [](mlir::Pass *, mlir::Operation *) { return false; },
@@ -83,7 +83,8 @@ compileValidated(const v1::Graph &graph, const GraphInfo &info,
     using Seconds = std::chrono::duration<double>;
     report->pipelineSeconds = Seconds(pipelineDone - start).count();
   }
-  return emitObjectCode(*module, options.optLevel, options.dumpIrDir);
+  return emitObjectCode(*module, options.optLevel, options.pipeline.target,
+                        options.dumpIrDir);
 }
 
 } // namespace

@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "jit/CpuPipeline.h"
+#include "codegen/CPU/CpuPipeline.h"
 #include "jit/Executable.h"
 
 #include "ir/graph/ConstantData.h"
@@ -29,7 +29,7 @@ struct CompileOptions {
   /// Write the IR after each pipeline stage into this directory.
   std::string dumpIrDir;
   /// Codegen choices (fusion on or off).
-  CpuPipelineOptions pipeline;
+  codegen::CpuPipelineOptions pipeline;
   /// Static specialisation: these symbols are compiled as these sizes
   /// (ir/graph/Specialize.h). Part of the compile cache key.
   std::map<std::string, int64_t> staticSymbols;

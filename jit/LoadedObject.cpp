@@ -10,8 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "jit/LoadedObject.h"
 
+#include "codegen/Common/Passes.h"
 #include "jit/ObjectCode.h"
-#include "jit/Passes.h"
 
 #include "ir/graph/ConstantData.h"
 #include "runtime/Allocator.h"
@@ -28,7 +28,7 @@
 namespace anyshape::jit {
 namespace {
 
-/// kFillSeededUniform's C ABI over the evaluator's generator.
+/// codegen::kFillSeededUniform's C ABI over the evaluator's generator.
 void fillSeededUniformAt(int64_t address, int64_t count, int32_t dtype,
                          uint64_t seed, double low, double high) {
   fillSeededUniform(seed, low, high, static_cast<v1::DType>(dtype), count,
@@ -43,13 +43,14 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner &mangle) {
   };
   llvm::orc::SymbolMap symbols;
   symbols[mangle("memrefCopy")] = bind(&runtime::anyshapeMemrefCopy);
-  symbols[mangle(std::string("_mlir_ciface_") + kBatchMatmulF32)] =
+  symbols[mangle(std::string("_mlir_ciface_") + codegen::kBatchMatmulF32)] =
       bind(&runtime::anyshapeBatchMatmulF32);
   // The execution context's allocator (ExecutionContext.h), and MLIR's
   // generic allocation functions for code that has no context (the shape
   // checks, the initializer).
-  symbols[mangle(kContextAlloc)] = bind(&runtime::anyshapeContextAlloc);
-  symbols[mangle(kContextFree)] = bind(&runtime::anyshapeContextFree);
+  symbols[mangle(codegen::kContextAlloc)] =
+      bind(&runtime::anyshapeContextAlloc);
+  symbols[mangle(codegen::kContextFree)] = bind(&runtime::anyshapeContextFree);
   symbols[mangle("_mlir_memref_to_llvm_alloc")] = bind(&runtime::anyshapeAlloc);
   symbols[mangle("_mlir_memref_to_llvm_aligned_alloc")] =
       bind(&runtime::anyshapeAlignedAlloc);
@@ -65,7 +66,7 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner &mangle) {
   symbols[mangle("__kmpc_barrier")] = bind(&runtime::anyshapeKmpcBarrier);
   symbols[mangle("__kmpc_push_num_threads")] =
       bind(&runtime::anyshapeKmpcPushNumThreads);
-  symbols[mangle(kFillSeededUniform)] = bind(&fillSeededUniformAt);
+  symbols[mangle(codegen::kFillSeededUniform)] = bind(&fillSeededUniformAt);
   return symbols;
 }
 
@@ -104,7 +105,7 @@ LoadedObject::load(std::string_view object) {
   if (!entry)
     return invalidArgument("cannot link object code: " +
                            llvm::toString(entry.takeError()));
-  auto initialize = (*jit)->lookup(kInitializeSymbol);
+  auto initialize = (*jit)->lookup(codegen::kInitializeSymbol);
   if (!initialize)
     return invalidArgument("cannot link object code: " +
                            llvm::toString(initialize.takeError()));

@@ -5,14 +5,14 @@
 // LLVM may inline the C-interface wrapper and @main into the entry and drop
 // unused code; the object exports those two functions and the globals of
 // its load-time constants. Optimisation uses the host target machine,
-// whose cost model lets the loop vectoriser use AVX-512 where present.
+// whose cost model lets the loop vectoriser use the widest vectors it has.
 //
 //===----------------------------------------------------------------------===//
 #include "jit/ObjectCode.h"
 
-#include "jit/LoopHints.h"
-#include "jit/Passes.h"
-#include "jit/ShapeCheckFunction.h"
+#include "codegen/CPU/LoopHints.h"
+#include "codegen/Common/Passes.h"
+#include "codegen/Common/ShapeCheckFunction.h"
 #include "jit/SplitLongBlocks.h"
 
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -63,8 +63,8 @@ StatusOr<llvm::orc::JITTargetMachineBuilder> hostBuilder() {
 /// inputs, and returns 0.
 Status addEntry(llvm::Module &module) {
   llvm::Function *run = module.getFunction("_mlir_ciface_main");
-  llvm::Function *check =
-      module.getFunction(std::string("_mlir_ciface_") + kShapeCheckFunction);
+  llvm::Function *check = module.getFunction(std::string("_mlir_ciface_") +
+                                             codegen::kShapeCheckFunction);
   if (!run || !check)
     return internalError("the module lacks the C interface of @main or of "
                          "the shape checks");
@@ -102,11 +102,11 @@ Status addEntry(llvm::Module &module) {
   b.CreateRet(code);
   // The loader's other entry (Passes.h); a module without load-time
   // constants may not define it.
-  llvm::Function *initialize = module.getFunction(kInitializeSymbol);
+  llvm::Function *initialize = module.getFunction(codegen::kInitializeSymbol);
   if (!initialize) {
     initialize = llvm::Function::Create(
         llvm::FunctionType::get(llvm::Type::getVoidTy(context), false),
-        llvm::GlobalValue::ExternalLinkage, kInitializeSymbol, module);
+        llvm::GlobalValue::ExternalLinkage, codegen::kInitializeSymbol, module);
     llvm::IRBuilder<>(llvm::BasicBlock::Create(context, "entry", initialize))
         .CreateRetVoid();
   }
@@ -117,8 +117,9 @@ Status addEntry(llvm::Module &module) {
   // lets alias analysis keep a kernel's accumulator in a register instead
   // of storing it to its buffer on every element (the buffer could
   // otherwise alias the inputs), which is what makes reductions vectorise.
-  for (const char *alloc : {kContextAlloc, "_mlir_memref_to_llvm_alloc",
-                            "_mlir_memref_to_llvm_aligned_alloc"})
+  for (const char *alloc :
+       {codegen::kContextAlloc, "_mlir_memref_to_llvm_alloc",
+        "_mlir_memref_to_llvm_aligned_alloc"})
     if (llvm::Function *f = module.getFunction(alloc))
       f->addRetAttr(llvm::Attribute::NoAlias);
   return Status::ok();
@@ -200,6 +201,7 @@ struct CollectedDiagnostics : llvm::DiagnosticHandler {
 } // namespace
 
 StatusOr<std::string> emitObjectCode(mlir::ModuleOp module, int optLevel,
+                                     const codegen::CpuTarget &target,
                                      const std::string &dumpDir) {
   auto dump = [&](const llvm::Module &m, const char *name) {
     if (dumpDir.empty())
@@ -225,7 +227,7 @@ StatusOr<std::string> emitObjectCode(mlir::ModuleOp module, int optLevel,
   if (llvm::verifyModule(*llvmModule, &llvm::errs()))
     return internalError("generated LLVM IR does not verify");
 
-  addLoopHints(*llvmModule, *machine);
+  codegen::addLoopHints(*llvmModule, *machine, target);
   dump(*llvmModule, "llvm_before_opt.ll");
   auto optimize = mlir::makeOptimizingTransformer(
       static_cast<unsigned>(std::clamp(optLevel, 0, 3)), 0, machine.get());

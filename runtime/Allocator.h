@@ -3,7 +3,7 @@
 // Every buffer the host flow allocates (intermediates and outputs) comes
 // from here: the CPU pipeline lowers memref.alloc/dealloc to calls of MLIR's
 // generic allocation functions, which executables bind to these. Buffers
-// are 64-byte aligned (a cache line, a full AVX-512 vector) and freed
+// are 64-byte aligned (a cache line, the widest vector register) and freed
 // blocks are kept per size class, so a steady stream of runs at varying
 // sequence lengths stops calling the system allocator after warm-up. The
 // cache is bounded in bytes; blocks beyond the bound go back to the system.

@@ -4,8 +4,8 @@
 //
 // Validation (Validate.h) records them while it infers the graph's types,
 // and the compiler turns the list into generated code that runs in the
-// executable's entry before any kernel (jit/ShapeCheckFunction.h), so a
-// new shape costs a few integer operations and no walk over the graph. The
+// executable's entry before any kernel (codegen/Common/ShapeCheckFunction.h),
+// so a new shape costs a few integer operations and no walk over the graph. The
 // concrete shape walk (Bindings.h) decides the same conditions from the
 // same rules; the tests hold the two to the same answers.
 //

@@ -1,4 +1,4 @@
-// The generated shape checks (jit/ShapeCheckFunction.h) against the
+// The generated shape checks (codegen/Common/ShapeCheckFunction.h) against the
 // concrete shape walk (checkConcreteShapes), which applies the same shape
 // rules to numbers. One graph per kind of run-time check, each compiled
 // once and run at every combination of small input dims, most of which

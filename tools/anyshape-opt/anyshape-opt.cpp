@@ -7,11 +7,11 @@
 // output of `anyshape import`.
 //
 //===----------------------------------------------------------------------===//
+#include "codegen/CPU/CpuPipeline.h"
+#include "codegen/CPU/Dialects.h"
 #include "ir/dhlo/Conversion/Passes.h"
 #include "ir/dhlo/IR/DhloDialect.h"
 #include "ir/dhlo/Transforms/Passes.h"
-#include "jit/CpuPipeline.h"
-#include "jit/Dialects.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -24,7 +24,7 @@
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  anyshape::jit::registerCpuPipelineDialects(registry);
+  anyshape::codegen::registerCpuPipelineDialects(registry);
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   // resolve-ranked-shaped-type-result-dims: replaces tensor.dim of dhlo
@@ -34,7 +34,7 @@ int main(int argc, char **argv) {
   mlir::bufferization::registerOneShotBufferize();
   anyshape::dhlo::registerAllDhloPasses();
   anyshape::dhlo::registerDhloConversionPasses();
-  anyshape::jit::registerCpuPipeline();
+  anyshape::codegen::registerCpuPipeline();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "anyshape pass driver\n", registry));
 }

@@ -52,7 +52,7 @@ struct Fusion {
   /// of a middle dim "split-row/row-blocks" and "split-row/column-chunks",
   /// one of the first dim "row-blocks" (per-thread partials) and
   /// "column-chunks" for "parallel", and one of every dim of a larger value
-  /// no "parallel" (jit/Passes.td, anyshape-speculate-kernels).
+  /// no "parallel" (codegen/Common/Passes.td, anyshape-speculate-kernels).
   std::vector<std::string> versions;
 };
 

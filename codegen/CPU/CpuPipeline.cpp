@@ -1,0 +1,194 @@
+//===- CpuPipeline.cpp - the CPU compile pipeline ----------------*- C++
+//-*-===//
+//
+// The whole CPU lowering as one readable list of stages. Symbolic dims
+// stay symbolic throughout: every dynamic size is computed at run time
+// from the input dims (shape reification), so one compile serves every
+// shape.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/CPU/CpuPipeline.h"
+
+#include "codegen/CPU/Passes.h"
+
+#include "ir/dhlo/Conversion/Passes.h"
+#include "ir/dhlo/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace anyshape::codegen {
+
+void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
+  // 0. The entry: the recorded shape checks as code, @main's ABI.
+  pm.addPass(createShapeCheckFunction());
+  pm.addPass(createPrepareEntryAbi());
+  // 1. Shapes: propagate, simplify with the constraint analysis. Then plan
+  // the kernels: each becomes a dhlo.fusion, which every pass below keeps
+  // (a kernel is formed, scheduled and checked one fusion at a time).
+  dhlo::buildDhloSimplifyPipeline(pm);
+  pm.addNestedPass<func::FuncOp>(dhlo::createFormFusions());
+  // 2. dhlo -> linalg on tensors (large seeded constants become globals
+  // filled at load); fuse elementwise producers.
+  pm.addPass(createSeededConstantsAtLoad());
+  pm.addNestedPass<func::FuncOp>(dhlo::createConvertDhloToLinalg());
+  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createCSEPass());
+  if (options.fuse) {
+    // Elementwise producers first, then again with reshapes moving
+    // through generics (linalg-fuse-elementwise-ops' patterns, kept to
+    // the plan): moved first, a reshape would expand a bias broadcast on
+    // its own instead of the add it feeds, and leave it a kernel.
+    pm.addNestedPass<func::FuncOp>(createFuseSharedProducers());
+    pm.addNestedPass<func::FuncOp>(
+        createFuseSharedProducers(FuseSharedProducersOptions{true}));
+  }
+  pm.addPass(createMathApproximation()); // vectorisable exp/tanh/erf/...
+  // 3. Tensors -> buffers, deallocated at last use; every output a fresh
+  // buffer the caller owns. The buffers are the host flow's: kernels
+  // allocate nothing.
+  pm.addNestedPass<func::FuncOp>(createFreshOutputs());
+  pm.addNestedPass<func::FuncOp>(createUnshareInits());
+  pm.addNestedPass<func::FuncOp>(createUnshareReshapeShapes());
+  pm.addNestedPass<func::FuncOp>(createCopyConcatenations());
+  bufferization::OneShotBufferizationOptions bufferization;
+  bufferization.bufferizeFunctionBoundaries = true;
+  bufferization.setFunctionBoundaryTypeConversion(
+      bufferization::LayoutMapOption::IdentityLayoutMap);
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
+  pm.addNestedPass<func::FuncOp>(createHoistKernelBuffers());
+  bufferization::BufferDeallocationPipelineOptions deallocation;
+  bufferization::buildBufferDeallocationPipeline(pm, deallocation);
+  pm.addNestedPass<func::FuncOp>(createFreeAtLastUse());
+  // 4. f32 matmuls to the GEMM library; everything else to loops (5); then
+  // the LLVM dialect.
+  pm.addPass(createBatchMatmulToRuntimeCall());
+  // 5. Parallel dims become scf.parallel; each outermost one gets a serial
+  // twin chosen at run time by its amount of work, and the parallel
+  // version becomes an OpenMP region (runtime/OpenMpAbi.h).
+  // A row reduction and its consumers (kStitch) run row by row in one
+  // parallel loop.
+  if (options.fuse) {
+    pm.addNestedPass<func::FuncOp>(createStitchRows());
+    pm.addNestedPass<func::FuncOp>(createCSEPass());
+    pm.addNestedPass<func::FuncOp>(createReuseReducedValues());
+    // Always: codegen builds exactly the plan's kernels, or the compile
+    // fails (a departure is an anyshape bug, reported as INTERNAL).
+    pm.addNestedPass<func::FuncOp>(
+        createCheckKernelFusions({options.printKernelFusions}));
+  }
+  pm.addNestedPass<func::FuncOp>(createMinMaxReductions());
+  if (options.parallel) {
+    pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+    // Drops the unit dims of the loops a stitched row's ops became.
+    pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+    pm.addNestedPass<func::FuncOp>(createPromoteAccumulators());
+    pm.addPass(createSpeculateKernels(
+        {options.parallelMinWork, options.parallelChunk,
+         options.splitRowMinWork, options.maxColumnPartials}));
+    // After versioning, every innermost loop of every version is an scf.for.
+    pm.addNestedPass<func::FuncOp>(
+        createSplitVectorRemainders({options.target.rowLoopStep()}));
+    pm.addPass(createConvertSCFToOpenMPPass());
+    // Inlines the memref.alloca_scope the conversion wraps each loop body
+    // in (kernel bodies allocate nothing on the stack); left in place it
+    // would hold the multi-block body scf-to-cf produces, which it may not.
+    pm.addPass(createCanonicalizerPass());
+  } else {
+    pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  }
+  // 6. The host flow and its kernels: each fusion a kernel function,
+  // launched (on the CPU: called) from the host flow.
+  pm.addPass(createOutlineKernels());
+  pm.addPass(createLaunchesToCalls());
+  pm.addPass(createExecutionContext());
+  pm.addPass(createConvertMathToFuncs());
+  pm.addPass(arith::createArithExpandOpsPass()); // ceildiv, maximumf, ...
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertSCFToCFPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  // Allocations call MLIR's generic allocation functions, which become
+  // calls of the execution context's allocator after the func lowering
+  // (runtime/ExecutionContext.h).
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useGenericFunctions = true;
+  memrefToLLVM.useAlignedAlloc = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertOpenMPToLLVMPass());
+  pm.addPass(createContextAllocation());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void registerCpuPipeline() {
+  registerCodegenCommonPasses();
+  registerCodegenCpuPasses();
+  // Every CpuPipelineOptions field, with its default: what the server
+  // compiles is this pipeline with these options (compileOptionsFor).
+  struct CliOptions : PassPipelineOptions<CliOptions> {
+    CpuPipelineOptions defaults;
+    Option<bool> fuse{*this, "fuse", llvm::cl::desc("Fuse kernels"),
+                      llvm::cl::init(defaults.fuse)};
+    Option<bool> parallel{*this, "parallel",
+                          llvm::cl::desc("Parallel kernel versions"),
+                          llvm::cl::init(defaults.parallel)};
+    Option<int64_t> parallelMinWork{
+        *this, "parallel-min-work",
+        llvm::cl::desc("Work from which a kernel runs in parallel"),
+        llvm::cl::init(defaults.parallelMinWork)};
+    Option<int64_t> parallelChunk{
+        *this, "parallel-chunk",
+        llvm::cl::desc("Iterations per chunk of a parallel innermost dim"),
+        llvm::cl::init(defaults.parallelChunk)};
+    Option<int64_t> splitRowMinWork{
+        *this, "split-row-min-work",
+        llvm::cl::desc("Row work from which rows are shared by the team"),
+        llvm::cl::init(defaults.splitRowMinWork)};
+    Option<int64_t> maxColumnPartials{
+        *this, "max-column-partials",
+        llvm::cl::desc("Partial sums above which columns are chunked"),
+        llvm::cl::init(defaults.maxColumnPartials)};
+    Option<bool> printKernelFusions{
+        *this, "print-kernel-fusions",
+        llvm::cl::desc("Print each kernel with its fusions of the plan")};
+    Option<int64_t> vectorBytes{
+        *this, "vector-bytes",
+        llvm::cl::desc("Bytes of the target's vector registers"),
+        llvm::cl::init(defaults.target.vectorBytes)};
+  };
+  PassPipelineRegistration<CliOptions>(
+      "anyshape-cpu-pipeline",
+      "Imported dhlo to the LLVM dialect for the CPU, shapes symbolic",
+      [](OpPassManager &pm, const CliOptions &cli) {
+        CpuPipelineOptions options;
+        options.fuse = cli.fuse;
+        options.parallel = cli.parallel;
+        options.parallelMinWork = cli.parallelMinWork;
+        options.parallelChunk = cli.parallelChunk;
+        options.splitRowMinWork = cli.splitRowMinWork;
+        options.maxColumnPartials = cli.maxColumnPartials;
+        options.printKernelFusions = cli.printKernelFusions;
+        options.target.vectorBytes = cli.vectorBytes;
+        buildCpuPipeline(pm, options);
+      });
+}
+
+} // namespace anyshape::codegen

@@ -1,0 +1,110 @@
+//===- LoopHints.cpp - vectorisation hints on generated LLVM IR -*- C++
+//-*-===//
+#include "codegen/CPU/LoopHints.h"
+
+#include "llvm/Analysis/AssumptionCache.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/Analysis/TargetTransformInfo.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Metadata.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <algorithm>
+
+namespace anyshape::codegen {
+namespace {
+
+/// The narrowest float type of a maximum/minimum call in `loop`, or null.
+llvm::Type *minMaxElementType(const llvm::Loop &loop) {
+  llvm::Type *narrowest = nullptr;
+  for (llvm::BasicBlock *block : loop.blocks())
+    for (llvm::Instruction &inst : *block)
+      if (auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&inst))
+        if (call->getIntrinsicID() == llvm::Intrinsic::maximum ||
+            call->getIntrinsicID() == llvm::Intrinsic::minimum) {
+          llvm::Type *type = call->getType()->getScalarType();
+          if (!narrowest ||
+              type->getScalarSizeInBits() < narrowest->getScalarSizeInBits())
+            narrowest = type;
+        }
+  return narrowest;
+}
+
+/// A loop id made of `properties` (name, value) pairs.
+llvm::MDNode *
+loopId(llvm::LLVMContext &context,
+       llvm::ArrayRef<std::pair<const char *, llvm::Constant *>> properties) {
+  llvm::SmallVector<llvm::Metadata *> operands{
+      nullptr}; // the self reference every loop id starts with
+  for (auto [name, value] : properties)
+    operands.push_back(
+        llvm::MDNode::get(context, {llvm::MDString::get(context, name),
+                                    llvm::ConstantAsMetadata::get(value)}));
+  llvm::MDNode *id = llvm::MDNode::getDistinct(context, operands);
+  id->replaceOperandWith(0, id);
+  return id;
+}
+
+/// `smallTripCount`: remainder loops (SplitVectorRemainders) run fewer
+/// iterations than a row loop's step; scalar evolution bounds them by it.
+void hintFunction(llvm::Function &function, llvm::TargetMachine &machine,
+                  unsigned smallTripCount) {
+  llvm::LLVMContext &context = function.getContext();
+  llvm::DominatorTree dominators(function);
+  llvm::LoopInfo loops(dominators);
+  llvm::TargetLibraryInfoImpl libraryInfo(
+      llvm::Triple(function.getParent()->getTargetTriple()));
+  llvm::TargetLibraryInfo library(libraryInfo, &function);
+  llvm::AssumptionCache assumptions(function);
+  llvm::ScalarEvolution evolution(function, library, assumptions, dominators,
+                                  loops);
+  unsigned registerBits =
+      machine.getTargetTransformInfo(function)
+          .getRegisterBitWidth(llvm::TargetTransformInfo::RGK_FixedWidthVector)
+          .getFixedValue();
+  llvm::Type *i1 = llvm::Type::getInt1Ty(context);
+  llvm::Type *i32 = llvm::Type::getInt32Ty(context);
+  for (llvm::Loop *loop : loops.getLoopsInPreorder()) {
+    if (!loop->isInnermost() || loop->getLoopID())
+      continue;
+    llvm::SmallVector<std::pair<const char *, llvm::Constant *>> properties;
+    if (llvm::Type *element = minMaxElementType(*loop);
+        element && registerBits > 0) {
+      unsigned width =
+          std::max(2u, registerBits / element->getScalarSizeInBits());
+      properties.push_back(
+          {"llvm.loop.vectorize.enable", llvm::ConstantInt::get(i1, 1)});
+      properties.push_back(
+          {"llvm.loop.vectorize.width", llvm::ConstantInt::get(i32, width)});
+    }
+    unsigned maxTrips = evolution.getSmallConstantMaxTripCount(loop);
+    if (maxTrips > 0 && maxTrips <= smallTripCount) {
+      // One masked vector per 16 elements, no scalar remainder at all.
+      if (properties.empty())
+        properties.push_back(
+            {"llvm.loop.vectorize.enable", llvm::ConstantInt::get(i1, 1)});
+      properties.push_back({"llvm.loop.vectorize.predicate.enable",
+                            llvm::ConstantInt::get(i1, 1)});
+      properties.push_back(
+          {"llvm.loop.interleave.count", llvm::ConstantInt::get(i32, 1)});
+    }
+    if (!properties.empty())
+      loop->setLoopID(loopId(context, properties));
+  }
+}
+
+} // namespace
+
+void addLoopHints(llvm::Module &module, llvm::TargetMachine &machine,
+                  const CpuTarget &target) {
+  auto smallTripCount = static_cast<unsigned>(target.rowLoopStep());
+  for (llvm::Function &function : module)
+    if (!function.isDeclaration())
+      hintFunction(function, machine, smallTripCount);
+}
+
+} // namespace anyshape::codegen

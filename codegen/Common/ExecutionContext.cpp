@@ -1,0 +1,91 @@
+//===- ExecutionContext.cpp - the run's context, passed along ----*- C++
+//-*-===//
+//
+// anyshape-execution-context (see Passes.td): @main and every kernel take
+// the execution context (runtime/ExecutionContext.h) as their first
+// argument, an !llvm.ptr; the host flow passes it to each kernel it
+// calls. The team size a schedule picks its version by, and the team each
+// parallel region forks, are then read from it, not from the thread.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/Common/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
+
+using namespace mlir;
+
+namespace anyshape::codegen {
+
+#define GEN_PASS_DEF_EXECUTIONCONTEXT
+#include "codegen/Common/Passes.h.inc"
+
+namespace {
+
+/// The context's team size (an i64 at offset 0), loaded at `b`.
+Value loadTeamSize(OpBuilder &b, Location loc, Value context) {
+  return b.create<LLVM::LoadOp>(loc, b.getI64Type(), context);
+}
+
+struct ExecutionContextPass : impl::ExecutionContextBase<ExecutionContextPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *mlirContext = &getContext();
+    auto pointer = LLVM::LLVMPointerType::get(mlirContext);
+    // @main (the entry's), the kernels, and any other function that
+    // launches kernels (a module not from the importer may have several).
+    auto isKernel = [&](func::CallOp call) {
+      auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+      return callee && callee->hasAttr("dhlo.kernel");
+    };
+    SmallVector<func::FuncOp> takers;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      bool launches = false;
+      func.walk([&](func::CallOp call) { launches |= isKernel(call); });
+      if (!func.isExternal() && (func.getSymName() == "main" || launches ||
+                                 func->hasAttr("dhlo.kernel")))
+        takers.push_back(func);
+    }
+    for (func::FuncOp func : takers) {
+      func.insertArgument(0, pointer, {}, func.getLoc());
+      func->setAttr(kExecutionContextAttr, UnitAttr::get(mlirContext));
+    }
+    for (func::FuncOp func : takers) {
+      Value context = func.getArgument(0);
+      func.walk([&](func::CallOp call) {
+        if (isKernel(call)) {
+          call->insertOperands(0, context);
+        } else if (call.getCallee() == kBatchMatmulF32) {
+          call->insertOperands(call->getNumOperands(), context);
+        } else if (call.getCallee() == kTeamSizeFunction) {
+          OpBuilder b(call);
+          call.getResult(0).replaceAllUsesWith(
+              loadTeamSize(b, call.getLoc(), context));
+          call.erase();
+        }
+      });
+      func.walk([&](omp::ParallelOp parallel) {
+        if (parallel.getNumThreadsVar())
+          return;
+        OpBuilder b(parallel);
+        Value team = b.create<LLVM::TruncOp>(
+            parallel.getLoc(), b.getI32Type(),
+            loadTeamSize(b, parallel.getLoc(), context));
+        parallel.getNumThreadsVarMutable().assign(team);
+      });
+    }
+    // The GEMM runs on the run's team too (runtime/Gemm.h).
+    if (auto gemm = module.lookupSymbol<func::FuncOp>(kBatchMatmulF32)) {
+      SmallVector<Type> inputs(gemm.getFunctionType().getInputs());
+      inputs.push_back(pointer);
+      gemm.setFunctionType(FunctionType::get(mlirContext, inputs, {}));
+    }
+    if (auto teamSize = module.lookupSymbol<func::FuncOp>(kTeamSizeFunction))
+      if (SymbolTable::symbolKnownUseEmpty(teamSize, module))
+        teamSize.erase();
+  }
+};
+
+} // namespace
+} // namespace anyshape::codegen

@@ -1,0 +1,110 @@
+//===- FuseSharedProducers.cpp - fuse multi-use producers --------*- C++
+//-*-===//
+//
+// anyshape-fuse-shared-producers (see Passes.td): MLIR's elementwise
+// fusion patterns with a control function that admits producers whose
+// every user is a linalg.generic. A producer with any other user (a
+// matmul, a return) is left alone: fusing it would compute it twice and
+// still write it. With move-reshapes it replaces linalg-fuse-elementwise-
+// ops, whose single-use fusions would not keep to the plan.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/Common/Passes.h"
+
+#include "ir/dhlo/IR/DhloDialect.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+using namespace mlir;
+
+namespace anyshape::codegen {
+
+#define GEN_PASS_DEF_FUSESHAREDPRODUCERS
+#include "codegen/Common/Passes.h.inc"
+
+namespace {
+
+/// Duplication is bounded: in a chain where every value feeds two
+/// consumers, fusing would otherwise double the arithmetic at each level
+/// (in whichever order the fusions happen). Producers beyond the first
+/// bound, or consumers beyond the second, are left materialised.
+constexpr int64_t kMaxDuplicatedOps = 48;
+constexpr int64_t kMaxFusedOps = 256;
+
+int64_t bodySize(linalg::GenericOp op) {
+  return std::distance(op.getBody()->begin(), op.getBody()->end());
+}
+
+bool onlyGenericUsers(OpOperand *fused) {
+  auto producer =
+      llvm::dyn_cast_or_null<linalg::GenericOp>(fused->get().getDefiningOp());
+  auto consumer = llvm::dyn_cast<linalg::GenericOp>(fused->getOwner());
+  if (!producer || !consumer)
+    return false;
+  // The plan decides which kernel an op is in (dhlo-form-fusions): an op
+  // in a fusion is fused only within it (its users elsewhere read the
+  // fusion's result, which no pattern sees through); one outside any
+  // (which the plan has every consumer recompute) anywhere. A producer
+  // the fusion yields stays whole: other kernels read it from memory, so
+  // its own fusion writes it (as one more stitch member).
+  auto fusion = producer->getParentOfType<dhlo::FusionOp>();
+  if (fusion && fusion != consumer->getParentOfType<dhlo::FusionOp>())
+    return false;
+  // Within one fusion the plan bounds the kernel's size (kMaxKernelOps,
+  // FusionPlan.cpp); a second bound here would cut the kernel where the
+  // plan did not, which the plan check rejects. Producers outside are
+  // duplicated into a body only while it stays small.
+  if (!fusion && bodySize(consumer) + bodySize(producer) > kMaxFusedOps)
+    return false;
+  if (fusion && llvm::any_of(producer->getUsers(), [](Operation *user) {
+        return llvm::isa<dhlo::YieldOp>(user);
+      }))
+    return false;
+  if (producer->hasOneUse())
+    return true; // e.g. the last consumer of a producer fused elsewhere
+  return bodySize(producer) <= kMaxDuplicatedOps &&
+         llvm::all_of(producer->getUsers(), [](Operation *user) {
+           return llvm::isa<linalg::GenericOp>(user);
+         });
+}
+
+/// What linalg-fuse-elementwise-ops fuses reshapes and folds constants
+/// into: producers with one use.
+bool hasOneUse(OpOperand *fused) {
+  Operation *producer = fused->get().getDefiningOp();
+  return producer && producer->hasOneUse();
+}
+
+struct FuseSharedProducersPass
+    : impl::FuseSharedProducersBase<FuseSharedProducersPass> {
+  using FuseSharedProducersBase::FuseSharedProducersBase;
+
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    RewritePatternSet patterns(context);
+    linalg::populateElementwiseOpsFusionPatterns(patterns, onlyGenericUsers);
+    GreedyRewriteConfig config;
+    if (moveReshapes) {
+      // The rest of linalg-fuse-elementwise-ops, in the same rewrite.
+      linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, hasOneUse);
+      affine::AffineApplyOp::getCanonicalizationPatterns(patterns, context);
+      linalg::GenericOp::getCanonicalizationPatterns(patterns, context);
+      tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, context);
+      tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, context);
+      context->getLoadedDialect<linalg::LinalgDialect>()
+          ->getCanonicalizationPatterns(patterns);
+      linalg::populateConstantFoldLinalgOperations(patterns, hasOneUse);
+      config.useTopDownTraversal = true;
+    }
+    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns),
+                                            config)))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+} // namespace anyshape::codegen

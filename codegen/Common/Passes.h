@@ -1,0 +1,60 @@
+//===- Passes.h - target-neutral codegen passes -----------------*- C++ -*-===//
+//
+// Declarations of the target-neutral codegen passes (Passes.td), and the
+// names generated code and the runtime agree on (runtime functions,
+// symbols and attributes): one owner for each.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Pass/Pass.h"
+
+namespace anyshape::codegen {
+
+#define GEN_PASS_DECL
+#include "codegen/Common/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "codegen/Common/Passes.h.inc"
+
+/// The runtime function the GEMM calls go to (C interface name).
+inline constexpr const char *kBatchMatmulF32 = "anyshapeBatchMatmulF32";
+
+/// The function every object defines to fill its load-time constants
+/// (`() -> ()`; anyshape-seeded-constants-at-load), called once by the
+/// loader before any run.
+inline constexpr const char *kInitializeSymbol = "anyshape_initialize";
+
+/// The runtime generator of SeededUniform constants: `(address: i64,
+/// count: i64, dtype: i32, seed: i64, low: f64, high: f64) -> ()`.
+inline constexpr const char *kFillSeededUniform = "anyshapeFillSeededUniform";
+
+/// Stands for the running execution's team size (`() -> i64`), which
+/// picks a row-reduction kernel's schedule, until
+/// anyshape-execution-context reads it from the context instead.
+inline constexpr const char *kTeamSizeFunction = "anyshapeTeamSize";
+
+/// Marks the functions that take the execution context
+/// (runtime/ExecutionContext.h) as their first argument: @main and the
+/// kernels (anyshape-execution-context).
+inline constexpr const char *kExecutionContextAttr = "anyshape.context";
+
+/// The runtime functions generated code allocates and frees buffers with,
+/// through the execution context: `(context, alignment, size) -> ptr` and
+/// `(context, ptr) -> ()`.
+inline constexpr const char *kContextAlloc = "anyshapeContextAlloc";
+inline constexpr const char *kContextFree = "anyshapeContextFree";
+
+/// Marks the scf.parallel of anyshape-stitch-rows: every dim is a row dim,
+/// so its parallel version keeps them all parallel.
+inline constexpr const char *kStitchedLoopAttr = "anyshape.stitched";
+
+} // namespace anyshape::codegen
