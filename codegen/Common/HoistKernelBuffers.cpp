@@ -4,7 +4,8 @@
 // fusion allocates the buffers it writes and yields them; this moves each
 // allocation, with the pure index and view ops it is computed from, out
 // in front of the fusion, and the fusion's results become those buffers.
-// What stays inside only reads and writes memory the host flow owns.
+// What stays inside only reads and writes memory the host flow owns; a
+// fusion with nothing left (a reshape, now a view) goes away.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Common/Passes.h"
@@ -78,6 +79,11 @@ LogicalResult hoist(dhlo::FusionOp fusion) {
     return failure();
   // The results are now the yielded values themselves, defined outside.
   fusion->replaceAllUsesWith(yield->getOperands());
+  // A fusion that was only views (a reshape) has nothing left to run.
+  if (&fusion.getBody().front().front() == yield.getOperation()) {
+    fusion.erase();
+    return success();
+  }
   OpBuilder b(fusion);
   auto bare =
       b.create<dhlo::FusionOp>(fusion.getLoc(), TypeRange{}, fusion.getIdAttr(),

@@ -526,6 +526,29 @@ YieldOp FusionOp::getYield() {
   return llvm::cast<YieldOp>(getBody().front().getTerminator());
 }
 
+void FusionOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  if (getNumResults() == 0) {
+    effects.emplace_back(MemoryEffects::Read::get());
+    effects.emplace_back(MemoryEffects::Write::get());
+    return;
+  }
+  getBody().walk([&](Operation *op) {
+    if (op == getOperation())
+      return;
+    if (auto inner = llvm::dyn_cast<MemoryEffectOpInterface>(op)) {
+      SmallVector<SideEffects::EffectInstance<MemoryEffects::Effect>> own;
+      inner.getEffects(own);
+      llvm::append_range(effects, own);
+    } else if (!op->hasTrait<OpTrait::HasRecursiveMemoryEffects>()) {
+      // Unknown effects: anything.
+      effects.emplace_back(MemoryEffects::Read::get());
+      effects.emplace_back(MemoryEffects::Write::get());
+    }
+  });
+}
+
 LogicalResult FusionOp::verify() {
   if (getBody().empty() || getBody().front().empty() ||
       !llvm::isa<YieldOp>(getBody().front().back()))

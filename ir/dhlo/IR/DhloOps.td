@@ -245,7 +245,7 @@ def Dhlo_DimSizeOp : Dhlo_InferredOp<"dim_size"> {
 //===----------------------------------------------------------------------===//
 
 def Dhlo_FusionOp : Op<Dhlo_Dialect, "fusion", [
-    RecursiveMemoryEffects, RecursivelySpeculatable, SingleBlock]> {
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>, SingleBlock]> {
   let summary = "one kernel of the fusion plan";
   let description = [{
     The ops of one planned kernel (FusionPlan.h), formed by
@@ -261,6 +261,11 @@ def Dhlo_FusionOp : Op<Dhlo_Dialect, "fusion", [
     then moves every buffer the kernel writes out to the host flow: from
     there on a fusion has no results and allocates nothing, the form in
     which it is checked against the plan, scheduled and outlined.
+
+    Its memory effects are its body's while it has results; without
+    results it reads and writes the buffers it uses (said at once, not
+    found by walking a body that may hold thousands of ops each time a
+    rewrite asks whether the kernel is dead).
   }];
   let arguments = (ins I64Attr:$id, StrAttr:$kind, StrArrayAttr:$versions);
   let results = (outs Variadic<AnyType>:$results);

@@ -62,3 +62,18 @@ func.func @size_read_from_memory(%a: memref<?xf32>, %sizes: memref<1xindex>) -> 
   }
   return %0 : memref<?xf32>
 }
+
+// -----
+
+// A fusion that is only a view (a reshape) has nothing left to run once
+// its view is hoisted: it goes away.
+// CHECK-LABEL: func.func @only_a_view
+// CHECK-NEXT: %[[VIEW:.*]] = memref.expand_shape
+// CHECK-NEXT: return %[[VIEW]]
+func.func @only_a_view(%a: memref<4xf32>) -> memref<2x2xf32> {
+  %0 = dhlo.fusion "kLoop" 0 versions ["serial"] -> memref<2x2xf32> {
+    %v = memref.expand_shape %a [[0, 1]] output_shape [2, 2] : memref<4xf32> into memref<2x2xf32>
+    dhlo.yield %v : memref<2x2xf32>
+  }
+  return %0 : memref<2x2xf32>
+}
