@@ -3,7 +3,9 @@
 // anyshape-hoist-kernel-buffers (see Passes.td). After bufferization a
 // fusion allocates the buffers it writes and yields them; this moves each
 // allocation, with the pure index and view ops it is computed from, out
-// in front of the fusion, and the fusion's results become those buffers.
+// in front of the fusion, and the fusion's results become those buffers;
+// a memref.reshape in the kernel moves out too, with the stores of its
+// shape, where its source allows.
 // What stays inside only reads and writes memory the host flow owns; a
 // fusion with nothing left (a reshape, now a view) goes away.
 //
@@ -31,8 +33,12 @@ namespace {
 /// stores that write the shape a hoisted memref.reshape reads (a reshape
 /// is pure, but reads its shape operand's buffer). Fails, moving nothing,
 /// on any other op with a memory effect (it would not compute the same
-/// outside) or an op in a nested region.
-LogicalResult hoistSlices(dhlo::FusionOp fusion, ArrayRef<Value> roots) {
+/// outside) or an op in a nested region; with `required`, naming it.
+LogicalResult hoistSlices(dhlo::FusionOp fusion, ArrayRef<Value> roots,
+                          bool required = true) {
+  auto fail = [&](Operation *op, const char *message) {
+    return required ? op->emitOpError(message) : failure();
+  };
   Block &body = fusion.getBody().front();
   llvm::DenseSet<Operation *> slice;
   SmallVector<Operation *> worklist;
@@ -46,7 +52,7 @@ LogicalResult hoistSlices(dhlo::FusionOp fusion, ArrayRef<Value> roots) {
   while (!worklist.empty()) {
     Operation *op = worklist.pop_back_val();
     if (op->getBlock() != &body)
-      return op->emitOpError("defines a kernel's buffer inside a loop");
+      return fail(op, "defines a kernel's buffer inside a loop");
     if (auto reshape = llvm::dyn_cast<memref::ReshapeOp>(op))
       for (Operation *user : reshape.getShape().getUsers()) {
         auto store = llvm::dyn_cast<memref::StoreOp>(user);
@@ -54,12 +60,12 @@ LogicalResult hoistSlices(dhlo::FusionOp fusion, ArrayRef<Value> roots) {
           if (slice.insert(store).second)
             worklist.push_back(store);
         } else if (user != op && fusion->isProperAncestor(user)) {
-          return user->emitOpError("writes the shape of a kernel's buffer");
+          return fail(user, "writes the shape of a kernel's buffer");
         }
       }
     if (!isMemoryEffectFree(op) &&
         !llvm::isa<memref::AllocOp, memref::StoreOp>(op))
-      return op->emitOpError("defines a kernel's buffer with side effects");
+      return fail(op, "defines a kernel's buffer with side effects");
     for (Value operand : op->getOperands())
       add(operand);
   }
@@ -77,6 +83,13 @@ LogicalResult hoist(dhlo::FusionOp fusion) {
   llvm::append_range(roots, yield->getOperands());
   if (failed(hoistSlices(fusion, roots)))
     return failure();
+  // So do the views a kernel makes through a shape buffer (a GEMM's
+  // operands as 3-D): the host writes the shape, the kernel gets the view.
+  SmallVector<Value> reshapes;
+  for (auto reshape : fusion.getBody().front().getOps<memref::ReshapeOp>())
+    reshapes.push_back(reshape.getResult());
+  for (Value reshape : reshapes)
+    (void)hoistSlices(fusion, {reshape}, /*required=*/false);
   // The results are now the yielded values themselves, defined outside.
   fusion->replaceAllUsesWith(yield->getOperands());
   // A fusion that was only views (a reshape) has nothing left to run.

@@ -154,7 +154,10 @@ def HoistKernelBuffers
     a `dhlo.fusion`, and every value it yields, moves in front of it with
     the pure ops (index arithmetic, dims, views) it is computed from; the
     fusion's results are replaced by those values and the fusion keeps no
-    results. From here on a kernel allocates nothing: buffer allocation
+    results. A `memref.reshape` in it (a GEMM operand made 3-D) moves out
+    too, with the stores that write its shape, where its source allows:
+    the host writes shapes, the kernel gets views. A fusion left empty (a
+    reshape, now a view) is erased. From here on a kernel allocates nothing: buffer allocation
     and freeing are the host flow's, and deallocation places frees around
     the fusions as it would around any op.
   }];

@@ -77,3 +77,36 @@ func.func @only_a_view(%a: memref<4xf32>) -> memref<2x2xf32> {
   }
   return %0 : memref<2x2xf32>
 }
+
+// -----
+
+// A view the kernel makes through a shape buffer (as a GEMM's operands are
+// made 3-D) moves to the host with the stores of its shape: the kernel
+// gets the view, and writes no shape.
+#map = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @reshape_for_the_kernel
+// CHECK: %[[SHAPE:.*]] = memref.alloc() : memref<2xindex>
+// CHECK: memref.store %{{.*}}, %[[SHAPE]]
+// CHECK: memref.store %{{.*}}, %[[SHAPE]]
+// CHECK: %[[VIEW:.*]] = memref.reshape %{{.*}}(%[[SHAPE]])
+// CHECK-NEXT: dhlo.fusion "kLoop" 0 versions ["serial"] {
+// CHECK-NEXT: linalg.generic {{.*}} ins(%[[VIEW]] : memref<2x?xf32>)
+// CHECK-NOT: memref.store
+// CHECK: dhlo.yield
+func.func @reshape_for_the_kernel(%a: memref<?xf32>, %out: memref<2x?xf32>, %half: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  dhlo.fusion "kLoop" 0 versions ["serial"] {
+    %shape = memref.alloc() : memref<2xindex>
+    memref.store %c2, %shape[%c0] : memref<2xindex>
+    memref.store %half, %shape[%c1] : memref<2xindex>
+    %view = memref.reshape %a(%shape) : (memref<?xf32>, memref<2xindex>) -> memref<2x?xf32>
+    linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%view : memref<2x?xf32>) outs(%out : memref<2x?xf32>) {
+    ^bb0(%x: f32, %o: f32):
+      linalg.yield %x : f32
+    }
+    dhlo.yield
+  }
+  return
+}
