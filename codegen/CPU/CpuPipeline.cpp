@@ -111,8 +111,8 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
   // 6. The host flow and its kernels: each fusion a kernel function,
   // launched (on the CPU: called) from the host flow.
   pm.addPass(createOutlineKernels());
-  pm.addPass(createLaunchesToCalls());
   pm.addPass(createExecutionContext());
+  pm.addPass(createLaunchesToCalls());
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(arith::createArithExpandOpsPass()); // ceildiv, maximumf, ...
   pm.addPass(createLowerAffinePass());

@@ -4,11 +4,14 @@
 // anyshape-execution-context (see Passes.td): @main and every kernel take
 // the execution context (runtime/ExecutionContext.h) as their first
 // argument, an !llvm.ptr; the host flow passes it to each kernel it
-// calls. The team size a schedule picks its version by, and the team each
-// parallel region forks, are then read from it, not from the thread.
+// launches, which every target's lowering of a launch then keeps. The team size
+// a schedule picks its version by, and the team each parallel region forks, are
+// then read from it, not from the thread.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Common/Passes.h"
+
+#include "ir/dhlo/IR/DhloDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -34,7 +37,8 @@ struct ExecutionContextPass : impl::ExecutionContextBase<ExecutionContextPass> {
     MLIRContext *mlirContext = &getContext();
     auto pointer = LLVM::LLVMPointerType::get(mlirContext);
     // @main (the entry's), the kernels, and any other function that
-    // launches kernels (a module not from the importer may have several).
+    // launches or calls kernels (a module not from the importer may have
+    // several).
     auto isKernel = [&](func::CallOp call) {
       auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
       return callee && callee->hasAttr("dhlo.kernel");
@@ -43,6 +47,7 @@ struct ExecutionContextPass : impl::ExecutionContextBase<ExecutionContextPass> {
     for (auto func : module.getOps<func::FuncOp>()) {
       bool launches = false;
       func.walk([&](func::CallOp call) { launches |= isKernel(call); });
+      func.walk([&](dhlo::LaunchOp) { launches = true; });
       if (!func.isExternal() && (func.getSymName() == "main" || launches ||
                                  func->hasAttr("dhlo.kernel")))
         takers.push_back(func);
@@ -53,6 +58,8 @@ struct ExecutionContextPass : impl::ExecutionContextBase<ExecutionContextPass> {
     }
     for (func::FuncOp func : takers) {
       Value context = func.getArgument(0);
+      func.walk(
+          [&](dhlo::LaunchOp launch) { launch->insertOperands(0, context); });
       func.walk([&](func::CallOp call) {
         if (isKernel(call)) {
           call->insertOperands(0, context);

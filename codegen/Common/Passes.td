@@ -72,10 +72,11 @@ def ExecutionContext
     : Pass<"anyshape-execution-context", "mlir::ModuleOp"> {
   let summary = "Pass the execution context to the host flow and kernels";
   let description = [{
-    After outlining and the CPU's launches-to-calls: `@main` and every
-    kernel function take the execution context (runtime/ExecutionContext.h)
-    as a leading `!llvm.ptr` argument (attribute `anyshape.context`), and
-    every call of a kernel passes it on. The team size a schedule is
+    After outlining, before a target lowers its launches: `@main` and
+    every kernel function take the execution context
+    (runtime/ExecutionContext.h) as a leading `!llvm.ptr` argument
+    (attribute `anyshape.context`), and every `dhlo.launch` (or call) of a
+    kernel passes it on. The team size a schedule is
     chosen by (`anyshapeTeamSize()` until here) is loaded from it, and
     every `omp.parallel` forks that many threads (`num_threads`), so no
     thread state decides how a run is scheduled.

@@ -18,6 +18,7 @@
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <mutex>
 #include <random>
 #include <thread>
@@ -207,30 +208,36 @@ TEST_F(ClientEndToEnd, AsyncRunsFromManyThreadsShareOneCompile) {
     inputs.push_back(inputsFor(1 + k * 3, 100 + k));
     futures.push_back(client_->runAsync(*compiled, inputs.back()));
   }
-  std::mutex mutex;
-  std::condition_variable allDone;
-  int callbacks = 0;
-  std::vector<Status> callbackErrors;
+  // Shared with the callbacks, not on this frame: a failed assertion below
+  // returns while callbacks may still be running.
+  struct Callbacks {
+    std::mutex mutex;
+    std::condition_variable allDone;
+    int done = 0;
+    std::vector<Status> errors;
+  };
+  auto callbacks = std::make_shared<Callbacks>();
   for (int k = 0; k < 16; ++k)
-    client_->runAsync(
-        *compiled, inputsFor(k + 1, k), [&, k](Client::RunResult result) {
-          std::lock_guard<std::mutex> lock(mutex);
-          if (!result.isOk())
-            callbackErrors.push_back(result.status());
-          else if (result->at(0).shape(0) != k + 1)
-            callbackErrors.push_back(internalError("wrong batch size"));
-          ++callbacks;
-          allDone.notify_all();
-        });
+    client_->runAsync(*compiled, inputsFor(k + 1, k),
+                      [callbacks, k](Client::RunResult result) {
+                        std::lock_guard<std::mutex> lock(callbacks->mutex);
+                        if (!result.isOk())
+                          callbacks->errors.push_back(result.status());
+                        else if (result->at(0).shape(0) != k + 1)
+                          callbacks->errors.push_back(
+                              internalError("wrong batch size"));
+                        ++callbacks->done;
+                        callbacks->allDone.notify_all();
+                      });
   for (int k = 0; k < 16; ++k) {
     Client::RunResult result = futures[k].get();
     ASSERT_TRUE(result.isOk()) << result.status().toString();
     expectMatchesReference(graph, inputs[k], *result);
   }
-  std::unique_lock<std::mutex> lock(mutex);
-  ASSERT_TRUE(allDone.wait_for(lock, std::chrono::seconds(60),
-                               [&] { return callbacks == 16; }));
-  for (const Status &error : callbackErrors)
+  std::unique_lock<std::mutex> lock(callbacks->mutex);
+  ASSERT_TRUE(callbacks->allDone.wait_for(
+      lock, std::chrono::seconds(60), [&] { return callbacks->done == 16; }));
+  for (const Status &error : callbacks->errors)
     ADD_FAILURE() << error.toString();
   auto after = client_->stats();
   ASSERT_TRUE(after.isOk());
