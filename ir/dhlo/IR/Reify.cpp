@@ -10,17 +10,20 @@
 //      tensor.dim from the first function argument dim that binds it
 //      (symbols always come from the inputs, so this reaches back to them
 //      directly instead of through every intermediate op);
-//   3. the op's own shape rule applied to its operands' dims, for dims no
-//      symbol names (a reshape's -1, a strided slice, handwritten IR).
+//   3. the op's wire shape rule (ir/graph, the rules validation and type
+//      inference use) applied to its operands' dims, for dims no symbol
+//      names (a reshape's -1, a strided slice, handwritten IR).
 //
 //===----------------------------------------------------------------------===//
 #include "ir/dhlo/IR/DhloDialect.h"
 
-#include "ir/graph/OpRegistry.h"
+#include "ir/graph/ShapeChecks.h"
+#include "ir/graph/ShapeInference.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 
+#include <functional>
 #include <map>
 
 using namespace mlir;
@@ -92,111 +95,114 @@ private:
   std::map<std::string, std::pair<Value, int64_t>> bindings_;
 };
 
-/// Rule 3: result dim `d` from the operands' dims.
+/// The placeholder symbol standing for operand `k`'s dim `i` in rule 3;
+/// no graph symbol can take the name (ir/graph's symbols are identifiers).
+std::string placeholder(size_t k, int64_t i) {
+  return "$" + std::to_string(k) + "." + std::to_string(i);
+}
+
+/// Rule 3: result dim `d` from the operands' dims, by the op's wire shape
+/// rule (ir/graph/ShapeInference.h, the one owner of every op's dim
+/// rules) run on operand types whose dynamic dims are placeholders. The
+/// rule's result dim is then a polynomial over those, the attributes'
+/// symbols and the fresh sizes its recorded checks define (a strided
+/// slice's extent, a reshape's quotient, a padded dim); each becomes index
+/// arithmetic on the operands' dims.
 Value fromOperands(Operation *op, int64_t d, DimMaterializer &m) {
-  const OpInfo *info = lookupOp(op->getName().stripDialect());
-  auto resultType = llvm::cast<RankedTensorType>(op->getResult(0).getType());
-  if (info &&
-      (info->opClass == OpClass::Unary || info->opClass == OpClass::Binary ||
-       info->opClass == OpClass::Select)) {
-    // Any operand of the result's rank (select's predicate may be scalar).
-    for (Value operand : llvm::reverse(op->getOperands()))
-      if (llvm::cast<RankedTensorType>(operand.getType()).getRank() ==
-          resultType.getRank())
-        return m.dimOf(operand, d);
+  std::string error;
+  FailureOr<v1::Node> node =
+      toWireNode(op->getName().stripDialect(), op->getAttrDictionary(), error);
+  if (failed(node))
     return nullptr;
-  }
-  if (auto transpose = llvm::dyn_cast<TransposeOp>(op))
-    return m.dimOf(transpose.getOperand(), transpose.getPermutation()[d]);
-  if (auto reduce = llvm::dyn_cast<ReduceOp>(op)) {
-    int64_t kept = -1;
-    for (int64_t i = 0;; ++i)
-      if (!llvm::is_contained(reduce.getDimensions(), i) && ++kept == d)
-        return m.dimOf(reduce.getOperand(), i);
-  }
-  if (auto broadcast = llvm::dyn_cast<BroadcastInDimOp>(op)) {
-    if (auto target = broadcast.getShape().getDim(d))
-      return m.materialize(*target);
-    for (auto [i, r] : llvm::enumerate(broadcast.getBroadcastDimensions()))
-      if (r == d) // an unknown target copies its operand dim
-        return m.dimOf(broadcast.getOperand(), i);
-    return nullptr;
-  }
-  if (auto reshape = llvm::dyn_cast<ReshapeOp>(op)) {
-    ShapeAttr target = reshape.getShape();
-    if (!target.isInferred(d))
-      return target.getDim(d) ? m.materialize(*target.getDim(d)) : nullptr;
-    // The -1: element count over the product of the other target dims.
-    auto inType = llvm::cast<RankedTensorType>(reshape.getOperand().getType());
-    Value count = m.constant(1);
-    for (int64_t i = 0; i < inType.getRank(); ++i)
-      count = m.mul(count, m.dimOf(reshape.getOperand(), i));
-    Value others = m.constant(1);
-    for (int64_t i = 0; i < target.getRank(); ++i) {
-      if (i == d)
-        continue;
-      Value dim = target.getDim(i) ? m.materialize(*target.getDim(i)) : nullptr;
-      if (!dim)
-        return nullptr;
-      others = m.mul(others, dim);
-    }
-    return m.div(count, others);
-  }
-  if (auto slice = llvm::dyn_cast<SliceOp>(op)) {
-    auto start = slice.getStartIndices().getDim(d);
-    auto limit = slice.getLimitIndices().getDim(d);
-    Value s = start ? m.materialize(*start) : nullptr;
-    Value l = limit ? m.materialize(*limit) : nullptr;
-    if (!s || !l)
+  static const GraphLimits limits;
+  ShapeContext shapes = ShapeContext::open(limits, kLocalFreshPrefix);
+  std::vector<ShapeCheck> checks;
+  shapes.recordChecksInto(&checks);
+  std::map<std::string, std::pair<Value, int64_t>> operandDims;
+  std::vector<SymTensorType> types;
+  for (auto [k, operand] : llvm::enumerate(op->getOperands())) {
+    auto type = llvm::cast<RankedTensorType>(operand.getType());
+    std::optional<v1::DType> dtype = dtypeOf(type.getElementType());
+    if (!dtype)
       return nullptr;
-    int64_t stride = slice.getStrides().empty() ? 1 : slice.getStrides()[d];
-    return m.ceilDiv(m.sub(l, s), m.constant(stride));
-  }
-  if (auto pad = llvm::dyn_cast<PadOp>(op)) {
-    Value in = m.dimOf(pad.getOperand(), d);
-    int64_t interior =
-        pad.getInteriorPadding().empty() ? 0 : pad.getInteriorPadding()[d];
-    Value grown = m.mul(m.max(m.sub(in, m.constant(1)), m.constant(0)),
-                        m.constant(interior));
-    return m.add(m.add(in, grown), m.constant(pad.getEdgePaddingLow()[d] +
-                                              pad.getEdgePaddingHigh()[d]));
-  }
-  if (auto concat = llvm::dyn_cast<ConcatenateOp>(op)) {
-    if (d != concat.getDimensionAttr().getInt())
-      return m.dimOf(concat.getInputs().front(), d);
-    Value sum = m.constant(0);
-    for (Value input : concat.getInputs())
-      sum = m.add(sum, m.dimOf(input, d));
-    return sum;
-  }
-  if (auto gather = llvm::dyn_cast<GatherOp>(op)) {
-    int64_t axis = gather.getAxisAttr().getInt();
-    int64_t indexRank =
-        llvm::cast<RankedTensorType>(gather.getIndices().getType()).getRank();
-    if (d < axis)
-      return m.dimOf(gather.getOperand(), d);
-    if (d < axis + indexRank)
-      return m.dimOf(gather.getIndices(), d - axis);
-    return m.dimOf(gather.getOperand(), d - indexRank + 1);
-  }
-  if (auto dot = llvm::dyn_cast<DotGeneralOp>(op)) {
-    auto lb = dot.getLhsBatchDimensions();
-    if (d < static_cast<int64_t>(lb.size()))
-      return m.dimOf(dot.getLhs(), lb[d]);
-    int64_t k = lb.size();
-    for (auto [side, batch, contracting] :
-         {std::make_tuple(dot.getLhs(), lb, dot.getLhsContractingDimensions()),
-          std::make_tuple(dot.getRhs(), dot.getRhsBatchDimensions(),
-                          dot.getRhsContractingDimensions())}) {
-      int64_t rank = llvm::cast<RankedTensorType>(side.getType()).getRank();
-      for (int64_t i = 0; i < rank; ++i)
-        if (!llvm::is_contained(batch, i) &&
-            !llvm::is_contained(contracting, i))
-          if (k++ == d)
-            return m.dimOf(side, i);
+    SymTensorType symbolic{*dtype, {}};
+    for (int64_t i = 0; i < type.getRank(); ++i) {
+      if (!type.isDynamicDim(i)) {
+        symbolic.dims.push_back(SymExpr::constant(type.getDimSize(i)));
+        continue;
+      }
+      symbolic.dims.push_back(SymExpr::symbol(placeholder(k, i)));
+      operandDims.emplace(placeholder(k, i), std::make_pair(operand, i));
     }
+    types.push_back(std::move(symbolic));
   }
-  return nullptr;
+  std::vector<const SymTensorType *> operandTypes;
+  for (const SymTensorType &type : types)
+    operandTypes.push_back(&type);
+  StatusOr<SymTensorType> result = inferNodeType(*node, operandTypes, shapes);
+  if (!result || d >= result->rank())
+    return nullptr;
+
+  std::map<std::string, const ShapeCheck *> definitions;
+  for (const ShapeCheck &check : checks)
+    if (!check.symbol.empty())
+      definitions.emplace(check.symbol, &check);
+  std::function<Value(const SymExpr &, int)> build;
+  auto symbolValue = [&](const std::string &name, int depth) -> Value {
+    if (auto it = operandDims.find(name); it != operandDims.end())
+      return m.dimOf(it->second.first, it->second.second);
+    auto it = definitions.find(name);
+    if (it == definitions.end())
+      return m.materialize(SymExpr::symbol(name)); // a function input's
+    const ShapeCheck &check = *it->second;
+    Value a = build(check.a, depth + 1);
+    if (!a)
+      return nullptr;
+    switch (check.kind) {
+    case ShapeCheck::Kind::DefineCeilDiv:
+      return m.ceilDiv(a, m.constant(check.stride));
+    case ShapeCheck::Kind::DefineQuotient: {
+      Value b = build(check.b, depth + 1);
+      return b ? m.div(a, b) : nullptr;
+    }
+    case ShapeCheck::Kind::DefinePadded: {
+      // edges if a == 0, else a + interior * (a - 1) + edges.
+      Value grown = m.mul(m.max(m.sub(a, m.constant(1)), m.constant(0)),
+                          m.constant(check.interior));
+      return m.add(m.add(a, grown), m.constant(check.edges));
+    }
+    default:
+      return nullptr;
+    }
+  };
+  build = [&](const SymExpr &e, int depth) -> Value {
+    if (depth > 16) // definitions refer only to earlier ones; a guard
+      return nullptr;
+    // Terms added, then those with negative coefficients subtracted: an
+    // extent reads `limit - start`.
+    Value sum;
+    for (bool negative : {false, true})
+      for (const auto &[monomial, coefficient] : e.terms()) {
+        if ((coefficient < 0) != negative)
+          continue;
+        int64_t magnitude = negative ? -coefficient : coefficient;
+        Value term = monomial.empty() ? m.constant(magnitude) : Value();
+        for (const std::string &symbol : monomial) {
+          Value factor = symbolValue(symbol, depth);
+          if (!factor)
+            return nullptr;
+          term = term ? m.mul(term, factor) : factor;
+        }
+        if (!monomial.empty() && magnitude != 1)
+          term = m.mul(term, m.constant(magnitude));
+        if (!sum)
+          sum = negative ? m.sub(m.constant(0), term) : term;
+        else
+          sum = negative ? m.sub(sum, term) : m.add(sum, term);
+      }
+    return sum ? sum : m.constant(0);
+  };
+  return build(result->dims[d], 0);
 }
 
 } // namespace

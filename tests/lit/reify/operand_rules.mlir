@@ -1,7 +1,8 @@
 // RUN: %anyshape-opt %s --resolve-ranked-shaped-type-result-dims --canonicalize --cse | FileCheck %s
-// Shape reification where no symbol names the dim: each op's own rule over
-// its operands' dims (reshape -1, strided slice, interior pad, concatenate,
-// gather, dot_general, elementwise on plain `?` dims).
+// Shape reification where no symbol names the dim: the op's wire shape
+// rule (ir/graph) over its operands' dims (reshape -1, strided slice,
+// interior pad, concatenate, gather, dot_general, elementwise on plain `?`
+// dims, an anonymous broadcast target dim).
 
 // CHECK-LABEL: func @reshape_inferred
 func.func @reshape_inferred(%x: tensor<?x?xf32>) -> index {
@@ -63,5 +64,16 @@ func.func @elementwise_plain(%a: tensor<?xf32>, %b: tensor<?xf32>) -> index {
   // CHECK: %[[D:.*]] = tensor.dim %arg{{[01]}}, %c0
   // CHECK: return %[[D]]
   %d = tensor.dim %s, %c0 : tensor<?xf32>
+  return %d : index
+}
+
+// A broadcast target dim nobody named copies its operand dim.
+// CHECK-LABEL: func @broadcast_anonymous
+// CHECK: %[[D:.*]] = tensor.dim %arg0, %c0
+// CHECK: return %[[D]]
+func.func @broadcast_anonymous(%x: tensor<?xf32>) -> index {
+  %c0 = arith.constant 0 : index
+  %b = dhlo.broadcast_in_dim %x {shape = #dhlo.shape<?, 4>, broadcast_dimensions = array<i64: 0>} : (tensor<?xf32>) -> tensor<?x4xf32>
+  %d = tensor.dim %b, %c0 : tensor<?x4xf32>
   return %d : index
 }
