@@ -39,8 +39,10 @@ struct ExecutionContextPass : impl::ExecutionContextBase<ExecutionContextPass> {
     // @main (the entry's), the kernels, and any other function that
     // launches or calls kernels (a module not from the importer may have
     // several).
+    // One table: a lookup on the module op itself scans its body.
+    SymbolTable symbols(module);
     auto isKernel = [&](func::CallOp call) {
-      auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+      auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
       return callee && callee->hasAttr("dhlo.kernel");
     };
     SmallVector<func::FuncOp> takers;
@@ -83,12 +85,12 @@ struct ExecutionContextPass : impl::ExecutionContextBase<ExecutionContextPass> {
       });
     }
     // The GEMM runs on the run's team too (runtime/Gemm.h).
-    if (auto gemm = module.lookupSymbol<func::FuncOp>(kBatchMatmulF32)) {
+    if (auto gemm = symbols.lookup<func::FuncOp>(kBatchMatmulF32)) {
       SmallVector<Type> inputs(gemm.getFunctionType().getInputs());
       inputs.push_back(pointer);
       gemm.setFunctionType(FunctionType::get(mlirContext, inputs, {}));
     }
-    if (auto teamSize = module.lookupSymbol<func::FuncOp>(kTeamSizeFunction))
+    if (auto teamSize = symbols.lookup<func::FuncOp>(kTeamSizeFunction))
       if (SymbolTable::symbolKnownUseEmpty(teamSize, module))
         teamSize.erase();
   }
