@@ -10,16 +10,10 @@
 #include "codegen/CPU/CpuPipeline.h"
 
 #include "codegen/CPU/Passes.h"
-
-#include "ir/dhlo/Conversion/Passes.h"
-#include "ir/dhlo/Transforms/Passes.h"
+#include "codegen/Common/Stages.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
-#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
-#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
-#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
@@ -31,46 +25,12 @@ using namespace mlir;
 namespace anyshape::codegen {
 
 void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
-  // 0. The entry: the recorded shape checks as code, @main's ABI.
-  pm.addPass(createShapeCheckFunction());
-  pm.addPass(createPrepareEntryAbi());
-  // 1. Shapes: propagate, simplify with the constraint analysis. Then plan
-  // the kernels: each becomes a dhlo.fusion, which every pass below keeps
-  // (a kernel is formed, scheduled and checked one fusion at a time).
-  dhlo::buildDhloSimplifyPipeline(pm);
-  pm.addNestedPass<func::FuncOp>(dhlo::createFormFusions());
-  // 2. dhlo -> linalg on tensors (large seeded constants become globals
-  // filled at load); fuse elementwise producers.
-  pm.addPass(createSeededConstantsAtLoad());
-  pm.addNestedPass<func::FuncOp>(dhlo::createConvertDhloToLinalg());
-  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
-  pm.addNestedPass<func::FuncOp>(createCSEPass());
-  if (options.fuse) {
-    // Elementwise producers first, then again with reshapes moving
-    // through generics (linalg-fuse-elementwise-ops' patterns, kept to
-    // the plan): moved first, a reshape would expand a bias broadcast on
-    // its own instead of the add it feeds, and leave it a kernel.
-    pm.addNestedPass<func::FuncOp>(createFuseSharedProducers());
-    pm.addNestedPass<func::FuncOp>(
-        createFuseSharedProducers(FuseSharedProducersOptions{true}));
-  }
-  pm.addPass(createMathApproximation()); // vectorisable exp/tanh/erf/...
-  // 3. Tensors -> buffers, deallocated at last use; every output a fresh
-  // buffer the caller owns. The buffers are the host flow's: kernels
-  // allocate nothing.
-  pm.addNestedPass<func::FuncOp>(createFreshOutputs());
-  pm.addNestedPass<func::FuncOp>(createUnshareInits());
-  pm.addNestedPass<func::FuncOp>(createUnshareReshapeShapes());
-  pm.addNestedPass<func::FuncOp>(createCopyConcatenations());
-  bufferization::OneShotBufferizationOptions bufferization;
-  bufferization.bufferizeFunctionBoundaries = true;
-  bufferization.setFunctionBoundaryTypeConversion(
-      bufferization::LayoutMapOption::IdentityLayoutMap);
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
-  pm.addNestedPass<func::FuncOp>(createHoistKernelBuffers());
-  bufferization::BufferDeallocationPipelineOptions deallocation;
-  bufferization::buildBufferDeallocationPipeline(pm, deallocation);
-  pm.addNestedPass<func::FuncOp>(createFreeAtLastUse());
+  // 0-2. The planned graph in linalg (Stages.h), then vectorisable
+  // exp/tanh/erf/...
+  buildPlannedLinalgStages(pm, options.fuse);
+  pm.addPass(createMathApproximation());
+  // 3. Tensors -> buffers, owned by the host flow.
+  buildBufferizationStages(pm);
   // 4. f32 matmuls to the GEMM library; everything else to loops (5); then
   // the LLVM dialect.
   pm.addPass(createBatchMatmulToRuntimeCall());
@@ -79,15 +39,7 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
   // version becomes an OpenMP region (runtime/OpenMpAbi.h).
   // A row reduction and its consumers (kStitch) run row by row in one
   // parallel loop.
-  if (options.fuse) {
-    pm.addNestedPass<func::FuncOp>(createStitchRows());
-    pm.addNestedPass<func::FuncOp>(createCSEPass());
-    pm.addNestedPass<func::FuncOp>(createReuseReducedValues());
-    // Always: codegen builds exactly the plan's kernels, or the compile
-    // fails (a departure is an anyshape bug, reported as INTERNAL).
-    pm.addNestedPass<func::FuncOp>(
-        createCheckKernelFusions({options.printKernelFusions}));
-  }
+  buildKernelFormationStages(pm, options.fuse, options.printKernelFusions);
   pm.addNestedPass<func::FuncOp>(createMinMaxReductions());
   if (options.parallel) {
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
@@ -108,8 +60,13 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
   } else {
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   }
-  // 6. The host flow and its kernels: each fusion a kernel function,
-  // launched (on the CPU: called) from the host flow.
+  // 6. The host flow and its kernels, to the LLVM dialect.
+  buildCpuHostLowering(pm);
+}
+
+void buildCpuHostLowering(OpPassManager &pm) {
+  // Each fusion a kernel function, launched (on the CPU: called) from the
+  // host flow.
   pm.addPass(createOutlineKernels());
   pm.addPass(createExecutionContext());
   pm.addPass(createLaunchesToCalls());

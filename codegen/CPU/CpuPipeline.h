@@ -51,6 +51,12 @@ struct CpuPipelineOptions {
 void buildCpuPipeline(mlir::OpPassManager &pm,
                       const CpuPipelineOptions &options = {});
 
+/// Stage 6 alone, from scheduled kernels in their fusions to the LLVM
+/// dialect on the host: each fusion outlined as a kernel function, the
+/// execution context passed, launches called. Also the tail of the CUDA
+/// pipeline's CPU emulation (codegen/CUDA/CudaPipeline.h).
+void buildCpuHostLowering(mlir::OpPassManager &pm);
+
 void registerCpuPipeline();
 
 } // namespace anyshape::codegen

@@ -1,0 +1,80 @@
+//===- Stages.cpp - the pipeline stages every target shares -----*- C++ -*-===//
+//
+// See Stages.h. The order inside each stage carries reasons, given where
+// the passes are added.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/Common/Stages.h"
+
+#include "codegen/Common/Passes.h"
+
+#include "ir/dhlo/Conversion/Passes.h"
+#include "ir/dhlo/Transforms/Passes.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace anyshape::codegen {
+
+void buildPlannedLinalgStages(OpPassManager &pm, bool fuse) {
+  // 0. The entry: the recorded shape checks as code, @main's ABI.
+  pm.addPass(createShapeCheckFunction());
+  pm.addPass(createPrepareEntryAbi());
+  // 1. Shapes: propagate, simplify with the constraint analysis. Then plan
+  // the kernels: each becomes a dhlo.fusion, which every pass below keeps
+  // (a kernel is formed, scheduled and checked one fusion at a time).
+  dhlo::buildDhloSimplifyPipeline(pm);
+  pm.addNestedPass<func::FuncOp>(dhlo::createFormFusions());
+  // 2. dhlo -> linalg on tensors (large seeded constants become globals
+  // filled at load); fuse elementwise producers.
+  pm.addPass(createSeededConstantsAtLoad());
+  pm.addNestedPass<func::FuncOp>(dhlo::createConvertDhloToLinalg());
+  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createCSEPass());
+  if (fuse) {
+    // Elementwise producers first, then again with reshapes moving
+    // through generics (linalg-fuse-elementwise-ops' patterns, kept to
+    // the plan): moved first, a reshape would expand a bias broadcast on
+    // its own instead of the add it feeds, and leave it a kernel.
+    pm.addNestedPass<func::FuncOp>(createFuseSharedProducers());
+    pm.addNestedPass<func::FuncOp>(
+        createFuseSharedProducers(FuseSharedProducersOptions{true}));
+  }
+}
+
+void buildBufferizationStages(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createFreshOutputs());
+  pm.addNestedPass<func::FuncOp>(createUnshareInits());
+  pm.addNestedPass<func::FuncOp>(createUnshareReshapeShapes());
+  pm.addNestedPass<func::FuncOp>(createCopyConcatenations());
+  bufferization::OneShotBufferizationOptions bufferization;
+  bufferization.bufferizeFunctionBoundaries = true;
+  bufferization.setFunctionBoundaryTypeConversion(
+      bufferization::LayoutMapOption::IdentityLayoutMap);
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
+  pm.addNestedPass<func::FuncOp>(createHoistKernelBuffers());
+  bufferization::BufferDeallocationPipelineOptions deallocation;
+  bufferization::buildBufferDeallocationPipeline(pm, deallocation);
+  pm.addNestedPass<func::FuncOp>(createFreeAtLastUse());
+}
+
+void buildKernelFormationStages(OpPassManager &pm, bool fuse,
+                                bool printKernelFusions) {
+  if (!fuse)
+    return;
+  pm.addNestedPass<func::FuncOp>(createStitchRows());
+  pm.addNestedPass<func::FuncOp>(createCSEPass());
+  pm.addNestedPass<func::FuncOp>(createReuseReducedValues());
+  // Always: codegen builds exactly the plan's kernels, or the compile
+  // fails (a departure is an anyshape bug, reported as INTERNAL).
+  pm.addNestedPass<func::FuncOp>(
+      createCheckKernelFusions({printKernelFusions}));
+}
+
+} // namespace anyshape::codegen

@@ -1,0 +1,37 @@
+//===- Stages.h - the pipeline stages every target shares --------*- C++
+//-*-===//
+//
+// The target-neutral stretches of a compile pipeline, each a list of
+// passes: the planned graph in linalg, its buffers, its kernels formed.
+// A target's pipeline (codegen/CPU/CpuPipeline.cpp,
+// codegen/CUDA/CudaPipeline.cpp) reads as these stages with its own
+// passes in between, so both targets compile the same fusion plan into the
+// same kernels.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "mlir/Pass/PassManager.h"
+
+namespace anyshape::codegen {
+
+/// Stages 0-2: the entry (the recorded shape checks as code, @main's ABI);
+/// shapes simplified with the constraint analysis; the plan's kernels
+/// formed as dhlo.fusion ops; dhlo to linalg on tensors, with large seeded
+/// constants as globals filled at load; elementwise producers fused (when
+/// `fuse`).
+void buildPlannedLinalgStages(mlir::OpPassManager &pm, bool fuse);
+
+/// Stage 3: tensors to buffers, deallocated at last use; every output a
+/// fresh buffer the caller owns. The buffers are the host flow's: kernels
+/// allocate nothing.
+void buildBufferizationStages(mlir::OpPassManager &pm);
+
+/// A row reduction and its consumers (kStitch) stitched into one loop per
+/// row, reduced values reused; then the check that codegen formed exactly
+/// the plan's kernels (a departure fails the compile as an anyshape bug).
+/// Nothing when not `fuse`.
+void buildKernelFormationStages(mlir::OpPassManager &pm, bool fuse,
+                                bool printKernelFusions);
+
+} // namespace anyshape::codegen
