@@ -1,27 +1,23 @@
 //===- Compiler.cpp - graph to Executable ----------------------*- C++ -*-===//
 //
 // validate -> import (dhlo, with the run-time shape checks validation
-// found) -> the CPU pipeline, whose first passes turn the checks into code
-// and set the entry ABI -> object code (ObjectCode.h) -> linked into this
-// process (Executable::load).
-// Diagnostics from any stage are collected into the returned Status; a
-// graph that validated but fails later is an anyshape bug (INTERNAL).
+// found; Lowering.h) -> the CPU pipeline (or the CUDA one, emulated), whose
+// first passes turn the checks into code and set the entry ABI -> object code
+// (ObjectCode.h) -> linked into this process (Executable::load). Diagnostics
+// from any stage are collected into the returned Status; a graph that validated
+// but fails later is an anyshape bug (INTERNAL).
 //
 //===----------------------------------------------------------------------===//
 #include "jit/Compiler.h"
 
 #include "codegen/CPU/CpuPipeline.h"
-#include "codegen/CPU/Dialects.h"
+#include "codegen/CUDA/CudaPipeline.h"
 
-#include "ir/dhlo/Transforms/Passes.h"
 #include "ir/graph/Specialize.h"
 #include "ir/graph/Validate.h"
-#include "ir/import/GraphImporter.h"
+#include "jit/Lowering.h"
 #include "jit/ObjectCode.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 
 #include <chrono>
@@ -41,50 +37,41 @@ StatusOr<std::string>
 compileValidated(const v1::Graph &graph, const GraphInfo &info,
                  const CompileOptions &options, CompileReport *report,
                  std::chrono::steady_clock::time_point start) {
-  mlir::DialectRegistry registry;
-  codegen::registerCpuPipelineDialects(registry);
-  mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
-  context.loadAllAvailableDialects();
-  std::string diagnostics;
-  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
-    if (d.getSeverity() == mlir::DiagnosticSeverity::Error)
-      diagnostics += (diagnostics.empty() ? "" : "; ") + d.str();
-    return mlir::success();
-  });
-
-  ImportOptions importOptions;
-  importOptions.tensors = options.tensors;
-  importOptions.validated = &info;
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      importGraph(context, graph, importOptions);
-  if (!module)
-    return invalidArgument(diagnostics);
+  bool emulated = options.backend == KernelBackend::kCudaEmulated;
+  LoweringRequest request;
+  request.graph = &graph;
+  request.info = &info;
+  request.tensors = options.tensors;
+  request.dumpIrDir = options.dumpIrDir;
+  request.cudaDialects = emulated;
   if (report) {
-    // The plan the pipeline marks and follows, as `anyshape fusion-plan`
-    // prints it.
-    llvm::raw_string_ostream text(report->fusionPlan);
-    report->kernelCount = dhlo::printSimplifiedFusionPlans(*module, text);
+    request.fusionPlan = &report->fusionPlan;
+    request.kernelCount = &report->kernelCount;
   }
-  mlir::PassManager pm(&context);
-  codegen::buildCpuPipeline(pm, options.pipeline);
-  if (!options.dumpIrDir.empty())
-    pm.enableIRPrintingToFileTree(
-        [](mlir::Pass *, mlir::Operation *) { return false; },
-        [](mlir::Pass *, mlir::Operation *) { return true; },
-        /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/true,
-        /*printAfterOnlyOnFailure=*/false, options.dumpIrDir,
-        // Weights as text would make each file hundreds of MB.
-        mlir::OpPrintingFlags().elideLargeElementsAttrs(16));
-  if (mlir::failed(pm.run(*module)))
-    return internalError("CPU pipeline failed: " + diagnostics);
-
-  auto pipelineDone = std::chrono::steady_clock::now();
-  if (report) {
-    using Seconds = std::chrono::duration<double>;
-    report->pipelineSeconds = Seconds(pipelineDone - start).count();
-  }
-  return emitObjectCode(*module, options.optLevel, options.pipeline.target,
-                        options.dumpIrDir);
+  std::string object;
+  ANYSHAPE_RETURN_IF_ERROR(lowerGraph(
+      request, emulated ? "CUDA pipeline (emulated)" : "CPU pipeline",
+      [&](mlir::OpPassManager &pm) {
+        if (emulated) {
+          codegen::CudaPipelineOptions cuda = options.cuda;
+          cuda.emulate = true;
+          codegen::buildCudaPipeline(pm, cuda);
+        } else {
+          codegen::buildCpuPipeline(pm, options.pipeline);
+        }
+      },
+      [&](mlir::ModuleOp module) -> Status {
+        if (report) {
+          using Seconds = std::chrono::duration<double>;
+          report->pipelineSeconds =
+              Seconds(std::chrono::steady_clock::now() - start).count();
+        }
+        ANYSHAPE_ASSIGN_OR_RETURN(
+            object, emitObjectCode(module, options.optLevel,
+                                   options.pipeline.target, options.dumpIrDir));
+        return Status::ok();
+      }));
+  return object;
 }
 
 } // namespace

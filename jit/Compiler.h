@@ -9,6 +9,7 @@
 #pragma once
 
 #include "codegen/CPU/CpuPipeline.h"
+#include "codegen/CUDA/CudaPipeline.h"
 #include "jit/Executable.h"
 
 #include "ir/graph/ConstantData.h"
@@ -21,6 +22,14 @@
 
 namespace anyshape::jit {
 
+/// Where an executable's kernels run.
+enum class KernelBackend {
+  kCpu, ///< this CPU's kernels (codegen/CPU)
+  /// The CUDA kernels (codegen/CUDA), run on this CPU by their emulation:
+  /// how their numerics are tested without a GPU. Not a serving backend.
+  kCudaEmulated,
+};
+
 struct CompileOptions {
   /// LLVM optimisation level for the generated code (0-3).
   /// O2: O3 took 7x longer on the encoder (unrolling and interleaving
@@ -28,8 +37,12 @@ struct CompileOptions {
   int optLevel = 2;
   /// Write the IR after each pipeline stage into this directory.
   std::string dumpIrDir;
-  /// Codegen choices (fusion on or off).
+  /// Codegen choices (fusion on or off); `target` is also the host the
+  /// object code is for, emulated CUDA kernels included.
   codegen::CpuPipelineOptions pipeline;
+  KernelBackend backend = KernelBackend::kCpu;
+  /// kCudaEmulated's codegen choices (its `emulate` is implied).
+  codegen::CudaPipelineOptions cuda;
   /// Static specialisation: these symbols are compiled as these sizes
   /// (ir/graph/Specialize.h). Part of the compile cache key.
   std::map<std::string, int64_t> staticSymbols;

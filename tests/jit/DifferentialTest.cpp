@@ -281,3 +281,52 @@ TEST(Differential, UnfusedPipelineAgrees) {
   EXPECT_TRUE(
       compareLiterals(*literalFromTensor((*actual)[0]), (*expected)[0]).ok());
 }
+
+// The CUDA kernels' numerics without a GPU: the same examples compiled by
+// the CUDA pipeline with its launches emulated on the CPU
+// (anyshape-emulate-gpu-launches), against the reference, at 25 shapes
+// each. Twice: with the target's launch shapes, and with blocks of 32 and
+// at most 3 of them, so every grid-stride loop strides and ends in a
+// partial round.
+namespace {
+
+jit::CompileOptions emulatedCuda(int64_t blockSize = 256,
+                                 int64_t maxBlocks = 4096) {
+  jit::CompileOptions options;
+  options.backend = jit::KernelBackend::kCudaEmulated;
+  options.cuda.target.blockSize = blockSize;
+  options.cuda.target.maxBlocks = maxBlocks;
+  return options;
+}
+
+void checkEmulated(
+    const std::string &example,
+    const std::map<std::string, std::pair<int64_t, int64_t>> &ranges,
+    uint64_t seed) {
+  v1::Graph graph = test::exampleGraph(example);
+  auto shapes = drawShapes(ranges, 25, seed);
+  checkAcrossShapes(graph, shapes, example + " (emulated CUDA)",
+                    emulatedCuda());
+  checkAcrossShapes(graph, shapes, example + " (emulated CUDA, striding)",
+                    emulatedCuda(32, 3));
+}
+
+} // namespace
+
+TEST(EmulatedCuda, ElementwiseReduceExample) {
+  checkEmulated("elementwise_reduce", {{"rows", {0, 70}}, {"cols", {0, 70}}},
+                21);
+}
+
+TEST(EmulatedCuda, MlpExample) {
+  checkEmulated("mlp", {{"batch", {1, 37}}}, 22);
+}
+
+TEST(EmulatedCuda, EmbeddingExample) {
+  checkEmulated("embedding", {{"batch", {1, 5}}, {"seq", {1, 45}}}, 23);
+}
+
+TEST(EmulatedCuda, BertEncoderLayerExample) {
+  checkEmulated("bert_encoder_layer", {{"batch", {1, 2}}, {"seq", {1, 19}}},
+                24);
+}

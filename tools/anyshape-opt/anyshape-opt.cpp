@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/CPU/CpuPipeline.h"
 #include "codegen/CPU/Dialects.h"
+#include "codegen/CUDA/CudaPipeline.h"
+#include "codegen/CUDA/Dialects.h"
 #include "ir/dhlo/Conversion/Passes.h"
 #include "ir/dhlo/IR/DhloDialect.h"
 #include "ir/dhlo/Transforms/Passes.h"
@@ -24,7 +26,7 @@
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  anyshape::codegen::registerCpuPipelineDialects(registry);
+  anyshape::codegen::registerCudaPipelineDialects(registry);
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   // resolve-ranked-shaped-type-result-dims: replaces tensor.dim of dhlo
@@ -35,6 +37,7 @@ int main(int argc, char **argv) {
   anyshape::dhlo::registerAllDhloPasses();
   anyshape::dhlo::registerDhloConversionPasses();
   anyshape::codegen::registerCpuPipeline();
+  anyshape::codegen::registerCudaPipeline();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "anyshape pass driver\n", registry));
 }

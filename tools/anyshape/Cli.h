@@ -47,6 +47,9 @@ int runFusionPlan(const GlobalOptions &global,
                   const std::vector<std::string> &args);
 int runImport(const GlobalOptions &global,
               const std::vector<std::string> &args);
+// CudaCommand.cpp
+int runCudaKernels(const GlobalOptions &global,
+                   const std::vector<std::string> &args);
 // RemoteCommands.cpp: the commands that run on an anyshape server.
 int runRemoteEval(const GlobalOptions &global,
                   const std::vector<std::string> &args);

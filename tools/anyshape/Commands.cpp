@@ -260,11 +260,14 @@ int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
   }
   if (file.empty())
     return usage("eval needs a FILE");
-  if (backend != "reference" && backend != "cpu")
+  bool compiled = backend == "cpu" || backend == "cuda-emulated";
+  if (backend != "reference" && !compiled)
     return usage("unknown backend '" + backend +
-                 "' (available: reference, cpu)");
-  if ((specialize || !options.dumpIrDir.empty()) && backend != "cpu")
-    return usage("--static and --dump-ir need --backend=cpu");
+                 "' (available: reference, cpu, cuda-emulated)");
+  if ((specialize || !options.dumpIrDir.empty()) && !compiled)
+    return usage("--static and --dump-ir need a compiled backend");
+  if (backend == "cuda-emulated")
+    options.backend = jit::KernelBackend::kCudaEmulated;
   if (specialize && !sweepText.empty())
     return usage("--static compiles for one shape; it cannot --sweep");
   EvalRuns plan;
@@ -275,9 +278,9 @@ int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
   const auto &runs = plan.runs;
   uint64_t seed = plan.seed;
 
-  // The CPU backend compiles once, before the first shape is known.
+  // A compiled backend compiles once, before the first shape is known.
   std::shared_ptr<jit::Executable> executable;
-  if (backend == "cpu") {
+  if (compiled) {
     if (specialize)
       options.staticSymbols = *dims;
     jit::CompileReport report;
@@ -285,9 +288,11 @@ int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
     if (!compiled)
       return fail(compiled.status());
     executable = *compiled;
-    std::printf("compiled %s for the CPU in %.0f ms (%s; MLIR %.0f ms, LLVM "
+    std::printf("compiled %s for %s in %.0f ms (%s; MLIR %.0f ms, LLVM "
                 "%.0f ms, link %.0f ms)\n",
-                graph->name().c_str(), report.seconds * 1e3,
+                graph->name().c_str(),
+                backend == "cpu" ? "the CPU" : "CUDA, emulated on the CPU",
+                report.seconds * 1e3,
                 specialize ? "specialised to --dims" : "every shape",
                 report.pipelineSeconds * 1e3, report.codegenSeconds * 1e3,
                 report.linkSeconds * 1e3);

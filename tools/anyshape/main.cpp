@@ -33,6 +33,9 @@ commands:
                        compiles once)
       --backend NAME   reference (default): the plain reference evaluator;
                        cpu: compiled once (shapes symbolic) and JITed;
+                       cuda-emulated: the CUDA kernels, compiled once and
+                       run on this CPU by their emulation (their numerics
+                       without a GPU; not a fast path);
                        with --server the server compiles (no --backend,
                        no --dump-ir; --static and --check apply)
       --static         cpu: compile specialised to the --dims sizes (static
@@ -53,6 +56,13 @@ commands:
   fusion-plan FILE     print how the compiler groups the graph's ops into
                        kernels (kLoop, kInput, kStitch, kLibrary), decided
                        with symbolic shapes only
+  cuda-kernels FILE    compile the graph's CUDA kernels to cubins (no GPU
+                       needed: nvJitLink from the CUDA toolkit links them)
+                       and print each one's block size, registers, spills,
+                       shared memory and cubin size
+      --chip CHIP      sm_90 (default, H100/H200) or sm_80 (A100)
+      --dump-ir DIR    write the IR after every stage, and per kernel its
+                       PTX and nvJitLink log, to DIR
   stats                with --server: the server's counters as JSON
                        (compiles, cache_hits, cache_misses, disk_loads, ...)
   help                 this text
@@ -123,7 +133,8 @@ int run(int argc, char **argv) {
     return usage("stats needs --server ADDR");
   if (!global.server.empty() &&
       (command == "validate" || command == "fingerprint" ||
-       command == "import" || command == "fusion-plan"))
+       command == "import" || command == "fusion-plan" ||
+       command == "cuda-kernels"))
     return usage("'" + command +
                  "' runs in-process; --server applies to eval "
                  "and stats");
@@ -137,6 +148,8 @@ int run(int argc, char **argv) {
     return runFusionPlan(global, rest);
   if (command == "import")
     return runImport(global, rest);
+  if (command == "cuda-kernels")
+    return runCudaKernels(global, rest);
   std::fprintf(stderr, "anyshape: unknown command '%s'\n%s", command.c_str(),
                kUsage);
   return 2;

@@ -1,0 +1,135 @@
+//===- CudaPipeline.cpp - the CUDA compile pipeline --------------*- C++
+//-*-===//
+//
+// The whole CUDA lowering as one list of stages. Up to the kernels'
+// loops it is the CPU's (the same plan, buffers and kernels); then each
+// fusion's loops become gpu.launch grids, and either the launches go to
+// the device (outlined into gpu.modules, NVVM, PTX) or they run on the
+// CPU for testing.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/CUDA/CudaPipeline.h"
+
+#include "codegen/CPU/CpuPipeline.h"
+#include "codegen/CPU/Passes.h"
+#include "codegen/CUDA/Passes.h"
+#include "codegen/Common/Stages.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace anyshape::codegen {
+
+namespace {
+
+/// The device half: each launch outlined into a gpu.module of its own,
+/// lowered to NVVM and serialised as PTX for the chip.
+void buildKernelsToPtx(OpPassManager &pm, const CudaPipelineOptions &options) {
+  pm.addPass(createGpuKernelOutliningPass());
+  GpuNVVMAttachTargetOptions attach;
+  attach.chip = options.target.chip();
+  attach.features = options.target.ptxFeatures();
+  attach.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(attach));
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(arith::createArithExpandOpsPass());
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(createConvertSCFToCFPass());
+  ConvertGpuOpsToNVVMOpsOptions nvvm;
+  nvvm.indexBitwidth = 64;
+  kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "isa"; // PTX; nvJitLink makes the cubin
+  binary.toolkitPath = options.toolkitPath;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+} // namespace
+
+void buildCudaPipeline(OpPassManager &pm, const CudaPipelineOptions &options) {
+  // 0-3. The planned graph in linalg, its buffers (Stages.h). No math
+  // approximation: the device has fast transcendentals (libdevice).
+  buildPlannedLinalgStages(pm, options.fuse);
+  buildBufferizationStages(pm);
+  // 4. f32 matmuls to the GEMM library (the host flow calls it).
+  pm.addPass(createBatchMatmulToRuntimeCall());
+  // 5. The plan's kernels as loops, then each fusion's loops as launches.
+  buildKernelFormationStages(pm, options.fuse, options.printKernelFusions);
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createMapKernelsToGpu(
+      {options.target.blockSize, options.target.maxBlocks}));
+  if (options.emulate) {
+    // 6. On the CPU: blocks in parallel (an OpenMP team), threads in turn;
+    // then the CPU's host lowering.
+    pm.addNestedPass<func::FuncOp>(createEmulateGpuLaunches());
+    pm.addPass(createConvertSCFToOpenMPPass());
+    pm.addPass(createCanonicalizerPass());
+    buildCpuHostLowering(pm);
+    return;
+  }
+  // 6. Each fusion a launcher function in the host flow; its launches'
+  // bodies kernels in PTX.
+  pm.addPass(createOutlineKernels());
+  buildKernelsToPtx(pm, options);
+}
+
+void registerCudaPipeline() {
+  registerCodegenCommonPasses();
+  registerCodegenCpuPasses();
+  registerCodegenCudaPasses();
+  struct CliOptions : PassPipelineOptions<CliOptions> {
+    CudaPipelineOptions defaults;
+    Option<bool> fuse{*this, "fuse", llvm::cl::desc("Fuse kernels"),
+                      llvm::cl::init(defaults.fuse)};
+    // Only the chips CudaTarget knows parse: MLIR's NVVM default (sm_50)
+    // and any other chip are an option error, not a warning from LLVM.
+    enum Chip { kSm80 = 80, kSm90 = 90 };
+    Option<Chip> chip{
+        *this, "chip", llvm::cl::desc("The chip generated for"),
+        llvm::cl::init(static_cast<Chip>(defaults.target.smVersion)),
+        llvm::cl::values(clEnumValN(80, "sm_80", "A100"),
+                         clEnumValN(90, "sm_90", "H100, H200"))};
+    Option<bool> emulate{*this, "emulate",
+                         llvm::cl::desc("Run the kernels on the CPU")};
+    Option<int64_t> blockSize{
+        *this, "block-size",
+        llvm::cl::desc("Threads per block of a grid-stride kernel"),
+        llvm::cl::init(defaults.target.blockSize)};
+    Option<int64_t> maxBlocks{
+        *this, "max-blocks",
+        llvm::cl::desc("Most blocks of a grid-stride kernel"),
+        llvm::cl::init(defaults.target.maxBlocks)};
+    Option<bool> printKernelFusions{
+        *this, "print-kernel-fusions",
+        llvm::cl::desc("Print each kernel with its fusions of the plan")};
+  };
+  PassPipelineRegistration<CliOptions>(
+      "anyshape-cuda-pipeline",
+      "Imported dhlo to host launchers and PTX kernels, shapes symbolic",
+      [](OpPassManager &pm, const CliOptions &cli) {
+        CudaPipelineOptions options;
+        options.target.smVersion = static_cast<int>(cli.chip);
+        options.fuse = cli.fuse;
+        options.emulate = cli.emulate;
+        options.target.blockSize = cli.blockSize;
+        options.target.maxBlocks = cli.maxBlocks;
+        options.printKernelFusions = cli.printKernelFusions;
+        buildCudaPipeline(pm, options);
+      });
+}
+
+} // namespace anyshape::codegen

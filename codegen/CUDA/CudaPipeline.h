@@ -1,0 +1,39 @@
+//===- CudaPipeline.h - the CUDA compile pipeline ---------------*- C++ -*-===//
+#pragma once
+
+#include "codegen/CUDA/CudaTarget.h"
+
+#include "mlir/Pass/PassManager.h"
+
+#include <string>
+
+namespace anyshape::codegen {
+
+/// Codegen choices of the CUDA pipeline.
+struct CudaPipelineOptions {
+  /// As CpuPipelineOptions::fuse.
+  bool fuse = true;
+  /// The chip and launch shapes generated for.
+  CudaTarget target;
+  /// Run the kernels on the CPU instead (anyshape-emulate-gpu-launches):
+  /// the pipeline then ends in the LLVM dialect on the host, as the CPU
+  /// pipeline does, and its object code runs like a CPU executable.
+  bool emulate = false;
+  /// As CpuPipelineOptions::printKernelFusions.
+  bool printKernelFusions = false;
+  /// The CUDA toolkit whose libdevice the kernels link; empty: MLIR's
+  /// search ($CUDA_ROOT, $CUDA_HOME, $CUDA_PATH).
+  std::string toolkitPath;
+};
+
+/// From imported dhlo to, for each fusion, its launcher function in the
+/// host flow and its kernels as PTX in `gpu.binary` ops (or, emulated, to
+/// the LLVM dialect on the host). The plan, its buffers and its kernels
+/// are formed by the stages the CPU pipeline runs (codegen/Common/Stages.h).
+/// Registered as `anyshape-cuda-pipeline` in anyshape-opt.
+void buildCudaPipeline(mlir::OpPassManager &pm,
+                       const CudaPipelineOptions &options = {});
+
+void registerCudaPipeline();
+
+} // namespace anyshape::codegen

@@ -1,0 +1,39 @@
+//===- CudaTarget.h - what CUDA code is generated for -----------*- C++ -*-===//
+//
+// The one owner of the CUDA target's facts the compiler uses: the chip
+// (SM version), the PTX version it is written in, and the launch shape of
+// a grid-stride kernel. MLIR's NVVM default chip, sm_50, is rejected by
+// CUDA 13, so the chip is always explicit.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace anyshape::codegen {
+
+struct CudaTarget {
+  /// Compute capability x 10: 80 (A100) or 90 (H100/H200).
+  int smVersion = 90;
+  /// Threads per block of a grid-stride kernel: 8 warps, which lets 8
+  /// blocks share an SM's 2,048 threads.
+  int64_t blockSize = 256;
+  /// Blocks a grid-stride kernel takes at most; beyond, its threads
+  /// stride. 4,096 blocks of 256 are over 7 waves of a 132-SM H100 at full
+  /// occupancy, so a large kernel still fills the device.
+  int64_t maxBlocks = 4096;
+
+  /// "sm_90".
+  std::string chip() const { return "sm_" + std::to_string(smVersion); }
+  /// The PTX ISA the kernels are written in, as an LLVM NVPTX feature:
+  /// 8.0 covers sm_90 and is the newest LLVM 19 writes that CUDA 13 reads
+  /// for both chips.
+  std::string ptxFeatures() const { return "+ptx80"; }
+
+  /// "sm_80" or "sm_90" (also "80", "90"); nullopt for any other chip.
+  static std::optional<CudaTarget> fromChip(const std::string &chip);
+};
+
+} // namespace anyshape::codegen

@@ -1,0 +1,246 @@
+//===- MapKernelsToGpu.cpp - a fusion's loops as gpu.launch grids -*- C++
+//-*-===//
+//
+// anyshape-map-kernels-to-gpu (see Passes.td). A fusion's body, after its
+// linalg ops became loops, is a sequence of top-level ops; each is one of
+//  - a parallel loop: a launch whose threads stride over the loop's
+//    flattened iterations (the grid-stride schedule of kLoop kernels; a
+//    row reduction or a stitched row runs one row per thread);
+//  - an op without memory effects: stays in the host flow, where the
+//    launches read it (sizes, views, and the grid formula built here);
+//  - a library call: stays in the host flow (the GEMM);
+//  - anything else with effects: contiguous runs become one launch of one
+//    thread, in order.
+// Launches run in stream order, so splitting a fusion this way keeps its
+// meaning as long as no SSA value crosses from one piece to another; a
+// fusion where one does runs whole in one thread (correct, slow, rare).
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/CUDA/Passes.h"
+
+#include "ir/dhlo/IR/DhloDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+
+namespace anyshape::codegen {
+
+#define GEN_PASS_DEF_MAPKERNELSTOGPU
+#include "codegen/CUDA/Passes.h.inc"
+
+namespace {
+
+bool isConstantIndex(Value value, int64_t expected) {
+  std::optional<int64_t> constant = getConstantIntValue(value);
+  return constant && *constant == expected;
+}
+
+enum class Piece { kHost, kParallel, kSerial };
+
+Piece pieceOf(Operation *op) {
+  if (isa<scf::ParallelOp>(op))
+    return Piece::kParallel;
+  if (isa<func::CallOp>(op) || isMemoryEffectFree(op))
+    return Piece::kHost;
+  return Piece::kSerial;
+}
+
+/// Whether `op`'s results are used outside `piece` (ops of one launch).
+bool escapes(Operation *op, const llvm::SmallPtrSetImpl<Operation *> &piece) {
+  for (Value result : op->getResults())
+    for (Operation *user : result.getUsers()) {
+      Operation *top = user;
+      while (top && !piece.contains(top))
+        top = top->getParentOp();
+      if (!top)
+        return true;
+    }
+  return false;
+}
+
+/// A launch of `blocks` x `threads` (x dims only) before `at`, with an
+/// empty body ended by its terminator; the builder is left inside.
+gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, Value blocks,
+                           Value threads) {
+  Value one = b.create<arith::ConstantIndexOp>(loc, 1);
+  auto launch =
+      b.create<gpu::LaunchOp>(loc, blocks, one, one, threads, one, one);
+  b.setInsertionPointToEnd(&launch.getBody().front());
+  b.create<gpu::TerminatorOp>(loc);
+  b.setInsertionPointToStart(&launch.getBody().front());
+  return launch;
+}
+
+/// Every scf.parallel inside `root` as nested scf.for loops (a thread runs
+/// them in sequence). They reduce nothing: the linalg lowering puts
+/// reductions in scf.for.
+LogicalResult sequentializeNestedParallels(Operation *root) {
+  SmallVector<scf::ParallelOp> loops;
+  root->walk([&](scf::ParallelOp loop) { loops.push_back(loop); });
+  for (scf::ParallelOp loop : loops) { // inner loops first (post-order)
+    if (loop.getNumResults() != 0)
+      return loop.emitOpError("reduces in a GPU thread: not supported");
+    OpBuilder b(loop);
+    IRMapping map;
+    for (auto [lb, ub, step, iv] :
+         llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep(),
+                   loop.getInductionVars())) {
+      auto inner = b.create<scf::ForOp>(loop.getLoc(), lb, ub, step);
+      map.map(iv, inner.getInductionVar());
+      b.setInsertionPoint(inner.getBody()->getTerminator());
+    }
+    for (Operation &op : loop.getBody()->without_terminator())
+      b.clone(op, map);
+    loop.erase();
+  }
+  return success();
+}
+
+struct MapKernelsToGpuPass : impl::MapKernelsToGpuBase<MapKernelsToGpuPass> {
+  using MapKernelsToGpuBase::MapKernelsToGpuBase;
+
+  void runOnOperation() override {
+    if (blockSize < 1 || blockSize > 1024 || maxBlocks < 1) {
+      getOperation().emitError("block-size must be in [1, 1024] and "
+                               "max-blocks at least 1");
+      return signalPassFailure();
+    }
+    SmallVector<dhlo::FusionOp> fusions;
+    getOperation().walk([&](dhlo::FusionOp op) { fusions.push_back(op); });
+    for (dhlo::FusionOp fusion : fusions)
+      if (failed(map(fusion)))
+        return signalPassFailure();
+  }
+
+  LogicalResult map(dhlo::FusionOp fusion) {
+    if (fusion.getNumResults() != 0)
+      return fusion.emitOpError("has results: map after bufferization");
+    Block &body = fusion.getBody().front();
+    // The pieces, in order; a serial piece is a contiguous run.
+    SmallVector<std::pair<Piece, SmallVector<Operation *>>> pieces;
+    for (Operation &op : body.without_terminator()) {
+      Piece piece = pieceOf(&op);
+      if (piece == Piece::kHost)
+        continue;
+      if (piece == Piece::kSerial && !pieces.empty() &&
+          pieces.back().first == Piece::kSerial &&
+          pieces.back().second.back()->getNextNode() == &op) {
+        pieces.back().second.push_back(&op);
+        continue;
+      }
+      pieces.push_back({piece, {&op}});
+    }
+    bool crosses = false;
+    for (auto &[piece, ops] : pieces) {
+      llvm::SmallPtrSet<Operation *, 8> set(ops.begin(), ops.end());
+      for (Operation *op : ops)
+        crosses |= escapes(op, set);
+    }
+    if (crosses) {
+      if (!body.getOps<func::CallOp>().empty())
+        return fusion.emitOpError(
+            "mixes a library call with device code that exchanges values");
+      return wholeInOneThread(fusion);
+    }
+    for (auto &[piece, ops] : pieces)
+      if (failed(piece == Piece::kParallel
+                     ? gridStride(cast<scf::ParallelOp>(ops.front()))
+                     : oneThread(ops)))
+        return failure();
+    return success();
+  }
+
+  /// `ops` (contiguous, in order) moved into a launch of one thread.
+  LogicalResult oneThread(ArrayRef<Operation *> ops) {
+    OpBuilder b(ops.front());
+    Location loc = ops.front()->getLoc();
+    Value one = b.create<arith::ConstantIndexOp>(loc, 1);
+    gpu::LaunchOp launch = createLaunch(b, loc, one, one);
+    Operation *terminator = launch.getBody().front().getTerminator();
+    for (Operation *op : ops)
+      op->moveBefore(terminator);
+    return sequentializeNestedParallels(launch);
+  }
+
+  LogicalResult wholeInOneThread(dhlo::FusionOp fusion) {
+    SmallVector<Operation *> ops;
+    for (Operation &op : fusion.getBody().front().without_terminator())
+      ops.push_back(&op);
+    if (ops.empty())
+      return success();
+    return oneThread(ops);
+  }
+
+  /// `loop` as a launch whose threads stride over its flattened
+  /// iterations, last dim fastest.
+  LogicalResult gridStride(scf::ParallelOp loop) {
+    if (loop.getNumResults() != 0)
+      return loop.emitOpError("reduces across threads: not supported");
+    OpBuilder b(loop);
+    Location loc = loop.getLoc();
+    Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
+    Value one = b.create<arith::ConstantIndexOp>(loc, 1);
+    // Host: the trip counts (a dim with ub < lb runs 0 times) and the grid.
+    SmallVector<Value> trips;
+    Value total;
+    for (auto [lb, ub, step] : llvm::zip(
+             loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+      Value trip = ub;
+      if (!isConstantIndex(lb, 0) || !isConstantIndex(step, 1) ||
+          !ub.getDefiningOp<memref::DimOp>()) {
+        Value span = b.createOrFold<arith::SubIOp>(loc, ub, lb);
+        trip = b.createOrFold<arith::CeilDivSIOp>(loc, span, step);
+        trip = b.createOrFold<arith::MaxSIOp>(loc, trip, zero);
+      }
+      trips.push_back(trip);
+      total = total ? b.createOrFold<arith::MulIOp>(loc, total, trip) : trip;
+    }
+    Value threads = b.create<arith::ConstantIndexOp>(loc, blockSize);
+    Value blocks = b.createOrFold<arith::CeilDivSIOp>(loc, total, threads);
+    blocks = b.createOrFold<arith::MinSIOp>(
+        loc, blocks, b.create<arith::ConstantIndexOp>(loc, maxBlocks));
+    blocks = b.createOrFold<arith::MaxSIOp>(loc, blocks, one);
+    gpu::LaunchOp launch = createLaunch(b, loc, blocks, threads);
+    // Device: thread t of block k starts at k * blockDim + t and strides by
+    // the whole grid.
+    Value first = b.create<arith::AddIOp>(
+        loc,
+        b.create<arith::MulIOp>(loc, launch.getBlockIds().x,
+                                launch.getBlockSize().x),
+        launch.getThreadIds().x);
+    Value stride = b.create<arith::MulIOp>(loc, launch.getGridSize().x,
+                                           launch.getBlockSize().x);
+    auto strided = b.create<scf::ForOp>(loc, first, total, stride);
+    b.setInsertionPoint(strided.getBody()->getTerminator());
+    IRMapping map;
+    Value rest = strided.getInductionVar();
+    for (int d = static_cast<int>(trips.size()) - 1; d >= 0; --d) {
+      Value index =
+          d == 0 ? rest : b.create<arith::RemUIOp>(loc, rest, trips[d]);
+      if (d > 0)
+        rest = b.create<arith::DivUIOp>(loc, rest, trips[d]);
+      Value lb = loop.getLowerBound()[d], step = loop.getStep()[d];
+      Value iv = isConstantIndex(step, 1)
+                     ? index
+                     : b.create<arith::MulIOp>(loc, index, step).getResult();
+      if (!isConstantIndex(lb, 0))
+        iv = b.create<arith::AddIOp>(loc, lb, iv);
+      map.map(loop.getInductionVars()[d], iv);
+    }
+    for (Operation &op : loop.getBody()->without_terminator())
+      b.clone(op, map);
+    loop.erase();
+    return sequentializeNestedParallels(launch);
+  }
+};
+
+} // namespace
+} // namespace anyshape::codegen

@@ -1,0 +1,60 @@
+//===- Passes.td - CUDA codegen passes -----------------*- tablegen -*-===//
+//
+// The CUDA target's own codegen passes, alphabetical; flags prefixed
+// `anyshape-`: how a fusion's loops map onto a grid of thread blocks, and
+// how those launches run on the CPU when no GPU is at hand. Target facts
+// come from CudaTarget.h. One file each.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ANYSHAPE_CODEGEN_CUDA_PASSES
+#define ANYSHAPE_CODEGEN_CUDA_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def EmulateGpuLaunches
+    : Pass<"anyshape-emulate-gpu-launches", "mlir::func::FuncOp"> {
+  let summary = "Run each gpu.launch on the CPU: blocks and threads as loops";
+  let description = [{
+    The CPU lowering of the CUDA kernels, so that their numerics are
+    tested where no GPU is: each `gpu.launch` becomes an `scf.parallel`
+    over its blocks (which CUDA runs in any order, so in parallel here
+    too) around `scf.for` loops over the block's threads, each running the
+    launch body with its block and thread ids. Exact for kernels whose
+    threads do not communicate, which is every kernel
+    anyshape-map-kernels-to-gpu makes today; a launch with a barrier, a
+    shuffle or shared memory is rejected (it needs its body split at the
+    barriers, as PoCL runs OpenCL work-groups).
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::gpu::GPUDialect"];
+}
+
+def MapKernelsToGpu
+    : Pass<"anyshape-map-kernels-to-gpu", "mlir::func::FuncOp"> {
+  let summary = "Each fusion's loops as gpu.launch grids";
+  let description = [{
+    Runs on buffers, after the kernels' linalg ops became loops. Inside
+    each `dhlo.fusion`, every top-level `scf.parallel` becomes a
+    `gpu.launch` of `block-size` threads per block running a grid-stride
+    loop over the loop's flattened iteration space (its last dim fastest,
+    so neighbouring threads touch neighbouring elements); the grid is
+    what covers the space, at most `max-blocks`. A run of other ops with
+    side effects (a scalar store, a loop that is not parallel) becomes a
+    launch of one thread. Ops without memory effects (sizes, views, the
+    grid formula) and library calls stay in the host flow. Nested
+    parallel loops run sequentially in their thread. A fusion whose
+    pieces exchange SSA values runs as one launch of one thread.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per block of a parallel loop's launch">,
+    Option<"maxBlocks", "max-blocks", "int64_t", /*default=*/"4096",
+           "Most blocks a launch takes; beyond, threads stride">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+#endif // ANYSHAPE_CODEGEN_CUDA_PASSES

@@ -1,0 +1,93 @@
+//===- CudaKernels.cpp - a graph's CUDA kernels as cubins -------*- C++ -*-===//
+#include "jit/CudaKernels.h"
+
+#include "jit/Lowering.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+#include <fstream>
+
+namespace anyshape::jit {
+
+namespace {
+
+void writeFile(const std::string &path, const std::string &text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+/// The PTX of each gpu.binary's one object, with its kernel's entry and
+/// block size, which the PTX states as `.maxntid`.
+StatusOr<std::vector<CudaKernel>> kernelsOf(mlir::ModuleOp module) {
+  std::vector<CudaKernel> kernels;
+  Status status = Status::ok();
+  module.walk([&](mlir::gpu::BinaryOp binary) {
+    auto objects = binary.getObjects();
+    if (objects.size() != 1) {
+      status =
+          internalError("gpu.binary @" + binary.getName().str() + " has " +
+                        std::to_string(objects.size()) + " objects, not 1");
+      return;
+    }
+    auto object = mlir::cast<mlir::gpu::ObjectAttr>(objects[0]);
+    CudaKernel kernel;
+    kernel.module = binary.getName().str();
+    kernel.ptx = object.getObject().getValue().str();
+    std::string_view ptx = kernel.ptx;
+    auto entry = ptx.find(".entry ");
+    if (entry != std::string_view::npos) {
+      auto begin = entry + 7, end = ptx.find('(', begin);
+      kernel.entry = std::string(ptx.substr(begin, end - begin));
+    }
+    auto maxntid = ptx.find(".maxntid ");
+    if (maxntid != std::string_view::npos)
+      kernel.blockSize = std::stoll(std::string(ptx.substr(maxntid + 9, 8)));
+    kernels.push_back(std::move(kernel));
+  });
+  if (!status.isOk())
+    return status;
+  return kernels;
+}
+
+} // namespace
+
+StatusOr<std::vector<CudaKernel>>
+compileCudaKernels(const v1::Graph &graph, const CudaKernelsOptions &options) {
+  ANYSHAPE_ASSIGN_OR_RETURN(GraphInfo info,
+                            validateGraph(graph, options.limits));
+  LoweringRequest request;
+  request.graph = &graph;
+  request.info = &info;
+  request.tensors = options.tensors;
+  request.dumpIrDir = options.dumpIrDir;
+  request.cudaDialects = true;
+  std::vector<CudaKernel> kernels;
+  codegen::CudaPipelineOptions pipeline = options.pipeline;
+  pipeline.emulate = false;
+  ANYSHAPE_RETURN_IF_ERROR(lowerGraph(
+      request, "CUDA pipeline",
+      [&](mlir::OpPassManager &pm) {
+        codegen::buildCudaPipeline(pm, pipeline);
+      },
+      [&](mlir::ModuleOp module) -> Status {
+        ANYSHAPE_ASSIGN_OR_RETURN(kernels, kernelsOf(module));
+        return Status::ok();
+      }));
+  std::string chip = pipeline.target.chip();
+  for (CudaKernel &kernel : kernels) {
+    StatusOr<LinkedCubin> linked = linkPtxToCubin(kernel.ptx, chip);
+    if (!options.dumpIrDir.empty()) {
+      std::string base = options.dumpIrDir + "/" + kernel.module;
+      writeFile(base + ".ptx", kernel.ptx);
+      writeFile(base + ".nvjitlink.log",
+                linked.isOk() ? linked->log : linked.status().toString());
+    }
+    if (!linked.isOk())
+      return Status(linked.status().code(),
+                    kernel.module + ": " + linked.status().message());
+    kernel.linked = std::move(*linked);
+  }
+  return kernels;
+}
+
+} // namespace anyshape::jit

@@ -1,0 +1,44 @@
+//===- CudaKernels.h - a graph's CUDA kernels as cubins ---------*- C++ -*-===//
+//
+// Compiles a graph with the CUDA pipeline (codegen/CUDA/CudaPipeline.h)
+// and links each kernel's PTX into a cubin for the chip with nvJitLink
+// (NvJitLink.h), reporting what each costs the device. The host flow that
+// launches them is the next step of the CUDA backend; what exists here is
+// the device half, validated.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "codegen/CUDA/CudaPipeline.h"
+#include "ir/graph/ConstantData.h"
+#include "ir/graph/Validate.h"
+#include "jit/NvJitLink.h"
+
+#include <string>
+#include <vector>
+
+namespace anyshape::jit {
+
+struct CudaKernel {
+  std::string module;    ///< its gpu.module: <launcher>_kernel[_N]
+  std::string entry;     ///< the kernel function's PTX entry name
+  int64_t blockSize = 0; ///< threads per block it is launched with
+  std::string ptx;
+  LinkedCubin linked; ///< cubin, nvJitLink log, resources
+};
+
+struct CudaKernelsOptions {
+  codegen::CudaPipelineOptions pipeline;
+  GraphLimits limits;
+  const TensorLookup *tensors = nullptr;
+  /// The IR after every stage, and per kernel <module>.ptx and
+  /// <module>.nvjitlink.log.
+  std::string dumpIrDir;
+};
+
+/// Every kernel of `graph`, in the host flow's order.
+StatusOr<std::vector<CudaKernel>>
+compileCudaKernels(const v1::Graph &graph,
+                   const CudaKernelsOptions &options = {});
+
+} // namespace anyshape::jit

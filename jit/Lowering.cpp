@@ -1,0 +1,63 @@
+//===- Lowering.cpp - a validated graph through a pipeline ------*- C++ -*-===//
+#include "jit/Lowering.h"
+
+#include "codegen/CPU/Dialects.h"
+#include "codegen/CUDA/Dialects.h"
+
+#include "ir/dhlo/Transforms/Passes.h"
+#include "ir/import/GraphImporter.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+
+namespace anyshape::jit {
+
+Status lowerGraph(const LoweringRequest &request,
+                  const std::string &pipelineName,
+                  llvm::function_ref<void(mlir::OpPassManager &)> buildPipeline,
+                  llvm::function_ref<Status(mlir::ModuleOp)> use) {
+  mlir::DialectRegistry registry;
+  if (request.cudaDialects)
+    codegen::registerCudaPipelineDialects(registry);
+  else
+    codegen::registerCpuPipelineDialects(registry);
+  mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
+  context.loadAllAvailableDialects();
+  std::string diagnostics;
+  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+    if (d.getSeverity() == mlir::DiagnosticSeverity::Error)
+      diagnostics += (diagnostics.empty() ? "" : "; ") + d.str();
+    return mlir::success();
+  });
+
+  ImportOptions importOptions;
+  importOptions.tensors = request.tensors;
+  importOptions.validated = request.info;
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      importGraph(context, *request.graph, importOptions);
+  if (!module)
+    return invalidArgument(diagnostics);
+  if (request.fusionPlan) {
+    // The plan the pipeline forms and follows, as `anyshape fusion-plan`
+    // prints it.
+    llvm::raw_string_ostream text(*request.fusionPlan);
+    int64_t kernels = dhlo::printSimplifiedFusionPlans(*module, text);
+    if (request.kernelCount)
+      *request.kernelCount = kernels;
+  }
+  mlir::PassManager pm(&context);
+  buildPipeline(pm);
+  if (!request.dumpIrDir.empty())
+    pm.enableIRPrintingToFileTree(
+        [](mlir::Pass *, mlir::Operation *) { return false; },
+        [](mlir::Pass *, mlir::Operation *) { return true; },
+        /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/true,
+        /*printAfterOnlyOnFailure=*/false, request.dumpIrDir,
+        // Weights as text would make each file hundreds of MB.
+        mlir::OpPrintingFlags().elideLargeElementsAttrs(16));
+  if (mlir::failed(pm.run(*module)))
+    return internalError(pipelineName + " failed: " + diagnostics);
+  return use(*module);
+}
+
+} // namespace anyshape::jit

@@ -1,0 +1,48 @@
+//===- Lowering.h - a validated graph through a pipeline ---------*- C++
+//-*-===//
+//
+// What every compile does between validation and its product: a fresh
+// MLIR context, the graph imported as dhlo (with the shape checks its
+// validation found), a pass pipeline run on it with every error
+// collected, the IR after each stage written to a dump directory on
+// request. The compiler's object code (Compiler.cpp) and the CUDA kernels
+// (CudaKernels.cpp) are the same lowering with different pipelines and a
+// different use of the module it leaves.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "ir/graph/ConstantData.h"
+#include "ir/graph/Validate.h"
+#include "runtime/support/Status.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <string>
+
+namespace anyshape::jit {
+
+struct LoweringRequest {
+  const v1::Graph *graph = nullptr;
+  const GraphInfo *info = nullptr; ///< graph's validation
+  const TensorLookup *tensors = nullptr;
+  std::string dumpIrDir;
+  /// The CUDA dialects and NVVM target too (codegen/CUDA/Dialects.h).
+  bool cudaDialects = false;
+  /// Filled with the plan as `anyshape fusion-plan` prints it, if set.
+  std::string *fusionPlan = nullptr;
+  int64_t *kernelCount = nullptr;
+};
+
+/// Imports, runs `buildPipeline`'s passes, then hands the module to `use`
+/// while its context lives. A graph that fails to import is
+/// InvalidArgument; a pipeline failure is Internal, named `pipelineName`.
+Status lowerGraph(const LoweringRequest &request,
+                  const std::string &pipelineName,
+                  llvm::function_ref<void(mlir::OpPassManager &)> buildPipeline,
+                  llvm::function_ref<Status(mlir::ModuleOp)> use);
+
+} // namespace anyshape::jit

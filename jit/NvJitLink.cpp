@@ -1,0 +1,143 @@
+//===- NvJitLink.cpp - PTX to cubin in this process -------------*- C++ -*-===//
+//
+// libnvJitLink through dlopen and one X-macro table of the entry points
+// used; the handle and result types are declared here (the ABI is the C
+// one of nvJitLink.h: an opaque handle, int results, 0 for success), so
+// building needs no CUDA header either.
+//
+//===----------------------------------------------------------------------===//
+#include "jit/NvJitLink.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <regex>
+#include <vector>
+
+namespace anyshape::jit {
+
+namespace {
+
+using Handle = struct nvJitLinkOpaque *;
+using Result = int;          // NVJITLINK_SUCCESS = 0
+constexpr int kInputPtx = 2; // NVJITLINK_INPUT_PTX
+
+#define ANYSHAPE_NVJITLINK_ENTRIES(X)                                          \
+  X(nvJitLinkCreate, (Handle *, uint32_t, const char **))                      \
+  X(nvJitLinkDestroy, (Handle *))                                              \
+  X(nvJitLinkAddData, (Handle, int, const void *, size_t, const char *))       \
+  X(nvJitLinkComplete, (Handle))                                               \
+  X(nvJitLinkGetLinkedCubinSize, (Handle, size_t *))                           \
+  X(nvJitLinkGetLinkedCubin, (Handle, void *))                                 \
+  X(nvJitLinkGetErrorLogSize, (Handle, size_t *))                              \
+  X(nvJitLinkGetErrorLog, (Handle, char *))                                    \
+  X(nvJitLinkGetInfoLogSize, (Handle, size_t *))                               \
+  X(nvJitLinkGetInfoLog, (Handle, char *))
+
+struct Library {
+#define ANYSHAPE_DECLARE(name, params) Result(*name) params = nullptr;
+  ANYSHAPE_NVJITLINK_ENTRIES(ANYSHAPE_DECLARE)
+#undef ANYSHAPE_DECLARE
+  std::string error; ///< why it did not load; empty when loaded
+};
+
+/// The library, loaded once: first as the dynamic loader finds it, then
+/// from the toolkit ($CUDA_HOME/lib64).
+const Library &library() {
+  static Library lib = [] {
+    Library l;
+    std::vector<std::string> candidates = {"libnvJitLink.so.13"};
+    if (const char *home = std::getenv("CUDA_HOME"))
+      candidates.push_back(std::string(home) + "/lib64/libnvJitLink.so.13");
+    candidates.push_back("/usr/local/cuda/lib64/libnvJitLink.so.13");
+    void *handle = nullptr;
+    for (const std::string &path : candidates)
+      if ((handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)))
+        break;
+    if (!handle) {
+      l.error = "libnvJitLink.so.13 (CUDA 13 toolkit) not found: set "
+                "CUDA_HOME or LD_LIBRARY_PATH";
+      return l;
+    }
+#define ANYSHAPE_RESOLVE(name, params)                                         \
+  l.name = reinterpret_cast<Result(*) params>(dlsym(handle, #name));           \
+  if (!l.name && l.error.empty())                                              \
+    l.error = "libnvJitLink.so.13 lacks " #name;
+    ANYSHAPE_NVJITLINK_ENTRIES(ANYSHAPE_RESOLVE)
+#undef ANYSHAPE_RESOLVE
+    return l;
+  }();
+  return lib;
+}
+
+std::string log(const Library &lib, Handle handle, bool info) {
+  size_t size = 0;
+  if ((info ? lib.nvJitLinkGetInfoLogSize(handle, &size)
+            : lib.nvJitLinkGetErrorLogSize(handle, &size)) != 0 ||
+      size == 0)
+    return "";
+  std::string text(size, '\0');
+  if ((info ? lib.nvJitLinkGetInfoLog(handle, text.data())
+            : lib.nvJitLinkGetErrorLog(handle, text.data())) != 0)
+    return "";
+  while (!text.empty() && text.back() == '\0')
+    text.pop_back();
+  return text;
+}
+
+} // namespace
+
+KernelResources parseKernelResources(std::string_view log) {
+  KernelResources r;
+  std::string text(log);
+  std::smatch m;
+  auto number = [&](const char *pattern, int64_t &into) {
+    if (std::regex_search(text, m, std::regex(pattern)))
+      into = std::stoll(m[1].str());
+  };
+  int64_t registers = 0;
+  number(R"(Used (\d+) registers)", registers);
+  r.registers = static_cast<int>(registers);
+  number(R"((\d+) bytes spill stores)", r.spillStoreBytes);
+  number(R"((\d+) bytes spill loads)", r.spillLoadBytes);
+  number(R"((\d+) bytes stack frame)", r.stackFrameBytes);
+  number(R"((\d+) bytes smem)", r.sharedBytes);
+  return r;
+}
+
+StatusOr<LinkedCubin> linkPtxToCubin(std::string_view ptx,
+                                     const std::string &chip) {
+  const Library &lib = library();
+  if (!lib.error.empty())
+    return Status(StatusCode::FailedPrecondition, lib.error);
+  while (!ptx.empty() && ptx.back() == '\0')
+    ptx.remove_suffix(1);
+  std::string arch = "-arch=" + chip;
+  const char *options[] = {arch.c_str(), "-O3", "-verbose"};
+  Handle handle = nullptr;
+  if (lib.nvJitLinkCreate(&handle, 3, options) != 0)
+    return internalError("nvJitLinkCreate failed for " + arch);
+  struct Destroy {
+    const Library &lib;
+    Handle &handle;
+    ~Destroy() { lib.nvJitLinkDestroy(&handle); }
+  } destroy{lib, handle};
+  if (lib.nvJitLinkAddData(handle, kInputPtx, ptx.data(), ptx.size(),
+                           "kernel.ptx") != 0 ||
+      lib.nvJitLinkComplete(handle) != 0)
+    return internalError("nvJitLink rejected the PTX for " + chip + ": " +
+                         log(lib, handle, /*info=*/false));
+  size_t size = 0;
+  if (lib.nvJitLinkGetLinkedCubinSize(handle, &size) != 0)
+    return internalError("nvJitLinkGetLinkedCubinSize failed");
+  LinkedCubin linked;
+  linked.cubin.resize(size);
+  if (lib.nvJitLinkGetLinkedCubin(handle, linked.cubin.data()) != 0)
+    return internalError("nvJitLinkGetLinkedCubin failed");
+  linked.log = log(lib, handle, /*info=*/true);
+  linked.resources = parseKernelResources(linked.log);
+  return linked;
+}
+
+} // namespace anyshape::jit

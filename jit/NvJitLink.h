@@ -1,0 +1,47 @@
+//===- NvJitLink.h - PTX to cubin in this process ---------------*- C++ -*-===//
+//
+// The CUDA kernels' last step: libnvJitLink (the CUDA toolkit's linker
+// library) assembles a kernel's PTX into a cubin for one chip, and its
+// log tells what the kernel costs the device (registers, spills, shared
+// memory). The library is loaded with dlopen when first needed, so no
+// binary needs it to start and a machine without the toolkit compiles
+// CPU graphs as before; then every call says why it cannot link.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "runtime/support/Status.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace anyshape::jit {
+
+/// What ptxas reported for one kernel entry (all zero if it did not say).
+struct KernelResources {
+  int registers = 0;
+  int64_t spillStoreBytes = 0;
+  int64_t spillLoadBytes = 0;
+  int64_t stackFrameBytes = 0;
+  int64_t sharedBytes = 0;
+};
+
+struct LinkedCubin {
+  std::string cubin;
+  /// nvJitLink's info log (ptxas's verbose report).
+  std::string log;
+  KernelResources resources;
+};
+
+/// `ptx` (a trailing NUL is allowed) as a cubin for `chip` ("sm_90").
+/// FailedPrecondition if libnvJitLink cannot be loaded; Internal, with
+/// nvJitLink's error log, if it rejects the PTX.
+StatusOr<LinkedCubin> linkPtxToCubin(std::string_view ptx,
+                                     const std::string &chip);
+
+/// Reads ptxas's "Used N registers, ... N bytes spill stores" lines.
+/// Exposed for tests.
+KernelResources parseKernelResources(std::string_view log);
+
+} // namespace anyshape::jit

@@ -1,0 +1,145 @@
+// The CUDA kernels without a GPU, part 1: every example and 100 random
+// graphs compile to cubins for sm_80 and sm_90, each kernel's PTX linked
+// by nvJitLink, with what ptxas reports (registers, spills) checked. Their
+// numerics are part 2, the emulated differential tests (DifferentialTest,
+// RandomGraphTest).
+#include "jit/CudaKernels.h"
+#include "../support/ExampleGraph.h"
+#include "jit/NvJitLink.h"
+
+#include "RandomGraph.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+using namespace anyshape;
+
+namespace {
+
+const std::vector<std::string> kChips = {"sm_80", "sm_90"};
+
+jit::CudaKernelsOptions optionsFor(const std::string &chip) {
+  jit::CudaKernelsOptions options;
+  options.pipeline.target = *codegen::CudaTarget::fromChip(chip);
+  return options;
+}
+
+/// Compiles `graph` for `chip`; checks every kernel linked into a cubin (an
+/// ELF) and ptxas said what it uses.
+std::vector<jit::CudaKernel> checkCubins(const v1::Graph &graph,
+                                         const std::string &chip,
+                                         const std::string &label) {
+  auto kernels = jit::compileCudaKernels(graph, optionsFor(chip));
+  EXPECT_TRUE(kernels.isOk())
+      << label << " " << chip << ": " << kernels.status().toString();
+  if (!kernels.isOk())
+    return {};
+  for (const jit::CudaKernel &k : *kernels) {
+    EXPECT_NE(k.ptx.find(".target " + chip), std::string::npos) << k.module;
+    EXPECT_EQ(k.linked.cubin.substr(0, 4), "\x7f"
+                                           "ELF")
+        << k.module;
+    EXPECT_GT(k.linked.resources.registers, 0)
+        << label << " " << k.module << ": " << k.linked.log;
+    EXPECT_GE(k.blockSize, 1) << k.module;
+    EXPECT_FALSE(k.entry.empty()) << k.module;
+  }
+  return std::move(*kernels);
+}
+
+} // namespace
+
+TEST(NvJitLink, ParsesPtxasResources) {
+  jit::KernelResources r = jit::parseKernelResources(
+      "info    : Function properties for k\n"
+      "info    : 16 bytes stack frame, 8 bytes spill stores, 4 bytes spill "
+      "loads\n"
+      "info    : Used 31 registers, used 0 barriers, 2048 bytes smem\n");
+  EXPECT_EQ(r.registers, 31);
+  EXPECT_EQ(r.spillStoreBytes, 8);
+  EXPECT_EQ(r.spillLoadBytes, 4);
+  EXPECT_EQ(r.stackFrameBytes, 16);
+  EXPECT_EQ(r.sharedBytes, 2048);
+}
+
+TEST(NvJitLink, RejectsBadPtxWithItsLog) {
+  auto linked =
+      jit::linkPtxToCubin(".version 8.0\n.target sm_90\nnonsense", "sm_90");
+  ASSERT_FALSE(linked.isOk());
+  EXPECT_EQ(linked.status().code(), StatusCode::Internal);
+  EXPECT_NE(linked.status().message().find("rejected the PTX"),
+            std::string::npos)
+      << linked.status().toString();
+}
+
+TEST(CudaKernels, TheChipIsAlwaysExplicit) {
+  EXPECT_FALSE(codegen::CudaTarget::fromChip("sm_50"));
+  EXPECT_FALSE(codegen::CudaTarget::fromChip("sm_100"));
+  EXPECT_EQ(codegen::CudaTarget::fromChip("80")->chip(), "sm_80");
+  EXPECT_EQ(codegen::CudaTarget::fromChip("sm_90")->chip(), "sm_90");
+}
+
+class ExampleCubins
+    : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+/// The examples' kernels must not spill: a spill is local memory traffic
+/// in the inner loop of a memory-bound kernel.
+TEST_P(ExampleCubins, LinkWithoutSpills) {
+  auto [name, chip] = GetParam();
+  std::vector<jit::CudaKernel> kernels =
+      checkCubins(test::exampleGraph(name), chip, name);
+  EXPECT_FALSE(kernels.empty()) << name;
+  for (const jit::CudaKernel &k : kernels) {
+    EXPECT_EQ(k.linked.resources.spillStoreBytes, 0)
+        << k.module << k.linked.log;
+    EXPECT_EQ(k.linked.resources.spillLoadBytes, 0) << k.module << k.linked.log;
+    // What a reader of the test log wants to know of each kernel.
+    std::printf("%s %s %s: %d registers, block %lld, %zu-byte cubin\n",
+                name.c_str(), chip.c_str(), k.module.c_str(),
+                k.linked.resources.registers,
+                static_cast<long long>(k.blockSize), k.linked.cubin.size());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Examples, ExampleCubins,
+    ::testing::Combine(::testing::Values(std::string("elementwise_reduce"),
+                                         std::string("mlp"),
+                                         std::string("embedding"),
+                                         std::string("bert_encoder_layer")),
+                       ::testing::ValuesIn(kChips)),
+    [](const auto &info) {
+      return std::get<0>(info.param) + "_" + std::get<1>(info.param);
+    });
+
+TEST(CudaKernels, DumpIrWritesPtxAndLinkLogPerKernel) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("anyshape_cuda_dump_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  jit::CudaKernelsOptions options = optionsFor("sm_90");
+  options.dumpIrDir = dir.string();
+  auto kernels = jit::compileCudaKernels(
+      test::exampleGraph("elementwise_reduce"), options);
+  ASSERT_TRUE(kernels.isOk()) << kernels.status().toString();
+  for (const jit::CudaKernel &k : *kernels) {
+    EXPECT_TRUE(std::filesystem::exists(dir / (k.module + ".ptx")));
+    EXPECT_TRUE(std::filesystem::exists(dir / (k.module + ".nvjitlink.log")));
+  }
+  std::filesystem::remove_all(dir);
+}
+
+/// 100 graphs, both chips. Some graphs have no kernel (their outputs are
+/// GEMMs, views or inputs), so the count is checked over all of them.
+TEST(RandomGraphCubins, HundredGraphsLinkForBothChips) {
+  int64_t kernels = 0;
+  for (uint64_t seed = 1; seed <= 100; ++seed) {
+    v1::Graph graph = test::RandomGraph(seed).build(12);
+    for (const std::string &chip : kChips)
+      kernels +=
+          checkCubins(graph, chip, "seed " + std::to_string(seed)).size();
+  }
+  std::printf("%lld kernels linked\n", static_cast<long long>(kernels));
+  EXPECT_GT(kernels, 300);
+}

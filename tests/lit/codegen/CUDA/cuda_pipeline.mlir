@@ -1,0 +1,32 @@
+// RUN: %anyshape import %S/../../../../examples/elementwise_reduce.pbtxt > %t.mlir
+// RUN: %anyshape-opt %t.mlir -pass-pipeline='builtin.module(anyshape-cuda-pipeline{chip=sm_90})' | FileCheck %s --check-prefix=SM90
+// RUN: %anyshape-opt %t.mlir -pass-pipeline='builtin.module(anyshape-cuda-pipeline{chip=sm_80})' | FileCheck %s --check-prefix=SM80
+// RUN: %anyshape-opt %t.mlir -pass-pipeline='builtin.module(anyshape-cuda-pipeline{emulate=true})' | FileCheck %s --check-prefix=EMU
+// RUN: not %anyshape-opt %t.mlir -pass-pipeline='builtin.module(anyshape-cuda-pipeline{chip=sm_50})' 2>&1 | FileCheck %s --check-prefix=BADCHIP
+// anyshape-cuda-pipeline reproduces the CUDA kernels: the host flow
+// launches each fusion's launcher, whose grids are gpu.launch_func ops of
+// kernels serialised as PTX for the chip. Emulated, it ends in the LLVM
+// dialect on the host, as the CPU pipeline does.
+// elementwise_reduce's kStitch fusion is two launches: the stored row
+// length (one thread), then one row per thread.
+
+// SM90: func.func private @main_kernel0
+// SM90: gpu.launch_func  @main_kernel0_kernel::@main_kernel0_kernel blocks in (%[[ONE:.*]], %{{.*}}, %{{.*}}) threads in (%[[ONE]],
+// SM90: %[[ROWS:.*]] = arith.ceildivsi %{{.*}}, %c256
+// SM90: %[[CAPPED:.*]] = arith.minsi %[[ROWS]], %c4096
+// SM90: %[[GRID:.*]] = arith.maxsi %[[CAPPED]]
+// SM90: gpu.launch_func  @main_kernel0_kernel_0::@main_kernel0_kernel blocks in (%[[GRID]], %{{.*}}, %{{.*}}) threads in (%c256,
+// SM90: gpu.binary @main_kernel0_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, {{.*}}assembly = "{{.*}}.target sm_90
+// SM90-SAME: .maxntid 1, 1, 1
+// SM90: gpu.binary @main_kernel0_kernel_0 [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, {{.*}}assembly = "{{.*}}.target sm_90
+// SM90-SAME: .maxntid 256, 1, 1
+// SM90: func.func @main
+// SM90: dhlo.launch @main_kernel0
+
+// SM80-COUNT-2: .target sm_80
+
+// EMU-NOT: gpu.
+// EMU: llvm.func @main
+// EMU: omp.parallel
+
+// BADCHIP: error

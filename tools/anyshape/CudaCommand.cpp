@@ -1,0 +1,60 @@
+// anyshape cuda-kernels: a graph's CUDA kernels compiled to cubins for a
+// chip, with what each costs the device. Needs no GPU: the toolkit's
+// nvJitLink links them here.
+#include "Cli.h"
+
+#include "ir/graph/GraphText.h"
+#include "jit/CudaKernels.h"
+
+#include <chrono>
+#include <cstdio>
+
+namespace anyshape::cli {
+
+int runCudaKernels(const GlobalOptions &,
+                   const std::vector<std::string> &args) {
+  std::string file, chip = "sm_90";
+  jit::CudaKernelsOptions options;
+  for (size_t i = 0; i < args.size();) {
+    if (takeOption(args, i, "--chip", chip) ||
+        takeOption(args, i, "--dump-ir", options.dumpIrDir))
+      continue;
+    if (args[i].rfind("--", 0) == 0 || !file.empty())
+      return usage("unexpected argument '" + args[i] + "'");
+    file = args[i++];
+  }
+  if (file.empty())
+    return usage("cuda-kernels needs a FILE");
+  std::optional<codegen::CudaTarget> target =
+      codegen::CudaTarget::fromChip(chip);
+  if (!target)
+    return usage("unknown chip '" + chip + "' (available: sm_80, sm_90)");
+  options.pipeline.target = *target;
+  auto graph = loadGraphFile(file);
+  if (!graph)
+    return fail(graph.status());
+  auto start = std::chrono::steady_clock::now();
+  auto kernels = jit::compileCudaKernels(*graph, options);
+  if (!kernels)
+    return fail(kernels.status());
+  double ms = std::chrono::duration<double, std::milli>(
+                  std::chrono::steady_clock::now() - start)
+                  .count();
+  std::printf("%s: %zu kernels for %s in %.0f ms\n", graph->name().c_str(),
+              kernels->size(), target->chip().c_str(), ms);
+  for (const jit::CudaKernel &k : *kernels) {
+    const jit::KernelResources &r = k.linked.resources;
+    std::printf("  %-28s block %4lld  %3d registers  spills %lld/%lld B  "
+                "smem %lld B  cubin %zu B\n",
+                k.module.c_str(), static_cast<long long>(k.blockSize),
+                r.registers, static_cast<long long>(r.spillStoreBytes),
+                static_cast<long long>(r.spillLoadBytes),
+                static_cast<long long>(r.sharedBytes), k.linked.cubin.size());
+  }
+  if (!options.dumpIrDir.empty())
+    std::printf("IR, PTX and nvJitLink logs in %s\n",
+                options.dumpIrDir.c_str());
+  return 0;
+}
+
+} // namespace anyshape::cli
