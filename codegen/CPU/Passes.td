@@ -74,23 +74,6 @@ def MinMaxReductions
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
-def PromoteAccumulators
-    : Pass<"anyshape-promote-accumulators", "mlir::func::FuncOp"> {
-  let summary = "Carry reduction accumulators through scf.for iter_args "
-                "instead of memory";
-  let description = [{
-    For each `scf.for` whose body loads and later stores the same element
-    of a fresh allocation at loop-invariant indices, with no other access
-    to that allocation in the loop, the element is loaded once before the
-    loop, carried as an iteration argument and stored once after it.
-    Distinct allocations never alias, which the pass knows and LLVM, in
-    OpenMP-outlined kernels, does not: without this a row reduction that
-    also writes another buffer is not vectorised.
-  }];
-  let dependentDialects = ["::mlir::memref::MemRefDialect",
-                           "::mlir::scf::SCFDialect"];
-}
-
 def SpeculateKernels : Pass<"anyshape-speculate-kernels", "mlir::ModuleOp"> {
   let summary = "Give each kernel up to 4 versions, chosen per run by cheap "
                 "checks";

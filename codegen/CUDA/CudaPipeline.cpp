@@ -41,6 +41,7 @@ void buildKernelsToPtx(OpPassManager &pm, const CudaPipelineOptions &options) {
   attach.optLevel = 3;
   pm.addPass(createGpuNVVMAttachTarget(attach));
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createLowerSubgroupReduces());
   kernels.addPass(arith::createArithExpandOpsPass());
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createLowerAffinePass());
@@ -70,8 +71,11 @@ void buildCudaPipeline(OpPassManager &pm, const CudaPipelineOptions &options) {
   buildKernelFormationStages(pm, options.fuse, options.printKernelFusions);
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+  // Accumulators in registers: the reduction form the row schedules split.
+  pm.addNestedPass<func::FuncOp>(createPromoteAccumulators());
   pm.addNestedPass<func::FuncOp>(createMapKernelsToGpu(
-      {options.target.blockSize, options.target.maxBlocks}));
+      {options.target.blockSize, options.target.maxBlocks, options.rowSchedule,
+       options.target.warpMaxRow, options.target.warpsPerBlock}));
   if (options.emulate) {
     // 6. On the CPU: blocks in parallel (an OpenMP team), threads in turn;
     // then the CPU's host lowering.
@@ -113,6 +117,10 @@ void registerCudaPipeline() {
         *this, "max-blocks",
         llvm::cl::desc("Most blocks of a grid-stride kernel"),
         llvm::cl::init(defaults.target.maxBlocks)};
+    Option<std::string> rowSchedule{
+        *this, "row-schedule",
+        llvm::cl::desc("A row kernel's version: auto, thread, warp, block"),
+        llvm::cl::init(defaults.rowSchedule)};
     Option<bool> printKernelFusions{
         *this, "print-kernel-fusions",
         llvm::cl::desc("Print each kernel with its fusions of the plan")};
@@ -128,6 +136,7 @@ void registerCudaPipeline() {
         options.target.blockSize = cli.blockSize;
         options.target.maxBlocks = cli.maxBlocks;
         options.printKernelFusions = cli.printKernelFusions;
+        options.rowSchedule = cli.rowSchedule;
         buildCudaPipeline(pm, options);
       });
 }

@@ -19,6 +19,9 @@ struct CudaPipelineOptions {
   /// the pipeline then ends in the LLVM dialect on the host, as the CPU
   /// pipeline does, and its object code runs like a CPU executable.
   bool emulate = false;
+  /// A row kernel's version: "auto" (chosen per run by row length and
+  /// count), or "thread", "warp", "block" forced (tests run each).
+  std::string rowSchedule = "auto";
   /// As CpuPipelineOptions::printKernelFusions.
   bool printKernelFusions = false;
   /// The CUDA toolkit whose libdevice the kernels link; empty: MLIR's

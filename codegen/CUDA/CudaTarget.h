@@ -24,6 +24,12 @@ struct CudaTarget {
   /// stride. 4,096 blocks of 256 are over 7 waves of a 132-SM H100 at full
   /// occupancy, so a large kernel still fills the device.
   int64_t maxBlocks = 4096;
+  /// Rows of at most this many elements are reduced by one warp each (16
+  /// per lane), longer ones by a block of `blockSize` each: DISC's split,
+  /// where a block's barriers and shared memory start to pay.
+  int64_t warpMaxRow = 512;
+  /// Rows per block of the warp-per-row version: 4 warps, 128 threads.
+  int64_t warpsPerBlock = 4;
 
   /// "sm_90".
   std::string chip() const { return "sm_" + std::to_string(smVersion); }

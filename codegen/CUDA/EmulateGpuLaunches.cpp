@@ -13,12 +13,15 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/CUDA/Passes.h"
+#include "codegen/CUDA/Reductions.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 
@@ -29,13 +32,20 @@ namespace anyshape::codegen {
 
 namespace {
 
-/// What makes threads of a block communicate, which serial threads would
-/// get wrong; null if none.
-Operation *firstCommunication(gpu::LaunchOp launch) {
+bool isCollective(Operation *op) {
+  return isa<gpu::AllReduceOp, gpu::SubgroupReduceOp, gpu::BarrierOp>(op);
+}
+
+/// What makes threads of a block communicate in a way the phases below do
+/// not emulate: a shuffle, or a collective or barrier that is not at the
+/// top level of the body (under control flow, threads could disagree on
+/// reaching it); null if none.
+Operation *unsupportedCommunication(gpu::LaunchOp launch) {
+  Block &body = launch.getBody().front();
   Operation *found = nullptr;
   launch.getBody().walk([&](Operation *op) {
-    if (isa<gpu::BarrierOp, gpu::ShuffleOp, gpu::AllReduceOp,
-            gpu::SubgroupReduceOp>(op)) {
+    if (isa<gpu::ShuffleOp>(op) ||
+        (isCollective(op) && op->getBlock() != &body)) {
       found = op;
       return WalkResult::interrupt();
     }
@@ -67,14 +77,207 @@ void idOpsToArguments(gpu::LaunchOp launch) {
   }
 }
 
+/// One block of an emulated launch: its body cut at each top-level
+/// collective into phases, each phase a loop over the block's threads.
+/// A value one phase defines and a later one uses is kept per thread in
+/// an array (a view is recomputed instead); a collective reduces its
+/// operand's array serially.
+class BlockEmulator {
+public:
+  BlockEmulator(OpBuilder &b, Location loc, gpu::LaunchOp launch,
+                IRMapping &blockMap)
+      : b(b), loc(loc), launch(launch), blockMap(blockMap) {}
+
+  LogicalResult emulate() {
+    Block &body = launch.getBody().front();
+    // Phases and where each top-level value is defined.
+    SmallVector<SmallVector<Operation *>> phases(1);
+    for (Operation &op : body.without_terminator()) {
+      phaseOf[&op] = phases.size() - 1;
+      if (isCollective(&op))
+        phases.emplace_back();
+      else
+        phases.back().push_back(&op);
+    }
+    zero = b.create<arith::ConstantIndexOp>(loc, 0);
+    one = b.create<arith::ConstantIndexOp>(loc, 1);
+    gpu::KernelDim3 size = launch.getBlockSizeOperandValues();
+    threads = b.create<arith::MulIOp>(
+        loc, b.create<arith::MulIOp>(loc, size.x, size.y), size.z);
+    if (failed(allocateArrays(body)))
+      return failure();
+    for (auto [p, ops] : llvm::enumerate(phases)) {
+      runPhase(ops);
+      if (p + 1 < phases.size() && failed(collect(collectiveAfter(body, p))))
+        return failure();
+    }
+    for (Value array : arrays)
+      b.create<memref::DeallocOp>(loc, array);
+    return success();
+  }
+
+private:
+  Operation *collectiveAfter(Block &body, size_t phase) {
+    for (Operation &op : body)
+      if (isCollective(&op) && phaseOf[&op] == phase)
+        return &op;
+    return nullptr;
+  }
+
+  bool isScalar(Type type) { return type.isIntOrIndexOrFloat(); }
+
+  /// An array per value used past its phase (and per collective operand).
+  LogicalResult allocateArrays(Block &body) {
+    for (Operation &op : body.without_terminator()) {
+      for (Value result : op.getResults()) {
+        bool later = llvm::any_of(result.getUsers(), [&](Operation *user) {
+          while (user->getBlock() != &body)
+            user = user->getParentOp();
+          return phaseOf[user] > phaseOf[&op] ||
+                 (isCollective(user) && !isCollective(&op));
+        });
+        if (!later || isa<gpu::AllReduceOp>(op))
+          continue; // an all_reduce's result is one value for the block
+        if (!isScalar(result.getType())) {
+          if (!isMemoryEffectFree(&op))
+            return op.emitOpError("defines a non-scalar value used past a "
+                                  "barrier: not emulated");
+          continue; // recomputed where used
+        }
+        perThread[result] = allocate(result.getType());
+      }
+    }
+    return success();
+  }
+
+  Value allocate(Type type) {
+    Value array = b.create<memref::AllocOp>(
+        loc, MemRefType::get({ShapedType::kDynamic}, type), threads);
+    arrays.push_back(array);
+    return array;
+  }
+
+  /// The block's threads, each running `ops` with its ids.
+  void runPhase(ArrayRef<Operation *> ops) {
+    if (ops.empty())
+      return; // two collectives in a row
+    OpBuilder::InsertionGuard g(b);
+    IRMapping map = blockMap;
+    gpu::KernelDim3 size = launch.getBlockSizeOperandValues();
+    gpu::KernelDim3 ids = launch.getThreadIds();
+    for (auto [extent, id] :
+         {std::pair{size.z, ids.z}, std::pair{size.y, ids.y},
+          std::pair{size.x, ids.x}}) {
+      auto loop = b.create<scf::ForOp>(loc, zero, extent, one);
+      map.map(id, loop.getInductionVar());
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+    }
+    Value t = b.create<arith::AddIOp>(
+        loc,
+        b.create<arith::MulIOp>(
+            loc,
+            b.create<arith::AddIOp>(
+                loc, b.create<arith::MulIOp>(loc, map.lookup(ids.z), size.y),
+                map.lookup(ids.y)),
+            size.x),
+        map.lookup(ids.x));
+    for (Operation *op : ops) {
+      op->walk([&](Operation *nested) {
+        for (Value operand : nested->getOperands())
+          bringIn(operand, map, t);
+      });
+      Operation *clone = b.clone(*op, map);
+      for (auto [result, cloned] :
+           llvm::zip(op->getResults(), clone->getResults()))
+        if (Value array = perThread.lookup(result))
+          b.create<memref::StoreOp>(loc, cloned, array, t);
+    }
+  }
+
+  /// Makes `value`, if an earlier phase defined it, available in this
+  /// phase's thread loop: loaded from its array, or recomputed.
+  void bringIn(Value value, IRMapping &map, Value t) {
+    if (map.contains(value))
+      return;
+    Operation *def = value.getDefiningOp();
+    if (!def || def->getBlock() != &launch.getBody().front())
+      return;
+    if (Value array = perThread.lookup(value)) {
+      map.map(value, b.create<memref::LoadOp>(loc, array, t));
+      return;
+    }
+    if (Value uniform = blockValues.lookup(value)) {
+      map.map(value, uniform);
+      return;
+    }
+    // A view defined in an earlier phase: recomputed here.
+    for (Value operand : def->getOperands())
+      bringIn(operand, map, t);
+    b.clone(*def, map);
+  }
+
+  /// After a phase: the collective that ends it, computed over the threads.
+  LogicalResult collect(Operation *op) {
+    if (isa<gpu::BarrierOp>(op))
+      return success(); // every thread finished the phase: nothing to do
+    Value operand = op->getOperand(0);
+    if (!perThread.lookup(operand))
+      return op->emitOpError("reduces a value the block's body does not "
+                             "compute: not emulated");
+    gpu::AllReduceOperation kind =
+        isa<gpu::AllReduceOp>(op) ? *cast<gpu::AllReduceOp>(op).getOp()
+                                  : cast<gpu::SubgroupReduceOp>(op).getOp();
+    Value values = perThread.lookup(operand);
+    Type type = operand.getType();
+    auto reduceRange = [&](Value begin, Value end) {
+      Value identity = reductionIdentity(b, loc, kind, type);
+      auto loop = b.create<scf::ForOp>(loc, begin, end, one, identity);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value v = b.create<memref::LoadOp>(loc, values, loop.getInductionVar());
+      b.create<scf::YieldOp>(
+          loc, combineValues(b, loc, kind, loop.getRegionIterArgs()[0], v));
+      return loop.getResult(0);
+    };
+    if (isa<gpu::AllReduceOp>(op)) {
+      blockValues[op->getResult(0)] = reduceRange(zero, threads);
+      return success();
+    }
+    // A warp's reduction: each thread gets its 32-lane group's.
+    Value results = perThread.lookup(op->getResult(0));
+    auto loop = b.create<scf::ForOp>(loc, zero, threads, one);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    Value lanes = b.create<arith::ConstantIndexOp>(loc, 32);
+    Value t = loop.getInductionVar();
+    Value begin = b.create<arith::MulIOp>(
+        loc, b.create<arith::DivUIOp>(loc, t, lanes), lanes);
+    Value end = b.create<arith::MinUIOp>(
+        loc, b.create<arith::AddIOp>(loc, begin, lanes), threads);
+    b.create<memref::StoreOp>(loc, reduceRange(begin, end), results, t);
+    return success();
+  }
+
+  OpBuilder &b;
+  Location loc;
+  gpu::LaunchOp launch;
+  IRMapping &blockMap; ///< the block's ids and the launch's sizes
+  llvm::DenseMap<Operation *, size_t> phaseOf;
+  llvm::DenseMap<Value, Value> perThread;   ///< value -> its array
+  llvm::DenseMap<Value, Value> blockValues; ///< all_reduce -> its value
+  SmallVector<Value> arrays;
+  Value zero, one, threads;
+};
+
 LogicalResult emulate(gpu::LaunchOp launch) {
   if (launch.getAsyncToken() || !launch.getAsyncDependencies().empty())
     return launch.emitOpError("is asynchronous: not emulated");
   if (launch.getNumWorkgroupAttributions() != 0 ||
       launch.getDynamicSharedMemorySize())
     return launch.emitOpError("uses shared memory: not emulated yet");
-  if (Operation *op = firstCommunication(launch))
-    return op->emitOpError("synchronises threads: not emulated yet");
+  if (Operation *op = unsupportedCommunication(launch))
+    return op->emitOpError("communicates between threads in a way the "
+                           "emulation does not run: not emulated yet");
   if (!launch.getBody().hasOneBlock())
     return launch.emitOpError("has a multi-block body: not emulated");
 
@@ -102,17 +305,8 @@ LogicalResult emulate(gpu::LaunchOp launch) {
   map.map(blockArgs.x, block.x);
   map.map(blockArgs.y, block.y);
   map.map(blockArgs.z, block.z);
-  gpu::KernelDim3 threadIds = launch.getThreadIds();
-  for (auto [size, id] :
-       {std::pair{block.z, threadIds.z}, std::pair{block.y, threadIds.y},
-        std::pair{block.x, threadIds.x}}) {
-    auto threads = b.create<scf::ForOp>(loc, zero, size, one);
-    map.map(id, threads.getInductionVar());
-    b.setInsertionPoint(threads.getBody()->getTerminator());
-  }
-  Block &body = launch.getBody().front();
-  for (Operation &op : body.without_terminator())
-    b.clone(op, map);
+  if (failed(BlockEmulator(b, loc, launch, map).emulate()))
+    return failure();
   launch.erase();
   return success();
 }

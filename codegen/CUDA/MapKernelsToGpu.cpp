@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/CUDA/Passes.h"
+#include "codegen/CUDA/RowSchedule.h"
 
 #include "ir/dhlo/IR/DhloDialect.h"
 
@@ -37,6 +38,9 @@ namespace anyshape::codegen {
 #include "codegen/CUDA/Passes.h.inc"
 
 namespace {
+
+/// The most blocks a grid's x dim may have.
+constexpr int64_t kMaxGridX = (int64_t{1} << 31) - 1;
 
 bool isConstantIndex(Value value, int64_t expected) {
   std::optional<int64_t> constant = getConstantIntValue(value);
@@ -108,9 +112,16 @@ struct MapKernelsToGpuPass : impl::MapKernelsToGpuBase<MapKernelsToGpuPass> {
   using MapKernelsToGpuBase::MapKernelsToGpuBase;
 
   void runOnOperation() override {
-    if (blockSize < 1 || blockSize > 1024 || maxBlocks < 1) {
-      getOperation().emitError("block-size must be in [1, 1024] and "
-                               "max-blocks at least 1");
+    if (blockSize < 1 || blockSize > 1024 || maxBlocks < 1 ||
+        warpsPerBlock < 1 || warpsPerBlock > 32) {
+      getOperation().emitError("block-size must be in [1, 1024], max-blocks "
+                               "at least 1, warps-per-block in [1, 32]");
+      return signalPassFailure();
+    }
+    if (rowSchedule != "auto" && rowSchedule != "thread" &&
+        rowSchedule != "warp" && rowSchedule != "block") {
+      getOperation().emitError("row-schedule must be auto, thread, warp or "
+                               "block");
       return signalPassFailure();
     }
     SmallVector<dhlo::FusionOp> fusions;
@@ -152,7 +163,7 @@ struct MapKernelsToGpuPass : impl::MapKernelsToGpuBase<MapKernelsToGpuPass> {
     }
     for (auto &[piece, ops] : pieces)
       if (failed(piece == Piece::kParallel
-                     ? gridStride(cast<scf::ParallelOp>(ops.front()))
+                     ? mapParallel(cast<scf::ParallelOp>(ops.front()))
                      : oneThread(ops)))
         return failure();
     return success();
@@ -179,12 +190,54 @@ struct MapKernelsToGpuPass : impl::MapKernelsToGpuBase<MapKernelsToGpuPass> {
     return oneThread(ops);
   }
 
-  /// `loop` as a launch whose threads stride over its flattened
-  /// iterations, last dim fastest.
-  LogicalResult gridStride(scf::ParallelOp loop) {
+  /// `loop` as launches: a row kernel's three versions, chosen by the
+  /// host from its row length and count, or the grid-stride one.
+  LogicalResult mapParallel(scf::ParallelOp loop) {
     if (loop.getNumResults() != 0)
       return loop.emitOpError("reduces across threads: not supported");
     OpBuilder b(loop);
+    Location loc = loop.getLoc();
+    if (rowSchedule == "thread" || !prepareSharedRows(loop)) {
+      if (failed(gridStride(b, loop)))
+        return failure();
+    } else if (rowSchedule == "warp" || rowSchedule == "block") {
+      buildSharedRowLaunch(b, loop, rowSchedule == "warp", blockSize,
+                           warpsPerBlock);
+    } else {
+      // Short rows: a warp each; long rows: a block each, unless there
+      // are more rows than a grid has blocks; no rows: the grid-stride
+      // version, which runs nothing.
+      Value length = rowLength(b, loop);
+      Value count = rowCount(b, loop);
+      auto constant = [&](int64_t v) {
+        return b.create<arith::ConstantIndexOp>(loc, v);
+      };
+      Value some = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt,
+                                           count, constant(0));
+      Value shortRows = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sle,
+                                                length, constant(warpMaxRow));
+      Value gridFits = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sle,
+                                               count, constant(kMaxGridX));
+      auto warp = b.create<scf::IfOp>(
+          loc, b.create<arith::AndIOp>(loc, some, shortRows), true);
+      b.setInsertionPointToStart(warp.thenBlock());
+      buildSharedRowLaunch(b, loop, true, blockSize, warpsPerBlock);
+      b.setInsertionPointToStart(warp.elseBlock());
+      auto block = b.create<scf::IfOp>(
+          loc, b.create<arith::AndIOp>(loc, some, gridFits), true);
+      b.setInsertionPointToStart(block.thenBlock());
+      buildSharedRowLaunch(b, loop, false, blockSize, warpsPerBlock);
+      b.setInsertionPointToStart(block.elseBlock());
+      if (failed(gridStride(b, loop)))
+        return failure();
+    }
+    loop.erase();
+    return success();
+  }
+
+  /// `loop` as a launch whose threads stride over its flattened
+  /// iterations, last dim fastest; at `b`, leaving `loop` in place.
+  LogicalResult gridStride(OpBuilder &b, scf::ParallelOp loop) {
     Location loc = loop.getLoc();
     Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
     Value one = b.create<arith::ConstantIndexOp>(loc, 1);
@@ -237,7 +290,7 @@ struct MapKernelsToGpuPass : impl::MapKernelsToGpuBase<MapKernelsToGpuPass> {
     }
     for (Operation &op : loop.getBody()->without_terminator())
       b.clone(op, map);
-    loop.erase();
+    b.setInsertionPointAfter(launch);
     return sequentializeNestedParallels(launch);
   }
 };

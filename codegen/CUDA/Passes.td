@@ -30,6 +30,19 @@ def EmulateGpuLaunches
                            "::mlir::gpu::GPUDialect"];
 }
 
+def LowerSubgroupReduces
+    : Pass<"anyshape-lower-subgroup-reduces", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Warp reductions as butterfly shuffles";
+  let description = [{
+    Each `gpu.subgroup_reduce` (the warp-per-row schedule's) becomes
+    five `gpu.shuffle xor` steps over a 32-lane warp, MLIR's lowering,
+    which convert-gpu-to-nvvm then maps to `shfl.sync`.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def MapKernelsToGpu
     : Pass<"anyshape-map-kernels-to-gpu", "mlir::func::FuncOp"> {
   let summary = "Each fusion's loops as gpu.launch grids";
@@ -39,7 +52,12 @@ def MapKernelsToGpu
     `gpu.launch` of `block-size` threads per block running a grid-stride
     loop over the loop's flattened iteration space (its last dim fastest,
     so neighbouring threads touch neighbouring elements); the grid is
-    what covers the space, at most `max-blocks`. A run of other ops with
+    what covers the space, at most `max-blocks`. A row kernel (a row
+    reduction, or a stitched row: RowSchedule.h) gets two more versions,
+    chosen in the host flow per run: one warp per row for rows of at most
+    `warp-max-row` elements, one block per row for longer ones; the
+    grid-stride version (one row per thread) is kept for no rows and for
+    more rows than a grid has blocks. A run of other ops with
     side effects (a scalar store, a loop that is not parallel) becomes a
     launch of one thread. Ops without memory effects (sizes, views, the
     grid formula) and library calls stay in the host flow. Nested
@@ -51,6 +69,13 @@ def MapKernelsToGpu
            "Threads per block of a parallel loop's launch">,
     Option<"maxBlocks", "max-blocks", "int64_t", /*default=*/"4096",
            "Most blocks a launch takes; beyond, threads stride">,
+    Option<"rowSchedule", "row-schedule", "std::string", /*default=*/"\"auto\"",
+           "A row kernel's version: auto (chosen per run), thread, warp "
+           "or block (forced, for tests)">,
+    Option<"warpMaxRow", "warp-max-row", "int64_t", /*default=*/"512",
+           "Longest row a warp reduces on its own">,
+    Option<"warpsPerBlock", "warps-per-block", "int64_t", /*default=*/"4",
+           "Rows per block of the warp-per-row version">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",

@@ -191,6 +191,26 @@ def PrepareEntryAbi : Pass<"anyshape-prepare-entry-abi", "mlir::ModuleOp"> {
   }];
 }
 
+def PromoteAccumulators
+    : Pass<"anyshape-promote-accumulators", "mlir::func::FuncOp"> {
+  let summary = "Carry reduction accumulators through scf.for iter_args "
+                "instead of memory";
+  let description = [{
+    For each `scf.for` whose body loads and later stores the same element
+    of a fresh allocation at loop-invariant indices, with no other access
+    to that allocation in the loop, the element is loaded once before the
+    loop, carried as an iteration argument and stored once after it.
+    Distinct allocations never alias, which the pass knows and LLVM, in
+    OpenMP-outlined kernels, does not: without this a row reduction that
+    also writes another buffer is not vectorised on the CPU. On the GPU
+    the accumulator is a register instead of a global-memory round trip
+    per element, and the reduction has the form a block or warp schedule
+    splits (codegen/CUDA).
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def ReuseReducedValues
     : Pass<"anyshape-reuse-reduced-values", "mlir::func::FuncOp"> {
   let summary = "In a stitched row, compute once a value that a reduction "

@@ -285,17 +285,20 @@ TEST(Differential, UnfusedPipelineAgrees) {
 // The CUDA kernels' numerics without a GPU: the same examples compiled by
 // the CUDA pipeline with its launches emulated on the CPU
 // (anyshape-emulate-gpu-launches), against the reference, at 25 shapes
-// each. Twice: with the target's launch shapes, and with blocks of 32 and
-// at most 3 of them, so every grid-stride loop strides and ends in a
-// partial round.
+// each: with the target's launch shapes (row kernels choose their version
+// per run), with blocks of 32 and at most 3 of them (every grid-stride
+// loop strides and ends in a partial round), and with each row version
+// forced: one row per thread, per warp, per block.
 namespace {
 
 jit::CompileOptions emulatedCuda(int64_t blockSize = 256,
-                                 int64_t maxBlocks = 4096) {
+                                 int64_t maxBlocks = 4096,
+                                 std::string rowSchedule = "auto") {
   jit::CompileOptions options;
   options.backend = jit::KernelBackend::kCudaEmulated;
   options.cuda.target.blockSize = blockSize;
   options.cuda.target.maxBlocks = maxBlocks;
+  options.cuda.rowSchedule = std::move(rowSchedule);
   return options;
 }
 
@@ -309,6 +312,10 @@ void checkEmulated(
                     emulatedCuda());
   checkAcrossShapes(graph, shapes, example + " (emulated CUDA, striding)",
                     emulatedCuda(32, 3));
+  for (const char *rows : {"thread", "warp", "block"})
+    checkAcrossShapes(graph, shapes,
+                      example + " (emulated CUDA, rows per " + rows + ")",
+                      emulatedCuda(256, 4096, rows));
 }
 
 } // namespace

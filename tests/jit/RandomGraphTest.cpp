@@ -82,16 +82,31 @@ INSTANTIATE_TEST_SUITE_P(Seeds, RandomGraphsInParallel,
                          ::testing::Range<uint64_t>(1, 121));
 
 /// The same graphs through the CUDA pipeline, its launches emulated on the
-/// CPU, with small blocks so grid-stride loops stride.
-class RandomGraphsOnEmulatedCuda : public ::testing::TestWithParam<uint64_t> {};
+/// CPU: with small blocks, so grid-stride loops stride and row kernels
+/// choose their version per run; and with each shared row version forced.
+class RandomGraphsOnEmulatedCuda
+    : public ::testing::TestWithParam<std::tuple<uint64_t, std::string>> {};
 
 TEST_P(RandomGraphsOnEmulatedCuda, CompiledOnceMatchesReferenceAt50Shapes) {
+  auto [seed, rows] = GetParam();
   jit::CompileOptions options;
   options.backend = jit::KernelBackend::kCudaEmulated;
-  options.cuda.target.blockSize = 64;
-  options.cuda.target.maxBlocks = 5;
-  checkRandomGraph(GetParam(), options);
+  options.cuda.rowSchedule = rows;
+  if (rows == "auto") {
+    options.cuda.target.blockSize = 64;
+    options.cuda.target.maxBlocks = 5;
+    options.cuda.target.warpMaxRow = 16; // both shared versions at b <= 37
+  }
+  checkRandomGraph(seed, options);
 }
 
-INSTANTIATE_TEST_SUITE_P(Seeds, RandomGraphsOnEmulatedCuda,
-                         ::testing::Range<uint64_t>(1, 101));
+INSTANTIATE_TEST_SUITE_P(
+    Seeds, RandomGraphsOnEmulatedCuda,
+    ::testing::Combine(::testing::Range<uint64_t>(1, 101),
+                       ::testing::Values(std::string("auto"),
+                                         std::string("warp"),
+                                         std::string("block"))),
+    [](const auto &info) {
+      return std::get<1>(info.param) + "_" +
+             std::to_string(std::get<0>(info.param));
+    });

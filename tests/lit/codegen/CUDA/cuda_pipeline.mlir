@@ -7,23 +7,35 @@
 // launches each fusion's launcher, whose grids are gpu.launch_func ops of
 // kernels serialised as PTX for the chip. Emulated, it ends in the LLVM
 // dialect on the host, as the CPU pipeline does.
-// elementwise_reduce's kStitch fusion is two launches: the stored row
-// length (one thread), then one row per thread.
+// elementwise_reduce's kStitch fusion is the stored row length (one
+// thread), then its rows in one of three versions chosen per run: a warp
+// per row (128 threads: 4 rows a block), a block per row (256), a row per
+// thread (the grid-stride launch).
 
 // SM90: func.func private @main_kernel0
 // SM90: gpu.launch_func  @main_kernel0_kernel::@main_kernel0_kernel blocks in (%[[ONE:.*]], %{{.*}}, %{{.*}}) threads in (%[[ONE]],
+// SM90: scf.if
+// SM90: gpu.launch_func  @main_kernel0_kernel_0::@main_kernel0_kernel {{.*}} threads in (%c128,
+// SM90: scf.if
+// SM90: gpu.launch_func  @main_kernel0_kernel_1::@main_kernel0_kernel {{.*}} threads in (%c256,
 // SM90: %[[ROWS:.*]] = arith.ceildivsi %{{.*}}, %c256
 // SM90: %[[CAPPED:.*]] = arith.minsi %[[ROWS]], %c4096
 // SM90: %[[GRID:.*]] = arith.maxsi %[[CAPPED]]
-// SM90: gpu.launch_func  @main_kernel0_kernel_0::@main_kernel0_kernel blocks in (%[[GRID]], %{{.*}}, %{{.*}}) threads in (%c256,
+// SM90: gpu.launch_func  @main_kernel0_kernel_2::@main_kernel0_kernel blocks in (%[[GRID]], %{{.*}}, %{{.*}}) threads in (%c256,
 // SM90: gpu.binary @main_kernel0_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, {{.*}}assembly = "{{.*}}.target sm_90
 // SM90-SAME: .maxntid 1, 1, 1
-// SM90: gpu.binary @main_kernel0_kernel_0 [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, {{.*}}assembly = "{{.*}}.target sm_90
-// SM90-SAME: .maxntid 256, 1, 1
+// SM90: gpu.binary @main_kernel0_kernel_0 {{.*}}.maxntid 128, 1, 1
+// SM90-SAME: shfl.sync.bfly
+// SM90: gpu.binary @main_kernel0_kernel_1 {{.*}}.maxntid 256, 1, 1
+// SM90-SAME: .shared
+// SM90-SAME: bar.sync
+// SM90: gpu.binary @main_kernel0_kernel_2 {{.*}}.maxntid 256, 1, 1
 // SM90: func.func @main
 // SM90: dhlo.launch @main_kernel0
 
-// SM80-COUNT-2: .target sm_80
+// SM80-COUNT-4: .target sm_80
+
+
 
 // EMU-NOT: gpu.
 // EMU: llvm.func @main

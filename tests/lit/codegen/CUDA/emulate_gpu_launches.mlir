@@ -7,9 +7,9 @@
 // CHECK-LABEL: func.func @ids
 // CHECK-SAME: (%[[OUT:.*]]: memref<?xindex>, %[[G:.*]]: index, %[[B:.*]]: index)
 // CHECK: scf.parallel (%[[BZ:.*]], %[[BY:.*]], %[[BX:.*]]) = (%c0, %c0, %c0) to (%c1, %c1, %[[G]]) step
-// CHECK: scf.for %[[TZ:.*]] = %c0 to %c1 step
-// CHECK: scf.for %[[TY:.*]] = %c0 to %c1 step
-// CHECK: scf.for %[[TX:.*]] = %c0 to %[[B]] step
+// CHECK: scf.for %[[TZ:.*]] = %{{.*}} to %c1 step
+// CHECK: scf.for %[[TY:.*]] = %{{.*}} to %c1 step
+// CHECK: scf.for %[[TX:.*]] = %{{.*}} to %[[B]] step
 // CHECK: %[[BASE:.*]] = arith.muli %[[BX]], %[[B]]
 // CHECK: %[[I:.*]] = arith.addi %[[BASE]], %[[TX]]
 // CHECK: %[[SUM:.*]] = arith.addi %[[TX]], %[[G]]
@@ -32,13 +32,62 @@ func.func @ids(%out: memref<?xindex>, %g: index, %b: index) {
 
 // -----
 
-// Threads that synchronise would be serialised wrongly: rejected.
-func.func @barrier(%n: index) {
+// Collectives at the top level of the body cut it into phases: each phase
+// a loop over the block's threads, a value used past its phase kept per
+// thread in an array, a collective reduced serially over its operand's
+// array between the phases: an all_reduce to one value for the block, a
+// subgroup_reduce to one per 32-lane group.
+// CHECK-LABEL: func.func @phases
+// CHECK: scf.parallel
+// CHECK: %[[PARTIALS:.*]] = memref.alloc(%[[THREADS:.*]]) : memref<?xf32>
+// CHECK: %[[WARPS:.*]] = memref.alloc(%[[THREADS]]) : memref<?xf32>
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: %[[V:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<?xf32>
+// CHECK: memref.store %[[V]], %[[PARTIALS]][%[[T:.*]]]
+// CHECK: %[[SUM:.*]] = scf.for %{{.*}} = %{{.*}} to %[[THREADS]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}})
+// CHECK: memref.load %[[PARTIALS]]
+// CHECK: arith.addf %[[ACC]]
+// CHECK-NOT: memref.store
+// CHECK: scf.for %[[U:.*]] = %{{.*}} to %[[THREADS]]
+// CHECK: arith.divui %[[U]], %c32
+// CHECK: scf.for
+// CHECK: arith.maximumf
+// CHECK: memref.store %{{.*}}, %[[WARPS]][%[[U]]]
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: %[[W:.*]] = memref.load %[[WARPS]]
+// CHECK: arith.addf %[[SUM]], %[[W]]
+// CHECK: memref.dealloc %[[PARTIALS]]
+// CHECK-NOT: gpu.
+func.func @phases(%in: memref<?xf32>, %out: memref<?xf32>, %b: index) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %b, %sy = %c1, %sz = %c1) {
+    %v = memref.load %in[%tx] : memref<?xf32>
+    %sum = gpu.all_reduce add %v uniform {} : (f32) -> f32
+    %max = gpu.subgroup_reduce maximumf %v uniform : (f32) -> f32
+    %r = arith.addf %sum, %max : f32
+    memref.store %r, %out[%tx] : memref<?xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// Under control flow, threads could disagree on reaching a barrier:
+// rejected rather than emulated wrongly.
+func.func @barrier(%n: index, %p: i1) {
   %c1 = arith.constant 1 : index
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
              threads(%tx, %ty, %tz) in (%sx = %n, %sy = %c1, %sz = %c1) {
-    // expected-error@+1 {{synchronises threads: not emulated yet}}
-    gpu.barrier
+    scf.if %p {
+      // expected-error@+1 {{communicates between threads in a way the emulation does not run}}
+      gpu.barrier
+    }
     gpu.terminator
   }
   return

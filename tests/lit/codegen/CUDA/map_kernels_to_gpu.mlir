@@ -44,23 +44,43 @@ func.func @grid_stride(%x: memref<?x?xf32>, %out: memref<?x?xf32>) {
 
 // -----
 
-// A row reduction runs one row per thread: the reduction loop stays a
-// loop in the thread, and a nested parallel loop (a stitched row's
-// elementwise consumer) runs in sequence. A scalar store before it is a
-// launch of one thread, ahead in stream order.
+// A row kernel (a reduction over the row, then an elementwise consumer of
+// it: a stitched row) has three versions, chosen in the host flow by the
+// row length and count: a warp per row (4 rows per block of 128), a block
+// per row, and one row per thread. Shared, each loop strides over the row
+// by the group's width from the lane, a reduction's partials meet in a
+// subgroup_reduce or all_reduce, and idle threads (past the last row) run
+// empty loops. A scalar store before the loop is a launch of one thread,
+// ahead in stream order.
 // CHECK-LABEL: func.func @rows
 // CHECK: %[[SIZE:.*]] = arith.index_cast
 // CHECK: gpu.launch {{.*}} in (%{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads({{.*}}) in (%{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}})
 // CHECK-NEXT: memref.store %[[SIZE]], %{{.*}}[] : memref<i64>
 // CHECK-NEXT: gpu.terminator
-// CHECK: gpu.launch
+// CHECK: %[[SOME:.*]] = arith.cmpi sgt, %[[ROWS:.*]], %c0
+// CHECK: %[[SHORT:.*]] = arith.cmpi sle, %[[LENGTH:.*]], %c512
+// CHECK: %[[FITS:.*]] = arith.cmpi sle, %[[ROWS]], %c2147483647
+// CHECK: %[[WARP:.*]] = arith.andi %[[SOME]], %[[SHORT]]
+// CHECK: scf.if %[[WARP]] {
+// CHECK: gpu.launch {{.*}} threads(%[[TID:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c128
+// CHECK: %[[LANE:.*]] = arith.remui %[[TID]], %c32
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK: gpu.subgroup_reduce add
 // CHECK: scf.for
+// CHECK: arith.divf
+// CHECK: } else {
+// CHECK: scf.if
+// CHECK: gpu.launch blocks(%{{.*}}) in (%{{.*}} = %[[ROWS]],
+// CHECK: gpu.all_reduce add
+// CHECK: arith.divf
+// CHECK: } else {
+// CHECK: gpu.launch
+// CHECK: scf.for %[[ROW:.*]] = %{{.*}} to %[[ROWS]] step
 // CHECK: scf.for {{.*}} iter_args
 // CHECK: arith.addf
 // CHECK: scf.for
 // CHECK: arith.divf
 // CHECK-NOT: scf.parallel
-// CHECK: gpu.terminator
 func.func @rows(%x: memref<?x?xf32>, %out: memref<?x?xf32>, %s: memref<i64>) {
   dhlo.fusion "kStitch" 2 versions ["parallel"] {
     %c0 = arith.constant 0 : index
@@ -78,6 +98,101 @@ func.func @rows(%x: memref<?x?xf32>, %out: memref<?x?xf32>, %s: memref<i64>) {
       }
       scf.parallel (%j) = (%c0) to (%n) step (%c1) {
         %v = memref.load %x[%i, %j] : memref<?x?xf32>
+        %d = arith.divf %v, %sum : f32
+        memref.store %d, %out[%i, %j] : memref<?x?xf32>
+        scf.reduce
+      }
+      scf.reduce
+    }
+    dhlo.yield
+  }
+  return
+}
+
+// -----
+
+// A stitched row's reduced value goes through memory (stored, then read
+// back by the next loop): forwarded, and the store is lane 0's.
+// CHECK-LABEL: func.func @stored_and_read_back
+// CHECK: gpu.subgroup_reduce maximumf
+// CHECK: %[[MAX:.*]] = arith.maximumf %{{.*}}, %{{.*}} : f32
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %{{.*}}, %c0
+// CHECK: %[[OWNER:.*]] = arith.andi %[[FIRST]], %{{.*}}
+// CHECK: scf.if %[[OWNER]] {
+// CHECK-NEXT: memref.store %[[MAX]], %{{.*}}[]
+// CHECK: scf.for
+// CHECK-NOT: memref.load %{{.*}}[] : memref<f32>
+// CHECK: arith.subf %{{.*}}, %[[MAX]]
+// CHECK: gpu.all_reduce maximumf
+func.func @stored_and_read_back(%x: memref<?x?xf32>, %out: memref<?x?xf32>, %tmp: memref<f32>) {
+  dhlo.fusion "kStitch" 5 versions ["parallel"] {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %low = arith.constant 0xFF800000 : f32
+    %m = memref.dim %x, %c0 : memref<?x?xf32>
+    %n = memref.dim %x, %c1 : memref<?x?xf32>
+    scf.parallel (%i) = (%c0) to (%m) step (%c1) {
+      memref.store %low, %tmp[] : memref<f32>
+      %init = memref.load %tmp[] : memref<f32>
+      %max = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %init) -> (f32) {
+        %v = memref.load %x[%i, %j] : memref<?x?xf32>
+        %a = arith.maximumf %acc, %v : f32
+        scf.yield %a : f32
+      }
+      memref.store %max, %tmp[] : memref<f32>
+      scf.parallel (%j) = (%c0) to (%n) step (%c1) {
+        %v = memref.load %x[%i, %j] : memref<?x?xf32>
+        %t = memref.load %tmp[] : memref<f32>
+        %d = arith.subf %v, %t : f32
+        memref.store %d, %out[%i, %j] : memref<?x?xf32>
+        scf.reduce
+      }
+      scf.reduce
+    }
+    dhlo.yield
+  }
+  return
+}
+
+// -----
+
+// A column reduction reads one column per thread, coalesced: no shared
+// versions. Nor when a loop reads what another thread's lane wrote (here
+// the second loop reads the row backwards).
+// CHECK-LABEL: func.func @not_shared
+// CHECK-NOT: subgroup_reduce
+// CHECK-NOT: all_reduce
+// CHECK-NOT: scf.if
+// CHECK: gpu.launch
+// CHECK: gpu.launch
+// CHECK-NOT: gpu.launch
+func.func @not_shared(%x: memref<?x?xf32>, %col: memref<?xf32>, %tmp: memref<?x?xf32>, %out: memref<?x?xf32>) {
+  dhlo.fusion "kInput" 6 versions ["parallel"] {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %zero = arith.constant 0.0 : f32
+    %m = memref.dim %x, %c0 : memref<?x?xf32>
+    %n = memref.dim %x, %c1 : memref<?x?xf32>
+    scf.parallel (%j) = (%c0) to (%n) step (%c1) {
+      %sum = scf.for %i = %c0 to %m step %c1 iter_args(%acc = %zero) -> (f32) {
+        %v = memref.load %x[%i, %j] : memref<?x?xf32>
+        %a = arith.addf %acc, %v : f32
+        scf.yield %a : f32
+      }
+      memref.store %sum, %col[%j] : memref<?xf32>
+      scf.reduce
+    }
+    scf.parallel (%i) = (%c0) to (%m) step (%c1) {
+      %sum = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zero) -> (f32) {
+        %v = memref.load %x[%i, %j] : memref<?x?xf32>
+        memref.store %v, %tmp[%i, %j] : memref<?x?xf32>
+        %a = arith.addf %acc, %v : f32
+        scf.yield %a : f32
+      }
+      scf.parallel (%j) = (%c0) to (%n) step (%c1) {
+        %last = arith.subi %n, %c1 : index
+        %r = arith.subi %last, %j : index
+        %v = memref.load %tmp[%i, %r] : memref<?x?xf32>
         %d = arith.divf %v, %sum : f32
         memref.store %d, %out[%i, %j] : memref<?x?xf32>
         scf.reduce

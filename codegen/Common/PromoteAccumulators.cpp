@@ -13,7 +13,7 @@
 // allocations never alias.
 //
 //===----------------------------------------------------------------------===//
-#include "codegen/CPU/Passes.h"
+#include "codegen/Common/Passes.h"
 
 #include "codegen/Common/BufferRoots.h"
 
@@ -24,7 +24,7 @@ using namespace mlir;
 namespace anyshape::codegen {
 
 #define GEN_PASS_DEF_PROMOTEACCUMULATORS
-#include "codegen/CPU/Passes.h.inc"
+#include "codegen/Common/Passes.h.inc"
 
 namespace {
 
