@@ -6,6 +6,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
+#include <cstdio>
 #include <fstream>
 
 namespace anyshape::jit {
@@ -40,8 +41,13 @@ StatusOr<std::vector<CudaKernel>> kernelsOf(mlir::ModuleOp module) {
       kernel.entry = std::string(ptx.substr(begin, end - begin));
     }
     auto maxntid = ptx.find(".maxntid ");
-    if (maxntid != std::string_view::npos)
-      kernel.blockSize = std::stoll(std::string(ptx.substr(maxntid + 9, 8)));
+    if (maxntid != std::string_view::npos) {
+      // ".maxntid x, y, z": the block's threads are their product.
+      int64_t x = 1, y = 1, z = 1;
+      std::string dims(ptx.substr(maxntid + 9, 40));
+      if (std::sscanf(dims.c_str(), "%ld, %ld, %ld", &x, &y, &z) == 3)
+        kernel.blockSize = x * y * z;
+    }
     kernels.push_back(std::move(kernel));
   });
   if (!status.isOk())

@@ -22,7 +22,7 @@ namespace anyshape::jit {
 struct CudaKernel {
   std::string module;    ///< its gpu.module: <launcher>_kernel[_N]
   std::string entry;     ///< the kernel function's PTX entry name
-  int64_t blockSize = 0; ///< threads per block it is launched with
+  int64_t blockSize = 0; ///< threads per block it is launched with (all dims)
   std::string ptx;
   LinkedCubin linked; ///< cubin, nvJitLink log, resources
 };

@@ -21,19 +21,6 @@ bool boundsDefinedOutside(scf::ForOp loop, Operation *op) {
          isDefinedOutside(loop.getStep(), op);
 }
 
-Value tripCount(OpBuilder &b, Location loc, Value lower, Value upper,
-                Value step) {
-  Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
-  Value span = b.create<arith::SubIOp>(loc, upper, lower);
-  Value count = b.create<arith::CeilDivSIOp>(loc, span, step);
-  return b.create<arith::MaxSIOp>(loc, count, zero);
-}
-
-Value tripCount(OpBuilder &b, Location loc, scf::ForOp loop) {
-  return tripCount(b, loc, loop.getLowerBound(), loop.getUpperBound(),
-                   loop.getStep());
-}
-
 ChunkLoop buildChunkLoop(OpBuilder &b, Location loc, ValueRange lowers,
                          ValueRange uppers, ValueRange steps,
                          Value chunkStride) {

@@ -1,13 +1,16 @@
 //===- ChunkedLoops.h - loops over chunks of a dim --------------*- C++ -*-===//
 //
 // The loop shapes every parallel schedule of anyshape-speculate-kernels is
-// built from: where values are defined, trip counts, and a parallel loop whose
+// built from: where values are defined, trip counts (LoopBounds.h), and a
+// parallel loop whose
 // innermost dim steps a chunk at a time, each iteration a chunk [start, end)
 // that a serial loop inside runs (codegen/CPU/SpeculateKernels.cpp,
 // SplitRowSchedule.h, ColumnSchedule.h).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
+
+#include "codegen/Common/LoopBounds.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
@@ -18,12 +21,6 @@ namespace anyshape::codegen {
 bool isDefinedOutside(mlir::Value v, mlir::Operation *op);
 /// Whether `loop`'s bounds and step are all defined outside `op`.
 bool boundsDefinedOutside(mlir::scf::ForOp loop, mlir::Operation *op);
-
-/// max(ceil((upper - lower) / step), 0).
-mlir::Value tripCount(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lower,
-                      mlir::Value upper, mlir::Value step);
-mlir::Value tripCount(mlir::OpBuilder &b, mlir::Location loc,
-                      mlir::scf::ForOp loop);
 
 /// An scf.parallel over `lowers`..`uppers` by `steps`, except that its
 /// innermost dim steps by `chunkStride`: each iteration is the chunk

@@ -71,11 +71,18 @@ void buildCudaPipeline(OpPassManager &pm, const CudaPipelineOptions &options) {
   buildKernelFormationStages(pm, options.fuse, options.printKernelFusions);
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
-  // Accumulators in registers: the reduction form the row schedules split.
+  // Column reductions as a parallel loop of reduction loops; accumulators
+  // in registers: the reduction form the row and column schedules split.
+  pm.addNestedPass<func::FuncOp>(createParallelOutsideReductions());
   pm.addNestedPass<func::FuncOp>(createPromoteAccumulators());
-  pm.addNestedPass<func::FuncOp>(createMapKernelsToGpu(
-      {options.target.blockSize, options.target.maxBlocks, options.rowSchedule,
-       options.target.warpMaxRow, options.target.warpsPerBlock}));
+  MapKernelsToGpuOptions mapping;
+  mapping.blockSize = options.target.blockSize;
+  mapping.maxBlocks = options.target.maxBlocks;
+  mapping.rowSchedule = options.rowSchedule;
+  mapping.columnSchedule = options.columnSchedule;
+  mapping.warpMaxRow = options.target.warpMaxRow;
+  mapping.warpsPerBlock = options.target.warpsPerBlock;
+  pm.addNestedPass<func::FuncOp>(createMapKernelsToGpu(mapping));
   if (options.emulate) {
     // 6. On the CPU: blocks in parallel (an OpenMP team), threads in turn;
     // then the CPU's host lowering.
@@ -121,6 +128,10 @@ void registerCudaPipeline() {
         *this, "row-schedule",
         llvm::cl::desc("A row kernel's version: auto, thread, warp, block"),
         llvm::cl::init(defaults.rowSchedule)};
+    Option<std::string> columnSchedule{
+        *this, "column-schedule",
+        llvm::cl::desc("A column kernel's version: auto, thread, tile"),
+        llvm::cl::init(defaults.columnSchedule)};
     Option<bool> printKernelFusions{
         *this, "print-kernel-fusions",
         llvm::cl::desc("Print each kernel with its fusions of the plan")};
@@ -137,6 +148,7 @@ void registerCudaPipeline() {
         options.target.maxBlocks = cli.maxBlocks;
         options.printKernelFusions = cli.printKernelFusions;
         options.rowSchedule = cli.rowSchedule;
+        options.columnSchedule = cli.columnSchedule;
         buildCudaPipeline(pm, options);
       });
 }

@@ -22,6 +22,8 @@ struct CudaPipelineOptions {
   /// A row kernel's version: "auto" (chosen per run by row length and
   /// count), or "thread", "warp", "block" forced (tests run each).
   std::string rowSchedule = "auto";
+  /// A column kernel's version: "auto", or "thread", "tile" forced.
+  std::string columnSchedule = "auto";
   /// As CpuPipelineOptions::printKernelFusions.
   bool printKernelFusions = false;
   /// The CUDA toolkit whose libdevice the kernels link; empty: MLIR's

@@ -106,6 +106,16 @@ public:
         loc, b.create<arith::MulIOp>(loc, size.x, size.y), size.z);
     if (failed(allocateArrays(body)))
       return failure();
+    // The block's shared memory: an array per block, in host memory.
+    for (BlockArgument shared : launch.getWorkgroupAttributions()) {
+      auto type = cast<MemRefType>(shared.getType());
+      if (!type.hasStaticShape())
+        return launch.emitOpError("has dynamically shaped shared memory");
+      Value array = b.create<memref::AllocOp>(
+          loc, MemRefType::get(type.getShape(), type.getElementType()));
+      arrays.push_back(array);
+      blockMap.map(shared, array);
+    }
     for (auto [p, ops] : llvm::enumerate(phases)) {
       runPhase(ops);
       if (p + 1 < phases.size() && failed(collect(collectiveAfter(body, p))))
@@ -272,9 +282,10 @@ private:
 LogicalResult emulate(gpu::LaunchOp launch) {
   if (launch.getAsyncToken() || !launch.getAsyncDependencies().empty())
     return launch.emitOpError("is asynchronous: not emulated");
-  if (launch.getNumWorkgroupAttributions() != 0 ||
-      launch.getDynamicSharedMemorySize())
-    return launch.emitOpError("uses shared memory: not emulated yet");
+  if (launch.getDynamicSharedMemorySize() ||
+      launch.getNumPrivateAttributions() != 0)
+    return launch.emitOpError("uses dynamic shared or private memory: not "
+                              "emulated yet");
   if (Operation *op = unsupportedCommunication(launch))
     return op->emitOpError("communicates between threads in a way the "
                            "emulation does not run: not emulated yet");

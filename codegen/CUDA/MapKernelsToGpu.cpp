@@ -16,6 +16,8 @@
 // fusion where one does runs whole in one thread (correct, slow, rare).
 //
 //===----------------------------------------------------------------------===//
+#include "codegen/CUDA/ColumnSchedule.h"
+#include "codegen/CUDA/Loops.h"
 #include "codegen/CUDA/Passes.h"
 #include "codegen/CUDA/RowSchedule.h"
 
@@ -41,11 +43,6 @@ namespace {
 
 /// The most blocks a grid's x dim may have.
 constexpr int64_t kMaxGridX = (int64_t{1} << 31) - 1;
-
-bool isConstantIndex(Value value, int64_t expected) {
-  std::optional<int64_t> constant = getConstantIntValue(value);
-  return constant && *constant == expected;
-}
 
 enum class Piece { kHost, kParallel, kSerial };
 
@@ -124,6 +121,12 @@ struct MapKernelsToGpuPass : impl::MapKernelsToGpuBase<MapKernelsToGpuPass> {
                                "block");
       return signalPassFailure();
     }
+    if (columnSchedule != "auto" && columnSchedule != "thread" &&
+        columnSchedule != "tile") {
+      getOperation().emitError("column-schedule must be auto, thread or "
+                               "tile");
+      return signalPassFailure();
+    }
     SmallVector<dhlo::FusionOp> fusions;
     getOperation().walk([&](dhlo::FusionOp op) { fusions.push_back(op); });
     for (dhlo::FusionOp fusion : fusions)
@@ -198,8 +201,12 @@ struct MapKernelsToGpuPass : impl::MapKernelsToGpuBase<MapKernelsToGpuPass> {
     OpBuilder b(loop);
     Location loc = loop.getLoc();
     if (rowSchedule == "thread" || !prepareSharedRows(loop)) {
-      if (failed(gridStride(b, loop)))
+      if (columnSchedule != "thread" && prepareColumnTiles(loop)) {
+        if (failed(columnVersions(b, loop)))
+          return failure();
+      } else if (failed(gridStride(b, loop))) {
         return failure();
+      }
     } else if (rowSchedule == "warp" || rowSchedule == "block") {
       buildSharedRowLaunch(b, loop, rowSchedule == "warp", blockSize,
                            warpsPerBlock);
@@ -207,7 +214,7 @@ struct MapKernelsToGpuPass : impl::MapKernelsToGpuBase<MapKernelsToGpuPass> {
       // Short rows: a warp each; long rows: a block each, unless there
       // are more rows than a grid has blocks; no rows: the grid-stride
       // version, which runs nothing.
-      Value length = rowLength(b, loop);
+      Value length = reductionLength(b, loop);
       Value count = rowCount(b, loop);
       auto constant = [&](int64_t v) {
         return b.create<arith::ConstantIndexOp>(loc, v);
@@ -235,27 +242,45 @@ struct MapKernelsToGpuPass : impl::MapKernelsToGpuBase<MapKernelsToGpuPass> {
     return success();
   }
 
+  /// A column kernel's versions: tiles when each column has rows for the
+  /// tile's 8 slices and the grid fits, else one column per thread.
+  LogicalResult columnVersions(OpBuilder &b, scf::ParallelOp loop) {
+    if (columnSchedule == "tile") {
+      buildColumnTileLaunch(b, loop);
+      return success();
+    }
+    Location loc = loop.getLoc();
+    auto constant = [&](int64_t v) {
+      return b.create<arith::ConstantIndexOp>(loc, v);
+    };
+    Value tiles = columnTileCount(b, loop);
+    Value tall =
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge,
+                                reductionLength(b, loop), constant(kTileRows));
+    Value some = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt, tiles,
+                                         constant(0));
+    Value fits = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sle, tiles,
+                                         constant(kMaxGridX));
+    auto version = b.create<scf::IfOp>(
+        loc,
+        b.create<arith::AndIOp>(loc, tall,
+                                b.create<arith::AndIOp>(loc, some, fits)),
+        /*withElse=*/true);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(version.thenBlock());
+    buildColumnTileLaunch(b, loop);
+    b.setInsertionPointToStart(version.elseBlock());
+    return gridStride(b, loop);
+  }
+
   /// `loop` as a launch whose threads stride over its flattened
   /// iterations, last dim fastest; at `b`, leaving `loop` in place.
   LogicalResult gridStride(OpBuilder &b, scf::ParallelOp loop) {
     Location loc = loop.getLoc();
-    Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
     Value one = b.create<arith::ConstantIndexOp>(loc, 1);
     // Host: the trip counts (a dim with ub < lb runs 0 times) and the grid.
-    SmallVector<Value> trips;
-    Value total;
-    for (auto [lb, ub, step] : llvm::zip(
-             loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
-      Value trip = ub;
-      if (!isConstantIndex(lb, 0) || !isConstantIndex(step, 1) ||
-          !ub.getDefiningOp<memref::DimOp>()) {
-        Value span = b.createOrFold<arith::SubIOp>(loc, ub, lb);
-        trip = b.createOrFold<arith::CeilDivSIOp>(loc, span, step);
-        trip = b.createOrFold<arith::MaxSIOp>(loc, trip, zero);
-      }
-      trips.push_back(trip);
-      total = total ? b.createOrFold<arith::MulIOp>(loc, total, trip) : trip;
-    }
+    SmallVector<Value> trips = tripCounts(b, loop);
+    Value total = product(b, loc, trips);
     Value threads = b.create<arith::ConstantIndexOp>(loc, blockSize);
     Value blocks = b.createOrFold<arith::CeilDivSIOp>(loc, total, threads);
     blocks = b.createOrFold<arith::MinSIOp>(
@@ -274,20 +299,7 @@ struct MapKernelsToGpuPass : impl::MapKernelsToGpuBase<MapKernelsToGpuPass> {
     auto strided = b.create<scf::ForOp>(loc, first, total, stride);
     b.setInsertionPoint(strided.getBody()->getTerminator());
     IRMapping map;
-    Value rest = strided.getInductionVar();
-    for (int d = static_cast<int>(trips.size()) - 1; d >= 0; --d) {
-      Value index =
-          d == 0 ? rest : b.create<arith::RemUIOp>(loc, rest, trips[d]);
-      if (d > 0)
-        rest = b.create<arith::DivUIOp>(loc, rest, trips[d]);
-      Value lb = loop.getLowerBound()[d], step = loop.getStep()[d];
-      Value iv = isConstantIndex(step, 1)
-                     ? index
-                     : b.create<arith::MulIOp>(loc, index, step).getResult();
-      if (!isConstantIndex(lb, 0))
-        iv = b.create<arith::AddIOp>(loc, lb, iv);
-      map.map(loop.getInductionVars()[d], iv);
-    }
+    mapFlatIteration(b, loop, trips, strided.getInductionVar(), map);
     for (Operation &op : loop.getBody()->without_terminator())
       b.clone(op, map);
     b.setInsertionPointAfter(launch);

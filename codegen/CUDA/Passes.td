@@ -19,12 +19,12 @@ def EmulateGpuLaunches
     The CPU lowering of the CUDA kernels, so that their numerics are
     tested where no GPU is: each `gpu.launch` becomes an `scf.parallel`
     over its blocks (which CUDA runs in any order, so in parallel here
-    too) around `scf.for` loops over the block's threads, each running the
-    launch body with its block and thread ids. Exact for kernels whose
-    threads do not communicate, which is every kernel
-    anyshape-map-kernels-to-gpu makes today; a launch with a barrier, a
-    shuffle or shared memory is rejected (it needs its body split at the
-    barriers, as PoCL runs OpenCL work-groups).
+    too); a block's body is cut at each top-level collective or barrier
+    into phases (as PoCL runs OpenCL work-groups), each phase an `scf.for`
+    nest over the block's threads, values crossing phases kept per thread
+    in arrays, collectives folded serially between phases, the block's
+    shared memory an array of its own. A collective or barrier under
+    control flow, a shuffle, or dynamic shared memory is rejected.
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::gpu::GPUDialect"];
@@ -57,7 +57,10 @@ def MapKernelsToGpu
     chosen in the host flow per run: one warp per row for rows of at most
     `warp-max-row` elements, one block per row for longer ones; the
     grid-stride version (one row per thread) is kept for no rows and for
-    more rows than a grid has blocks. A run of other ops with
+    more rows than a grid has blocks. A column kernel (a reduction over a
+    dim that is not the last: ColumnSchedule.h) gets tiles of 32 columns
+    by 8 row slices with shared-memory partials, for columns of at least
+    8 rows. A run of other ops with
     side effects (a scalar store, a loop that is not parallel) becomes a
     launch of one thread. Ops without memory effects (sizes, views, the
     grid formula) and library calls stay in the host flow. Nested
@@ -72,6 +75,10 @@ def MapKernelsToGpu
     Option<"rowSchedule", "row-schedule", "std::string", /*default=*/"\"auto\"",
            "A row kernel's version: auto (chosen per run), thread, warp "
            "or block (forced, for tests)">,
+    Option<"columnSchedule", "column-schedule", "std::string",
+           /*default=*/"\"auto\"",
+           "A column kernel's version: auto (chosen per run), thread or "
+           "tile (forced, for tests)">,
     Option<"warpMaxRow", "warp-max-row", "int64_t", /*default=*/"512",
            "Longest row a warp reduces on its own">,
     Option<"warpsPerBlock", "warps-per-block", "int64_t", /*default=*/"4",
@@ -80,6 +87,22 @@ def MapKernelsToGpu
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",
                            "::mlir::scf::SCFDialect"];
+}
+
+def ParallelOutsideReductions
+    : Pass<"anyshape-parallel-outside-reductions", "mlir::func::FuncOp"> {
+  let summary = "A fusion's reduction loop around a parallel loop, swapped";
+  let description = [{
+    linalg's loops of a column reduction are `scf.for` over the reduced
+    rows around `scf.parallel` over the columns, accumulating in memory;
+    a GPU would run that in one thread. When each parallel iteration
+    writes only elements of its own (indices invariant in the reduction,
+    loads of written buffers at exactly the stored element), the nest is
+    swapped, so each column is a reduction loop of its own
+    (anyshape-promote-accumulators then carries it in a register) and the
+    column schedule can share it. Only a fusion's top-level loops.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
 #endif // ANYSHAPE_CODEGEN_CUDA_PASSES

@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/CUDA/RowSchedule.h"
 
+#include "codegen/CUDA/Loops.h"
 #include "codegen/CUDA/Reductions.h"
 #include "codegen/Common/BufferRoots.h"
 
@@ -33,23 +34,6 @@ using namespace mlir;
 namespace anyshape::codegen {
 
 namespace {
-
-/// The combining op of a reduction loop: the one use of its one iter_arg,
-/// whose result the loop yields.
-Operation *combinerOf(scf::ForOp loop) {
-  if (loop.getNumRegionIterArgs() != 1 || loop.getNumResults() != 1)
-    return nullptr;
-  Value acc = loop.getRegionIterArgs()[0];
-  if (!acc.hasOneUse())
-    return nullptr;
-  Operation *combiner = *acc.getUsers().begin();
-  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-  if (combiner->getNumResults() != 1 || combiner->getNumOperands() != 2 ||
-      yield.getOperand(0) != combiner->getResult(0) ||
-      combiner->getBlock() != loop.getBody() || !reductionKindOf(combiner))
-    return nullptr;
-  return combiner;
-}
 
 /// Whether `loop` reads the row contiguously: some load indexes its last
 /// dim with the loop's induction variable (a column reduction does not,
@@ -85,6 +69,8 @@ Value sharedInductionVar(Operation *loop) {
   auto parallel = cast<scf::ParallelOp>(loop);
   return parallel.getNumLoops() == 1 ? parallel.getInductionVars()[0] : Value();
 }
+
+} // namespace
 
 /// Forwards, in the row body, each scalar load from the last store to the
 /// same memref at the same indices, when nothing in between may write
@@ -138,8 +124,6 @@ void forwardScalars(Block &rowBody) {
   }
 }
 
-} // namespace
-
 bool prepareSharedRows(scf::ParallelOp rows) {
   if (rows.getNumResults() != 0)
     return false;
@@ -151,7 +135,7 @@ bool prepareSharedRows(scf::ParallelOp rows) {
         isMemoryEffectFree(&op))
       continue;
     auto loop = dyn_cast<scf::ForOp>(op);
-    if (!loop || !combinerOf(loop) || !readsContiguously(loop))
+    if (!loop || !reductionCombiner(loop) || !readsContiguously(loop))
       return false;
     reduces = true;
   }
@@ -216,17 +200,6 @@ bool prepareSharedRows(scf::ParallelOp rows) {
 
 namespace {
 
-Value tripCount(OpBuilder &b, Location loc, Value lb, Value ub, Value step) {
-  std::optional<int64_t> lbConst = getConstantIntValue(lb);
-  std::optional<int64_t> stepConst = getConstantIntValue(step);
-  if (lbConst == 0 && stepConst == 1)
-    return ub;
-  Value span = b.createOrFold<arith::SubIOp>(loc, ub, lb);
-  Value trip = b.createOrFold<arith::CeilDivSIOp>(loc, span, step);
-  return b.createOrFold<arith::MaxSIOp>(
-      loc, trip, b.create<arith::ConstantIndexOp>(loc, 0));
-}
-
 scf::ForOp firstReduction(scf::ParallelOp rows) {
   for (Operation &op : rows.getBody()->without_terminator())
     if (auto loop = dyn_cast<scf::ForOp>(op))
@@ -236,7 +209,7 @@ scf::ForOp firstReduction(scf::ParallelOp rows) {
 
 } // namespace
 
-Value rowLength(OpBuilder &b, scf::ParallelOp rows) {
+Value reductionLength(OpBuilder &b, scf::ParallelOp rows) {
   scf::ForOp loop = firstReduction(rows);
   Location loc = loop.getLoc();
   // The bounds are defined outside the row (linalg's loops are over the
@@ -246,14 +219,7 @@ Value rowLength(OpBuilder &b, scf::ParallelOp rows) {
 }
 
 Value rowCount(OpBuilder &b, scf::ParallelOp rows) {
-  Location loc = rows.getLoc();
-  Value count;
-  for (auto [lb, ub, step] :
-       llvm::zip(rows.getLowerBound(), rows.getUpperBound(), rows.getStep())) {
-    Value trip = tripCount(b, loc, lb, ub, step);
-    count = count ? b.createOrFold<arith::MulIOp>(loc, count, trip) : trip;
-  }
-  return count;
+  return product(b, rows.getLoc(), tripCounts(b, rows));
 }
 
 namespace {
@@ -306,7 +272,7 @@ private:
 
   /// A partial per thread, then the collective, then the loop's init.
   void reduce(scf::ForOp loop, IRMapping &map) {
-    Operation *combiner = combinerOf(loop);
+    Operation *combiner = reductionCombiner(loop);
     gpu::AllReduceOperation kind = *reductionKindOf(combiner);
     Value init = map.lookupOrDefault(loop.getInitArgs()[0]);
     Type type = init.getType();
@@ -343,33 +309,17 @@ private:
   /// buffer its thread wrote in a reduction loop is the one it reads).
   void elementwise(scf::ParallelOp loop, IRMapping &map) {
     SmallVector<Value> trips;
-    Value total;
-    for (auto [lb, ub, step] : llvm::zip(
-             loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
-      Value trip =
-          tripCount(b, loc, map.lookupOrDefault(lb), map.lookupOrDefault(ub),
-                    map.lookupOrDefault(step));
-      trips.push_back(trip);
-      total =
-          total ? b.create<arith::MulIOp>(loc, total, trip).getResult() : trip;
-    }
+    for (auto [lb, ub, step] :
+         llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep()))
+      trips.push_back(tripCount(b, loc, map.lookupOrDefault(lb),
+                                map.lookupOrDefault(ub),
+                                map.lookupOrDefault(step)));
     Value one = b.create<arith::ConstantIndexOp>(loc, 1);
-    auto [start, end, stride] = strided(zero(), total, one);
+    auto [start, end, stride] = strided(zero(), product(b, loc, trips), one);
     auto flat = b.create<scf::ForOp>(loc, start, end, stride);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPoint(flat.getBody()->getTerminator());
-    Value rest = flat.getInductionVar();
-    for (int d = static_cast<int>(trips.size()) - 1; d >= 0; --d) {
-      Value index =
-          d == 0 ? rest : b.create<arith::RemUIOp>(loc, rest, trips[d]);
-      if (d > 0)
-        rest = b.create<arith::DivUIOp>(loc, rest, trips[d]);
-      Value iv = b.create<arith::AddIOp>(
-          loc, map.lookupOrDefault(loop.getLowerBound()[d]),
-          b.create<arith::MulIOp>(loc, index,
-                                  map.lookupOrDefault(loop.getStep()[d])));
-      map.map(loop.getInductionVars()[d], iv);
-    }
+    mapFlatIteration(b, loop, trips, flat.getInductionVar(), map);
     for (Operation &op : loop.getBody()->without_terminator())
       b.clone(op, map);
   }
@@ -415,18 +365,7 @@ void buildSharedRowLaunch(OpBuilder &b, scf::ParallelOp rows, bool perWarp,
   row = b.create<arith::SelectOp>(loc, valid, row,
                                   b.create<arith::ConstantIndexOp>(loc, 0));
   IRMapping map;
-  Value rest = row;
-  for (int d = static_cast<int>(rows.getNumLoops()) - 1; d >= 0; --d) {
-    Value trip = tripCount(b, loc, rows.getLowerBound()[d],
-                           rows.getUpperBound()[d], rows.getStep()[d]);
-    Value index = d == 0 ? rest : b.create<arith::RemUIOp>(loc, rest, trip);
-    if (d > 0)
-      rest = b.create<arith::DivUIOp>(loc, rest, trip);
-    Value iv = b.create<arith::AddIOp>(
-        loc, rows.getLowerBound()[d],
-        b.create<arith::MulIOp>(loc, index, rows.getStep()[d]));
-    map.map(rows.getInductionVars()[d], iv);
-  }
+  mapFlatIteration(b, rows, tripCounts(b, rows), row, map);
   SharedRowBuilder(b, loc, lane, width, valid, perWarp)
       .build(*rows.getBody(), map);
   b.create<gpu::TerminatorOp>(loc);

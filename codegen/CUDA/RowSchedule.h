@@ -18,6 +18,13 @@
 
 namespace anyshape::codegen {
 
+/// Forwards, in a loop body, each scalar load from the last store to the
+/// same memref at the same indices when nothing in between may write that
+/// buffer (loads in nested loops that do not write it included): the
+/// reduced values a stitched row stores and reads back. The column
+/// schedule uses it too.
+void forwardScalars(mlir::Block &body);
+
 /// Whether the rows of `rows` (a fusion's top-level parallel loop) can be
 /// shared by the threads of a warp or a block. First forwards the row
 /// body's scalars from their stores to their loads (the reduced values a
@@ -26,9 +33,10 @@ namespace anyshape::codegen {
 /// op the schedules do not know, or a buffer two threads would share.
 bool prepareSharedRows(mlir::scf::ParallelOp rows);
 
-/// How many elements a row has: the trip count of the row body's first
-/// reduction loop, computed at `b`'s insertion point (host code).
-mlir::Value rowLength(mlir::OpBuilder &b, mlir::scf::ParallelOp rows);
+/// How many elements a reduction of `loop`'s body folds (a row's length,
+/// or a column's): the trip count of its first reduction loop, computed
+/// at `b`'s insertion point (host code).
+mlir::Value reductionLength(mlir::OpBuilder &b, mlir::scf::ParallelOp loop);
 
 /// The number of rows (the product of `rows`' trip counts), at `b`.
 mlir::Value rowCount(mlir::OpBuilder &b, mlir::scf::ParallelOp rows);

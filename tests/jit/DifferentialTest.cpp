@@ -287,8 +287,9 @@ TEST(Differential, UnfusedPipelineAgrees) {
 // (anyshape-emulate-gpu-launches), against the reference, at 25 shapes
 // each: with the target's launch shapes (row kernels choose their version
 // per run), with blocks of 32 and at most 3 of them (every grid-stride
-// loop strides and ends in a partial round), and with each row version
-// forced: one row per thread, per warp, per block.
+// loop strides and ends in a partial round), with each row version
+// forced (one row per thread, per warp, per block), and with column
+// reductions in tiles at every size.
 namespace {
 
 jit::CompileOptions emulatedCuda(int64_t blockSize = 256,
@@ -316,6 +317,10 @@ void checkEmulated(
     checkAcrossShapes(graph, shapes,
                       example + " (emulated CUDA, rows per " + rows + ")",
                       emulatedCuda(256, 4096, rows));
+  jit::CompileOptions tiles = emulatedCuda();
+  tiles.cuda.columnSchedule = "tile";
+  checkAcrossShapes(graph, shapes, example + " (emulated CUDA, column tiles)",
+                    tiles);
 }
 
 } // namespace

@@ -83,7 +83,8 @@ INSTANTIATE_TEST_SUITE_P(Seeds, RandomGraphsInParallel,
 
 /// The same graphs through the CUDA pipeline, its launches emulated on the
 /// CPU: with small blocks, so grid-stride loops stride and row kernels
-/// choose their version per run; and with each shared row version forced.
+/// choose their version per run; with each shared row version forced; and
+/// with column reductions in tiles at every size.
 class RandomGraphsOnEmulatedCuda
     : public ::testing::TestWithParam<std::tuple<uint64_t, std::string>> {};
 
@@ -91,7 +92,10 @@ TEST_P(RandomGraphsOnEmulatedCuda, CompiledOnceMatchesReferenceAt50Shapes) {
   auto [seed, rows] = GetParam();
   jit::CompileOptions options;
   options.backend = jit::KernelBackend::kCudaEmulated;
-  options.cuda.rowSchedule = rows;
+  if (rows == "tile")
+    options.cuda.columnSchedule = "tile";
+  else
+    options.cuda.rowSchedule = rows;
   if (rows == "auto") {
     options.cuda.target.blockSize = 64;
     options.cuda.target.maxBlocks = 5;
@@ -105,7 +109,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::Range<uint64_t>(1, 101),
                        ::testing::Values(std::string("auto"),
                                          std::string("warp"),
-                                         std::string("block"))),
+                                         std::string("block"),
+                                         std::string("tile"))),
     [](const auto &info) {
       return std::get<1>(info.param) + "_" +
              std::to_string(std::get<0>(info.param));

@@ -95,12 +95,35 @@ func.func @barrier(%n: index, %p: i1) {
 
 // -----
 
-func.func @shared(%n: index) {
+// A block's shared memory is an array of its own in host memory; a
+// barrier at the top level ends a phase.
+// CHECK-LABEL: func.func @shared
+// CHECK: scf.parallel
+// CHECK: %[[TILE:.*]] = memref.alloc() : memref<32xf32>
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: scf.for %[[T1:.*]] =
+// CHECK: memref.store %{{.*}}, %[[TILE]][%[[T1]]]
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: scf.for %[[T2:.*]] =
+// CHECK: %[[R:.*]] = arith.subi %{{.*}}, %[[T2]]
+// CHECK: memref.load %[[TILE]][%[[R]]]
+// CHECK: memref.dealloc %[[TILE]]
+func.func @shared(%out: memref<32xf32>) {
   %c1 = arith.constant 1 : index
-  // expected-error@+1 {{uses shared memory: not emulated yet}}
+  %c31 = arith.constant 31 : index
+  %c32 = arith.constant 32 : index
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
-             threads(%tx, %ty, %tz) in (%sx = %n, %sy = %c1, %sz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1)
              workgroup(%tile : memref<32xf32, #gpu.address_space<workgroup>>) {
+    %i = arith.index_cast %tx : index to i32
+    %f = arith.sitofp %i : i32 to f32
+    memref.store %f, %tile[%tx] : memref<32xf32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    %r = arith.subi %c31, %tx : index
+    %v = memref.load %tile[%r] : memref<32xf32, #gpu.address_space<workgroup>>
+    memref.store %v, %out[%tx] : memref<32xf32>
     gpu.terminator
   }
   return

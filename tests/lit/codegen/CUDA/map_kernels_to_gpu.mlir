@@ -1,4 +1,4 @@
-// RUN: %anyshape-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(anyshape-map-kernels-to-gpu{block-size=128 max-blocks=64}))' -verify-diagnostics | FileCheck %s
+// RUN: %anyshape-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(anyshape-map-kernels-to-gpu{block-size=128 max-blocks=64},canonicalize))' -verify-diagnostics | FileCheck %s
 // RUN: not %anyshape-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(anyshape-map-kernels-to-gpu{block-size=2048}))' 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: block-size must be in [1, 1024]
 // anyshape-map-kernels-to-gpu: a fusion's parallel loop becomes a launch
@@ -10,7 +10,9 @@
 // CHECK: dhlo.fusion "kLoop" 1
 // CHECK-DAG: %[[M:.*]] = memref.dim %[[X]], %c0
 // CHECK-DAG: %[[N:.*]] = memref.dim %[[X]], %c1
-// CHECK: %[[TOTAL:.*]] = arith.muli %[[M]], %[[N]]
+// CHECK-DAG: %[[MTRIP:.*]] = arith.maxsi %[[M]], %c0
+// CHECK-DAG: %[[NTRIP:.*]] = arith.maxsi %[[N]], %c0
+// CHECK: %[[TOTAL:.*]] = arith.muli %[[MTRIP]], %[[NTRIP]]
 // CHECK: %[[BLOCKS:.*]] = arith.ceildivsi %[[TOTAL]], %c128
 // CHECK: %[[CAPPED:.*]] = arith.minsi %[[BLOCKS]], %c64
 // CHECK: %[[GRID:.*]] = arith.maxsi %[[CAPPED]], %c1
@@ -19,8 +21,8 @@
 // CHECK: %[[START:.*]] = arith.addi %[[START0]], %[[TX]]
 // CHECK: %[[STRIDE:.*]] = arith.muli %[[GX]], %[[SX]]
 // CHECK: scf.for %[[L:.*]] = %[[START]] to %[[TOTAL]] step %[[STRIDE]]
-// CHECK: %[[J:.*]] = arith.remui %[[L]], %[[N]]
-// CHECK: %[[I:.*]] = arith.divui %[[L]], %[[N]]
+// CHECK: %[[J:.*]] = arith.remui %[[L]], %[[NTRIP]]
+// CHECK: %[[I:.*]] = arith.divui %[[L]], %[[NTRIP]]
 // CHECK: memref.load %[[X]][%[[I]], %[[J]]]
 // CHECK: memref.store %{{.*}}, %[[OUT]][%[[I]], %[[J]]]
 // CHECK: gpu.terminator
@@ -70,12 +72,12 @@ func.func @grid_stride(%x: memref<?x?xf32>, %out: memref<?x?xf32>) {
 // CHECK: arith.divf
 // CHECK: } else {
 // CHECK: scf.if
-// CHECK: gpu.launch blocks(%{{.*}}) in (%{{.*}} = %[[ROWS]],
+// CHECK: gpu.launch blocks(%{{.*}}) in (%{{.*}} = %[[BLOCKROWS:.*]], %{{.*}} = %c1
 // CHECK: gpu.all_reduce add
 // CHECK: arith.divf
 // CHECK: } else {
 // CHECK: gpu.launch
-// CHECK: scf.for %[[ROW:.*]] = %{{.*}} to %[[ROWS]] step
+// CHECK: scf.for %[[ROW:.*]] = %{{.*}} to %{{.*}} step
 // CHECK: scf.for {{.*}} iter_args
 // CHECK: arith.addf
 // CHECK: scf.for
@@ -112,10 +114,10 @@ func.func @rows(%x: memref<?x?xf32>, %out: memref<?x?xf32>, %s: memref<i64>) {
 // -----
 
 // A stitched row's reduced value goes through memory (stored, then read
-// back by the next loop): forwarded, and the store is lane 0's.
+// back by the next loop): forwarded, and the store is lane 0's. (The
+// init, -inf, is maximumf's identity: canonicalized away.)
 // CHECK-LABEL: func.func @stored_and_read_back
-// CHECK: gpu.subgroup_reduce maximumf
-// CHECK: %[[MAX:.*]] = arith.maximumf %{{.*}}, %{{.*}} : f32
+// CHECK: %[[MAX:.*]] = gpu.subgroup_reduce maximumf
 // CHECK: %[[FIRST:.*]] = arith.cmpi eq, %{{.*}}, %c0
 // CHECK: %[[OWNER:.*]] = arith.andi %[[FIRST]], %{{.*}}
 // CHECK: scf.if %[[OWNER]] {
@@ -156,17 +158,28 @@ func.func @stored_and_read_back(%x: memref<?x?xf32>, %out: memref<?x?xf32>, %tmp
 
 // -----
 
-// A column reduction reads one column per thread, coalesced: no shared
-// versions. Nor when a loop reads what another thread's lane wrote (here
-// the second loop reads the row backwards).
-// CHECK-LABEL: func.func @not_shared
-// CHECK-NOT: subgroup_reduce
-// CHECK-NOT: all_reduce
-// CHECK-NOT: scf.if
+// A column reduction (over a dim that is not the last) runs in tiles of
+// 32 columns by 8 row slices when its columns have at least 8 rows: thread
+// (x, y) folds rows y, y + 8, ... of its column, its partial goes to the
+// block's shared memory, and after a barrier each thread folds its
+// column's 8; row slice 0 of a real column stores. Else one column per
+// thread.
+// CHECK-LABEL: func.func @columns
+// CHECK: %[[TILES:.*]] = arith.ceildivsi %{{.*}}, %c32
+// CHECK: %[[TALL:.*]] = arith.cmpi sge, %{{.*}}, %c8
+// CHECK: scf.if
+// CHECK: gpu.launch blocks({{.*}}) threads(%[[X:.*]], %[[Y:.*]], %{{.*}}) in (%{{.*}} = %c32{{.*}}, %{{.*}} = %c8{{.*}}, %{{.*}}) workgroup(%[[TILE:.*]] : memref<256xf32, #gpu.address_space<workgroup>>)
+// CHECK: %[[PARTIAL:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK: memref.store %[[PARTIAL]], %[[TILE]]
+// CHECK-NEXT: gpu.barrier
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c8
+// CHECK: memref.load %[[TILE]]
+// CHECK: scf.if
+// CHECK-NEXT: memref.store
+// CHECK: } else {
 // CHECK: gpu.launch
-// CHECK: gpu.launch
-// CHECK-NOT: gpu.launch
-func.func @not_shared(%x: memref<?x?xf32>, %col: memref<?xf32>, %tmp: memref<?x?xf32>, %out: memref<?x?xf32>) {
+// CHECK-NOT: gpu.barrier
+func.func @columns(%x: memref<?x?xf32>, %col: memref<?xf32>) {
   dhlo.fusion "kInput" 6 versions ["parallel"] {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
@@ -182,6 +195,28 @@ func.func @not_shared(%x: memref<?x?xf32>, %col: memref<?xf32>, %tmp: memref<?x?
       memref.store %sum, %col[%j] : memref<?xf32>
       scf.reduce
     }
+    dhlo.yield
+  }
+  return
+}
+
+// -----
+
+// No shared versions when a loop reads what another thread's lane wrote
+// (here the second loop reads the row backwards).
+// CHECK-LABEL: func.func @not_shared
+// CHECK-NOT: subgroup_reduce
+// CHECK-NOT: all_reduce
+// CHECK-NOT: scf.if
+// CHECK: gpu.launch
+// CHECK-NOT: gpu.launch
+func.func @not_shared(%x: memref<?x?xf32>, %tmp: memref<?x?xf32>, %out: memref<?x?xf32>) {
+  dhlo.fusion "kStitch" 7 versions ["parallel"] {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %zero = arith.constant 0.0 : f32
+    %m = memref.dim %x, %c0 : memref<?x?xf32>
+    %n = memref.dim %x, %c1 : memref<?x?xf32>
     scf.parallel (%i) = (%c0) to (%m) step (%c1) {
       %sum = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zero) -> (f32) {
         %v = memref.load %x[%i, %j] : memref<?x?xf32>
