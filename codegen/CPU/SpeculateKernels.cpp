@@ -14,6 +14,7 @@
 #include "codegen/CPU/ColumnSchedule.h"
 #include "codegen/CPU/Passes.h"
 #include "codegen/CPU/SplitRowSchedule.h"
+#include "codegen/Common/ImplicitBroadcast.h"
 
 #include "ir/dhlo/IR/DhloDialect.h"
 
@@ -122,39 +123,6 @@ void buildChunkedNest(OpBuilder &b, scf::ParallelOp loop, int64_t chunk) {
   b.setInsertionPoint(serial.getBody()->getTerminator());
   for (Operation &op : loop.getBody()->without_terminator())
     b.clone(op, mapping);
-}
-
-/// The conditions `size == 1` of the implicit-broadcast selects
-/// `select(size == 1, 0, i)` in `loop`, computed before it.
-llvm::SetVector<Value> stretchConditions(scf::ParallelOp loop) {
-  llvm::SetVector<Value> conditions;
-  loop.getBody()->walk([&](arith::SelectOp select) {
-    Value condition = select.getCondition();
-    auto compare = condition.getDefiningOp<arith::CmpIOp>();
-    if (!compare || loop->isAncestor(compare) ||
-        compare.getPredicate() != arith::CmpIPredicate::eq ||
-        !matchPattern(compare.getRhs(), m_One()) ||
-        !matchPattern(select.getTrueValue(), m_Zero()))
-      return;
-    conditions.insert(condition);
-  });
-  return conditions;
-}
-
-/// Folds the selects of `loop` on `conditions` to their false value: the
-/// version for runs where no broadcast dim stretches.
-void assumeNoStretch(scf::ParallelOp loop,
-                     const llvm::SetVector<Value> &conditions) {
-  SmallVector<arith::SelectOp> selects;
-  loop.getBody()->walk([&](arith::SelectOp select) {
-    if (conditions.contains(select.getCondition()) &&
-        matchPattern(select.getTrueValue(), m_Zero()))
-      selects.push_back(select);
-  });
-  for (arith::SelectOp select : selects) {
-    select.getResult().replaceAllUsesWith(select.getFalseValue());
-    select.erase();
-  }
 }
 
 /// The runtime's OpenMP team size for this execution (runtime/Threading.h),

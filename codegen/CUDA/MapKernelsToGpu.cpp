@@ -20,6 +20,7 @@
 #include "codegen/CUDA/Loops.h"
 #include "codegen/CUDA/Passes.h"
 #include "codegen/CUDA/RowSchedule.h"
+#include "codegen/Common/ImplicitBroadcast.h"
 
 #include "ir/dhlo/IR/DhloDialect.h"
 
@@ -193,11 +194,34 @@ struct MapKernelsToGpuPass : impl::MapKernelsToGpuBase<MapKernelsToGpuPass> {
     return oneThread(ops);
   }
 
-  /// `loop` as launches: a row kernel's three versions, chosen by the
-  /// host from its row length and count, or the grid-stride one.
+  /// `loop` as launches: with an implicit broadcast, a version for runs
+  /// where some broadcast dim stretches and one (the selects folded) for
+  /// runs where none does, chosen by the host; each as mapSchedules.
   LogicalResult mapParallel(scf::ParallelOp loop) {
     if (loop.getNumResults() != 0)
       return loop.emitOpError("reduces across threads: not supported");
+    llvm::SetVector<Value> conditions = stretchConditions(loop);
+    if (conditions.empty())
+      return mapSchedules(loop);
+    OpBuilder b(loop);
+    Value stretches = conditions.front();
+    for (Value condition : llvm::drop_begin(conditions))
+      stretches = b.create<arith::OrIOp>(loop.getLoc(), stretches, condition);
+    auto choice =
+        b.create<scf::IfOp>(loop.getLoc(), stretches, /*withElse=*/true);
+    loop->moveBefore(choice.thenBlock()->getTerminator());
+    b.setInsertionPoint(choice.elseBlock()->getTerminator());
+    auto noStretch = cast<scf::ParallelOp>(b.clone(*loop));
+    assumeNoStretch(noStretch, conditions);
+    if (failed(mapSchedules(loop)))
+      return failure();
+    return mapSchedules(noStretch);
+  }
+
+  /// `loop` as launches: a row kernel's three versions, chosen by the
+  /// host from its row length and count, a column kernel's two, or the
+  /// grid-stride one.
+  LogicalResult mapSchedules(scf::ParallelOp loop) {
     OpBuilder b(loop);
     Location loc = loop.getLoc();
     if (rowSchedule == "thread" || !prepareSharedRows(loop)) {

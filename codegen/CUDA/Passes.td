@@ -60,7 +60,11 @@ def MapKernelsToGpu
     more rows than a grid has blocks. A column kernel (a reduction over a
     dim that is not the last: ColumnSchedule.h) gets tiles of 32 columns
     by 8 row slices with shared-memory partials, for columns of at least
-    8 rows. A run of other ops with
+    8 rows. A loop that reads an implicit broadcast (a dim that may be 1 at
+    run time, read through `select(size == 1, 0, i)`) is first versioned
+    on it, as on the CPU (codegen/Common/ImplicitBroadcast.h): the
+    original for runs where some such dim stretches, a copy with the
+    selects folded for the runs where none does. A run of other ops with
     side effects (a scalar store, a loop that is not parallel) becomes a
     launch of one thread. Ops without memory effects (sizes, views, the
     grid formula) and library calls stay in the host flow. Nested

@@ -364,17 +364,24 @@ TEST(OpCoverage, RuntimeSizeOneBroadcast) {
         << "m=" << m << " n=" << n;
 }
 
-TEST(OpCoverage, ImplicitBroadcastVersionsAgree) {
-  // k is 1 (the stretch versions) or m (the no-stretch ones), on shapes
-  // small enough for the serial versions and large enough for the
-  // parallel ones, all from one compile.
+namespace {
+
+/// k is 1 (the stretch versions) or m (the no-stretch ones), on shapes
+/// small enough for the serial versions and large enough for the parallel
+/// ones, all from one compile; `reduce` adds a row sum over the product
+/// (a row kernel on the GPU).
+void checkImplicitBroadcastVersions(const jit::CompileOptions &options,
+                                    bool reduce) {
   GraphBuilder b("maybe_stretch");
   Value x = b.parameter("x", v1::DTYPE_F32, {"rows", "m"});
   Value bias = b.parameter("b", v1::DTYPE_F32, {"k"});
-  b.output(b.mul(x, b.broadcastInDim(bias, {"rows", "m"}, {1})));
+  Value product = b.mul(x, b.broadcastInDim(bias, {"rows", "m"}, {1}));
+  b.output(product);
+  if (reduce)
+    b.output(b.reduce(product, {1}, Reduction::Sum));
   auto graph = b.build();
   ASSERT_TRUE(graph.isOk());
-  auto executable = jit::Compiler::compile(*graph);
+  auto executable = jit::Compiler::compile(*graph, options);
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   for (auto [rows, m] : {std::pair{3, 1}, std::pair{5, 17}, std::pair{1, 40},
                          std::pair{300, 130}, std::pair{64, 1024}})
@@ -383,6 +390,23 @@ TEST(OpCoverage, ImplicitBroadcastVersionsAgree) {
                                    {randomLiteral(v1::DTYPE_F32, {rows, m}, 1),
                                     randomLiteral(v1::DTYPE_F32, {k}, 2)}))
           << "rows=" << rows << " m=" << m << " k=" << k;
+}
+
+} // namespace
+
+TEST(OpCoverage, ImplicitBroadcastVersionsAgree) {
+  checkImplicitBroadcastVersions({}, false);
+}
+
+/// The CUDA kernels' two versions (emulated), for a kLoop kernel and for
+/// row kernels in each of their versions.
+TEST(OpCoverage, ImplicitBroadcastVersionsAgreeOnEmulatedCuda) {
+  for (const char *rows : {"auto", "thread", "warp", "block"}) {
+    jit::CompileOptions options;
+    options.backend = jit::KernelBackend::kCudaEmulated;
+    options.cuda.rowSchedule = rows;
+    checkImplicitBroadcastVersions(options, true);
+  }
 }
 
 TEST(OpCoverage, FloatProductsOverflowingF32BeforeAZeroAreZero) {

@@ -289,3 +289,38 @@ func.func @exchange(%s: memref<f32>, %out: memref<?xf32>) {
   }
   return
 }
+
+// -----
+
+// An implicit broadcast (a dim read through select(size == 1, 0, i)) is
+// versioned first: the original when the size is 1 (where canonicalize
+// then knows the select's answer: element 0), a copy with the select
+// folded to the index otherwise.
+// CHECK-LABEL: func.func @maybe_stretch
+// CHECK: %[[ONE:.*]] = arith.cmpi eq, %[[K:.*]], %c1
+// CHECK: scf.if %[[ONE]] {
+// CHECK: gpu.launch
+// CHECK: memref.load %{{.*}}[%c0] : memref<?xf32>
+// CHECK: } else {
+// CHECK: gpu.launch
+// CHECK: scf.for %[[I:.*]] = 
+// CHECK: memref.load %arg1[%[[I]]] : memref<?xf32>
+func.func @maybe_stretch(%x: memref<?xf32>, %bias: memref<?xf32>, %out: memref<?xf32>) {
+  dhlo.fusion "kLoop" 8 versions ["parallel"] {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %n = memref.dim %x, %c0 : memref<?xf32>
+    %k = memref.dim %bias, %c0 : memref<?xf32>
+    %one = arith.cmpi eq, %k, %c1 : index
+    scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+      %j = arith.select %one, %c0, %i : index
+      %v = memref.load %x[%i] : memref<?xf32>
+      %b = memref.load %bias[%j] : memref<?xf32>
+      %s = arith.addf %v, %b : f32
+      memref.store %s, %out[%i] : memref<?xf32>
+      scf.reduce
+    }
+    dhlo.yield
+  }
+  return
+}
