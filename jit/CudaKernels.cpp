@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <regex>
 
 namespace anyshape::jit {
 
@@ -39,6 +40,15 @@ StatusOr<std::vector<CudaKernel>> kernelsOf(mlir::ModuleOp module) {
     if (entry != std::string_view::npos) {
       auto begin = entry + 7, end = ptx.find('(', begin);
       kernel.entry = std::string(ptx.substr(begin, end - begin));
+    }
+    // ".param .u64 name," per parameter, in the entry's parenthesis.
+    auto open = ptx.find('(', entry), close = ptx.find(')', open);
+    if (open != std::string_view::npos && close != std::string_view::npos) {
+      std::string params(ptx.substr(open, close - open));
+      std::regex param(R"(\.param\s+\.[a-z](\d+)\s)");
+      for (std::sregex_iterator it(params.begin(), params.end(), param), end;
+           it != end; ++it)
+        kernel.parameterBytes.push_back(std::stoi((*it)[1].str()) / 8);
     }
     auto maxntid = ptx.find(".maxntid ");
     if (maxntid != std::string_view::npos) {

@@ -23,6 +23,10 @@ struct CudaKernel {
   std::string module;    ///< its gpu.module: <launcher>_kernel[_N]
   std::string entry;     ///< the kernel function's PTX entry name
   int64_t blockSize = 0; ///< threads per block it is launched with (all dims)
+  /// The kernel's parameter layout: each parameter's bytes, in order
+  /// (memref descriptors expanded into pointers and sizes), what a
+  /// launcher's argument array must match.
+  std::vector<int> parameterBytes;
   std::string ptx;
   LinkedCubin linked; ///< cubin, nvJitLink log, resources
 };

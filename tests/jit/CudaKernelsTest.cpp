@@ -43,6 +43,11 @@ std::vector<jit::CudaKernel> checkCubins(const v1::Graph &graph,
     EXPECT_GT(k.linked.resources.registers, 0)
         << label << " " << k.module << ": " << k.linked.log;
     EXPECT_GE(k.blockSize, 1) << k.module;
+    // Parameters are 8-byte pointers and sizes or 4-byte scalars.
+    EXPECT_FALSE(k.parameterBytes.empty()) << k.module;
+    for (int bytes : k.parameterBytes)
+      EXPECT_TRUE(bytes == 4 || bytes == 8 || bytes == 2 || bytes == 1)
+          << k.module << ": a " << bytes << "-byte parameter";
     EXPECT_FALSE(k.entry.empty()) << k.module;
   }
   return std::move(*kernels);

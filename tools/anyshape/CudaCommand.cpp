@@ -44,12 +44,16 @@ int runCudaKernels(const GlobalOptions &,
               kernels->size(), target->chip().c_str(), ms);
   for (const jit::CudaKernel &k : *kernels) {
     const jit::KernelResources &r = k.linked.resources;
+    int paramBytes = 0;
+    for (int bytes : k.parameterBytes)
+      paramBytes += bytes;
     std::printf("  %-28s block %4lld  %3d registers  spills %lld/%lld B  "
-                "smem %lld B  cubin %zu B\n",
+                "smem %lld B  params %zu (%d B)  cubin %zu B\n",
                 k.module.c_str(), static_cast<long long>(k.blockSize),
                 r.registers, static_cast<long long>(r.spillStoreBytes),
                 static_cast<long long>(r.spillLoadBytes),
-                static_cast<long long>(r.sharedBytes), k.linked.cubin.size());
+                static_cast<long long>(r.sharedBytes), k.parameterBytes.size(),
+                paramBytes, k.linked.cubin.size());
   }
   if (!options.dumpIrDir.empty())
     std::printf("IR, PTX and nvJitLink logs in %s\n",
