@@ -35,6 +35,9 @@ StatusOr<std::vector<CudaKernel>> kernelsOf(mlir::ModuleOp module) {
     CudaKernel kernel;
     kernel.module = binary.getName().str();
     kernel.ptx = object.getObject().getValue().str();
+    // gpu-module-to-binary ends its PTX with a NUL.
+    while (!kernel.ptx.empty() && kernel.ptx.back() == '\0')
+      kernel.ptx.pop_back();
     std::string_view ptx = kernel.ptx;
     auto entry = ptx.find(".entry ");
     if (entry != std::string_view::npos) {

@@ -9,8 +9,15 @@
 #include "jit/NvJitLink.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <mutex>
 #include <regex>
 #include <vector>
@@ -106,11 +113,82 @@ KernelResources parseKernelResources(std::string_view log) {
   return r;
 }
 
+namespace {
+
+std::string readWholeFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+/// ptxas's path: the toolkit's, else whatever PATH finds (empty: none).
+std::string ptxasPath() {
+  for (const char *home :
+       {static_cast<const char *>(std::getenv("CUDA_HOME")), "/usr/local/cuda"})
+    if (home) {
+      std::string path = std::string(home) + "/bin/ptxas";
+      if (access(path.c_str(), X_OK) == 0)
+        return path;
+    }
+  return "ptxas";
+}
+
+} // namespace
+
+StatusOr<LinkedCubin> assembleWithPtxas(std::string_view ptx,
+                                        const std::string &chip) {
+  while (!ptx.empty() && ptx.back() == '\0')
+    ptx.remove_suffix(1);
+  const char *tmp = std::getenv("TMPDIR");
+  std::string dir =
+      std::string(tmp && *tmp ? tmp : "/tmp") + "/anyshape-ptxas-XXXXXX";
+  if (!mkdtemp(dir.data()))
+    return internalError("ptxas: cannot create a directory under " + dir);
+  std::string input = dir + "/kernel.ptx", output = dir + "/kernel.cubin",
+              logPath = dir + "/ptxas.log";
+  std::ofstream(input, std::ios::binary) << ptx;
+  std::string tool = ptxasPath();
+  std::vector<std::string> args = {tool, "-arch=" + chip, "-O3", "-v",
+                                   "-o", output,          input};
+  std::vector<char *> argv;
+  for (std::string &arg : args)
+    argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  // ptxas's report (stdout and stderr) goes to the log file.
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, logPath.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  pid_t pid = 0;
+  int spawned =
+      posix_spawnp(&pid, tool.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  int status = 0;
+  if (spawned == 0)
+    waitpid(pid, &status, 0);
+  LinkedCubin linked;
+  linked.assembler = "ptxas";
+  linked.log = readWholeFile(logPath);
+  linked.cubin = readWholeFile(output);
+  for (const std::string &path : {input, output, logPath})
+    std::remove(path.c_str());
+  rmdir(dir.c_str());
+  if (spawned != 0)
+    return Status(StatusCode::FailedPrecondition,
+                  "neither libnvJitLink.so.13 nor ptxas (CUDA 13 toolkit) "
+                  "found: set CUDA_HOME");
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || linked.cubin.empty())
+    return internalError("ptxas rejected the PTX for " + chip + ": " +
+                         linked.log);
+  linked.resources = parseKernelResources(linked.log);
+  return linked;
+}
+
 StatusOr<LinkedCubin> linkPtxToCubin(std::string_view ptx,
                                      const std::string &chip) {
   const Library &lib = library();
   if (!lib.error.empty())
-    return Status(StatusCode::FailedPrecondition, lib.error);
+    return assembleWithPtxas(ptx, chip);
   while (!ptx.empty() && ptx.back() == '\0')
     ptx.remove_suffix(1);
   std::string arch = "-arch=" + chip;
@@ -132,6 +210,7 @@ StatusOr<LinkedCubin> linkPtxToCubin(std::string_view ptx,
   if (lib.nvJitLinkGetLinkedCubinSize(handle, &size) != 0)
     return internalError("nvJitLinkGetLinkedCubinSize failed");
   LinkedCubin linked;
+  linked.assembler = "nvJitLink";
   linked.cubin.resize(size);
   if (lib.nvJitLinkGetLinkedCubin(handle, linked.cubin.data()) != 0)
     return internalError("nvJitLinkGetLinkedCubin failed");

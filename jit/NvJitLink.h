@@ -5,7 +5,9 @@
 // log tells what the kernel costs the device (registers, spills, shared
 // memory). The library is loaded with dlopen when first needed, so no
 // binary needs it to start and a machine without the toolkit compiles
-// CPU graphs as before; then every call says why it cannot link.
+// CPU graphs as before. Without the library, the toolkit's ptxas does the
+// same in a child process (the fallback); without either, every call
+// says why it cannot link.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -29,16 +31,24 @@ struct KernelResources {
 
 struct LinkedCubin {
   std::string cubin;
+  /// "nvJitLink" or, as the fallback, "ptxas".
+  std::string assembler;
   /// nvJitLink's info log (ptxas's verbose report).
   std::string log;
   KernelResources resources;
 };
 
-/// `ptx` (a trailing NUL is allowed) as a cubin for `chip` ("sm_90").
-/// FailedPrecondition if libnvJitLink cannot be loaded; Internal, with
-/// nvJitLink's error log, if it rejects the PTX.
+/// `ptx` (a trailing NUL is allowed) as a cubin for `chip` ("sm_90"),
+/// through libnvJitLink, or ptxas when the library cannot be loaded.
+/// FailedPrecondition if neither is there; Internal, with the assembler's
+/// error log, if it rejects the PTX.
 StatusOr<LinkedCubin> linkPtxToCubin(std::string_view ptx,
                                      const std::string &chip);
+
+/// The fallback alone: the toolkit's ptxas ($CUDA_HOME/bin, else PATH)
+/// in a child process, through temporary files. Exposed for tests.
+StatusOr<LinkedCubin> assembleWithPtxas(std::string_view ptx,
+                                        const std::string &chip);
 
 /// Reads ptxas's "Used N registers, ... N bytes spill stores" lines.
 /// Exposed for tests.

@@ -46,9 +46,11 @@ void buildKernelsToPtx(OpPassManager &pm, const CudaPipelineOptions &options) {
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createLowerAffinePass());
   kernels.addPass(createConvertSCFToCFPass());
+  kernels.addPass(createConvertVectorToLLVMPass());
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.indexBitwidth = 64;
   kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  kernels.addPass(createAlignVectorAccesses());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
@@ -82,11 +84,15 @@ void buildCudaPipeline(OpPassManager &pm, const CudaPipelineOptions &options) {
   mapping.columnSchedule = options.columnSchedule;
   mapping.warpMaxRow = options.target.warpMaxRow;
   mapping.warpsPerBlock = options.target.warpsPerBlock;
+  mapping.vectorAccesses = options.vectorAccesses;
   pm.addNestedPass<func::FuncOp>(createMapKernelsToGpu(mapping));
   if (options.emulate) {
     // 6. On the CPU: blocks in parallel (an OpenMP team), threads in turn;
     // then the CPU's host lowering.
     pm.addNestedPass<func::FuncOp>(createEmulateGpuLaunches());
+    // The 4-wide versions' vector accesses, which the CPU's host lowering
+    // does not expect.
+    pm.addPass(createConvertVectorToLLVMPass());
     pm.addPass(createConvertSCFToOpenMPPass());
     pm.addPass(createCanonicalizerPass());
     buildCpuHostLowering(pm);
@@ -132,6 +138,10 @@ void registerCudaPipeline() {
         *this, "column-schedule",
         llvm::cl::desc("A column kernel's version: auto, thread, tile"),
         llvm::cl::init(defaults.columnSchedule)};
+    Option<bool> vectorAccesses{
+        *this, "vector-accesses",
+        llvm::cl::desc("4-wide versions of loops walking the last dim"),
+        llvm::cl::init(defaults.vectorAccesses)};
     Option<bool> printKernelFusions{
         *this, "print-kernel-fusions",
         llvm::cl::desc("Print each kernel with its fusions of the plan")};
@@ -149,6 +159,7 @@ void registerCudaPipeline() {
         options.printKernelFusions = cli.printKernelFusions;
         options.rowSchedule = cli.rowSchedule;
         options.columnSchedule = cli.columnSchedule;
+        options.vectorAccesses = cli.vectorAccesses;
         buildCudaPipeline(pm, options);
       });
 }

@@ -24,6 +24,9 @@ struct CudaPipelineOptions {
   std::string rowSchedule = "auto";
   /// A column kernel's version: "auto", or "thread", "tile" forced.
   std::string columnSchedule = "auto";
+  /// 4-wide versions of loops walking the last dim (VectorAccesses.h);
+  /// off, only their scalar versions (tests run both).
+  bool vectorAccesses = true;
   /// As CpuPipelineOptions::printKernelFusions.
   bool printKernelFusions = false;
   /// The CUDA toolkit whose libdevice the kernels link; empty: MLIR's

@@ -3,9 +3,12 @@
 //
 // anyshape-map-kernels-to-gpu (see Passes.td). A fusion's body, after its
 // linalg ops became loops, is a sequence of top-level ops; each is one of
-//  - a parallel loop: a launch whose threads stride over the loop's
-//    flattened iterations (the grid-stride schedule of kLoop kernels; a
-//    row reduction or a stitched row runs one row per thread);
+//  - a parallel loop: launches in versions the host picks per run
+//    (implicit broadcast or not; then a row kernel's warp, block or
+//    thread per row, RowSchedule.h; a column kernel's tiles or column per
+//    thread, ColumnSchedule.h; otherwise 4-wide accesses or not,
+//    VectorAccesses.h), the last of each choice the grid-stride schedule
+//    whose threads stride over the loop's flattened iterations;
 //  - an op without memory effects: stays in the host flow, where the
 //    launches read it (sizes, views, and the grid formula built here);
 //  - a library call: stays in the host flow (the GEMM);
@@ -20,6 +23,7 @@
 #include "codegen/CUDA/Loops.h"
 #include "codegen/CUDA/Passes.h"
 #include "codegen/CUDA/RowSchedule.h"
+#include "codegen/CUDA/VectorAccesses.h"
 #include "codegen/Common/ImplicitBroadcast.h"
 
 #include "ir/dhlo/IR/DhloDialect.h"
@@ -227,6 +231,17 @@ struct MapKernelsToGpuPass : impl::MapKernelsToGpuBase<MapKernelsToGpuPass> {
     if (rowSchedule == "thread" || !prepareSharedRows(loop)) {
       if (columnSchedule != "thread" && prepareColumnTiles(loop)) {
         if (failed(columnVersions(b, loop)))
+          return failure();
+      } else if (vectorAccesses && hasVectorAccesses(loop)) {
+        // Four neighbouring elements a thread when the host proves the
+        // accesses aligned; else one.
+        auto version = b.create<scf::IfOp>(loc, vectorAccessCondition(b, loop),
+                                           /*withElse=*/true);
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(version.thenBlock());
+        buildVectorAccessLaunch(b, loop, blockSize, maxBlocks);
+        b.setInsertionPointToStart(version.elseBlock());
+        if (failed(gridStride(b, loop)))
           return failure();
       } else if (failed(gridStride(b, loop))) {
         return failure();

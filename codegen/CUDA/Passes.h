@@ -8,6 +8,7 @@
 #include "codegen/Common/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 namespace anyshape::codegen {
 

@@ -12,6 +12,18 @@
 
 include "mlir/Pass/PassBase.td"
 
+def AlignVectorAccesses
+    : Pass<"anyshape-align-vector-accesses", "mlir::gpu::GPUModuleOp"> {
+  let summary = "A kernel's vector loads and stores aligned to their size";
+  let description = [{
+    Runs on the kernels in the LLVM dialect. Every 1-D vector `llvm.load`
+    and `llvm.store` gets the alignment of its own size: the kernels'
+    only vector accesses are the 4-wide versions' (VectorAccesses.h),
+    which run only when the host found each aligned so, and without it
+    NVPTX splits a 128-bit access into four.
+  }];
+}
+
 def EmulateGpuLaunches
     : Pass<"anyshape-emulate-gpu-launches", "mlir::func::FuncOp"> {
   let summary = "Run each gpu.launch on the CPU: blocks and threads as loops";
@@ -64,7 +76,11 @@ def MapKernelsToGpu
     run time, read through `select(size == 1, 0, i)`) is first versioned
     on it, as on the CPU (codegen/Common/ImplicitBroadcast.h): the
     original for runs where some such dim stretches, a copy with the
-    selects folded for the runs where none does. A run of other ops with
+    selects folded for the runs where none does. Any other loop whose
+    loads or stores walk its last dim gets a 4-wide version
+    (VectorAccesses.h): each thread handles 4 neighbouring elements with
+    one vector access per buffer, taken when the host proves them
+    aligned. A run of other ops with
     side effects (a scalar store, a loop that is not parallel) becomes a
     launch of one thread. Ops without memory effects (sizes, views, the
     grid formula) and library calls stay in the host flow. Nested
@@ -83,6 +99,9 @@ def MapKernelsToGpu
            /*default=*/"\"auto\"",
            "A column kernel's version: auto (chosen per run), thread or "
            "tile (forced, for tests)">,
+    Option<"vectorAccesses", "vector-accesses", "bool", /*default=*/"true",
+           "Give loops walking the last dim a 4-wide version (off: only "
+           "the scalar one, for tests)">,
     Option<"warpMaxRow", "warp-max-row", "int64_t", /*default=*/"512",
            "Longest row a warp reduces on its own">,
     Option<"warpsPerBlock", "warps-per-block", "int64_t", /*default=*/"4",
@@ -90,7 +109,9 @@ def MapKernelsToGpu
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",
-                           "::mlir::scf::SCFDialect"];
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def ParallelOutsideReductions

@@ -4,14 +4,33 @@
 // anyshape-map-kernels-to-gpu: a fusion's parallel loop becomes a launch
 // whose threads stride over its flattened iterations, last dim fastest;
 // its sizes and the grid are computed in the host flow, outside the launch.
+// One that walks buffers along the last dim also gets a 4-wide version,
+// taken when the host finds the last dim a multiple of 4 and every such
+// buffer's aligned pointer (16 B), offset and outer strides (4) aligned:
+// one vector load and store of 4 elements per group, the arithmetic
+// scalar, four times.
 
 // CHECK-LABEL: func.func @grid_stride
 // CHECK-SAME: (%[[X:.*]]: memref<?x?xf32>, %[[OUT:.*]]: memref<?x?xf32>)
 // CHECK: dhlo.fusion "kLoop" 1
-// CHECK-DAG: %[[M:.*]] = memref.dim %[[X]], %c0
-// CHECK-DAG: %[[N:.*]] = memref.dim %[[X]], %c1
-// CHECK-DAG: %[[MTRIP:.*]] = arith.maxsi %[[M]], %c0
-// CHECK-DAG: %[[NTRIP:.*]] = arith.maxsi %[[N]], %c0
+// CHECK: arith.remui %{{.*}}, %c4
+// CHECK: %[[XPTR:.*]] = memref.extract_aligned_pointer_as_index %[[X]]
+// CHECK: arith.remui %[[XPTR]], %c16
+// CHECK: memref.extract_strided_metadata %[[X]]
+// CHECK: memref.extract_aligned_pointer_as_index %[[OUT]]
+// CHECK: scf.if %{{.*}} {
+// CHECK: %[[GROUPS:.*]] = arith.divui %{{.*}}, %c4
+// CHECK: gpu.launch
+// CHECK: scf.for %[[G:.*]] = %{{.*}} to %[[GROUPS]] step
+// CHECK: %[[FIRST:.*]] = arith.muli %[[G]], %c4
+// CHECK: %[[VJ:.*]] = arith.remui %[[FIRST]]
+// CHECK: %[[VI:.*]] = arith.divui %[[FIRST]]
+// CHECK: %[[V:.*]] = vector.load %[[X]][%[[VI]], %[[VJ]]] : memref<?x?xf32>, vector<4xf32>
+// CHECK-COUNT-4: math.exp
+// CHECK: vector.store %{{.*}}, %[[OUT]][%[[VI]], %[[VJ]]] : memref<?x?xf32>, vector<4xf32>
+// CHECK: } else {
+// CHECK: %[[MTRIP:.*]] = arith.maxsi %{{.*}}, %c0
+// CHECK: %[[NTRIP:.*]] = arith.maxsi %{{.*}}, %c0
 // CHECK: %[[TOTAL:.*]] = arith.muli %[[MTRIP]], %[[NTRIP]]
 // CHECK: %[[BLOCKS:.*]] = arith.ceildivsi %[[TOTAL]], %c128
 // CHECK: %[[CAPPED:.*]] = arith.minsi %[[BLOCKS]], %c64
@@ -242,11 +261,14 @@ func.func @not_shared(%x: memref<?x?xf32>, %tmp: memref<?x?xf32>, %out: memref<?
 // -----
 
 // A library call stays in the host flow; the zero fill before it is a
-// launch of its own.
+// launch of its own (here in its two versions).
 // CHECK-LABEL: func.func @library
+// CHECK: gpu.launch
+// CHECK: vector.store
 // CHECK: gpu.launch
 // CHECK: memref.store
 // CHECK: gpu.terminator
+// CHECK-NEXT: }
 // CHECK-NEXT: }
 // CHECK-NEXT: func.call @gemm
 func.func private @gemm(memref<?xf32>)
