@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -120,7 +121,7 @@ std::string readWholeFile(const std::string &path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-/// ptxas's path: the toolkit's, else whatever PATH finds (empty: none).
+/// ptxas's path: the toolkit's, else the bare name for PATH to find.
 std::string ptxasPath() {
   for (const char *home :
        {static_cast<const char *>(std::getenv("CUDA_HOME")), "/usr/local/cuda"})
@@ -165,7 +166,9 @@ StatusOr<LinkedCubin> assembleWithPtxas(std::string_view ptx,
   posix_spawn_file_actions_destroy(&actions);
   int status = 0;
   if (spawned == 0)
-    waitpid(pid, &status, 0);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      // a signal (the server's SIGTERM) is not ptxas ending
+    }
   LinkedCubin linked;
   linked.assembler = "ptxas";
   linked.log = readWholeFile(logPath);
