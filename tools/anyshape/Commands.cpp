@@ -9,6 +9,7 @@
 #include "ir/reference/Compare.h"
 #include "ir/reference/Evaluator.h"
 #include "jit/Compiler.h"
+#include "runtime/cuda/CudaDriver.h"
 
 #include <chrono>
 #include <cmath>
@@ -238,6 +239,30 @@ int prepareEvalRuns(const std::string &file, const std::string &seedText,
   return 0;
 }
 
+namespace {
+
+/// eval --backend cuda: what this machine's driver and device allow. The
+/// host flow that launches the cubins is not built yet, so even with a
+/// device this says so instead of running.
+int runOnCudaDevice() {
+  auto device = runtime::cuda::probeDevice();
+  if (!device)
+    return fail(
+        Status(device.status().code(),
+               "--backend cuda: " + device.status().message() +
+                   ". The CUDA kernels compile without a GPU (anyshape "
+                   "cuda-kernels FILE) and run on this CPU by their emulation "
+                   "(--backend cuda-emulated)"));
+  return fail(Status(StatusCode::Unimplemented,
+                     "--backend cuda: found " + device->name + " (sm_" +
+                         std::to_string(device->smVersion) +
+                         "), but the runtime that launches the CUDA kernels "
+                         "on it is not built yet; use --backend "
+                         "cuda-emulated for their numerics"));
+}
+
+} // namespace
+
 int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
   std::string file, dimsText, seedText = "0", backend = "reference", sweepText;
   bool check = false, specialize = false;
@@ -261,9 +286,11 @@ int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
   if (file.empty())
     return usage("eval needs a FILE");
   bool compiled = backend == "cpu" || backend == "cuda-emulated";
+  if (backend == "cuda")
+    return runOnCudaDevice();
   if (backend != "reference" && !compiled)
     return usage("unknown backend '" + backend +
-                 "' (available: reference, cpu, cuda-emulated)");
+                 "' (available: reference, cpu, cuda-emulated, cuda)");
   if ((specialize || !options.dumpIrDir.empty()) && !compiled)
     return usage("--static and --dump-ir need a compiled backend");
   if (backend == "cuda-emulated")

@@ -36,6 +36,8 @@ commands:
                        cuda-emulated: the CUDA kernels, compiled once and
                        run on this CPU by their emulation (their numerics
                        without a GPU; not a fast path);
+                       cuda: on the GPU (says what this machine lacks: a
+                       driver, a device, or, today, the CUDA runtime);
                        with --server the server compiles (no --backend,
                        no --dump-ir; --static and --check apply)
       --static         cpu: compile specialised to the --dims sizes (static
