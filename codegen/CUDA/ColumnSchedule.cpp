@@ -176,27 +176,10 @@ void buildColumnTileLaunch(OpBuilder &b, scf::ParallelOp columns) {
     gpu::AllReduceOperation kind = *reductionKindOf(reductionCombiner(loop));
     Value init = map.lookupOrDefault(loop.getInitArgs()[0]);
     Type type = init.getType();
-    Value lb = map.lookupOrDefault(loop.getLowerBound());
-    Value ub = map.lookupOrDefault(loop.getUpperBound());
-    Value step = map.lookupOrDefault(loop.getStep());
-    Value start =
-        b.create<arith::AddIOp>(loc, lb, b.create<arith::MulIOp>(loc, y, step));
-    Value stride = b.create<arith::MulIOp>(loc, step, constant(kTileRows));
-    Value end = b.create<arith::SelectOp>(loc, valid, ub, lb);
-    auto partial = b.create<scf::ForOp>(loc, start, end, stride,
-                                        reductionIdentity(b, loc, kind, type));
-    {
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(partial.getBody());
-      map.map(loop.getInductionVar(), partial.getInductionVar());
-      map.map(loop.getRegionIterArgs()[0], partial.getRegionIterArgs()[0]);
-      for (Operation &nested : loop.getBody()->without_terminator())
-        b.clone(nested, map);
-      b.create<scf::YieldOp>(
-          loc, map.lookup(loop.getBody()->getTerminator()->getOperand(0)));
-    }
+    Value partial =
+        buildStridedPartial(b, loop, map, y, constant(kTileRows), valid);
     Value tileBuffer = launch.getWorkgroupAttributions()[nextTile++];
-    b.create<memref::StoreOp>(loc, partial.getResult(0), tileBuffer, slot);
+    b.create<memref::StoreOp>(loc, partial, tileBuffer, slot);
     b.create<gpu::BarrierOp>(loc);
     auto fold = b.create<scf::ForOp>(loc, constant(0), constant(kTileRows), one,
                                      reductionIdentity(b, loc, kind, type));

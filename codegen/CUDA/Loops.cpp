@@ -44,6 +44,56 @@ void mapFlatIteration(OpBuilder &b, scf::ParallelOp loop, ValueRange trips,
   }
 }
 
+GridStrideLaunch buildGridStrideLaunch(OpBuilder &b, Location loc, Value count,
+                                       int64_t blockSize, int64_t maxBlocks) {
+  auto constant = [&](int64_t v) {
+    return b.create<arith::ConstantIndexOp>(loc, v).getResult();
+  };
+  Value threads = constant(blockSize), one = constant(1);
+  Value blocks = b.createOrFold<arith::CeilDivSIOp>(loc, count, threads);
+  blocks = b.createOrFold<arith::MinSIOp>(loc, blocks, constant(maxBlocks));
+  blocks = b.createOrFold<arith::MaxSIOp>(loc, blocks, one);
+  auto launch =
+      b.create<gpu::LaunchOp>(loc, blocks, one, one, threads, one, one);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(&launch.getBody().front());
+  Value first = b.create<arith::AddIOp>(
+      loc,
+      b.create<arith::MulIOp>(loc, launch.getBlockIds().x,
+                              launch.getBlockSize().x),
+      launch.getThreadIds().x);
+  Value stride = b.create<arith::MulIOp>(loc, launch.getGridSize().x,
+                                         launch.getBlockSize().x);
+  auto loop = b.create<scf::ForOp>(loc, first, count, stride);
+  b.create<gpu::TerminatorOp>(loc);
+  return {launch, loop};
+}
+
+Value buildStridedPartial(OpBuilder &b, scf::ForOp loop, IRMapping &map,
+                          Value lane, Value width, Value valid) {
+  Location loc = loop.getLoc();
+  gpu::AllReduceOperation kind = *reductionKindOf(reductionCombiner(loop));
+  Value lb = map.lookupOrDefault(loop.getLowerBound());
+  Value ub = map.lookupOrDefault(loop.getUpperBound());
+  Value step = map.lookupOrDefault(loop.getStep());
+  Value start = b.create<arith::AddIOp>(
+      loc, lb, b.create<arith::MulIOp>(loc, lane, step));
+  Value stride = b.create<arith::MulIOp>(loc, step, width);
+  Value end = b.create<arith::SelectOp>(loc, valid, ub, lb);
+  Value identity =
+      reductionIdentity(b, loc, kind, loop.getRegionIterArgs()[0].getType());
+  auto partial = b.create<scf::ForOp>(loc, start, end, stride, identity);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(partial.getBody());
+  map.map(loop.getInductionVar(), partial.getInductionVar());
+  map.map(loop.getRegionIterArgs()[0], partial.getRegionIterArgs()[0]);
+  for (Operation &op : loop.getBody()->without_terminator())
+    b.clone(op, map);
+  b.create<scf::YieldOp>(
+      loc, map.lookup(loop.getBody()->getTerminator()->getOperand(0)));
+  return partial.getResult(0);
+}
+
 Operation *reductionCombiner(scf::ForOp loop) {
   if (loop.getNumRegionIterArgs() != 1 || loop.getNumResults() != 1)
     return nullptr;

@@ -315,34 +315,18 @@ struct MapKernelsToGpuPass : impl::MapKernelsToGpuBase<MapKernelsToGpuPass> {
   /// `loop` as a launch whose threads stride over its flattened
   /// iterations, last dim fastest; at `b`, leaving `loop` in place.
   LogicalResult gridStride(OpBuilder &b, scf::ParallelOp loop) {
-    Location loc = loop.getLoc();
-    Value one = b.create<arith::ConstantIndexOp>(loc, 1);
     // Host: the trip counts (a dim with ub < lb runs 0 times) and the grid.
     SmallVector<Value> trips = tripCounts(b, loop);
-    Value total = product(b, loc, trips);
-    Value threads = b.create<arith::ConstantIndexOp>(loc, blockSize);
-    Value blocks = b.createOrFold<arith::CeilDivSIOp>(loc, total, threads);
-    blocks = b.createOrFold<arith::MinSIOp>(
-        loc, blocks, b.create<arith::ConstantIndexOp>(loc, maxBlocks));
-    blocks = b.createOrFold<arith::MaxSIOp>(loc, blocks, one);
-    gpu::LaunchOp launch = createLaunch(b, loc, blocks, threads);
-    // Device: thread t of block k starts at k * blockDim + t and strides by
-    // the whole grid.
-    Value first = b.create<arith::AddIOp>(
-        loc,
-        b.create<arith::MulIOp>(loc, launch.getBlockIds().x,
-                                launch.getBlockSize().x),
-        launch.getThreadIds().x);
-    Value stride = b.create<arith::MulIOp>(loc, launch.getGridSize().x,
-                                           launch.getBlockSize().x);
-    auto strided = b.create<scf::ForOp>(loc, first, total, stride);
-    b.setInsertionPoint(strided.getBody()->getTerminator());
+    GridStrideLaunch grid = buildGridStrideLaunch(
+        b, loop.getLoc(), product(b, loop.getLoc(), trips), blockSize,
+        maxBlocks);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(grid.loop.getBody()->getTerminator());
     IRMapping map;
-    mapFlatIteration(b, loop, trips, strided.getInductionVar(), map);
+    mapFlatIteration(b, loop, trips, grid.loop.getInductionVar(), map);
     for (Operation &op : loop.getBody()->without_terminator())
       b.clone(op, map);
-    b.setInsertionPointAfter(launch);
-    return sequentializeNestedParallels(launch);
+    return sequentializeNestedParallels(grid.launch);
   }
 };
 

@@ -272,36 +272,18 @@ private:
 
   /// A partial per thread, then the collective, then the loop's init.
   void reduce(scf::ForOp loop, IRMapping &map) {
-    Operation *combiner = reductionCombiner(loop);
-    gpu::AllReduceOperation kind = *reductionKindOf(combiner);
+    gpu::AllReduceOperation kind = *reductionKindOf(reductionCombiner(loop));
     Value init = map.lookupOrDefault(loop.getInitArgs()[0]);
-    Type type = init.getType();
-    auto [start, end, stride] =
-        strided(map.lookupOrDefault(loop.getLowerBound()),
-                map.lookupOrDefault(loop.getUpperBound()),
-                map.lookupOrDefault(loop.getStep()));
-    Value identity = reductionIdentity(b, loc, kind, type);
-    auto partial = b.create<scf::ForOp>(loc, start, end, stride, identity);
-    {
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(partial.getBody());
-      map.map(loop.getInductionVar(), partial.getInductionVar());
-      map.map(loop.getRegionIterArgs()[0], partial.getRegionIterArgs()[0]);
-      for (Operation &op : loop.getBody()->without_terminator())
-        b.clone(op, map);
-      b.create<scf::YieldOp>(
-          loc, map.lookup(loop.getBody()->getTerminator()->getOperand(0)));
-    }
+    Value partial = buildStridedPartial(b, loop, map, lane, width, valid);
     Value shared =
-        perWarp
-            ? b.create<gpu::SubgroupReduceOp>(loc, partial.getResult(0), kind,
-                                              /*uniform=*/true)
-                  .getResult()
-            : b.create<gpu::AllReduceOp>(
-                   loc, partial.getResult(0),
-                   gpu::AllReduceOperationAttr::get(b.getContext(), kind),
-                   /*uniform=*/true)
-                  .getResult();
+        perWarp ? b.create<gpu::SubgroupReduceOp>(loc, partial, kind,
+                                                  /*uniform=*/true)
+                      .getResult()
+                : b.create<gpu::AllReduceOp>(
+                       loc, partial,
+                       gpu::AllReduceOperationAttr::get(b.getContext(), kind),
+                       /*uniform=*/true)
+                      .getResult();
     map.map(loop.getResult(0), combineValues(b, loc, kind, init, shared));
   }
 

@@ -116,25 +116,11 @@ void buildVectorAccessLaunch(OpBuilder &b, scf::ParallelOp loop,
   SmallVector<Value> trips = tripCounts(b, loop);
   Value groups = b.create<arith::DivUIOp>(loc, product(b, loc, trips),
                                           constant(kVectorLanes));
-  Value threads = constant(blockSize);
-  Value blocks = b.createOrFold<arith::CeilDivSIOp>(loc, groups, threads);
-  blocks = b.createOrFold<arith::MinSIOp>(loc, blocks, constant(maxBlocks));
-  blocks = b.createOrFold<arith::MaxSIOp>(loc, blocks, constant(1));
-  Value one = constant(1);
-  auto launch =
-      b.create<gpu::LaunchOp>(loc, blocks, one, one, threads, one, one);
+  GridStrideLaunch grid =
+      buildGridStrideLaunch(b, loc, groups, blockSize, maxBlocks);
   OpBuilder::InsertionGuard g(b);
-  b.setInsertionPointToStart(&launch.getBody().front());
-  Value first = b.create<arith::AddIOp>(
-      loc,
-      b.create<arith::MulIOp>(loc, launch.getBlockIds().x,
-                              launch.getBlockSize().x),
-      launch.getThreadIds().x);
-  Value stride = b.create<arith::MulIOp>(loc, launch.getGridSize().x,
-                                         launch.getBlockSize().x);
-  auto strided = b.create<scf::ForOp>(loc, first, groups, stride);
-  b.create<gpu::TerminatorOp>(loc);
-  b.setInsertionPoint(strided.getBody()->getTerminator());
+  b.setInsertionPoint(grid.loop.getBody()->getTerminator());
+  scf::ForOp strided = grid.loop;
   // Copy 0 runs iteration 4g of the flattened space; copy u the next u.
   SmallVector<IRMapping> copies(kVectorLanes);
   Value base = b.create<arith::MulIOp>(loc, strided.getInductionVar(),
