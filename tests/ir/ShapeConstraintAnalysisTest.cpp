@@ -167,7 +167,7 @@ TEST_F(AnalysisTest, ContradictionsAreReported) {
   ShapeConstraintAnalysis analysis(func_);
   ASSERT_FALSE(analysis.contradictions().empty());
   EXPECT_NE(analysis.contradictions().front().find(
-                "cannot hold: it reduces to 4 == 3"),
+                "cannot hold: it reduces to 3 == 4"),
             std::string::npos)
       << analysis.contradictions().front();
 }

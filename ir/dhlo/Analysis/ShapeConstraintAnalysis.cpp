@@ -11,7 +11,8 @@
 #include "ShapeConstraintAnalysis.h"
 
 #include "ir/dhlo/IR/DhloDialect.h"
-#include "ir/graph/OpRegistry.h"
+#include "ir/graph/ShapeChecks.h"
+#include "ir/graph/ShapeInference.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/STLExtras.h"
@@ -25,15 +26,6 @@ namespace anyshape::dhlo {
 namespace {
 
 constexpr int kMaxSolveRounds = 1000;
-
-bool isElementwise(Operation *op) {
-  if (op->getDialect() == nullptr || op->getDialect()->getNamespace() != "dhlo")
-    return false;
-  const OpInfo *info = lookupOp(op->getName().stripDialect());
-  return info &&
-         (info->opClass == OpClass::Unary || info->opClass == OpClass::Binary ||
-          info->opClass == OpClass::Select);
-}
 
 /// Single-atom monomial "c*X" as (c, X).
 std::optional<std::pair<int64_t, std::string>>
@@ -72,14 +64,9 @@ ShapeConstraintAnalysis::ShapeConstraintAnalysis(Operation *root) {
 }
 
 void ShapeConstraintAnalysis::collectValue(Value v) {
-  static const GraphLimits limits;
   auto tensor = llvm::dyn_cast<RankedTensorType>(v.getType());
   if (!tensor || dims_.count(v))
     return;
-  // Fresh atoms for unknown dims ("#0", "#1", ...), unique in the analysis.
-  ShapeContext atoms = ShapeContext::open(limits, "#");
-  for (int64_t i = 0; i < nextAtom_; ++i)
-    atoms.fresh();
   std::vector<Poly> dims;
   auto shape = llvm::dyn_cast_or_null<ShapeAttr>(tensor.getEncoding());
   for (auto [i, size] : llvm::enumerate(tensor.getShape())) {
@@ -88,8 +75,8 @@ void ShapeConstraintAnalysis::collectValue(Value v) {
     } else if (auto dim = shape ? shape.getDim(i) : std::nullopt) {
       dims.push_back(*dim);
     } else {
-      dims.push_back(atoms.fresh());
-      ++nextAtom_;
+      // A fresh atom ("#0", "#1", ...), unique in the analysis.
+      dims.push_back(SymExpr::symbol("#" + std::to_string(nextAtom_++)));
     }
   }
   values_.push_back(v);
@@ -117,129 +104,80 @@ void ShapeConstraintAnalysis::collectConstraints(Operation *op) {
     }
     return;
   }
-  if (op->getNumResults() != 1)
+  if (op->getNumResults() != 1 || !llvm::isa<DhloDialect>(op->getDialect()))
     return;
   const std::vector<Poly> *result = dimsOf(op->getResult(0));
   if (!result)
     return;
+  // Every other op's facts come from its wire shape rule
+  // (ir/graph/ShapeInference.h, the one owner of the ops' dim rules), run
+  // on the operands' dims: the result dims it infers, and each check it
+  // leaves to run time, which holds whenever the kernels run (the entry
+  // checks them first).
+  std::string error;
+  FailureOr<v1::Node> node =
+      toWireNode(op->getName().stripDialect(), op->getAttrDictionary(), error);
+  if (failed(node))
+    return; // no wire op (the dialect's own, such as seeded_uniform)
+  std::vector<SymTensorType> types;
+  for (Value operand : op->getOperands()) {
+    const auto *dims = dimsOf(operand);
+    auto tensor = llvm::dyn_cast<RankedTensorType>(operand.getType());
+    std::optional<v1::DType> dtype =
+        tensor ? dtypeOf(tensor.getElementType()) : std::nullopt;
+    if (!dims || !dtype)
+      return;
+    types.push_back({*dtype, *dims});
+  }
+  std::vector<const SymTensorType *> operandTypes;
+  for (const SymTensorType &type : types)
+    operandTypes.push_back(&type);
+  static const GraphLimits limits;
+  // The sizes a rule defines (a reshape's quotient, a strided slice's
+  // extent) are atoms of this rule alone.
+  ShapeContext rules =
+      ShapeContext::open(limits, "#r" + std::to_string(rulesRun_++) + ".");
+  std::vector<ShapeCheck> checks;
+  rules.recordChecksInto(&checks);
+  StatusOr<SymTensorType> inferred = inferNodeType(*node, operandTypes, rules);
+  if (!inferred || inferred->dims.size() != result->size())
+    return; // the verifier reports it
+  for (size_t i = 0; i < result->size(); ++i)
+    equate((*result)[i], inferred->dims[i]);
+  for (const ShapeCheck &check : checks)
+    collectFact(check);
+}
 
-  if (isElementwise(op)) {
-    for (Value operand : op->getOperands())
-      if (const auto *dims = dimsOf(operand);
-          dims && dims->size() == result->size())
-        for (size_t i = 0; i < dims->size(); ++i)
-          equate((*dims)[i], (*result)[i]);
+void ShapeConstraintAnalysis::collectFact(const ShapeCheck &check) {
+  auto isProduct = [](const Poly &p) {
+    return llvm::any_of(p.terms(),
+                        [](const auto &term) { return term.first.size() > 1; });
+  };
+  switch (check.kind) {
+  case ShapeCheck::Kind::Equal:
+    // Element counts (a reshape's) cancel common non-zero factors.
+    if (isProduct(check.a) || isProduct(check.b))
+      products_.emplace_back(check.a, check.b);
+    else
+      equate(check.a, check.b);
     return;
-  }
-  if (auto transpose = llvm::dyn_cast<TransposeOp>(op)) {
-    const auto *in = dimsOf(transpose.getOperand());
-    for (auto [i, p] : llvm::enumerate(transpose.getPermutation()))
-      if (in && p >= 0 && p < static_cast<int64_t>(in->size()))
-        equate((*result)[i], (*in)[p]);
+  case ShapeCheck::Kind::OneOrEqual:
+    broadcasts_.emplace_back(check.a, check.b);
     return;
-  }
-  if (auto reduce = llvm::dyn_cast<ReduceOp>(op)) {
-    const auto *in = dimsOf(reduce.getOperand());
-    size_t k = 0;
-    for (size_t i = 0; in && i < in->size() && k < result->size(); ++i)
-      if (!llvm::is_contained(reduce.getDimensions(), int64_t(i)))
-        equate((*in)[i], (*result)[k++]);
+  case ShapeCheck::Kind::Divides:
+    // a != 0: so is every factor of a product.
+    if (auto terms = check.a.terms(); terms.size() == 1)
+      for (const std::string &atom : terms.begin()->first)
+        nonZero_.insert(atom);
     return;
-  }
-  if (auto gather = llvm::dyn_cast<GatherOp>(op)) {
-    const auto *in = dimsOf(gather.getOperand());
-    const auto *indices = dimsOf(gather.getIndices());
-    int64_t axis = gather.getAxisAttr().getInt();
-    if (!in || !indices)
-      return;
-    std::vector<Poly> expected(in->begin(), in->begin() + axis);
-    expected.insert(expected.end(), indices->begin(), indices->end());
-    expected.insert(expected.end(), in->begin() + axis + 1, in->end());
-    for (size_t i = 0; i < expected.size() && i < result->size(); ++i)
-      equate(expected[i], (*result)[i]);
+  case ShapeCheck::Kind::DefineQuotient:
+    // symbol = a / b, after a Divides check: symbol * b == a.
+    if (auto product = SymExpr::mul(SymExpr::symbol(check.symbol), check.b))
+      products_.emplace_back(check.a, *product);
     return;
-  }
-  if (auto concat = llvm::dyn_cast<ConcatenateOp>(op)) {
-    int64_t axis = concat.getDimensionAttr().getInt();
-    std::optional<Poly> sum = SymExpr::constant(0);
-    for (Value input : concat.getInputs()) {
-      const auto *in = dimsOf(input);
-      if (!in || in->size() != result->size())
-        return;
-      for (size_t i = 0; i < in->size(); ++i)
-        if (static_cast<int64_t>(i) != axis)
-          equate((*in)[i], (*result)[i]);
-      if (sum)
-        sum = SymExpr::add(*sum, (*in)[axis]);
-    }
-    if (sum)
-      equate(*sum, (*result)[axis]);
-    return;
-  }
-  if (auto dot = llvm::dyn_cast<DotGeneralOp>(op)) {
-    const auto *lhs = dimsOf(dot.getLhs());
-    const auto *rhs = dimsOf(dot.getRhs());
-    if (!lhs || !rhs)
-      return;
-    auto lb = dot.getLhsBatchDimensions(), rb = dot.getRhsBatchDimensions();
-    auto lc = dot.getLhsContractingDimensions(),
-         rc = dot.getRhsContractingDimensions();
-    size_t k = 0;
-    for (auto [l, r] : llvm::zip(lb, rb)) {
-      equate((*lhs)[l], (*rhs)[r]);
-      equate((*lhs)[l], (*result)[k++]);
-    }
-    for (auto [l, r] : llvm::zip(lc, rc))
-      equate((*lhs)[l], (*rhs)[r]);
-    auto appendFree = [&](const std::vector<Poly> &side, ArrayRef<int64_t> b,
-                          ArrayRef<int64_t> c) {
-      for (size_t i = 0; i < side.size() && k < result->size(); ++i)
-        if (!llvm::is_contained(b, int64_t(i)) &&
-            !llvm::is_contained(c, int64_t(i)))
-          equate(side[i], (*result)[k++]);
-    };
-    appendFree(*lhs, lb, lc);
-    appendFree(*rhs, rb, rc);
-    return;
-  }
-  if (auto reshape = llvm::dyn_cast<ReshapeOp>(op)) {
-    const auto *in = dimsOf(reshape.getOperand());
-    if (!in)
-      return;
-    // A product that overflows is no fact at all (never a partial one).
-    std::optional<Poly> a = SymExpr::constant(1), b = SymExpr::constant(1);
-    for (const Poly &d : *in)
-      if (a)
-        a = SymExpr::mul(*a, d);
-    for (const Poly &d : *result)
-      if (b)
-        b = SymExpr::mul(*b, d);
-    if (a && b)
-      products_.emplace_back(*a, *b);
-    // Inferring a -1 divides by the other target dims: none is zero.
-    ShapeAttr target = reshape.getShape();
-    for (int64_t i = 0; i < target.getRank(); ++i)
-      if (target.isInferred(i))
-        for (int64_t j = 0; j < target.getRank(); ++j)
-          if (j != i)
-            if (auto atom = (*result)[j].singleSymbol())
-              nonZero_.insert(*atom);
-    return;
-  }
-  if (auto broadcast = llvm::dyn_cast<BroadcastInDimOp>(op)) {
-    // Only an operand dim known not to be 1 must equal its target; that may
-    // become known while solving, so these are kept as conditional pairs.
-    const auto *in = dimsOf(broadcast.getOperand());
-    ShapeAttr target = broadcast.getShape();
-    for (auto [i, r] : llvm::enumerate(broadcast.getBroadcastDimensions())) {
-      if (!in || r < 0 || r >= static_cast<int64_t>(result->size()))
-        continue;
-      // An anonymous target dim copies its operand dim: always equal.
-      if (r < target.getRank() && !target.getDim(r))
-        equate((*in)[i], (*result)[r]);
-      else
-        broadcasts_.emplace_back((*in)[i], (*result)[r]);
-    }
+  default:
+    // Bounds, element limits and the sizes defined by rounding or padding
+    // equate nothing.
     return;
   }
 }

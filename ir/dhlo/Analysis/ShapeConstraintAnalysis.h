@@ -3,24 +3,31 @@
 // The one shape analysis of the compiler (DISC's "shape constraint
 // collection"). Every dim of every tensor value in a function is a
 // polynomial over atoms: the symbols of its #dhlo.shape encoding, or a
-// fresh atom ("#3") when the type says nothing. The ops then contribute
-// facts:
-//   - dim equalities, solved by union-find over atoms: elementwise operands
-//     and results, transpose, reduce's kept dims, gather, concatenate's
-//     non-axis dims, dot_general batch and contracting dims; same-named
+// fresh atom ("#3") when the type says nothing. Each op's facts come from
+// its wire shape rule (ir/graph/ShapeInference.h, the one owner of every
+// op's dim rules) run on its operands' dims: its result dims equal the
+// inferred ones, and each check the rule leaves to run time
+// (ShapeChecks.h) holds whenever the kernels run, because the entry checks
+// them all first. So the facts are
+//   - dim equalities, solved by union-find over atoms (elementwise operands
+//     and results, transpose, reduce's kept dims, gather, concatenate,
+//     dot_general batch and contracting dims, slices...); same-named
 //     symbols are one atom from the start;
 //   - static values (a class equal to a constant);
-//   - product equalities from reshape (equal element counts), which also
-//     yield dim equalities by cancelling common factors, and definitions
-//     of an atom as a polynomial of others
+//   - product equalities (a reshape's equal element counts, a quotient it
+//     infers), which also yield dim equalities by cancelling common
+//     factors, and definitions of an atom as a polynomial of others
 //     ([batch, seq, 768] -> [?, 768] proves ? = batch*seq);
+//   - broadcast pairs, equal once the operand dim is known not to be 1;
 //   - non-zero dims (a reshape with -1 divides by its other dims).
+// A fusion's results equal what it yields (the one structural rule here).
 // Fusion asks it whether two index spaces are provably the same without
 // knowing any size: isEqual, isSameNumElements, canonicalDim.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "ir/graph/ShapeChecks.h"
 #include "ir/graph/SymExpr.h"
 
 #include "mlir/IR/Operation.h"
@@ -67,6 +74,8 @@ private:
 
   void collectValue(mlir::Value v);
   void collectConstraints(mlir::Operation *op);
+  /// The fact a run-time check of a shape rule states.
+  void collectFact(const ShapeCheck &check);
   void equate(const Poly &a, const Poly &b);
   bool solveEquality(const Poly &a, const Poly &b);
   bool solveProduct(const Poly &a, const Poly &b);
@@ -83,6 +92,7 @@ private:
   std::vector<mlir::Value> values_;
   llvm::DenseMap<mlir::Value, std::vector<Poly>> dims_;
   int64_t nextAtom_ = 0;
+  int64_t rulesRun_ = 0; // names each rule's own atoms apart
 
   // Union-find over atoms; values of classes known to be constant.
   mutable std::map<std::string, std::string> parent_;
