@@ -12,9 +12,11 @@
 
 #include "codegen/CPU/CpuPipeline.h"
 #include "codegen/CUDA/CudaPipeline.h"
+#include "codegen/CUDA/Passes.h"
 
 #include "ir/graph/Specialize.h"
 #include "ir/graph/Validate.h"
+#include "jit/CudaKernels.h"
 #include "jit/Lowering.h"
 #include "jit/ObjectCode.h"
 
@@ -33,29 +35,55 @@ namespace {
 
 /// Import, pipeline and object code for a validated graph. The MLIR
 /// context, and the constants it holds, are gone when this returns.
+/// kCuda: the host object needs its kernels linked, and is refused while
+/// it does what the device path cannot run yet.
+StatusOr<DeviceCode> takeDeviceCode(mlir::ModuleOp module,
+                                    const CompileOptions &options) {
+  if (auto reason = module->getAttrOfType<mlir::StringAttr>(
+          codegen::kCudaUnsupportedAttr))
+    return Status(StatusCode::Unimplemented,
+                  "the CUDA backend cannot run this graph yet: " +
+                      reason.str());
+  ANYSHAPE_ASSIGN_OR_RETURN(
+      std::vector<CudaKernel> kernels,
+      linkCudaKernels(module, options.cuda.target.chip(), options.dumpIrDir));
+  module->removeAttr(codegen::kCudaKernelsAttr);
+  DeviceCode device{kernelImagesOf(std::move(kernels)), 0};
+  if (auto constants =
+          module->getAttrOfType<mlir::IntegerAttr>(codegen::kCudaConstantsAttr))
+    device.constants = constants.getInt();
+  module->removeAttr(codegen::kCudaConstantsAttr);
+  return device;
+}
+
 StatusOr<std::string>
 compileValidated(const v1::Graph &graph, const GraphInfo &info,
                  const CompileOptions &options, CompileReport *report,
-                 std::chrono::steady_clock::time_point start) {
+                 std::chrono::steady_clock::time_point start,
+                 std::optional<DeviceCode> *device) {
+  bool cuda = options.backend == KernelBackend::kCuda;
   bool emulated = options.backend == KernelBackend::kCudaEmulated;
   LoweringRequest request;
   request.graph = &graph;
   request.info = &info;
   request.tensors = options.tensors;
   request.dumpIrDir = options.dumpIrDir;
-  request.cudaDialects = emulated;
+  request.cudaDialects = emulated || cuda;
   if (report) {
     request.fusionPlan = &report->fusionPlan;
     request.kernelCount = &report->kernelCount;
   }
   std::string object;
   ANYSHAPE_RETURN_IF_ERROR(lowerGraph(
-      request, emulated ? "CUDA pipeline (emulated)" : "CPU pipeline",
+      request,
+      cuda       ? "CUDA pipeline"
+      : emulated ? "CUDA pipeline (emulated)"
+                 : "CPU pipeline",
       [&](mlir::OpPassManager &pm) {
-        if (emulated) {
-          codegen::CudaPipelineOptions cuda = options.cuda;
-          cuda.emulate = true;
-          codegen::buildCudaPipeline(pm, cuda);
+        if (emulated || cuda) {
+          codegen::CudaPipelineOptions pipeline = options.cuda;
+          pipeline.emulate = emulated;
+          codegen::buildCudaPipeline(pm, pipeline);
         } else {
           codegen::buildCpuPipeline(pm, options.pipeline);
         }
@@ -65,6 +93,9 @@ compileValidated(const v1::Graph &graph, const GraphInfo &info,
           using Seconds = std::chrono::duration<double>;
           report->pipelineSeconds =
               Seconds(std::chrono::steady_clock::now() - start).count();
+        }
+        if (cuda) {
+          ANYSHAPE_ASSIGN_OR_RETURN(*device, takeDeviceCode(module, options));
         }
         ANYSHAPE_ASSIGN_OR_RETURN(
             object, emitObjectCode(module, options.optLevel,
@@ -96,9 +127,10 @@ Compiler::compileToObject(const v1::Graph &original,
                               validateGraph(*specialized, options.limits));
   }
   const v1::Graph &graph = specialized ? *specialized : original;
+  std::optional<DeviceCode> device;
   ANYSHAPE_ASSIGN_OR_RETURN(
       std::string object,
-      compileValidated(graph, info, options, report, start));
+      compileValidated(graph, info, options, report, start, &device));
   ++compiles_;
   if (report) {
     using Seconds = std::chrono::duration<double>;
@@ -108,7 +140,7 @@ Compiler::compileToObject(const v1::Graph &original,
     report->linkSeconds = 0;
   }
   return CompiledObject{specialized ? std::move(*specialized) : original,
-                        std::move(info), std::move(object)};
+                        std::move(info), std::move(object), std::move(device)};
 }
 
 StatusOr<std::shared_ptr<Executable>>
@@ -118,11 +150,11 @@ Compiler::compile(const v1::Graph &graph, const CompileOptions &options,
   ANYSHAPE_ASSIGN_OR_RETURN(CompiledObject compiled,
                             compileToObject(graph, options, report));
   auto linkStart = std::chrono::steady_clock::now();
-  ANYSHAPE_ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable,
-                            Executable::load(std::move(compiled.compiledGraph),
-                                             std::move(compiled.info),
-                                             std::move(compiled.objectCode),
-                                             options.limits));
+  ANYSHAPE_ASSIGN_OR_RETURN(
+      std::shared_ptr<Executable> executable,
+      Executable::load(std::move(compiled.compiledGraph),
+                       std::move(compiled.info), std::move(compiled.objectCode),
+                       options.limits, std::move(compiled.device)));
   if (report) {
     using Seconds = std::chrono::duration<double>;
     auto done = std::chrono::steady_clock::now();

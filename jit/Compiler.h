@@ -11,6 +11,7 @@
 #include "codegen/CPU/CpuPipeline.h"
 #include "codegen/CUDA/CudaPipeline.h"
 #include "jit/Executable.h"
+#include "runtime/cuda/CudaLaunch.h"
 
 #include "ir/graph/ConstantData.h"
 #include "ir/graph/Validate.h"
@@ -28,6 +29,10 @@ enum class KernelBackend {
   /// The CUDA kernels (codegen/CUDA), run on this CPU by their emulation:
   /// how their numerics are tested without a GPU. Not a serving backend.
   kCudaEmulated,
+  /// The CUDA kernels as cubins, launched on the device by an ORC-JITed
+  /// host flow (runtime/cuda). Compiles anywhere; runs where a driver and
+  /// device are (a fake driver in tests).
+  kCuda,
 };
 
 struct CompileOptions {
@@ -41,7 +46,8 @@ struct CompileOptions {
   /// object code is for, emulated CUDA kernels included.
   codegen::CpuPipelineOptions pipeline;
   KernelBackend backend = KernelBackend::kCpu;
-  /// kCudaEmulated's codegen choices (its `emulate` is implied).
+  /// kCuda's and kCudaEmulated's codegen choices (`emulate` is implied by
+  /// the backend).
   codegen::CudaPipelineOptions cuda;
   /// Static specialisation: these symbols are compiled as these sizes
   /// (ir/graph/Specialize.h). Part of the compile cache key.
@@ -71,6 +77,8 @@ struct CompiledObject {
   v1::Graph compiledGraph; ///< after static specialisation
   GraphInfo info;          ///< compiledGraph's validation
   std::string objectCode;  ///< ObjectCode.h
+  /// kCuda: the kernel images the host flow launches, by launch index.
+  std::optional<DeviceCode> device;
 };
 
 class Compiler {

@@ -2,9 +2,9 @@
 //
 // Compiles a graph with the CUDA pipeline (codegen/CUDA/CudaPipeline.h)
 // and links each kernel's PTX into a cubin for the chip with nvJitLink
-// (NvJitLink.h), reporting what each costs the device. The host flow that
-// launches them is the next step of the CUDA backend; what exists here is
-// the device half, validated.
+// (NvJitLink.h), reporting what each costs the device. The compiler
+// (Compiler.h, KernelBackend::kCuda) links the same kernels into the
+// images a CUDA executable loads.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -13,6 +13,9 @@
 #include "ir/graph/ConstantData.h"
 #include "ir/graph/Validate.h"
 #include "jit/NvJitLink.h"
+#include "runtime/cuda/CudaLaunch.h"
+
+#include "mlir/IR/BuiltinOps.h"
 
 #include <string>
 #include <vector>
@@ -39,6 +42,17 @@ struct CudaKernelsOptions {
   /// <module>.nvjitlink.log.
   std::string dumpIrDir;
 };
+
+/// The kernels a finished CUDA pipeline recorded on `module`
+/// (codegen::kCudaKernelsAttr), in launch-index order, each linked for
+/// `chip`; with `dumpIrDir`, each kernel's PTX and nvJitLink log there.
+StatusOr<std::vector<CudaKernel>>
+linkCudaKernels(mlir::ModuleOp module, const std::string &chip,
+                const std::string &dumpIrDir = "");
+
+/// What an executable loads of each kernel.
+std::vector<runtime::cuda::KernelImage>
+kernelImagesOf(std::vector<CudaKernel> kernels);
 
 /// Every kernel of `graph`, in the host flow's order.
 StatusOr<std::vector<CudaKernel>>

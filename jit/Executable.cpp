@@ -13,6 +13,7 @@
 #include "ir/graph/Bindings.h"
 #include "ir/graph/DType.h"
 
+#include "codegen/CUDA/Passes.h"
 #include "jit/LoadedObject.h"
 #include "runtime/Allocator.h"
 #include "runtime/ExecutionContext.h"
@@ -74,16 +75,17 @@ Executable::Executable(v1::Graph graph, GraphInfo info, GraphLimits limits,
 
 StatusOr<std::shared_ptr<Executable>>
 Executable::load(v1::Graph compiledGraph, std::string objectCode,
-                 const GraphLimits &limits) {
+                 const GraphLimits &limits, std::optional<DeviceCode> device) {
   ANYSHAPE_ASSIGN_OR_RETURN(GraphInfo info,
                             validateGraph(compiledGraph, limits));
   return load(std::move(compiledGraph), std::move(info), std::move(objectCode),
-              limits);
+              limits, std::move(device));
 }
 
 StatusOr<std::shared_ptr<Executable>>
 Executable::load(v1::Graph compiledGraph, GraphInfo info,
-                 std::string objectCode, const GraphLimits &limits) {
+                 std::string objectCode, const GraphLimits &limits,
+                 std::optional<DeviceCode> device) {
   std::vector<TensorSignature> outputs;
   for (const std::string &name : compiledGraph.outputs()) {
     const SymTensorType &type = info.typeOf(info.values.at(name));
@@ -91,9 +93,39 @@ Executable::load(v1::Graph compiledGraph, GraphInfo info,
   }
   ANYSHAPE_ASSIGN_OR_RETURN(std::unique_ptr<LoadedObject> code,
                             LoadedObject::load(objectCode));
-  return std::shared_ptr<Executable>(new Executable(
+  std::shared_ptr<Executable> executable(new Executable(
       std::move(compiledGraph), std::move(info), limits, std::move(outputs),
       std::move(objectCode), std::move(code)));
+  if (!device)
+    return executable;
+  // A fake driver runs each kernel's emulation, when the compile made
+  // them (CudaPipelineOptions::emulatedKernels; tests only).
+  std::vector<runtime::cuda::EmulatedKernel> emulations;
+  for (const runtime::cuda::KernelImage &image : device->kernels)
+    if (void *emulation = executable->code_->lookup(
+            image.name + codegen::kEmulatedKernelSuffix))
+      emulations.push_back(
+          reinterpret_cast<runtime::cuda::EmulatedKernel>(emulation));
+  if (emulations.size() != device->kernels.size())
+    emulations.clear();
+  // Loaded once here, so that no run looks anything up.
+  StatusOr<runtime::cuda::CudaDevice *> gpu = runtime::cuda::CudaDevice::get();
+  StatusOr<std::unique_ptr<runtime::cuda::LoadedKernels>> loaded =
+      gpu.isOk() ? runtime::cuda::LoadedKernels::load(
+                       **gpu, device->kernels, device->constants, emulations)
+                 : StatusOr<std::unique_ptr<runtime::cuda::LoadedKernels>>(
+                       gpu.status());
+  if (loaded.isOk())
+    executable->loadedKernels_ = std::move(*loaded);
+  else if (loaded.status().code() == StatusCode::FailedPrecondition)
+    executable->deviceError_ = Status(
+        StatusCode::FailedPrecondition,
+        "this executable runs on a CUDA device, and this process has none: " +
+            loaded.status().message());
+  else
+    return loaded.status();
+  executable->device_ = std::move(device);
+  return executable;
 }
 
 Executable::~Executable() = default;
@@ -151,9 +183,8 @@ Executable::run(const std::vector<const v1::Tensor *> &inputs,
   return outputs.toTensors();
 }
 
-StatusOr<OutputBuffers>
-Executable::runToBuffers(const std::vector<const v1::Tensor *> &inputs,
-                         const RunOptions &options) const {
+StatusOr<std::vector<std::vector<int64_t>>>
+Executable::checkInputs(const std::vector<const v1::Tensor *> &inputs) const {
   if (static_cast<int>(inputs.size()) != graph_.inputs_size())
     return invalidArgument("expected " + std::to_string(graph_.inputs_size()) +
                            " inputs, got " + std::to_string(inputs.size()));
@@ -184,6 +215,13 @@ Executable::runToBuffers(const std::vector<const v1::Tensor *> &inputs,
                              std::to_string(count * dtypeByteSize(t.dtype())));
     shapes.emplace_back(t.shape().begin(), t.shape().end());
   }
+  return shapes;
+}
+
+StatusOr<OutputBuffers>
+Executable::runToBuffers(const std::vector<const v1::Tensor *> &inputs,
+                         const RunOptions &options) const {
+  ANYSHAPE_ASSIGN_OR_RETURN(auto shapes, checkInputs(inputs));
   // Bool bytes other than 0 and 1 mean true on the wire but are undefined
   // for generated code (it loads an i1): normalise them in a copy.
   std::vector<std::string> normalised(inputs.size());
@@ -198,13 +236,38 @@ Executable::runToBuffers(const std::vector<const v1::Tensor *> &inputs,
       c = c != 0;
   }
 
+  if (device_) {
+    std::vector<const std::string *> bytes;
+    for (size_t k = 0; k < inputs.size(); ++k)
+      bytes.push_back(normalised[k].empty() ? &inputs[k]->data()
+                                            : &normalised[k]);
+    return runOnDevice(bytes, shapes);
+  }
+
+  std::vector<const void *> data;
+  for (size_t k = 0; k < inputs.size(); ++k)
+    data.push_back(normalised[k].empty() ? inputs[k]->data().data()
+                                         : normalised[k].data());
+  // Kernels and GEMMs take their team size from the context alone.
+  runtime::AnyshapeExecutionContext context = runtime::cachingContext(
+      options.teamSize > 0 ? options.teamSize : runtime::anyshapeTeamSize());
+  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<OutputBuffers::Buffer> results,
+                            callEntry(data, shapes, context));
+  OutputBuffers outputs;
+  for (OutputBuffers::Buffer &b : results)
+    outputs.add(std::move(b));
+  return outputs;
+}
+
+StatusOr<std::vector<OutputBuffers::Buffer>>
+Executable::callEntry(const std::vector<const void *> &data,
+                      const std::vector<std::vector<int64_t>> &shapes,
+                      runtime::AnyshapeExecutionContext &context) const {
   // Input descriptors (read-only: the entry never writes its inputs).
   std::vector<std::vector<int64_t>> descriptors;
-  for (size_t k = 0; k < inputs.size(); ++k) {
-    const std::string &bytes =
-        normalised[k].empty() ? inputs[k]->data() : normalised[k];
-    auto data = reinterpret_cast<int64_t>(bytes.data());
-    std::vector<int64_t> d{data, data, 0};
+  for (size_t k = 0; k < data.size(); ++k) {
+    auto address = reinterpret_cast<int64_t>(data[k]);
+    std::vector<int64_t> d{address, address, 0};
     d.insert(d.end(), shapes[k].begin(), shapes[k].end());
     std::vector<int64_t> strides = rowMajorStrides(shapes[k]);
     d.insert(d.end(), strides.begin(), strides.end());
@@ -223,16 +286,13 @@ Executable::runToBuffers(const std::vector<const v1::Tensor *> &inputs,
     args.push_back(&p);
   if (!entry_)
     return internalError("the executable has no entry point");
-  // Kernels and GEMMs take their team size from the context alone.
-  runtime::AnyshapeExecutionContext context = runtime::cachingContext(
-      options.teamSize > 0 ? options.teamSize : runtime::anyshapeTeamSize());
   // The entry checks every shape rule on these sizes before any kernel
   // runs: a violation would otherwise be an out-of-bounds access.
   if (int64_t failed = entry_(&context, args.data()))
     return shapeCheckError(graph_, info_, static_cast<size_t>(failed - 1),
                            shapes);
 
-  OutputBuffers outputs;
+  std::vector<OutputBuffers::Buffer> outputs;
   size_t at = 0;
   for (const TensorSignature &s : outputs_) {
     OutputBuffers::Buffer b;
@@ -245,7 +305,7 @@ Executable::runToBuffers(const std::vector<const v1::Tensor *> &inputs,
                      results.begin() + at + 3 + 2 * s.rank);
     b.data = aligned + offset * dtypeByteSize(s.dtype);
     at += 3 + 2 * s.rank;
-    outputs.add(std::move(b));
+    outputs.push_back(std::move(b));
   }
   return outputs;
 }

@@ -15,9 +15,11 @@
 #include "anyshape/v1/graph.pb.h"
 #include "ir/graph/Limits.h"
 #include "ir/graph/Validate.h"
+#include "runtime/cuda/CudaLaunch.h"
 #include "runtime/support/Status.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,6 +59,18 @@ private:
   std::vector<Buffer> buffers_;
 };
 
+/// Where an executable's generated code runs: everything on this CPU, or
+/// a host flow here launching kernels on a CUDA device.
+enum class Target { kCpu, kCuda };
+
+/// A CUDA executable's device half: its kernel images (possibly none,
+/// when every op of the graph is a view or a copy).
+struct DeviceCode {
+  std::vector<runtime::cuda::KernelImage> kernels;
+  /// Constants its host flow uploads (codegen::kCudaConstantsAttr).
+  int64_t constants = 0;
+};
+
 /// How one run executes (the execution context it gets:
 /// runtime/ExecutionContext.h).
 struct RunOptions {
@@ -72,14 +86,19 @@ public:
   /// graph() returns it. Never compiles.
   /// `limits` must be the ones it was compiled under
   /// (CompileOptions::limits): failed checks are reported with them.
+  /// `device` (a CUDA executable's kernels) is loaded onto the device
+  /// here; without a device the executable still loads, and each run is
+  /// FailedPrecondition saying why.
   static StatusOr<std::shared_ptr<Executable>>
   load(v1::Graph compiledGraph, std::string objectCode,
-       const GraphLimits &limits = {});
+       const GraphLimits &limits = {},
+       std::optional<DeviceCode> device = std::nullopt);
   /// As load, with the graph's validation already done (a fresh compile's
   /// CompiledObject::info), so it is not repeated.
   static StatusOr<std::shared_ptr<Executable>>
   load(v1::Graph compiledGraph, GraphInfo info, std::string objectCode,
-       const GraphLimits &limits = {});
+       const GraphLimits &limits = {},
+       std::optional<DeviceCode> device = std::nullopt);
   ~Executable();
 
   /// Runs on `inputs` (in graph input order); outputs in graph output
@@ -101,11 +120,32 @@ public:
   const v1::Graph &graph() const { return graph_; }
   /// The relocatable object the executable runs (ObjectCode.h).
   const std::string &objectCode() const { return objectCode_; }
+  Target target() const { return device_ ? Target::kCuda : Target::kCpu; }
+  /// A CUDA executable's kernel images; empty on the CPU.
+  const std::vector<runtime::cuda::KernelImage> &deviceKernels() const {
+    static const std::vector<runtime::cuda::KernelImage> none;
+    return device_ ? device_->kernels : none;
+  }
 
 private:
   Executable(v1::Graph graph, GraphInfo info, GraphLimits limits,
              std::vector<TensorSignature> outputs, std::string objectCode,
              std::unique_ptr<LoadedObject> code);
+  /// Checks each input's dtype, rank and byte size; their shapes.
+  StatusOr<std::vector<std::vector<int64_t>>>
+  checkInputs(const std::vector<const v1::Tensor *> &inputs) const;
+  /// Runs the entry on inputs at `data` (host or device memory, as the
+  /// executable's target needs) with `context`: the outputs as generated
+  /// code returned them, or the failed shape check's error.
+  StatusOr<std::vector<OutputBuffers::Buffer>>
+  callEntry(const std::vector<const void *> &data,
+            const std::vector<std::vector<int64_t>> &shapes,
+            runtime::AnyshapeExecutionContext &context) const;
+  /// A CUDA executable's run (CudaExecution.cpp): inputs staged to the
+  /// device, the entry launching on a stream of its own, outputs back.
+  StatusOr<OutputBuffers>
+  runOnDevice(const std::vector<const std::string *> &inputBytes,
+              const std::vector<std::vector<int64_t>> &shapes) const;
 
   v1::Graph graph_;
   GraphInfo info_;     // of graph_: what each failed check code means
@@ -115,6 +155,11 @@ private:
   std::unique_ptr<LoadedObject> code_;
   /// The entry, looked up once at load: runs take no JIT lock.
   int64_t (*entry_)(void *, void **) = nullptr;
+  std::optional<DeviceCode> device_; ///< set: a CUDA executable
+  /// The device half, loaded; null on the CPU or when no device could
+  /// take it (deviceError_ says why).
+  std::unique_ptr<runtime::cuda::LoadedKernels> loadedKernels_;
+  Status deviceError_;
 };
 
 } // namespace anyshape::jit

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "jit/LoadedObject.h"
 
+#include "codegen/CUDA/Passes.h"
 #include "codegen/Common/Passes.h"
 #include "jit/ObjectCode.h"
 
@@ -20,6 +21,7 @@
 #include "runtime/MemrefCopy.h"
 #include "runtime/OpenMpAbi.h"
 #include "runtime/Threading.h"
+#include "runtime/cuda/CudaLaunch.h"
 
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -67,6 +69,12 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner &mangle) {
   symbols[mangle("__kmpc_push_num_threads")] =
       bind(&runtime::anyshapeKmpcPushNumThreads);
   symbols[mangle(codegen::kFillSeededUniform)] = bind(&fillSeededUniformAt);
+  // A CUDA executable's launches (codegen/CUDA/LaunchesToRuntimeCalls.cpp).
+  symbols[mangle(codegen::kCudaLaunch)] =
+      bind(&runtime::cuda::anyshapeCudaLaunch);
+  symbols[mangle(codegen::kCudaCopy)] = bind(&runtime::cuda::anyshapeCudaCopy);
+  symbols[mangle(codegen::kCudaConstant)] =
+      bind(&runtime::cuda::anyshapeCudaConstant);
   return symbols;
 }
 
@@ -114,6 +122,15 @@ LoadedObject::load(std::string_view object) {
   std::unique_ptr<LoadedObject> loaded(new LoadedObject(std::move(*jit)));
   loaded->entry_ = entry->toPtr<EntryFunction>();
   return loaded;
+}
+
+void *LoadedObject::lookup(const std::string &name) const {
+  auto symbol = jit_->lookup(name);
+  if (!symbol) {
+    llvm::consumeError(symbol.takeError());
+    return nullptr;
+  }
+  return symbol->toPtr<void *>();
 }
 
 } // namespace anyshape::jit

@@ -13,6 +13,7 @@
 #include "runtime/support/Status.h"
 
 #include <memory>
+#include <string>
 #include <string_view>
 
 namespace llvm::orc {
@@ -31,6 +32,8 @@ public:
   ~LoadedObject();
 
   EntryFunction entry() const { return entry_; }
+  /// The address of another symbol the object defines, or null.
+  void *lookup(const std::string &name) const;
 
 private:
   explicit LoadedObject(std::unique_ptr<llvm::orc::LLJIT> jit);

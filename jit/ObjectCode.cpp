@@ -1,7 +1,8 @@
 //===- ObjectCode.cpp - translate, wrap, optimise, emit ----------*- C++
 //-*-===//
 //
-// Every function but the entry and the initializer becomes internal, so
+// Every function but the entry and the initializer (and a fake CUDA
+// driver's emulated kernels) becomes internal, so
 // LLVM may inline the C-interface wrapper and @main into the entry and drop
 // unused code; the object exports those two functions and the globals of
 // its load-time constants. Optimisation uses the host target machine,
@@ -11,6 +12,7 @@
 #include "jit/ObjectCode.h"
 
 #include "codegen/CPU/LoopHints.h"
+#include "codegen/CUDA/Passes.h"
 #include "codegen/Common/Passes.h"
 #include "codegen/Common/ShapeCheckFunction.h"
 #include "jit/SplitLongBlocks.h"
@@ -110,8 +112,14 @@ Status addEntry(llvm::Module &module) {
     llvm::IRBuilder<>(llvm::BasicBlock::Create(context, "entry", initialize))
         .CreateRetVoid();
   }
+  // Emulated CUDA kernels (a fake driver's: codegen/CUDA/Passes.h) stay
+  // exported too.
+  auto exported = [&](const llvm::Function &f) {
+    return &f == entry || &f == initialize ||
+           f.getName().ends_with(codegen::kEmulatedKernelSuffix);
+  };
   for (llvm::Function &f : module)
-    if (&f != entry && &f != initialize && !f.isDeclaration())
+    if (!exported(f) && !f.isDeclaration())
       f.setLinkage(llvm::GlobalValue::InternalLinkage);
   // The runtime allocator returns fresh blocks, as malloc does. Saying so
   // lets alias analysis keep a kernel's accumulator in a register instead

@@ -69,6 +69,10 @@ void buildCpuHostLowering(OpPassManager &pm) {
   // host flow.
   pm.addPass(createOutlineKernels());
   pm.addPass(createExecutionContext());
+  buildHostToLlvm(pm);
+}
+
+void buildHostToLlvm(OpPassManager &pm) {
   pm.addPass(createLaunchesToCalls());
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(arith::createArithExpandOpsPass()); // ceildiv, maximumf, ...

@@ -35,6 +35,10 @@ namespace {
 /// lowered to NVVM and serialised as PTX for the chip.
 void buildKernelsToPtx(OpPassManager &pm, const CudaPipelineOptions &options) {
   pm.addPass(createGpuKernelOutliningPass());
+  if (options.emulatedKernels) {
+    pm.addPass(createEmulatedKernels());
+    pm.addNestedPass<func::FuncOp>(createEmulateGpuLaunches());
+  }
   GpuNVVMAttachTargetOptions attach;
   attach.chip = options.target.chip();
   attach.features = options.target.ptxFeatures();
@@ -102,6 +106,18 @@ void buildCudaPipeline(OpPassManager &pm, const CudaPipelineOptions &options) {
   // bodies kernels in PTX.
   pm.addPass(createOutlineKernels());
   buildKernelsToPtx(pm, options);
+  // 7. The host flow on this CPU: launches call the CUDA runtime, buffers
+  // come from the context's (device) allocator, shape buffers from the
+  // stack, constants from their device copies.
+  pm.addPass(createExecutionContext());
+  pm.addPass(createHostBuffers());
+  pm.addPass(createLaunchesToRuntimeCalls());
+  if (options.emulatedKernels)
+    pm.addPass(createConvertVectorToLLVMPass()); // the 4-wide versions'
+  buildHostToLlvm(pm);
+  pm.addPass(createDeviceConstants());
+  if (options.emulatedKernels)
+    pm.addPass(createPackEmulatedKernels());
 }
 
 void registerCudaPipeline() {
@@ -142,6 +158,10 @@ void registerCudaPipeline() {
         *this, "vector-accesses",
         llvm::cl::desc("4-wide versions of loops walking the last dim"),
         llvm::cl::init(defaults.vectorAccesses)};
+    Option<bool> emulatedKernels{
+        *this, "emulated-kernels",
+        llvm::cl::desc("Also a CPU version of each kernel, for a fake "
+                       "driver (tests)")};
     Option<bool> printKernelFusions{
         *this, "print-kernel-fusions",
         llvm::cl::desc("Print each kernel with its fusions of the plan")};
@@ -154,6 +174,7 @@ void registerCudaPipeline() {
         options.target.smVersion = static_cast<int>(cli.chip);
         options.fuse = cli.fuse;
         options.emulate = cli.emulate;
+        options.emulatedKernels = cli.emulatedKernels;
         options.target.blockSize = cli.blockSize;
         options.target.maxBlocks = cli.maxBlocks;
         options.printKernelFusions = cli.printKernelFusions;

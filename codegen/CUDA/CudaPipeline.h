@@ -19,6 +19,10 @@ struct CudaPipelineOptions {
   /// the pipeline then ends in the LLVM dialect on the host, as the CPU
   /// pipeline does, and its object code runs like a CPU executable.
   bool emulate = false;
+  /// On the device path, also a CPU version of each kernel with its
+  /// launch parameters (anyshape-emulated-kernels), which the tests' fake
+  /// driver runs for each launch; never for a served compile.
+  bool emulatedKernels = false;
   /// A row kernel's version: "auto" (chosen per run by row length and
   /// count), or "thread", "warp", "block" forced (tests run each).
   std::string rowSchedule = "auto";
@@ -34,11 +38,13 @@ struct CudaPipelineOptions {
   std::string toolkitPath;
 };
 
-/// From imported dhlo to, for each fusion, its launcher function in the
-/// host flow and its kernels as PTX in `gpu.binary` ops (or, emulated, to
-/// the LLVM dialect on the host). The plan, its buffers and its kernels
-/// are formed by the stages the CPU pipeline runs (codegen/Common/Stages.h).
-/// Registered as `anyshape-cuda-pipeline` in anyshape-opt.
+/// From imported dhlo to the host flow in the LLVM dialect, which launches
+/// each fusion's kernels through the CUDA runtime (runtime/cuda), and the
+/// kernels as PTX recorded on the module (kCudaKernelsAttr); or, emulated,
+/// to a host flow running the kernels on the CPU. The plan, its buffers and its
+/// kernels are formed by the stages the CPU pipeline runs
+/// (codegen/Common/Stages.h). Registered as `anyshape-cuda-pipeline` in
+/// anyshape-opt.
 void buildCudaPipeline(mlir::OpPassManager &pm,
                        const CudaPipelineOptions &options = {});
 

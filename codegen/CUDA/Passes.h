@@ -12,6 +12,31 @@
 
 namespace anyshape::codegen {
 
+/// The CUDA runtime's launch, which the host flow calls for each kernel
+/// launch (anyshape-launches-to-runtime-calls; runtime/cuda/CudaLaunch.h).
+inline constexpr const char *kCudaLaunch = "anyshapeCudaLaunch";
+/// The CUDA runtime's stream-ordered copy between device buffers, which
+/// the host flow calls for a memref.copy (anyshape-host-buffers).
+inline constexpr const char *kCudaCopy = "anyshapeCudaCopy";
+/// The CUDA runtime's device copy of a constant, which the host flow asks
+/// for in place of a global's address (anyshape-device-constants).
+inline constexpr const char *kCudaConstant = "anyshapeCudaConstant";
+/// Module attribute: how many constants the host flow asks for (i64).
+inline constexpr const char *kCudaConstantsAttr = "anyshape.cuda_constants";
+/// Module attribute: the kernel images in launch-index order, each
+/// {name, object} (the object: PTX, which the compiler links to a cubin).
+inline constexpr const char *kCudaKernelsAttr = "anyshape.cuda_kernels";
+/// Module attribute: why the host flow cannot run on a device yet (a
+/// GEMM, a constant in host memory); the compiler fails with it.
+inline constexpr const char *kCudaUnsupportedAttr = "anyshape.cuda_unsupported";
+/// A kernel's CPU emulation (anyshape-emulated-kernels) is a function
+/// <module>_emulation, marked with this attribute naming the module; its
+/// kernelParams wrapper (anyshape-pack-emulated-kernels) is
+/// <module>_emulated, what the executable hands a fake driver.
+inline constexpr const char *kEmulatedKernelAttr = "anyshape.emulates";
+inline constexpr const char *kEmulationSuffix = "_emulation";
+inline constexpr const char *kEmulatedKernelSuffix = "_emulated";
+
 #define GEN_PASS_DECL
 #include "codegen/CUDA/Passes.h.inc"
 

@@ -24,6 +24,38 @@ def AlignVectorAccesses
   }];
 }
 
+def DeviceConstants : Pass<"anyshape-device-constants", "mlir::ModuleOp"> {
+  let summary = "The host flow's constants as the runtime's device copies";
+  let description = [{
+    Runs on the LLVM dialect, after the host lowering. In every function
+    that takes the execution context, each `llvm.mlir.addressof` of a
+    global (a dense constant, load-time weights: host memory, which a
+    kernel cannot read) is replaced by the result of
+    `anyshapeCudaConstant(context, index, host address, bytes)`: the
+    address of the constant's device copy, which the runtime uploads on
+    first use and keeps for the executable's life. Globals are numbered
+    in order of first use; the count is the module attribute
+    `anyshape.cuda_constants`.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def EmulatedKernels : Pass<"anyshape-emulated-kernels", "mlir::ModuleOp"> {
+  let summary = "A host function running each outlined kernel's launch";
+  let description = [{
+    For the tests' fake driver (tests/cuda), which runs a launch by
+    calling a CPU version of its kernel: right after outlining, each
+    gpu.module's kernel gets a host function
+    `@<module>_emulation(kernel arguments..., grid x/y/z, block x/y/z)`
+    whose body is a `gpu.launch` of the kernel's body on that grid
+    (anyshape-emulate-gpu-launches makes it loops). The kernel arguments
+    lower to the same words as the NVVM kernel's parameters, so a launch's
+    words are the emulation's arguments. Never part of a served compile.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::gpu::GPUDialect"];
+}
+
 def EmulateGpuLaunches
     : Pass<"anyshape-emulate-gpu-launches", "mlir::func::FuncOp"> {
   let summary = "Run each gpu.launch on the CPU: blocks and threads as loops";
@@ -40,6 +72,50 @@ def EmulateGpuLaunches
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::gpu::GPUDialect"];
+}
+
+def HostBuffers : Pass<"anyshape-host-buffers", "mlir::ModuleOp"> {
+  let summary = "The host flow's own buffers on its stack; the rest device memory";
+  let description = [{
+    Runs on the host flow once the kernels are outlined (gpu.launch_func).
+    Every buffer the host flow allocates lives in device memory (the
+    context's allocator is the device allocator), except the small shape
+    buffers the host itself writes and a `memref.reshape` reads: each
+    statically sized buffer used only by stores, loads, reshapes' shape
+    operands and its dealloc becomes a `memref.alloca` at its function's
+    entry. A `memref.copy` between contiguous buffers (an output that is
+    an input) becomes a call of the runtime's device copy,
+    `anyshapeCudaCopy(context, to, from, bytes)`. Then any other host
+    access to a buffer (a load, a store, a strided copy) would touch
+    device memory from the CPU, and is an error.
+    Emulated kernels (anyshape-emulated-kernels) are not host flow.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def LaunchesToRuntimeCalls
+    : Pass<"anyshape-launches-to-runtime-calls", "mlir::ModuleOp"> {
+  let summary = "gpu.launch_func as calls of the CUDA runtime's launch";
+  let description = [{
+    Runs after gpu-module-to-binary and anyshape-execution-context. The
+    kernel images (the gpu.binary ops) are numbered in module order and
+    recorded on the module as `anyshape.cuda_kernels` (name and object of
+    each), then erased; each `gpu.launch_func` becomes a call of
+    `anyshapeCudaLaunch(context, kernel, grid, block, shared bytes,
+    slots, count)` with its operands as 8-byte words in a stack array, in
+    the order of the NVVM kernel's parameters (LaunchesToRuntimeCalls.cpp
+    gives the layout). A launch outside a function with the context, of
+    an unknown image, or with an async token is an error. What the device
+    path cannot run yet (a GEMM call) is lowered all the same and named in `anyshape.cuda_unsupported`, which
+    the compiler turns into Unimplemented.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::memref::MemRefDialect"];
 }
 
 def LowerSubgroupReduces
@@ -112,6 +188,18 @@ def MapKernelsToGpu
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect"];
+}
+
+def PackEmulatedKernels
+    : Pass<"anyshape-pack-emulated-kernels", "mlir::ModuleOp"> {
+  let summary = "CUDA's kernelParams interface for each emulated kernel";
+  let description = [{
+    Runs on the LLVM dialect. Each function anyshape-emulated-kernels made
+    gets a wrapper `@<module>_emulated(ptr)` taking an array of pointers,
+    one per parameter (CUDA's kernelParams, then the grid and block
+    sizes), and calling it with the values they point at.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 def ParallelOutsideReductions

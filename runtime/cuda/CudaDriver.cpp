@@ -10,65 +10,75 @@ namespace anyshape::runtime::cuda {
 
 namespace {
 
-using Result = int;               // CUresult; CUDA_SUCCESS is 0
-constexpr Result kNoDevice = 100; // CUDA_ERROR_NO_DEVICE
+using Result = int;                // CUresult; CUDA_SUCCESS is 0
+constexpr Result kOutOfMemory = 2; // CUDA_ERROR_OUT_OF_MEMORY
+constexpr Result kNoDevice = 100;  // CUDA_ERROR_NO_DEVICE
 constexpr int kComputeCapabilityMajor = 75;
 constexpr int kComputeCapabilityMinor = 76;
 
-struct Driver {
-#define X(name, params) Result(*name) params = nullptr;
-#include "runtime/cuda/CudaDriverEntries.def"
-#undef X
+struct Loaded {
+  Driver driver;
   std::string error; ///< why it did not load; empty when loaded
 };
 
-const Driver &driver() {
-  static Driver loaded = [] {
-    Driver d;
+const Loaded &loaded() {
+  static Loaded once = [] {
+    Loaded l;
+    Driver &d = l.driver;
     const char *override = std::getenv("ANYSHAPE_LIBCUDA");
     std::string path = override && *override ? override : "libcuda.so.1";
     void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle) {
-      d.error = "no CUDA driver: " + path + " could not be loaded (" +
+      l.error = "no CUDA driver: " + path + " could not be loaded (" +
                 std::string(dlerror()) + ")";
-      return d;
+      return l;
     }
 #define X(name, params)                                                        \
   d.name = reinterpret_cast<Result(*) params>(dlsym(handle, #name));           \
-  if (!d.name && d.error.empty())                                              \
-    d.error = "the CUDA driver " + path + " lacks " #name;
+  if (!d.name && l.error.empty())                                              \
+    l.error = "the CUDA driver " + path + " lacks " #name;
 #include "runtime/cuda/CudaDriverEntries.def"
 #undef X
-    if (d.error.empty() && d.cuInit(0) != 0)
-      d.error = "no CUDA device: cuInit failed";
-    return d;
+    d.fakeEmulate = reinterpret_cast<decltype(d.fakeEmulate)>(
+        dlsym(handle, "anyshapeFakeCudaEmulate"));
+    if (l.error.empty() && d.cuInit(0) != 0)
+      l.error = "no CUDA device: cuInit failed";
+    return l;
   }();
-  return loaded;
-}
-
-/// A driver call's error as a Status naming the call.
-Status callFailed(const Driver &d, const char *call, Result result) {
-  const char *name = nullptr;
-  if (d.cuGetErrorName(result, &name) != 0 || !name)
-    name = "unknown error";
-  StatusCode code = result == kNoDevice ? StatusCode::FailedPrecondition
-                                        : StatusCode::Internal;
-  return Status(code, std::string(call) + " failed: " + name + " (" +
-                          std::to_string(result) + ")");
+  return once;
 }
 
 #define ANYSHAPE_CU(d, call, ...)                                              \
   do {                                                                         \
     if (Result result = (d).call(__VA_ARGS__); result != 0)                    \
-      return callFailed(d, #call, result);                                     \
+      return checkCall(d, #call, result);                                      \
   } while (0)
 
 } // namespace
 
+StatusOr<const Driver *> loadDriver() {
+  const Loaded &l = loaded();
+  if (!l.error.empty())
+    return Status(StatusCode::FailedPrecondition, l.error);
+  return &l.driver;
+}
+
+Status checkCall(const Driver &d, const char *call, int result) {
+  if (result == 0)
+    return Status::ok();
+  const char *name = nullptr;
+  if (d.cuGetErrorName(result, &name) != 0 || !name)
+    name = "unknown error";
+  StatusCode code = result == kNoDevice      ? StatusCode::FailedPrecondition
+                    : result == kOutOfMemory ? StatusCode::ResourceExhausted
+                                             : StatusCode::Internal;
+  return Status(code, std::string(call) + " failed: " + name + " (" +
+                          std::to_string(result) + ")");
+}
+
 StatusOr<DeviceInfo> probeDevice(int ordinal) {
-  const Driver &d = driver();
-  if (!d.error.empty())
-    return Status(StatusCode::FailedPrecondition, d.error);
+  ANYSHAPE_ASSIGN_OR_RETURN(const Driver *driver, loadDriver());
+  const Driver &d = *driver;
   DeviceInfo info;
   ANYSHAPE_CU(d, cuDriverGetVersion, &info.driverVersion);
   ANYSHAPE_CU(d, cuDeviceGetCount, &info.deviceCount);

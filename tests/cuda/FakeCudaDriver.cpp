@@ -2,18 +2,15 @@
 // dlopen table as the real driver (ANYSHAPE_LIBCUDA names it) and it
 // answers like one H200. Every call is appended, one name per line, to
 // the file $FAKE_CUDA_LOG when set, so a test can check what was called.
-// $FAKE_CUDA_DEVICES sets how many devices it reports (default 1).
+// $FAKE_CUDA_DEVICES sets how many devices it reports (default 1). This
+// file is the device probe; FakeCudaExecution.cpp the rest.
+#include "FakeCuda.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
-namespace {
-
-constexpr int kSuccess = 0;
-constexpr int kInvalidValue = 1;
-constexpr int kNotInitialized = 3;
-constexpr int kNoDevice = 100;
-constexpr int kInvalidDevice = 101;
+namespace fake_cuda {
 
 bool initialised = false;
 
@@ -36,7 +33,9 @@ int checkDevice(int device) {
   return device >= 0 && device < devices() ? kSuccess : kInvalidDevice;
 }
 
-} // namespace
+} // namespace fake_cuda
+
+using namespace fake_cuda;
 
 extern "C" {
 
@@ -104,21 +103,22 @@ int cuDeviceTotalMem_v2(size_t *bytes, int device) {
 
 int cuGetErrorName(int error, const char **name) {
   switch (error) {
-  case kSuccess:
-    *name = "CUDA_SUCCESS";
+#define ERROR(value, text)                                                     \
+  case value:                                                                  \
+    *name = text;                                                              \
     return kSuccess;
-  case kInvalidValue:
-    *name = "CUDA_ERROR_INVALID_VALUE";
-    return kSuccess;
-  case kNotInitialized:
-    *name = "CUDA_ERROR_NOT_INITIALIZED";
-    return kSuccess;
-  case kNoDevice:
-    *name = "CUDA_ERROR_NO_DEVICE";
-    return kSuccess;
-  case kInvalidDevice:
-    *name = "CUDA_ERROR_INVALID_DEVICE";
-    return kSuccess;
+    ERROR(kSuccess, "CUDA_SUCCESS")
+    ERROR(kInvalidValue, "CUDA_ERROR_INVALID_VALUE")
+    ERROR(kOutOfMemory, "CUDA_ERROR_OUT_OF_MEMORY")
+    ERROR(kNotInitialized, "CUDA_ERROR_NOT_INITIALIZED")
+    ERROR(kNoDevice, "CUDA_ERROR_NO_DEVICE")
+    ERROR(kInvalidDevice, "CUDA_ERROR_INVALID_DEVICE")
+    ERROR(kInvalidImage, "CUDA_ERROR_INVALID_IMAGE")
+    ERROR(kInvalidContext, "CUDA_ERROR_INVALID_CONTEXT")
+    ERROR(kInvalidHandle, "CUDA_ERROR_INVALID_HANDLE")
+    ERROR(kNotFound, "CUDA_ERROR_NOT_FOUND")
+    ERROR(kLaunchOutOfResources, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES")
+#undef ERROR
   default:
     return kInvalidValue;
   }

@@ -36,8 +36,11 @@ commands:
                        cuda-emulated: the CUDA kernels, compiled once and
                        run on this CPU by their emulation (their numerics
                        without a GPU; not a fast path);
-                       cuda: on the GPU (says what this machine lacks: a
-                       driver, a device, or, today, the CUDA runtime);
+                       cuda: compiled once into cubins and a host flow
+                       that launches them on the GPU (compiles anywhere;
+                       says what this machine lacks to run: a driver or a
+                       device; graphs with matrix products or constants
+                       are not supported on the device yet);
                        with --server the server compiles (no --backend,
                        no --dump-ir; --static and --check apply)
       --static         cpu: compile specialised to the --dims sizes (static

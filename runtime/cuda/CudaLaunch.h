@@ -1,0 +1,132 @@
+//===- CudaLaunch.h - an executable's kernels and their launches -*- C++
+//-*-===//
+//
+// What a CUDA executable's host flow runs on. Its kernel images (cubins)
+// are loaded and each CUfunction resolved once, when the executable loads
+// (LoadedKernels), so a launch takes no lock and does no lookup. A run
+// has a CudaRun: its stream, its stream-ordered allocator, the loaded
+// kernels and the first error. The execution context of a run
+// (runtime/ExecutionContext.h, from cudaContext) allocates from the run's
+// allocator and has the CudaRun as its module table; generated code calls
+// anyshapeCudaLaunch with it (the launch ABI:
+// codegen/CUDA/LaunchesToRuntimeCalls.cpp). A failed allocation or launch
+// records its error and makes every later launch of the run a no-op; the
+// caller reads the error after the entry returns, so generated code needs
+// no error paths.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "runtime/ExecutionContext.h"
+#include "runtime/cuda/CudaDevice.h"
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace anyshape::runtime::cuda {
+
+/// One kernel as the compiler made it.
+struct KernelImage {
+  std::string name;  ///< its gpu.module (for errors)
+  std::string entry; ///< the kernel function in the cubin
+  std::string cubin;
+  int64_t maxThreads = 0; ///< threads per block it was compiled for
+  /// Each parameter's bytes, in order: what a launch's slots must match.
+  std::vector<int> parameterBytes;
+};
+
+/// A CPU function running a whole launch of one kernel, given CUDA's
+/// kernelParams followed by pointers to the six grid and block sizes
+/// (int64): what a fake driver runs instead of a cubin (tests only).
+using EmulatedKernel = void (*)(void **parameters);
+
+struct LoadedKernel {
+  void *function = nullptr; ///< CUfunction
+  int64_t maxThreads = 0;
+  int64_t parameters = 0;
+  std::string name;
+};
+
+/// An executable's constants on the device (dense constants, load-time
+/// weights: codegen/CUDA/DeviceConstants.cpp), each uploaded the first
+/// time a run asks for it and kept until the executable unloads. Asking
+/// again is one atomic load.
+class DeviceConstants {
+public:
+  DeviceConstants(CudaDevice &device, int64_t count);
+  ~DeviceConstants();
+  DeviceConstants(const DeviceConstants &) = delete;
+  DeviceConstants &operator=(const DeviceConstants &) = delete;
+
+  /// The device copy of constant `index` (`bytes` at `host`); null with
+  /// `error` set when it cannot be made.
+  void *get(int64_t index, const void *host, int64_t bytes, Status &error);
+
+private:
+  CudaDevice &device_;
+  int64_t count_;
+  std::unique_ptr<std::atomic<void *>[]> copies_;
+  std::vector<int64_t> blockBytes_; // under mutex_
+  std::mutex mutex_;
+};
+
+class LoadedKernels {
+public:
+  /// Loads every image into the device's context, with room for
+  /// `constants` device constants. `emulations`, when not empty, has one
+  /// entry per image; a driver that can run them (the tests' fake) is
+  /// told each kernel's.
+  static StatusOr<std::unique_ptr<LoadedKernels>>
+  load(CudaDevice &device, const std::vector<KernelImage> &images,
+       int64_t constants, const std::vector<EmulatedKernel> &emulations = {});
+  ~LoadedKernels();
+
+  const std::vector<LoadedKernel> &kernels() const { return kernels_; }
+  CudaDevice &device() const { return device_; }
+  DeviceConstants &constants() const { return *constants_; }
+
+private:
+  explicit LoadedKernels(CudaDevice &device) : device_(device) {}
+  CudaDevice &device_;
+  std::vector<void *> modules_; // CUmodule
+  std::vector<LoadedKernel> kernels_;
+  std::unique_ptr<DeviceConstants> constants_;
+};
+
+/// One run's CUDA state (the context's moduleTable).
+struct CudaRun {
+  const Driver *driver = nullptr;
+  void *stream = nullptr;
+  const LoadedKernel *kernels = nullptr;
+  int64_t kernelCount = 0;
+  StreamAllocator *allocator = nullptr;
+  DeviceConstants *constants = nullptr;
+  Status error;         ///< the first failure of the run
+  int64_t launches = 0; ///< kernels launched (empty grids are skipped)
+};
+
+/// A context whose allocations come from `run.allocator` and whose
+/// launches go to `run.stream`.
+AnyshapeExecutionContext cudaContext(CudaRun &run);
+
+extern "C" {
+/// The launch generated code calls: kernel `kernel` of the run's table on
+/// a grid of blocks with `count` 8-byte parameter words at `slots`.
+void anyshapeCudaLaunch(AnyshapeExecutionContext *context, int64_t kernel,
+                        int64_t gridX, int64_t gridY, int64_t gridZ,
+                        int64_t blockX, int64_t blockY, int64_t blockZ,
+                        int64_t sharedBytes, int64_t *slots, int64_t count);
+/// The copy generated code calls for a memref.copy between device
+/// buffers: `bytes` from `from` to `to`, in the run's stream order.
+void anyshapeCudaCopy(AnyshapeExecutionContext *context, int64_t to,
+                      int64_t from, int64_t bytes);
+/// The device copy of constant `index`, `bytes` at `host` (null after a
+/// failure, which the run then reports).
+void *anyshapeCudaConstant(AnyshapeExecutionContext *context, int64_t index,
+                           const void *host, int64_t bytes);
+}
+
+} // namespace anyshape::runtime::cuda
