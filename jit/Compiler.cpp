@@ -35,15 +35,10 @@ namespace {
 
 /// Import, pipeline and object code for a validated graph. The MLIR
 /// context, and the constants it holds, are gone when this returns.
-/// kCuda: the host object needs its kernels linked, and is refused while
-/// it does what the device path cannot run yet.
+/// kCuda: the kernels linked into cubins, and what the host flow's
+/// runtime needs to know of them.
 StatusOr<DeviceCode> takeDeviceCode(mlir::ModuleOp module,
                                     const CompileOptions &options) {
-  if (auto reason = module->getAttrOfType<mlir::StringAttr>(
-          codegen::kCudaUnsupportedAttr))
-    return Status(StatusCode::Unimplemented,
-                  "the CUDA backend cannot run this graph yet: " +
-                      reason.str());
   ANYSHAPE_ASSIGN_OR_RETURN(
       std::vector<CudaKernel> kernels,
       linkCudaKernels(module, options.cuda.target.chip(), options.dumpIrDir));

@@ -87,6 +87,7 @@ Executable::runOnDevice(const std::vector<const std::string *> &inputBytes,
   run.kernelCount = static_cast<int64_t>(loadedKernels_->kernels().size());
   run.allocator = &allocator;
   run.constants = &loadedKernels_->constants();
+  run.gemm = &loadedKernels_->gemm();
   auto synchronise = [&]() -> Status {
     return runtime::cuda::checkCall(driver, "cuStreamSynchronize",
                                     driver.cuStreamSynchronize(stream));

@@ -75,6 +75,8 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner &mangle) {
   symbols[mangle(codegen::kCudaCopy)] = bind(&runtime::cuda::anyshapeCudaCopy);
   symbols[mangle(codegen::kCudaConstant)] =
       bind(&runtime::cuda::anyshapeCudaConstant);
+  symbols[mangle(std::string("_mlir_ciface_") + codegen::kCudaBatchMatmulF32)] =
+      bind(&runtime::cuda::anyshapeCudaBatchMatmulF32);
   return symbols;
 }
 

@@ -74,20 +74,6 @@ SmallVector<Value> wordsOf(OpBuilder &b, Location loc, Value operand) {
   return {};
 }
 
-/// What the host flow does that the device path cannot run yet, or "": a
-/// GEMM call would run oneDNN on device pointers.
-std::string unsupportedIn(ModuleOp module) {
-  std::string reason;
-  module.walk([&](func::CallOp call) {
-    if (call.getCallee() != kBatchMatmulF32)
-      return WalkResult::advance();
-    reason = "a matrix product (dot_general) on the device needs "
-             "cuBLASLt, which the CUDA runtime does not drive yet";
-    return WalkResult::interrupt();
-  });
-  return reason;
-}
-
 struct LaunchesToRuntimeCallsPass
     : impl::LaunchesToRuntimeCallsBase<LaunchesToRuntimeCallsPass> {
   void runOnOperation() override {
@@ -119,10 +105,14 @@ struct LaunchesToRuntimeCallsPass
     parameters.push_back(i64);
     auto launchType = builder.getFunctionType(parameters, {});
 
-    // Lowered all the same, so the IR can be read; the compiler refuses
-    // to make an executable of it (codegen::kCudaUnsupportedAttr).
-    if (std::string reason = unsupportedIn(module); !reason.empty())
-      module->setAttr(kCudaUnsupportedAttr, builder.getStringAttr(reason));
+    // GEMMs run on the device too, through the runtime's cuBLASLt call
+    // (same C interface as the CPU's).
+    if (auto gemm = module.lookupSymbol<func::FuncOp>(kBatchMatmulF32)) {
+      if (failed(SymbolTable::replaceAllSymbolUses(
+              gemm, builder.getStringAttr(kCudaBatchMatmulF32), module)))
+        return signalPassFailure();
+      gemm.setSymName(kCudaBatchMatmulF32);
+    }
 
     SmallVector<gpu::LaunchFuncOp> launches;
     module.walk([&](gpu::LaunchFuncOp op) { launches.push_back(op); });

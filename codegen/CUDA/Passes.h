@@ -18,6 +18,9 @@ inline constexpr const char *kCudaLaunch = "anyshapeCudaLaunch";
 /// The CUDA runtime's stream-ordered copy between device buffers, which
 /// the host flow calls for a memref.copy (anyshape-host-buffers).
 inline constexpr const char *kCudaCopy = "anyshapeCudaCopy";
+/// The CUDA runtime's GEMM (cuBLASLt), which the host flow calls in place
+/// of the CPU's kBatchMatmulF32, with the same C interface.
+inline constexpr const char *kCudaBatchMatmulF32 = "anyshapeCudaBatchMatmulF32";
 /// The CUDA runtime's device copy of a constant, which the host flow asks
 /// for in place of a global's address (anyshape-device-constants).
 inline constexpr const char *kCudaConstant = "anyshapeCudaConstant";
@@ -26,9 +29,6 @@ inline constexpr const char *kCudaConstantsAttr = "anyshape.cuda_constants";
 /// Module attribute: the kernel images in launch-index order, each
 /// {name, object} (the object: PTX, which the compiler links to a cubin).
 inline constexpr const char *kCudaKernelsAttr = "anyshape.cuda_kernels";
-/// Module attribute: why the host flow cannot run on a device yet (a
-/// GEMM, a constant in host memory); the compiler fails with it.
-inline constexpr const char *kCudaUnsupportedAttr = "anyshape.cuda_unsupported";
 /// A kernel's CPU emulation (anyshape-emulated-kernels) is a function
 /// <module>_emulation, marked with this attribute naming the module; its
 /// kernelParams wrapper (anyshape-pack-emulated-kernels) is

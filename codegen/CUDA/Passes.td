@@ -108,9 +108,9 @@ def LaunchesToRuntimeCalls
     slots, count)` with its operands as 8-byte words in a stack array, in
     the order of the NVVM kernel's parameters (LaunchesToRuntimeCalls.cpp
     gives the layout). A launch outside a function with the context, of
-    an unknown image, or with an async token is an error. What the device
-    path cannot run yet (a GEMM call) is lowered all the same and named in `anyshape.cuda_unsupported`, which
-    the compiler turns into Unimplemented.
+    an unknown image, or with an async token is an error. The GEMM call
+    becomes the runtime's cuBLASLt one (`anyshapeCudaBatchMatmulF32`,
+    the same C interface).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",

@@ -96,6 +96,7 @@ LoadedKernels::load(CudaDevice &device, const std::vector<KernelImage> &images,
   ANYSHAPE_RETURN_IF_ERROR(device.makeCurrent());
   std::unique_ptr<LoadedKernels> loaded(new LoadedKernels(device));
   loaded->constants_ = std::make_unique<DeviceConstants>(device, constants);
+  loaded->gemm_ = std::make_unique<DeviceGemm>(device);
   for (size_t k = 0; k < images.size(); ++k) {
     const KernelImage &image = images[k];
     void *module = nullptr;
@@ -208,6 +209,17 @@ extern "C" void *anyshapeCudaConstant(AnyshapeExecutionContext *context,
   if (!run->error.isOk())
     return nullptr;
   return run->constants->get(index, host, bytes, run->error);
+}
+
+extern "C" void anyshapeCudaBatchMatmulF32(Memref3D *a, Memref3D *b,
+                                           Memref3D *c,
+                                           AnyshapeExecutionContext *context) {
+  auto *run = static_cast<CudaRun *>(context->moduleTable);
+  if (!run->error.isOk())
+    return;
+  if (Status status = run->gemm->run(*a, *b, *c, run->stream, *run->allocator);
+      !status.isOk())
+    run->error = status;
 }
 
 } // namespace anyshape::runtime::cuda

@@ -18,6 +18,7 @@
 #pragma once
 
 #include "runtime/ExecutionContext.h"
+#include "runtime/cuda/CublasLt.h"
 #include "runtime/cuda/CudaDevice.h"
 
 #include <atomic>
@@ -87,6 +88,7 @@ public:
   const std::vector<LoadedKernel> &kernels() const { return kernels_; }
   CudaDevice &device() const { return device_; }
   DeviceConstants &constants() const { return *constants_; }
+  DeviceGemm &gemm() const { return *gemm_; }
 
 private:
   explicit LoadedKernels(CudaDevice &device) : device_(device) {}
@@ -94,6 +96,7 @@ private:
   std::vector<void *> modules_; // CUmodule
   std::vector<LoadedKernel> kernels_;
   std::unique_ptr<DeviceConstants> constants_;
+  std::unique_ptr<DeviceGemm> gemm_; // its algorithm choices
 };
 
 /// One run's CUDA state (the context's moduleTable).
@@ -104,6 +107,7 @@ struct CudaRun {
   int64_t kernelCount = 0;
   StreamAllocator *allocator = nullptr;
   DeviceConstants *constants = nullptr;
+  DeviceGemm *gemm = nullptr;
   Status error;         ///< the first failure of the run
   int64_t launches = 0; ///< kernels launched (empty grids are skipped)
 };
@@ -127,6 +131,10 @@ void anyshapeCudaCopy(AnyshapeExecutionContext *context, int64_t to,
 /// failure, which the run then reports).
 void *anyshapeCudaConstant(AnyshapeExecutionContext *context, int64_t index,
                            const void *host, int64_t bytes);
+/// The GEMM generated code calls on this target (MLIR's C interface, as
+/// runtime/Gemm.h's): c = a x b through cuBLASLt in the run's stream.
+void anyshapeCudaBatchMatmulF32(Memref3D *a, Memref3D *b, Memref3D *c,
+                                AnyshapeExecutionContext *context);
 }
 
 } // namespace anyshape::runtime::cuda

@@ -3,6 +3,7 @@
 // binary once per environment, each run filtered to its tests
 // (tests/cuda/CMakeLists.txt).
 #include "runtime/cuda/CudaDriver.h"
+#include "runtime/cuda/CublasLt.h"
 
 #include <gtest/gtest.h>
 
@@ -73,4 +74,13 @@ TEST(FakeDriverWithoutDevices, IsAFailedPrecondition) {
   EXPECT_EQ(device.status().code(), StatusCode::FailedPrecondition);
   EXPECT_NE(device.status().message().find("cuInit"), std::string::npos)
       << device.status().toString();
+}
+
+TEST(RealCublasLt, ExportsEveryEntryPointTheTableNames) {
+  // The toolkit's libcublasLt.so.13 (where there is one): a typo or a
+  // renamed entry in CublasLtEntries.def would fail every GEMM on a GPU.
+  auto blas = runtime::cuda::loadCublasLt();
+  if (!blas.isOk())
+    GTEST_SKIP() << blas.status().toString();
+  EXPECT_NE((*blas)->cublasLtMatmul, nullptr);
 }

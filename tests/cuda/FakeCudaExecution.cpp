@@ -277,6 +277,26 @@ int cuMemcpyDtoDAsync_v2(DevicePointer destination, DevicePointer source,
   return kSuccess;
 }
 
+int cuMemsetD32Async(DevicePointer destination, unsigned int value,
+                     size_t count, void *stream) {
+  record("cuMemsetD32Async");
+  if (!hasContext())
+    return kInvalidContext;
+  State &s = state();
+  std::lock_guard lock(s.mutex);
+  auto queue = s.streams.find(stream);
+  if (queue == s.streams.end())
+    return kInvalidHandle;
+  if (!insideAllocation(s, destination, count * 4))
+    return kInvalidValue;
+  queue->second.push_back([=] {
+    auto *words = reinterpret_cast<uint32_t *>(destination);
+    for (size_t k = 0; k < count; ++k)
+      words[k] = value;
+  });
+  return kSuccess;
+}
+
 int cuModuleLoadData(void **module, const void *image) {
   record("cuModuleLoadData");
   if (!hasContext())
@@ -394,6 +414,24 @@ void anyshapeFakeCudaEmulate(void *function, void (*emulation)(void **),
     f->second->emulation = emulation;
     f->second->parameters = parameters;
   }
+}
+
+/// For the fake cuBLASLt (FakeCublasLt.cpp): runs `run(argument)` in
+/// `stream`'s order; checks that `bytes` at `pointer` are device memory.
+int anyshapeFakeCudaEnqueue(void *stream, void (*run)(void *), void *argument) {
+  State &s = state();
+  std::lock_guard lock(s.mutex);
+  auto queue = s.streams.find(stream);
+  if (queue == s.streams.end())
+    return kInvalidHandle;
+  queue->second.push_back([=] { run(argument); });
+  return kSuccess;
+}
+
+int anyshapeFakeCudaIsDeviceMemory(DevicePointer pointer, size_t bytes) {
+  State &s = state();
+  std::lock_guard lock(s.mutex);
+  return insideAllocation(s, pointer, bytes) ? 1 : 0;
 }
 
 int64_t anyshapeFakeCudaLiveAllocations() {
