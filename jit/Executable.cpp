@@ -93,6 +93,14 @@ Executable::load(v1::Graph compiledGraph, GraphInfo info,
   }
   ANYSHAPE_ASSIGN_OR_RETURN(std::unique_ptr<LoadedObject> code,
                             LoadedObject::load(objectCode));
+  // A CUDA host flow without its kernels would launch with a CPU context;
+  // a CPU object with device code is just as wrong.
+  bool cudaObject = code->lookup(codegen::kCudaExecutableMarker) != nullptr;
+  if (cudaObject != device.has_value())
+    return invalidArgument(cudaObject
+                               ? "a CUDA executable's object code without "
+                                 "its device code"
+                               : "device code for a CPU executable");
   std::shared_ptr<Executable> executable(new Executable(
       std::move(compiledGraph), std::move(info), limits, std::move(outputs),
       std::move(objectCode), std::move(code)));

@@ -121,6 +121,8 @@ public:
   /// The relocatable object the executable runs (ObjectCode.h).
   const std::string &objectCode() const { return objectCode_; }
   Target target() const { return device_ ? Target::kCuda : Target::kCpu; }
+  /// A CUDA executable's device half, as load() took it.
+  const std::optional<DeviceCode> &deviceCode() const { return device_; }
   /// A CUDA executable's kernel images; empty on the CPU.
   const std::vector<runtime::cuda::KernelImage> &deviceKernels() const {
     static const std::vector<runtime::cuda::KernelImage> none;

@@ -41,7 +41,8 @@ constexpr int kInputPtx = 2; // NVJITLINK_INPUT_PTX
   X(nvJitLinkGetErrorLogSize, (Handle, size_t *))                              \
   X(nvJitLinkGetErrorLog, (Handle, char *))                                    \
   X(nvJitLinkGetInfoLogSize, (Handle, size_t *))                               \
-  X(nvJitLinkGetInfoLog, (Handle, char *))
+  X(nvJitLinkGetInfoLog, (Handle, char *))                                     \
+  X(nvJitLinkVersion, (unsigned *, unsigned *))
 
 struct Library {
 #define ANYSHAPE_DECLARE(name, params) Result(*name) params = nullptr;
@@ -95,6 +96,14 @@ std::string log(const Library &lib, Handle handle, bool info) {
 }
 
 } // namespace
+
+std::string cubinLinkerVersion() {
+  const Library &lib = library();
+  unsigned major = 0, minor = 0;
+  if (!lib.error.empty() || lib.nvJitLinkVersion(&major, &minor) != 0)
+    return "ptxas"; // the fallback: the toolkit's assembler
+  return "nvJitLink " + std::to_string(major) + "." + std::to_string(minor);
+}
 
 KernelResources parseKernelResources(std::string_view log) {
   KernelResources r;

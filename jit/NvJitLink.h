@@ -52,6 +52,10 @@ StatusOr<LinkedCubin> assembleWithPtxas(std::string_view ptx,
 
 /// Reads ptxas's "Used N registers, ... N bytes spill stores" lines.
 /// Exposed for tests.
+/// What links cubins in this process ("nvJitLink 13.0", or "ptxas" when
+/// only the fallback is there): part of a CUDA compile's cache key.
+std::string cubinLinkerVersion();
+
 KernelResources parseKernelResources(std::string_view log);
 
 } // namespace anyshape::jit

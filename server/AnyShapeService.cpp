@@ -7,6 +7,7 @@
 #include "ir/graph/DType.h"
 #include "jit/Compiler.h"
 #include "runtime/Threading.h"
+#include "runtime/cuda/CudaDriver.h"
 #include "server/ExecutableInfo.h"
 #include "server/cache/CacheKey.h"
 #include "server/cache/DiskCache.h"
@@ -160,13 +161,15 @@ AnyShapeService::compileKey(const v1::CompileRequest &request) {
   if (!request.has_graph())
     return invalidArgument("the request has no graph");
   const v1::CompileOptions &options = request.options();
-  if (options.target() == v1::TARGET_CUDA)
-    return Status(StatusCode::FailedPrecondition,
-                  "target CUDA is not available on this server (CPU only)");
   if (options.target() != v1::TARGET_UNSPECIFIED &&
-      options.target() != v1::TARGET_CPU)
+      options.target() != v1::TARGET_CPU && options.target() != v1::TARGET_CUDA)
     return invalidArgument("unknown target " +
                            std::to_string(options.target()));
+  if (options.target() == v1::TARGET_CUDA && cudaSmVersion(options) == 0)
+    return invalidArgument("unknown cuda_arch '" + options.cuda_arch() +
+                           "' (sm_80 or sm_90)");
+  if (options.target() != v1::TARGET_CUDA && !options.cuda_arch().empty())
+    return invalidArgument("cuda_arch is for target CUDA");
   return compileCacheKey(request.graph(), options,
                          options_.limits.maxElementsPerTensor);
 }
@@ -479,6 +482,14 @@ v1::StatsResponse AnyShapeService::stats() const {
   s.set_cache_bytes(cache.bytes);
   s.set_stored_tensors(tensors_.count());
   s.set_stored_tensor_bytes(tensors_.bytes());
+  // Probed once; a server without a driver reports none.
+  static const std::string cudaDevice = [] {
+    auto device = runtime::cuda::probeDevice();
+    return device.isOk()
+               ? device->name + ", sm_" + std::to_string(device->smVersion)
+               : std::string();
+  }();
+  s.set_cuda_device(cudaDevice);
   return s;
 }
 

@@ -12,7 +12,7 @@ describeExecutable(const std::string &id, const jit::CompiledObject &compiled,
   const GraphInfo &info = compiled.info;
   v1::ExecutableInfo out;
   out.set_executable_id(id);
-  out.set_target(v1::TARGET_CPU);
+  out.set_target(compiled.device ? v1::TARGET_CUDA : v1::TARGET_CPU);
   for (const v1::Input &input : graph.inputs()) {
     v1::TensorSignature *s = out.add_inputs();
     s->set_name(input.name());

@@ -9,6 +9,7 @@
 
 #include "runtime/Allocator.h"
 #include "runtime/Threading.h"
+#include "runtime/cuda/CudaDevice.h"
 #include "server/Log.h"
 #include "server/worker/WorkerMain.h"
 
@@ -38,6 +39,9 @@ const char *kUsage = R"(usage: anyshape-server [options]
   --compile-memory-bytes N a compile worker's address-space limit (default
                            16G); a compile needing more is RESOURCE_EXHAUSTED
   --compile-cpu-seconds N  a compile worker's CPU-time limit (default 600)
+  --cuda-memory-bytes N    device memory CUDA executions may hold (default:
+                           all of the device's); beyond it an execution is
+                           RESOURCE_EXHAUSTED
   --compile-in-process     compile in the server's process (debugging: a
                            crash in the compiler then stops the server)
   --execute-threads N      concurrent executions (default: cores); each gets
@@ -102,6 +106,7 @@ int main(int argc, char **argv) {
   options.service.executeThreads = runtime::hardwareThreads();
   std::string portFile;
   int64_t bufferCacheBytes = int64_t{1} << 30;
+  int64_t cudaMemoryBytes = 0; // 0: the device's whole memory
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
@@ -164,12 +169,16 @@ int main(int argc, char **argv) {
       options.service.compileWorkers.addressSpaceBytes = number;
     else if (arg == "--compile-cpu-seconds" && needNumber(1, 86400))
       options.service.compileWorkers.cpuSeconds = number;
+    else if (arg == "--cuda-memory-bytes" && needNumber(0, INT64_MAX))
+      cudaMemoryBytes = number;
     else if (arg == "--testing-compile-delay-ms" && needNumber(0, 600000))
       options.service.testingCompileDelayMs = static_cast<int>(number);
     else
       return usageError("unknown option or bad value: " + arg + " " + value);
   }
   runtime::setAllocatorCacheLimit(bufferCacheBytes);
+  if (cudaMemoryBytes > 0)
+    runtime::cuda::setDeviceMemoryLimit(cudaMemoryBytes);
 
   // Signals are taken synchronously by this thread only: every thread the
   // server starts inherits the blocked mask.

@@ -11,7 +11,8 @@
 // The runtime uploads a constant the first time a run asks for it and
 // keeps it for the executable's life (runtime/cuda/CudaLaunch.h); the
 // count is recorded on the module (kCudaConstantsAttr) so the table is
-// sized at load.
+// sized at load. The pass also marks the object as a CUDA host flow
+// (kCudaExecutableMarker), which the loader checks.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/CUDA/Passes.h"
@@ -72,6 +73,10 @@ struct DeviceConstantsPass : impl::DeviceConstantsBase<DeviceConstantsPass> {
         address.getResult().replaceAllUsesExcept(call.getResult(), call);
       }
     }
+    OpBuilder top(module.getBodyRegion());
+    top.create<LLVM::GlobalOp>(module.getLoc(), top.getI8Type(),
+                               /*isConstant=*/true, LLVM::Linkage::External,
+                               kCudaExecutableMarker, top.getI8IntegerAttr(1));
     module->setAttr(
         kCudaConstantsAttr,
         IntegerAttr::get(i64, static_cast<int64_t>(indexOf.size())));

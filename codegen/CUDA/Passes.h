@@ -24,6 +24,10 @@ inline constexpr const char *kCudaBatchMatmulF32 = "anyshapeCudaBatchMatmulF32";
 /// The CUDA runtime's device copy of a constant, which the host flow asks
 /// for in place of a global's address (anyshape-device-constants).
 inline constexpr const char *kCudaConstant = "anyshapeCudaConstant";
+/// A global every CUDA host object defines (anyshape-device-constants):
+/// the loader refuses such an object without its device code, whose host
+/// flow would otherwise run on a CPU context.
+inline constexpr const char *kCudaExecutableMarker = "anyshape_cuda_executable";
 /// Module attribute: how many constants the host flow asks for (i64).
 inline constexpr const char *kCudaConstantsAttr = "anyshape.cuda_constants";
 /// Module attribute: the kernel images in launch-index order, each

@@ -4,6 +4,7 @@
 
 #include "BuildId.h"
 #include "ir/graph/Fingerprint.h"
+#include "jit/NvJitLink.h"
 #include "jit/ObjectCode.h"
 
 #include "llvm/Config/llvm-config.h"
@@ -48,6 +49,15 @@ StatusOr<std::string> compileCacheKey(const v1::Graph &graph,
   addPart(state, std::to_string(options.target() == v1::TARGET_UNSPECIFIED
                                     ? v1::TARGET_CPU
                                     : options.target()));
+  // A CUDA compile's cubins are for one chip, linked by one nvJitLink.
+  // The driver's version is not in the key: a cubin runs on any driver
+  // at least as new as its toolkit, and a fleet's cache is filled by
+  // servers that may have no driver at all.
+  if (options.target() == v1::TARGET_CUDA)
+    addPart(state, "cuda_arch=" +
+                       (options.cuda_arch().empty() ? std::string("sm_90")
+                                                    : options.cuda_arch()) +
+                       ";" + jit::cubinLinkerVersion());
   addPart(state, options.disable_fusion() ? "unfused" : "fused");
   // A protobuf map has no order: sort the static symbols.
   std::map<std::string, int64_t> statics(options.static_symbols().begin(),

@@ -5,8 +5,11 @@
 #pragma once
 
 #include "anyshape/v1/service.pb.h"
+#include "anyshape/v1/worker.pb.h"
+#include "jit/Executable.h"
 #include "runtime/support/Status.h"
 
+#include <optional>
 #include <string>
 
 namespace anyshape::server {
@@ -16,7 +19,13 @@ struct StoredExecutable {
   v1::Graph compiledGraph; // after static specialisation (Executable::graph)
   v1::ExecutableInfo info;
   std::string objectCode; // jit/ObjectCode.h
+  /// A CUDA executable's kernels (cubins), beside its host object.
+  std::optional<jit::DeviceCode> device;
 };
+
+/// jit::DeviceCode as the worker and disk cache carry it (worker.proto).
+v1::DeviceCode deviceCodeToProto(const jit::DeviceCode &device);
+jit::DeviceCode deviceCodeFromProto(const v1::DeviceCode &device);
 
 class CacheTier {
 public:

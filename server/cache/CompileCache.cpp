@@ -6,9 +6,34 @@
 
 namespace anyshape::server {
 
+v1::DeviceCode deviceCodeToProto(const jit::DeviceCode &device) {
+  v1::DeviceCode out;
+  for (const runtime::cuda::KernelImage &kernel : device.kernels) {
+    v1::DeviceKernel *k = out.add_kernels();
+    k->set_name(kernel.name);
+    k->set_entry(kernel.entry);
+    k->set_cubin(kernel.cubin);
+    k->set_max_threads(kernel.maxThreads);
+    for (int bytes : kernel.parameterBytes)
+      k->add_parameter_bytes(bytes);
+  }
+  out.set_constants(device.constants);
+  return out;
+}
+
+jit::DeviceCode deviceCodeFromProto(const v1::DeviceCode &device) {
+  jit::DeviceCode out;
+  for (const v1::DeviceKernel &k : device.kernels())
+    out.kernels.push_back({k.name(), k.entry(), k.cubin(), k.max_threads(),
+                           std::vector<int>(k.parameter_bytes().begin(),
+                                            k.parameter_bytes().end())});
+  out.constants = device.constants();
+  return out;
+}
+
 StoredExecutable toStored(const CachedExecutable &entry) {
-  return {entry.executable->graph(), entry.info,
-          entry.executable->objectCode()};
+  return {entry.executable->graph(), entry.info, entry.executable->objectCode(),
+          entry.executable->deviceCode()};
 }
 
 CompileCache::CompileCache(int64_t memoryBytes,
@@ -102,9 +127,12 @@ CompileCache::loadOrCompile(const std::string &key,
     }
     int64_t bytes = static_cast<int64_t>(stored->objectCode.size() +
                                          stored->info.ByteSizeLong());
-    auto executable =
-        jit::Executable::load(std::move(stored->compiledGraph),
-                              std::move(stored->objectCode), limits_);
+    if (stored->device)
+      for (const runtime::cuda::KernelImage &kernel : stored->device->kernels)
+        bytes += static_cast<int64_t>(kernel.cubin.size());
+    auto executable = jit::Executable::load(std::move(stored->compiledGraph),
+                                            std::move(stored->objectCode),
+                                            limits_, std::move(stored->device));
     if (!executable.isOk()) {
       tier->remove(key); // passed the checksum yet does not link: drop it
       std::lock_guard<std::mutex> lock(mutex_);

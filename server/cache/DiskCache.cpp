@@ -1,7 +1,9 @@
 // Entry file layout (all integers u64 little-endian):
-//   "ASHAPE01" | len identity | len key | len graph | len info |
-//   len object | xxh3-128 of every byte before it (high, low)
-// where "len X" is X's byte length followed by its bytes. A reader checks
+//   "ASHAPE02" | len identity | len key | len graph | len info |
+//   len object | len device | xxh3-128 of every byte before it (high, low)
+// where device is empty for a CPU executable and "cuda" followed by a
+// serialised v1::DeviceCode (its cubins) for a CUDA one, and "len X" is
+// X's byte length followed by its bytes. A reader checks
 // the magic, every length against the bytes left, the checksum, the
 // identity and the key before parsing anything.
 #include "server/cache/DiskCache.h"
@@ -20,7 +22,8 @@
 namespace anyshape::server {
 namespace {
 
-constexpr char kMagic[8] = {'A', 'S', 'H', 'A', 'P', 'E', '0', '1'};
+constexpr char kMagic[8] = {'A', 'S', 'H', 'A', 'P', 'E', '0', '2'};
+constexpr char kDevicePrefix[] = "cuda";
 
 void putPart(std::string &out, const std::string &part) {
   uint64_t size = part.size();
@@ -123,11 +126,12 @@ StatusOr<StoredExecutable> DiskCache::load(const std::string &key) {
   if (stored[0] != expected.high64 || stored[1] != expected.low64)
     return reject("checksum mismatch");
   size_t at = sizeof(kMagic);
-  std::string identity, storedKey, graph, info, object;
+  std::string identity, storedKey, graph, info, object, device;
   if (!takePart(bytes, at, end, identity) ||
       !takePart(bytes, at, end, storedKey) ||
       !takePart(bytes, at, end, graph) || !takePart(bytes, at, end, info) ||
-      !takePart(bytes, at, end, object) || at != end)
+      !takePart(bytes, at, end, object) || !takePart(bytes, at, end, device) ||
+      at != end)
     return reject("malformed");
   if (identity != identity_)
     return reject("written by another compiler build or for another target");
@@ -138,6 +142,14 @@ StatusOr<StoredExecutable> DiskCache::load(const std::string &key) {
       !entry.info.ParseFromString(info))
     return reject("malformed metadata");
   entry.objectCode = std::move(object);
+  // "" for a CPU executable; else "cuda" and its DeviceCode.
+  if (!device.empty()) {
+    v1::DeviceCode code;
+    if (device.rfind(kDevicePrefix, 0) != 0 ||
+        !code.ParseFromString(device.substr(sizeof(kDevicePrefix) - 1)))
+      return reject("malformed device code");
+    entry.device = deviceCodeFromProto(code);
+  }
   return entry;
 }
 
@@ -150,6 +162,10 @@ Status DiskCache::store(const std::string &key, const StoredExecutable &entry) {
   putPart(bytes, entry.compiledGraph.SerializeAsString());
   putPart(bytes, entry.info.SerializeAsString());
   putPart(bytes, entry.objectCode);
+  putPart(bytes, entry.device
+                     ? kDevicePrefix +
+                           deviceCodeToProto(*entry.device).SerializeAsString()
+                     : std::string());
   XXH128_hash_t checksum = XXH3_128bits(bytes.data(), bytes.size());
   uint64_t words[2] = {checksum.high64, checksum.low64};
   bytes.append(reinterpret_cast<const char *>(words), sizeof(words));

@@ -10,11 +10,21 @@
 
 namespace anyshape::server {
 
+int cudaSmVersion(const v1::CompileOptions &options) {
+  const std::string &arch = options.cuda_arch();
+  return arch == "sm_80" ? 80 : arch == "sm_90" || arch.empty() ? 90 : 0;
+}
+
 jit::CompileOptions compileOptionsFor(const v1::CompileOptions &options,
                                       const TensorLookup *tensors,
                                       const GraphLimits &limits) {
   jit::CompileOptions out;
   out.pipeline.fuse = !options.disable_fusion();
+  if (options.target() == v1::TARGET_CUDA) {
+    out.backend = jit::KernelBackend::kCuda;
+    out.cuda.fuse = out.pipeline.fuse;
+    out.cuda.target.smVersion = cudaSmVersion(options);
+  }
   out.staticSymbols.insert(options.static_symbols().begin(),
                            options.static_symbols().end());
   out.tensors = tensors;
@@ -35,7 +45,8 @@ StatusOr<StoredExecutable> compileForCache(const v1::CompileRequest &request,
   ANYSHAPE_ASSIGN_OR_RETURN(v1::ExecutableInfo info,
                             describeExecutable(key, compiled, *report));
   return StoredExecutable{std::move(compiled.compiledGraph), std::move(info),
-                          std::move(compiled.objectCode)};
+                          std::move(compiled.objectCode),
+                          std::move(compiled.device)};
 }
 
 StatusOr<CachedExecutable> loadCompiled(StoredExecutable stored,
@@ -43,7 +54,8 @@ StatusOr<CachedExecutable> loadCompiled(StoredExecutable stored,
   ANYSHAPE_ASSIGN_OR_RETURN(
       std::shared_ptr<jit::Executable> executable,
       jit::Executable::load(std::move(stored.compiledGraph),
-                            std::move(stored.objectCode), limits));
+                            std::move(stored.objectCode), limits,
+                            std::move(stored.device)));
   return CachedExecutable{std::move(executable), std::move(stored.info), 0};
 }
 

@@ -19,6 +19,10 @@
 
 namespace anyshape::server {
 
+/// A CUDA compile's chip (CompileOptions.cuda_arch: "sm_80", "sm_90", or
+/// empty for sm_90) as CudaTarget::smVersion; 0 for anything else.
+int cudaSmVersion(const v1::CompileOptions &options);
+
 /// The compiler's options for a request's wire options, under the
 /// server's limits.
 jit::CompileOptions compileOptionsFor(const v1::CompileOptions &options,

@@ -349,10 +349,14 @@ StatusOr<CachedExecutable> CompileWorkers::compile(v1::CompileJob job,
   GraphLimits compiledUnder; // what the worker validated against
   if (job.max_elements_per_tensor() > 0)
     compiledUnder.maxElementsPerTensor = job.max_elements_per_tensor();
+  std::optional<jit::DeviceCode> device;
+  if (result.has_device())
+    device = deviceCodeFromProto(result.device());
   return loadCompiled(
       StoredExecutable{std::move(*result.mutable_compiled_graph()),
                        std::move(*result.mutable_info()),
-                       std::move(*result.mutable_object_code())},
+                       std::move(*result.mutable_object_code()),
+                       std::move(device)},
       compiledUnder);
 }
 

@@ -79,6 +79,8 @@ int runCompileWorker() {
       *result.mutable_compiled_graph() = std::move(compiled->compiledGraph);
       *result.mutable_info() = std::move(compiled->info);
       result.set_object_code(std::move(compiled->objectCode));
+      if (compiled->device)
+        *result.mutable_device() = deviceCodeToProto(*compiled->device);
       result.set_compile_seconds(report.seconds);
     } else {
       result.set_code(static_cast<int>(compiled.status().code()));

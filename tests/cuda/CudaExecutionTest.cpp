@@ -314,6 +314,35 @@ TEST(FakeDevice, EverythingIsReleased) {
   EXPECT_EQ((*device)->memory().heldBytes(), 0);
 }
 
+// On a real device (scripts/gpu-check, a lent GPU machine): the same
+// examples, kernels on the GPU, GEMMs through the real cuBLASLt. Without
+// a device they skip and say why.
+TEST(RealDevice, ExamplesMatchTheReference) {
+  auto device = runtime::cuda::CudaDevice::get();
+  if (!device.isOk())
+    GTEST_SKIP() << "no CUDA device: " << device.status().toString();
+  jit::CompileOptions options = onDevice();
+  options.cuda.emulatedKernels = false;
+  options.cuda.target.smVersion = (*device)->info().smVersion >= 90 ? 90 : 80;
+  struct Example {
+    const char *name;
+    std::map<std::string, std::pair<int64_t, int64_t>> ranges;
+  };
+  for (const Example &example :
+       {Example{"elementwise_reduce",
+                {{"rows", {0, 300}}, {"cols", {0, 3000}}}},
+        Example{"embedding", {{"batch", {1, 8}}, {"seq", {1, 128}}}},
+        Example{"mlp", {{"batch", {1, 257}}}},
+        Example{"bert_encoder_layer",
+                {{"batch", {1, 4}}, {"seq", {1, 128}}}}}) {
+    v1::Graph graph = test::exampleGraph(example.name);
+    auto executable = jit::Compiler::compile(graph, options);
+    ASSERT_TRUE(executable.isOk()) << executable.status().toString();
+    for (const auto &symbols : drawShapes(example.ranges, 12, 35))
+      expectMatches(**executable, graph, symbols, 7, example.name);
+  }
+}
+
 TEST(NoDevice, ACudaCompileWorksAndItsRunsSayWhatIsMissing) {
   v1::Graph graph = test::exampleGraph("elementwise_reduce");
   jit::CompileOptions options = onDevice();
@@ -334,4 +363,15 @@ TEST(NoDevice, ACudaCompileWorksAndItsRunsSayWhatIsMissing) {
   EXPECT_EQ(result.status().code(), StatusCode::FailedPrecondition);
   EXPECT_NE(result.status().message().find("no CUDA driver"), std::string::npos)
       << result.status().toString();
+  // Its host object never loads without its device code (it would
+  // launch with a CPU context), nor a CPU object with device code.
+  auto hostOnly = jit::Executable::load((*executable)->graph(),
+                                        (*executable)->objectCode());
+  ASSERT_FALSE(hostOnly.isOk());
+  EXPECT_EQ(hostOnly.status().code(), StatusCode::InvalidArgument);
+  auto cpu = jit::Compiler::compile(graph);
+  ASSERT_TRUE(cpu.isOk());
+  EXPECT_FALSE(jit::Executable::load((*cpu)->graph(), (*cpu)->objectCode(), {},
+                                     (*executable)->deviceCode())
+                   .isOk());
 }

@@ -182,6 +182,55 @@ TEST(ServerEndToEnd, RestartServesFromDiskWithZeroCompiles) {
   EXPECT_EQ(s.disk_loads(), 1);
 }
 
+TEST(ServerEndToEnd, CudaCompilesAnywhereAndItsCubinsAreCachedOnDisk) {
+  // A CUDA compile needs no GPU (a fleet's cache can be filled from any
+  // server); its entry holds the host object and the cubins, and a
+  // restarted server loads it instead of compiling. Executing needs a
+  // device: without one it is FAILED_PRECONDITION saying so.
+  std::string dir = freshDirectory();
+  v1::Graph graph = test::exampleGraph("mlp");
+  v1::CompileOptions cuda;
+  cuda.set_target(v1::TARGET_CUDA);
+  std::string id;
+  {
+    ServerProcess first({"--cache-dir", dir});
+    ASSERT_FALSE(first.address().empty());
+    auto stub = first.stub();
+    Called called = compile(*stub, graph, cuda);
+    ASSERT_TRUE(called.status.ok()) << called.status.error_message();
+    EXPECT_EQ(called.compiled.info().target(), v1::TARGET_CUDA);
+    EXPECT_GT(called.compiled.info().kernel_count(), 0);
+    id = called.compiled.info().executable_id();
+    // The chip and the target are part of the key.
+    v1::CompileOptions a100 = cuda;
+    a100.set_cuda_arch("sm_80");
+    Called other = compile(*stub, graph, a100);
+    ASSERT_TRUE(other.status.ok()) << other.status.error_message();
+    EXPECT_NE(other.compiled.info().executable_id(), id);
+    EXPECT_NE(compiledId(*stub, graph), id);
+    EXPECT_EQ(first.stop(), 0);
+  }
+  ServerProcess second({"--cache-dir", dir});
+  ASSERT_FALSE(second.address().empty());
+  auto stub = second.stub();
+  Called called = compile(*stub, graph, cuda);
+  ASSERT_TRUE(called.status.ok()) << called.status.error_message();
+  EXPECT_TRUE(called.compiled.cache_hit());
+  EXPECT_EQ(called.compiled.info().executable_id(), id);
+  EXPECT_EQ(called.compiled.info().target(), v1::TARGET_CUDA);
+  v1::StatsResponse s = stats(*stub);
+  EXPECT_EQ(s.compiles(), 0);
+  EXPECT_EQ(s.disk_loads(), 1);
+  grpc::Status executed = executeAndCheck(*stub, id, graph, {{"batch", 3}}, 5);
+  if (s.cuda_device().empty()) {
+    EXPECT_EQ(executed.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+    EXPECT_NE(executed.error_message().find("CUDA device"), std::string::npos)
+        << executed.error_message();
+  } else {
+    EXPECT_TRUE(executed.ok()) << executed.error_message();
+  }
+}
+
 TEST(ServerEndToEnd, DamagedCacheFilesAreRecompiledAndReplaced) {
   v1::Graph graph = test::exampleGraph("elementwise_reduce");
   for (const std::string damage : {"truncate", "bitflip"}) {
@@ -252,10 +301,11 @@ TEST(ServerEndToEnd, BadRequestsGetTheRightCodesAndTheServerLives) {
   EXPECT_GT(checked, 20);
 
   v1::Graph graph = test::exampleGraph("mlp");
-  v1::CompileOptions cuda;
-  cuda.set_target(v1::TARGET_CUDA);
-  EXPECT_EQ(compile(*stub, graph, cuda).status.error_code(),
-            grpc::StatusCode::FAILED_PRECONDITION);
+  v1::CompileOptions badArch;
+  badArch.set_target(v1::TARGET_CUDA);
+  badArch.set_cuda_arch("sm_50");
+  EXPECT_EQ(compile(*stub, graph, badArch).status.error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
   v1::CompileOptions unknownSymbol;
   (*unknownSymbol.mutable_static_symbols())["nope"] = 3;
   EXPECT_EQ(compile(*stub, graph, unknownSymbol).status.error_code(),

@@ -93,6 +93,12 @@ TEST(CompileCacheKey, EveryOptionIsPartOfTheKey) {
   v1::CompileOptions cuda;
   cuda.set_target(v1::TARGET_CUDA);
   EXPECT_NE(keyOf(graph, cuda), key);
+  v1::CompileOptions h100 = cuda;
+  h100.set_cuda_arch("sm_90");
+  EXPECT_EQ(keyOf(graph, h100), keyOf(graph, cuda)) << "empty means sm_90";
+  v1::CompileOptions a100 = cuda;
+  a100.set_cuda_arch("sm_80");
+  EXPECT_NE(keyOf(graph, a100), keyOf(graph, cuda));
 
   v1::CompileOptions unfused;
   unfused.set_disable_fusion(true);
@@ -111,7 +117,7 @@ TEST(CompileCacheKey, EveryWireOptionIsKeyedAndMapped) {
   // The wire options are the one options type: the key hashes each field,
   // and compileOptionsFor maps each to the compiler. A field added to
   // CompileOptions must be added to both, and to the test above.
-  EXPECT_EQ(v1::CompileOptions::descriptor()->field_count(), 3)
+  EXPECT_EQ(v1::CompileOptions::descriptor()->field_count(), 4)
       << "a new CompileOptions field: key it (CacheKey.cpp), map it "
          "(worker/CompileJob.cpp), test both here";
   v1::CompileOptions options;
@@ -122,6 +128,17 @@ TEST(CompileCacheKey, EveryWireOptionIsKeyedAndMapped) {
   EXPECT_EQ(mapped.staticSymbols,
             (std::map<std::string, int64_t>{{"rows", 3}}));
   EXPECT_TRUE(compileOptionsFor({}, nullptr).pipeline.fuse);
+  EXPECT_EQ(compileOptionsFor({}, nullptr).backend, jit::KernelBackend::kCpu);
+  v1::CompileOptions cuda;
+  cuda.set_target(v1::TARGET_CUDA);
+  cuda.set_cuda_arch("sm_80");
+  cuda.set_disable_fusion(true);
+  jit::CompileOptions device = compileOptionsFor(cuda, nullptr);
+  EXPECT_EQ(device.backend, jit::KernelBackend::kCuda);
+  EXPECT_EQ(device.cuda.target.smVersion, 80);
+  EXPECT_FALSE(device.cuda.fuse);
+  cuda.clear_cuda_arch();
+  EXPECT_EQ(compileOptionsFor(cuda, nullptr).cuda.target.smVersion, 90);
 }
 
 TEST(CompileCacheKey, StaticSymbolOrderDoesNotMatter) {
