@@ -7,12 +7,18 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 
 namespace anyshape::test {
 
+/// examples/ of the source tree; $ANYSHAPE_EXAMPLES_DIR when set (a test
+/// binary run away from its tree: scripts/gpu-check).
 inline std::string examplePath(const std::string &name) {
-  return std::string(ANYSHAPE_SOURCE_DIR) + "/examples/" + name + ".pbtxt";
+  const char *moved = std::getenv("ANYSHAPE_EXAMPLES_DIR");
+  return (moved && *moved ? std::string(moved)
+                          : std::string(ANYSHAPE_SOURCE_DIR) + "/examples") +
+         "/" + name + ".pbtxt";
 }
 
 inline v1::Graph exampleGraph(const std::string &name) {
