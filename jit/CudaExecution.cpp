@@ -120,11 +120,14 @@ Executable::runOnDevice(const std::vector<const std::string *> &inputBytes,
   }
 
   runtime::AnyshapeExecutionContext context = runtime::cuda::cudaContext(run);
-  StatusOr<std::vector<OutputBuffers::Buffer>> results =
-      callEntry(deviceInputs, shapes, context);
-  if (!results.isOk() || !run.error.isOk()) {
+  // Device buffers: not OutputBuffers, which would free them as host ones.
+  std::vector<OutputBuffers::Buffer> results;
+  Status entered = callEntry(
+      [&](size_t k) { return deviceInputs[k]; }, shapes, context,
+      [&](OutputBuffers::Buffer b) { results.push_back(std::move(b)); });
+  if (!entered.isOk() || !run.error.isOk()) {
     (void)synchronise();
-    return results.isOk() ? run.error : results.status();
+    return entered.isOk() ? run.error : entered;
   }
 
   // Each output's elements, from its first to its last, into pinned
@@ -134,7 +137,7 @@ Executable::runOnDevice(const std::vector<const std::string *> &inputBytes,
     int64_t bytes;
   };
   std::vector<Pending> pending;
-  for (const OutputBuffers::Buffer &b : *results) {
+  for (const OutputBuffers::Buffer &b : results) {
     int64_t bytes = spanOf(b.shape, b.strides) * dtypeByteSize(b.dtype);
     void *staging = bytes > 0 ? pinned.take(bytes) : nullptr;
     if (bytes > 0 && !staging) {
@@ -157,8 +160,8 @@ Executable::runOnDevice(const std::vector<const std::string *> &inputBytes,
   ANYSHAPE_RETURN_IF_ERROR(synchronise());
 
   OutputBuffers outputs;
-  for (size_t k = 0; k < results->size(); ++k) {
-    OutputBuffers::Buffer b = (*results)[k];
+  for (size_t k = 0; k < results.size(); ++k) {
+    OutputBuffers::Buffer b = results[k];
     allocator.free(b.allocated);
     void *host = runtime::anyshapeAlloc(
         static_cast<uint64_t>(std::max<int64_t>(pending[k].bytes, 1)));

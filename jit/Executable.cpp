@@ -19,6 +19,8 @@
 #include "runtime/ExecutionContext.h"
 #include "runtime/Threading.h"
 
+#include "llvm/ADT/SmallVector.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -231,65 +233,73 @@ Executable::runToBuffers(const std::vector<const v1::Tensor *> &inputs,
                          const RunOptions &options) const {
   ANYSHAPE_ASSIGN_OR_RETURN(auto shapes, checkInputs(inputs));
   // Bool bytes other than 0 and 1 mean true on the wire but are undefined
-  // for generated code (it loads an i1): normalise them in a copy.
-  std::vector<std::string> normalised(inputs.size());
+  // for generated code (it loads an i1): normalise them in a copy (made
+  // only when some input needs one).
+  std::vector<std::string> normalised;
   for (size_t k = 0; k < inputs.size(); ++k) {
     const std::string &bytes = inputs[k]->data();
     if (inputs[k]->dtype() != v1::DTYPE_BOOL ||
         std::all_of(bytes.begin(), bytes.end(),
                     [](char c) { return c == 0 || c == 1; }))
       continue;
+    normalised.resize(inputs.size());
     normalised[k] = bytes;
     for (char &c : normalised[k])
       c = c != 0;
   }
+  auto bytesOf = [&](size_t k) -> const std::string & {
+    return normalised.empty() || normalised[k].empty() ? inputs[k]->data()
+                                                       : normalised[k];
+  };
 
   if (device_) {
     std::vector<const std::string *> bytes;
     for (size_t k = 0; k < inputs.size(); ++k)
-      bytes.push_back(normalised[k].empty() ? &inputs[k]->data()
-                                            : &normalised[k]);
+      bytes.push_back(&bytesOf(k));
     return runOnDevice(bytes, shapes);
   }
 
-  std::vector<const void *> data;
-  for (size_t k = 0; k < inputs.size(); ++k)
-    data.push_back(normalised[k].empty() ? inputs[k]->data().data()
-                                         : normalised[k].data());
   // Kernels and GEMMs take their team size from the context alone.
   runtime::AnyshapeExecutionContext context = runtime::cachingContext(
       options.teamSize > 0 ? options.teamSize : runtime::anyshapeTeamSize());
-  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<OutputBuffers::Buffer> results,
-                            callEntry(data, shapes, context));
   OutputBuffers outputs;
-  for (OutputBuffers::Buffer &b : results)
-    outputs.add(std::move(b));
+  ANYSHAPE_RETURN_IF_ERROR(callEntry(
+      [&](size_t k) -> const void * { return bytesOf(k).data(); }, shapes,
+      context, [&](OutputBuffers::Buffer b) { outputs.add(std::move(b)); }));
   return outputs;
 }
 
-StatusOr<std::vector<OutputBuffers::Buffer>>
-Executable::callEntry(const std::vector<const void *> &data,
-                      const std::vector<std::vector<int64_t>> &shapes,
-                      runtime::AnyshapeExecutionContext &context) const {
-  // Input descriptors (read-only: the entry never writes its inputs).
-  std::vector<std::vector<int64_t>> descriptors;
-  for (size_t k = 0; k < data.size(); ++k) {
-    auto address = reinterpret_cast<int64_t>(data[k]);
-    std::vector<int64_t> d{address, address, 0};
-    d.insert(d.end(), shapes[k].begin(), shapes[k].end());
-    std::vector<int64_t> strides = rowMajorStrides(shapes[k]);
-    d.insert(d.end(), strides.begin(), strides.end());
-    descriptors.push_back(std::move(d));
+Status Executable::callEntry(
+    llvm::function_ref<const void *(size_t)> data,
+    const std::vector<std::vector<int64_t>> &shapes,
+    runtime::AnyshapeExecutionContext &context,
+    llvm::function_ref<void(OutputBuffers::Buffer)> output) const {
+  // Input descriptors (read-only: the entry never writes its inputs), one
+  // after another in one array; on the stack for the usual few inputs.
+  llvm::SmallVector<int64_t, 64> words;
+  llvm::SmallVector<size_t, 8> starts;
+  for (size_t k = 0; k < shapes.size(); ++k) {
+    auto address = reinterpret_cast<int64_t>(data(k));
+    starts.push_back(words.size());
+    words.append({address, address, 0});
+    words.append(shapes[k].begin(), shapes[k].end());
+    size_t strides = words.size();
+    words.resize(strides + shapes[k].size());
+    for (int64_t d = static_cast<int64_t>(shapes[k].size()) - 1, stride = 1;
+         d >= 0; --d) {
+      words[strides + d] = stride;
+      stride *= shapes[k][d];
+    }
   }
   size_t resultWords = 0;
   for (const TensorSignature &s : outputs_)
     resultWords += 3 + 2 * s.rank;
-  std::vector<int64_t> results(resultWords, 0);
+  llvm::SmallVector<int64_t, 32> results(resultWords, 0);
   void *resultPtr = results.data();
-  std::vector<void *> descriptorPtrs;
-  for (auto &d : descriptors)
-    descriptorPtrs.push_back(d.data());
-  std::vector<void *> args{&resultPtr};
+  llvm::SmallVector<void *, 8> descriptorPtrs;
+  for (size_t start : starts)
+    descriptorPtrs.push_back(words.data() + start);
+  llvm::SmallVector<void *, 9> args{&resultPtr};
   for (void *&p : descriptorPtrs)
     args.push_back(&p);
   if (!entry_)
@@ -300,7 +310,6 @@ Executable::callEntry(const std::vector<const void *> &data,
     return shapeCheckError(graph_, info_, static_cast<size_t>(failed - 1),
                            shapes);
 
-  std::vector<OutputBuffers::Buffer> outputs;
   size_t at = 0;
   for (const TensorSignature &s : outputs_) {
     OutputBuffers::Buffer b;
@@ -313,9 +322,9 @@ Executable::callEntry(const std::vector<const void *> &data,
                      results.begin() + at + 3 + 2 * s.rank);
     b.data = aligned + offset * dtypeByteSize(s.dtype);
     at += 3 + 2 * s.rank;
-    outputs.push_back(std::move(b));
+    output(std::move(b));
   }
-  return outputs;
+  return Status::ok();
 }
 
 } // namespace anyshape::jit

@@ -18,6 +18,8 @@
 #include "runtime/cuda/CudaLaunch.h"
 #include "runtime/support/Status.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 #include <memory>
 #include <optional>
 #include <string>
@@ -136,13 +138,16 @@ private:
   /// Checks each input's dtype, rank and byte size; their shapes.
   StatusOr<std::vector<std::vector<int64_t>>>
   checkInputs(const std::vector<const v1::Tensor *> &inputs) const;
-  /// Runs the entry on inputs at `data` (host or device memory, as the
-  /// executable's target needs) with `context`: the outputs as generated
-  /// code returned them, or the failed shape check's error.
-  StatusOr<std::vector<OutputBuffers::Buffer>>
-  callEntry(const std::vector<const void *> &data,
+  /// Runs the entry on input k at `data(k)` (host or device memory, as
+  /// the executable's target needs) with `context`, handing `output` each
+  /// output as generated code returned it; or the failed shape check's
+  /// error. (Callbacks, not vectors: the CPU path allocates nothing more
+  /// than the descriptors.)
+  Status
+  callEntry(llvm::function_ref<const void *(size_t)> data,
             const std::vector<std::vector<int64_t>> &shapes,
-            runtime::AnyshapeExecutionContext &context) const;
+            runtime::AnyshapeExecutionContext &context,
+            llvm::function_ref<void(OutputBuffers::Buffer)> output) const;
   /// A CUDA executable's run (CudaExecution.cpp): inputs staged to the
   /// device, the entry launching on a stream of its own, outputs back.
   StatusOr<OutputBuffers>

@@ -77,6 +77,7 @@ void *CudaDevice::acquirePinned(int64_t bytes, int64_t *blockBytes) {
       if (idlePinned_[k].first >= bytes && idlePinned_[k].first <= 2 * bytes) {
         auto [size, pointer] = idlePinned_[k];
         idlePinned_.erase(idlePinned_.begin() + static_cast<long>(k));
+        idlePinnedBytes_ -= size;
         *blockBytes = size;
         return pointer;
       }
@@ -89,8 +90,15 @@ void *CudaDevice::acquirePinned(int64_t bytes, int64_t *blockBytes) {
 }
 
 void CudaDevice::releasePinned(void *pointer, int64_t blockBytes) {
-  std::lock_guard lock(mutex_);
-  idlePinned_.emplace_back(blockBytes, pointer);
+  {
+    std::lock_guard lock(mutex_);
+    if (idlePinnedBytes_ + blockBytes <= kMaxIdlePinnedBytes) {
+      idlePinned_.emplace_back(blockBytes, pointer);
+      idlePinnedBytes_ += blockBytes;
+      return;
+    }
+  }
+  driver_.cuMemFreeHost(pointer); // beyond the bound: not kept
 }
 
 void CudaDevice::trim() {
@@ -102,6 +110,7 @@ void CudaDevice::trim() {
   for (auto &[bytes, pointer] : idlePinned_)
     driver_.cuMemFreeHost(pointer);
   idlePinned_.clear();
+  idlePinnedBytes_ = 0;
 }
 
 } // namespace anyshape::runtime::cuda

@@ -55,6 +55,10 @@ private:
   std::mutex mutex_;
   std::vector<void *> idleStreams_;
   std::vector<std::pair<int64_t, void *>> idlePinned_; // (bytes, pointer)
+  int64_t idlePinnedBytes_ = 0;
+  /// Idle pinned memory kept for reuse at most; more is freed when
+  /// released (runs of ever new sizes would otherwise grow it forever).
+  static constexpr int64_t kMaxIdlePinnedBytes = int64_t{256} << 20;
 };
 
 /// The device memory limit: at most this many bytes held by the pool

@@ -185,9 +185,7 @@ extern "C" void anyshapeCudaLaunch(AnyshapeExecutionContext *context,
   if (result != 0) {
     run->error =
         checkCall(*run->driver, "cuLaunchKernel", result).withContext(k.name);
-    return;
   }
-  ++run->launches;
 }
 
 extern "C" void anyshapeCudaCopy(AnyshapeExecutionContext *context, int64_t to,

@@ -108,8 +108,7 @@ struct CudaRun {
   StreamAllocator *allocator = nullptr;
   DeviceConstants *constants = nullptr;
   DeviceGemm *gemm = nullptr;
-  Status error;         ///< the first failure of the run
-  int64_t launches = 0; ///< kernels launched (empty grids are skipped)
+  Status error; ///< the first failure of the run
 };
 
 /// A context whose allocations come from `run.allocator` and whose

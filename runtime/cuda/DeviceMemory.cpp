@@ -41,17 +41,11 @@ int64_t DeviceMemoryPool::heldBytes() const {
   return held_;
 }
 
-int64_t DeviceMemoryPool::idleBytes() const {
-  std::lock_guard lock(mutex_);
-  return idleBytes_;
-}
-
 bool DeviceMemoryPool::makeRoomLocked(int64_t bytes) {
   while (held_ + bytes > limit_ && !idle_.empty()) {
     auto largest = std::prev(idle_.end());
     driver_.cuMemFree_v2(largest->second);
     held_ -= largest->first;
-    idleBytes_ -= largest->first;
     idle_.erase(largest);
   }
   return held_ + bytes <= limit_;
@@ -66,7 +60,6 @@ StatusOr<DevicePointer> DeviceMemoryPool::allocate(int64_t bytes,
   if (auto it = bestFit(idle_, size); it != idle_.end()) {
     *blockBytes = it->first;
     DevicePointer pointer = it->second;
-    idleBytes_ -= it->first;
     idle_.erase(it);
     return pointer;
   }
@@ -86,7 +79,6 @@ StatusOr<DevicePointer> DeviceMemoryPool::allocate(int64_t bytes,
     while (!idle_.empty()) {
       driver_.cuMemFree_v2(idle_.begin()->second);
       held_ -= idle_.begin()->first;
-      idleBytes_ -= idle_.begin()->first;
       idle_.erase(idle_.begin());
     }
     result = driver_.cuMemAlloc_v2(&pointer, static_cast<size_t>(size));
@@ -101,7 +93,6 @@ StatusOr<DevicePointer> DeviceMemoryPool::allocate(int64_t bytes,
 void DeviceMemoryPool::recycle(DevicePointer pointer, int64_t blockBytes) {
   std::lock_guard lock(mutex_);
   idle_.emplace(blockBytes, pointer);
-  idleBytes_ += blockBytes;
   makeRoomLocked(0); // a lowered limit takes effect as blocks come back
 }
 
@@ -112,7 +103,6 @@ void DeviceMemoryPool::trim() {
     held_ -= bytes;
   }
   idle_.clear();
-  idleBytes_ = 0;
 }
 
 StreamAllocator::~StreamAllocator() {

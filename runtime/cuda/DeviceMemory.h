@@ -43,8 +43,8 @@ public:
   void trim();
   void setLimit(int64_t bytes);
 
+  /// Bytes of every block cuMemAlloc gave and no cuMemFree took.
   int64_t heldBytes() const;
-  int64_t idleBytes() const;
 
 private:
   /// Frees idle blocks until `bytes` more fit under the limit; false if
@@ -56,7 +56,6 @@ private:
   std::multimap<int64_t, DevicePointer> idle_; // by block size
   int64_t limit_;
   int64_t held_ = 0; // every block cuMemAlloc gave and no cuMemFree took
-  int64_t idleBytes_ = 0;
 };
 
 class StreamAllocator {
