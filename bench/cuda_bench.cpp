@@ -9,6 +9,7 @@
 // skipped with the reason.
 //
 //   anyshape-bench-cuda [--benchmark_filter=...]
+#include "ExampleFile.h"
 #include "ir/graph/Bindings.h"
 #include "ir/graph/GraphText.h"
 #include "ir/reference/Literal.h"
@@ -26,18 +27,7 @@ using namespace anyshape;
 namespace {
 
 const v1::Graph &encoder() {
-  static const v1::Graph graph = [] {
-    const char *moved = std::getenv("ANYSHAPE_EXAMPLES_DIR");
-    std::string dir = moved && *moved
-                          ? std::string(moved)
-                          : std::string(ANYSHAPE_SOURCE_DIR) + "/examples";
-    auto g = loadGraphFile(dir + "/bert_encoder_layer.pbtxt");
-    if (!g) {
-      std::fprintf(stderr, "%s\n", g.status().toString().c_str());
-      std::exit(1);
-    }
-    return *g;
-  }();
+  static const v1::Graph graph = bench::loadExampleOrDie("bert_encoder_layer");
   return graph;
 }
 

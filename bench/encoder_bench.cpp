@@ -5,6 +5,7 @@
 // issue tracks; compiles are outside the timed loops.
 //
 //   build/bin/anyshape-bench-encoder [--benchmark_filter=...]
+#include "ExampleFile.h"
 #include "ir/graph/Bindings.h"
 #include "ir/graph/GraphText.h"
 #include "ir/graph/Validate.h"
@@ -21,15 +22,7 @@ using namespace anyshape;
 namespace {
 
 const v1::Graph &encoder() {
-  static const v1::Graph graph = [] {
-    auto g = loadGraphFile(std::string(ANYSHAPE_SOURCE_DIR) +
-                           "/examples/bert_encoder_layer.pbtxt");
-    if (!g) {
-      std::fprintf(stderr, "%s\n", g.status().toString().c_str());
-      std::exit(1);
-    }
-    return *g;
-  }();
+  static const v1::Graph graph = bench::loadExampleOrDie("bert_encoder_layer");
   return graph;
 }
 

@@ -29,11 +29,16 @@
 namespace anyshape::jit {
 namespace {
 
-std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape) {
-  std::vector<int64_t> strides(shape.size(), 1);
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
-  return strides;
+/// Appends a dense row-major array's strides (in elements) for `shape`.
+void appendRowMajorStrides(const std::vector<int64_t> &shape,
+                           llvm::SmallVectorImpl<int64_t> &out) {
+  size_t first = out.size();
+  out.resize(first + shape.size());
+  int64_t stride = 1;
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    out[first + d] = stride;
+    stride *= shape[d];
+  }
 }
 
 /// Copies a (possibly strided) result buffer into contiguous bytes.
@@ -46,7 +51,9 @@ void copyOut(const char *base, const std::vector<int64_t> &shape,
   out.resize(static_cast<size_t>(count * elementSize));
   if (count == 0)
     return;
-  if (strides == rowMajorStrides(shape)) {
+  llvm::SmallVector<int64_t, 8> dense;
+  appendRowMajorStrides(shape, dense);
+  if (llvm::ArrayRef<int64_t>(strides) == llvm::ArrayRef<int64_t>(dense)) {
     std::memcpy(out.data(), base, out.size());
     return;
   }
@@ -283,13 +290,7 @@ Status Executable::callEntry(
     starts.push_back(words.size());
     words.append({address, address, 0});
     words.append(shapes[k].begin(), shapes[k].end());
-    size_t strides = words.size();
-    words.resize(strides + shapes[k].size());
-    for (int64_t d = static_cast<int64_t>(shapes[k].size()) - 1, stride = 1;
-         d >= 0; --d) {
-      words[strides + d] = stride;
-      stride *= shapes[k][d];
-    }
+    appendRowMajorStrides(shapes[k], words);
   }
   size_t resultWords = 0;
   for (const TensorSignature &s : outputs_)

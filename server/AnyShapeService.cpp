@@ -202,9 +202,8 @@ StatusOr<CacheResult> AnyShapeService::compileOrShare(
       jit::CompileReport report;
       StatusOr<StoredExecutable> stored =
           compileForCache(request, key, &tensors_, options_.limits, &report);
-      compiled = stored.isOk()
-                     ? loadCompiled(std::move(*stored), options_.limits)
-                     : StatusOr<CachedExecutable>(stored.status());
+      compiled = stored.isOk() ? loadStored(std::move(*stored), options_.limits)
+                               : StatusOr<CachedExecutable>(stored.status());
     }
     if (compiled.isOk()) {
       // The request's view: the whole miss, worker start and load included.

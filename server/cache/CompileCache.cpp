@@ -31,6 +31,33 @@ jit::DeviceCode deviceCodeFromProto(const v1::DeviceCode &device) {
   return out;
 }
 
+namespace {
+
+/// What an entry counts against the memory bound: its object code, its
+/// info and, for a CUDA executable, its cubins.
+int64_t entryBytes(const CachedExecutable &entry) {
+  int64_t bytes = static_cast<int64_t>(entry.executable->objectCode().size() +
+                                       entry.info.ByteSizeLong());
+  for (const runtime::cuda::KernelImage &kernel :
+       entry.executable->deviceKernels())
+    bytes += static_cast<int64_t>(kernel.cubin.size());
+  return bytes;
+}
+
+} // namespace
+
+StatusOr<CachedExecutable> loadStored(StoredExecutable stored,
+                                      const GraphLimits &limits) {
+  ANYSHAPE_ASSIGN_OR_RETURN(
+      std::shared_ptr<jit::Executable> executable,
+      jit::Executable::load(std::move(stored.compiledGraph),
+                            std::move(stored.objectCode), limits,
+                            std::move(stored.device)));
+  CachedExecutable entry{std::move(executable), std::move(stored.info), 0};
+  entry.bytes = entryBytes(entry);
+  return entry;
+}
+
 StoredExecutable toStored(const CachedExecutable &entry) {
   return {entry.executable->graph(), entry.info, entry.executable->objectCode(),
           entry.executable->deviceCode()};
@@ -125,22 +152,14 @@ CompileCache::loadOrCompile(const std::string &key,
       }
       continue;
     }
-    int64_t bytes = static_cast<int64_t>(stored->objectCode.size() +
-                                         stored->info.ByteSizeLong());
-    if (stored->device)
-      for (const runtime::cuda::KernelImage &kernel : stored->device->kernels)
-        bytes += static_cast<int64_t>(kernel.cubin.size());
-    auto executable = jit::Executable::load(std::move(stored->compiledGraph),
-                                            std::move(stored->objectCode),
-                                            limits_, std::move(stored->device));
-    if (!executable.isOk()) {
+    StatusOr<CachedExecutable> loaded = loadStored(std::move(*stored), limits_);
+    if (!loaded.isOk()) {
       tier->remove(key); // passed the checksum yet does not link: drop it
       std::lock_guard<std::mutex> lock(mutex_);
       ++stats_.droppedTierEntries;
       continue;
     }
-    auto entry = std::make_shared<CachedExecutable>(CachedExecutable{
-        std::move(*executable), std::move(stored->info), bytes});
+    auto entry = std::make_shared<CachedExecutable>(std::move(*loaded));
     std::lock_guard<std::mutex> lock(mutex_);
     ++stats_.tierLoads;
     return CacheResult{std::move(entry), CacheSource::Tier};
@@ -155,9 +174,7 @@ CompileCache::loadOrCompile(const std::string &key,
     ++stats_.compileErrors;
     return compiled.status();
   }
-  compiled->bytes =
-      static_cast<int64_t>(compiled->executable->objectCode().size() +
-                           compiled->info.ByteSizeLong());
+  compiled->bytes = entryBytes(*compiled);
   auto entry = std::make_shared<CachedExecutable>(std::move(*compiled));
   for (const std::unique_ptr<CacheTier> &tier : tiers_)
     (void)tier->store(key, toStored(*entry)); // best effort: a cache

@@ -104,5 +104,10 @@ private:
 
 /// What a tier stores for a loaded executable.
 StoredExecutable toStored(const CachedExecutable &entry);
+/// Links a stored executable (a worker's result, a tier's entry) into this
+/// process under the limits it was compiled under: the one way a server
+/// loads compiled code, device code included.
+StatusOr<CachedExecutable> loadStored(StoredExecutable stored,
+                                      const GraphLimits &limits);
 
 } // namespace anyshape::server

@@ -49,16 +49,6 @@ StatusOr<StoredExecutable> compileForCache(const v1::CompileRequest &request,
                           std::move(compiled.device)};
 }
 
-StatusOr<CachedExecutable> loadCompiled(StoredExecutable stored,
-                                        const GraphLimits &limits) {
-  ANYSHAPE_ASSIGN_OR_RETURN(
-      std::shared_ptr<jit::Executable> executable,
-      jit::Executable::load(std::move(stored.compiledGraph),
-                            std::move(stored.objectCode), limits,
-                            std::move(stored.device)));
-  return CachedExecutable{std::move(executable), std::move(stored.info), 0};
-}
-
 std::vector<std::string> storedTensorIds(const v1::Graph &graph) {
   std::vector<std::string> ids;
   std::set<std::string> seen;

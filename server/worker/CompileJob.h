@@ -4,10 +4,10 @@
 // options mapped to the compiler's (the same fields the cache key hashes),
 // the compile to object code, and the ExecutableInfo. A compile worker runs
 // it (WorkerMain.h); so does the server itself when compiling in process.
-// Either way the server links the result with loadCompiled, the path an
-// entry from a cache tier takes too.
-// The framing helpers read and write worker.proto's messages on pipes:
-// a u64 little-endian byte count, then the bytes.
+// Either way the server links the result with loadStored (CompileCache.h), the
+// path an entry from a cache tier takes too. The framing helpers read and write
+// worker.proto's messages on pipes: a u64 little-endian byte count, then the
+// bytes.
 #pragma once
 
 #include "anyshape/v1/worker.pb.h"
@@ -37,11 +37,6 @@ StatusOr<StoredExecutable> compileForCache(const v1::CompileRequest &request,
                                            const TensorLookup *tensors,
                                            const GraphLimits &limits,
                                            jit::CompileReport *report);
-
-/// Links what compileForCache produced, under the same limits, into this
-/// process.
-StatusOr<CachedExecutable> loadCompiled(StoredExecutable stored,
-                                        const GraphLimits &limits);
 
 /// The stored tensors the graph's constants reference, each once, in
 /// order of first use.

@@ -352,7 +352,7 @@ StatusOr<CachedExecutable> CompileWorkers::compile(v1::CompileJob job,
   std::optional<jit::DeviceCode> device;
   if (result.has_device())
     device = deviceCodeFromProto(result.device());
-  return loadCompiled(
+  return loadStored(
       StoredExecutable{std::move(*result.mutable_compiled_graph()),
                        std::move(*result.mutable_info()),
                        std::move(*result.mutable_object_code()),

@@ -10,6 +10,7 @@
 // tests with none (tests/cuda/CMakeLists.txt).
 #include "../jit/RandomGraph.h"
 #include "../jit/RandomInputs.h"
+#include "../support/DrawShapes.h"
 #include "../support/ExampleGraph.h"
 #include "ir/graph/Bindings.h"
 #include "ir/reference/Compare.h"
@@ -30,6 +31,8 @@ using namespace anyshape;
 
 namespace {
 
+using test::drawShapes;
+
 /// One of the fake driver's counters (anyshapeFakeCuda<name>).
 int64_t fakeCounter(const char *name) {
   void *driver =
@@ -49,22 +52,6 @@ jit::CompileOptions onDevice(int64_t blockSize = 256, int64_t maxBlocks = 4096,
   options.cuda.target.maxBlocks = maxBlocks;
   options.cuda.rowSchedule = std::move(rowSchedule);
   return options;
-}
-
-std::vector<std::map<std::string, int64_t>>
-drawShapes(const std::map<std::string, std::pair<int64_t, int64_t>> &ranges,
-           int count, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<std::map<std::string, int64_t>> shapes;
-  for (int i = 0; i < count; ++i) {
-    std::map<std::string, int64_t> s;
-    for (const auto &[name, range] : ranges) {
-      std::uniform_int_distribution<int64_t> size(range.first, range.second);
-      s[name] = i == 0 ? range.first : i == 1 ? range.second : size(rng);
-    }
-    shapes.push_back(std::move(s));
-  }
-  return shapes;
 }
 
 /// Runs `executable` at `symbols` and compares with the reference; the

@@ -81,6 +81,23 @@ bool insideAllocation(const State &s, DevicePointer pointer, size_t bytes) {
   return pointer + bytes <= it->first + it->second;
 }
 
+/// Runs every operation queued on one stream, in order.
+void drain(std::deque<std::function<void()>> &operations) {
+  while (!operations.empty()) {
+    operations.front()();
+    operations.pop_front();
+  }
+}
+
+/// Queues `operation` on `stream` (the caller holds the mutex).
+int enqueue(State &s, void *stream, std::function<void()> operation) {
+  auto queue = s.streams.find(stream);
+  if (queue == s.streams.end())
+    return kInvalidHandle;
+  queue->second.push_back(std::move(operation));
+  return kSuccess;
+}
+
 } // namespace
 } // namespace fake_cuda
 
@@ -124,8 +141,7 @@ int cuStreamDestroy_v2(void *stream) {
   auto it = s.streams.find(stream);
   if (it == s.streams.end())
     return kInvalidHandle;
-  for (auto &operation : it->second)
-    operation();
+  drain(it->second);
   s.streams.erase(it);
   delete static_cast<char *>(stream);
   return kSuccess;
@@ -140,10 +156,7 @@ int cuStreamSynchronize(void *stream) {
   auto it = s.streams.find(stream);
   if (it == s.streams.end())
     return kInvalidHandle;
-  while (!it->second.empty()) {
-    it->second.front()();
-    it->second.pop_front();
-  }
+  drain(it->second);
   return kSuccess;
 }
 
@@ -174,10 +187,7 @@ int cuMemFree_v2(DevicePointer pointer) {
   std::lock_guard lock(s.mutex);
   // cuMemFree waits for the device: everything queued runs first.
   for (auto &[stream, operations] : s.streams)
-    while (!operations.empty()) {
-      operations.front()();
-      operations.pop_front();
-    }
+    drain(operations);
   auto it = s.allocations.find(pointer);
   if (it == s.allocations.end())
     return kInvalidValue;
@@ -228,15 +238,11 @@ int cuMemcpyHtoDAsync_v2(DevicePointer destination, const void *source,
     return kInvalidContext;
   State &s = state();
   std::lock_guard lock(s.mutex);
-  auto queue = s.streams.find(stream);
-  if (queue == s.streams.end())
-    return kInvalidHandle;
   if (!insideAllocation(s, destination, bytes))
     return kInvalidValue;
-  queue->second.push_back([=] {
+  return enqueue(s, stream, [=] {
     std::memcpy(reinterpret_cast<void *>(destination), source, bytes);
   });
-  return kSuccess;
 }
 
 int cuMemcpyDtoHAsync_v2(void *destination, DevicePointer source, size_t bytes,
@@ -246,15 +252,11 @@ int cuMemcpyDtoHAsync_v2(void *destination, DevicePointer source, size_t bytes,
     return kInvalidContext;
   State &s = state();
   std::lock_guard lock(s.mutex);
-  auto queue = s.streams.find(stream);
-  if (queue == s.streams.end())
-    return kInvalidHandle;
   if (!insideAllocation(s, source, bytes))
     return kInvalidValue;
-  queue->second.push_back([=] {
+  return enqueue(s, stream, [=] {
     std::memcpy(destination, reinterpret_cast<const void *>(source), bytes);
   });
-  return kSuccess;
 }
 
 int cuMemcpyDtoDAsync_v2(DevicePointer destination, DevicePointer source,
@@ -264,17 +266,13 @@ int cuMemcpyDtoDAsync_v2(DevicePointer destination, DevicePointer source,
     return kInvalidContext;
   State &s = state();
   std::lock_guard lock(s.mutex);
-  auto queue = s.streams.find(stream);
-  if (queue == s.streams.end())
-    return kInvalidHandle;
   if (!insideAllocation(s, source, bytes) ||
       !insideAllocation(s, destination, bytes))
     return kInvalidValue;
-  queue->second.push_back([=] {
+  return enqueue(s, stream, [=] {
     std::memmove(reinterpret_cast<void *>(destination),
                  reinterpret_cast<const void *>(source), bytes);
   });
-  return kSuccess;
 }
 
 int cuMemsetD32Async(DevicePointer destination, unsigned int value,
@@ -284,17 +282,13 @@ int cuMemsetD32Async(DevicePointer destination, unsigned int value,
     return kInvalidContext;
   State &s = state();
   std::lock_guard lock(s.mutex);
-  auto queue = s.streams.find(stream);
-  if (queue == s.streams.end())
-    return kInvalidHandle;
   if (!insideAllocation(s, destination, count * 4))
     return kInvalidValue;
-  queue->second.push_back([=] {
+  return enqueue(s, stream, [=] {
     auto *words = reinterpret_cast<uint32_t *>(destination);
     for (size_t k = 0; k < count; ++k)
       words[k] = value;
   });
-  return kSuccess;
 }
 
 int cuModuleLoadData(void **module, const void *image) {
@@ -421,11 +415,7 @@ void anyshapeFakeCudaEmulate(void *function, void (*emulation)(void **),
 int anyshapeFakeCudaEnqueue(void *stream, void (*run)(void *), void *argument) {
   State &s = state();
   std::lock_guard lock(s.mutex);
-  auto queue = s.streams.find(stream);
-  if (queue == s.streams.end())
-    return kInvalidHandle;
-  queue->second.push_back([=] { run(argument); });
-  return kSuccess;
+  return enqueue(s, stream, [=] { run(argument); });
 }
 
 int anyshapeFakeCudaIsDeviceMemory(DevicePointer pointer, size_t bytes) {

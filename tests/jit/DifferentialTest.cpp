@@ -3,6 +3,7 @@
 // compiled exactly once and run at many randomly drawn shapes (dims of 1,
 // sizes that are not multiples of 8 or 16, and zero-sized dims where the
 // graph allows), within the tolerances of ir/reference/Compare.h.
+#include "../support/DrawShapes.h"
 #include "../support/ExampleGraph.h"
 #include "../support/ScopedTeamSize.h"
 #include "anyshape/client/GraphBuilder.h"
@@ -24,6 +25,8 @@ using namespace anyshape;
 using namespace anyshape::client;
 
 namespace {
+
+using test::drawShapes;
 
 /// Runs `graph` compiled once at `shapes` symbol bindings; checks each run
 /// against the reference and that exactly one compile happened.
@@ -63,24 +66,6 @@ void checkAcrossShapes(
   }
   EXPECT_EQ(jit::Compiler::compileCount() - before, 1) << label;
   EXPECT_GT(runs, 0);
-}
-
-/// `count` bindings, each symbol drawn in [min, max] (its own range); the
-/// first two bindings are the extremes.
-std::vector<std::map<std::string, int64_t>>
-drawShapes(const std::map<std::string, std::pair<int64_t, int64_t>> &ranges,
-           int count, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<std::map<std::string, int64_t>> shapes;
-  for (int i = 0; i < count; ++i) {
-    std::map<std::string, int64_t> s;
-    for (const auto &[name, range] : ranges) {
-      std::uniform_int_distribution<int64_t> size(range.first, range.second);
-      s[name] = i == 0 ? range.first : i == 1 ? range.second : size(rng);
-    }
-    shapes.push_back(std::move(s));
-  }
-  return shapes;
 }
 
 } // namespace
