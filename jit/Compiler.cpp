@@ -51,6 +51,14 @@ StatusOr<DeviceCode> takeDeviceCode(mlir::ModuleOp module,
   return device;
 }
 
+/// The outlined kernels (CUDA: their launchers) left after the pipeline:
+/// functions keep their `dhlo.kernel` attribute through the LLVM lowering.
+int64_t countKernelFunctions(mlir::ModuleOp module) {
+  return llvm::count_if(
+      module.getBody()->getOperations(),
+      [](mlir::Operation &op) { return op.hasAttr("dhlo.kernel"); });
+}
+
 StatusOr<std::string>
 compileValidated(const v1::Graph &graph, const GraphInfo &info,
                  const CompileOptions &options, CompileReport *report,
@@ -88,6 +96,7 @@ compileValidated(const v1::Graph &graph, const GraphInfo &info,
           using Seconds = std::chrono::duration<double>;
           report->pipelineSeconds =
               Seconds(std::chrono::steady_clock::now() - start).count();
+          report->kernelFunctions = countKernelFunctions(module);
         }
         if (cuda) {
           ANYSHAPE_ASSIGN_OR_RETURN(*device, takeDeviceCode(module, options));

@@ -63,8 +63,11 @@ struct CompileOptions {
 
 /// What a compile produced besides the executable.
 struct CompileReport {
-  std::string fusionPlan;     ///< as `anyshape fusion-plan` prints it
-  int64_t kernelCount = 0;    ///< fusions in the plan
+  std::string fusionPlan;  ///< as `anyshape fusion-plan` prints it
+  int64_t kernelCount = 0; ///< fusions in the plan
+  /// Kernel functions emitted: identical kernels (stacked layers') are one
+  /// (anyshape-merge-identical-kernels).
+  int64_t kernelFunctions = 0;
   double seconds = 0;         ///< the whole compile
   double pipelineSeconds = 0; ///< import + MLIR pipeline
   double codegenSeconds = 0;  ///< LLVM optimisation and object emission

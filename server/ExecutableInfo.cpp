@@ -34,6 +34,7 @@ describeExecutable(const std::string &id, const jit::CompiledObject &compiled,
   for (const std::string &symbol : info.symbols)
     out.add_symbols(symbol);
   out.set_kernel_count(report.kernelCount);
+  out.set_kernel_functions(report.kernelFunctions);
   out.set_code_bytes(static_cast<int64_t>(compiled.objectCode.size()));
   out.set_fusion_plan(report.fusionPlan);
   return out;

@@ -68,6 +68,8 @@ void buildCpuHostLowering(OpPassManager &pm) {
   // Each fusion a kernel function, launched (on the CPU: called) from the
   // host flow.
   pm.addPass(createOutlineKernels());
+  // Stacked layers' kernels lowered and emitted once.
+  pm.addPass(createMergeIdenticalKernels());
   pm.addPass(createExecutionContext());
   buildHostToLlvm(pm);
 }

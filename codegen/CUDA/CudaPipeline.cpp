@@ -105,6 +105,7 @@ void buildCudaPipeline(OpPassManager &pm, const CudaPipelineOptions &options) {
   // 6. Each fusion a launcher function in the host flow; its launches'
   // bodies kernels in PTX.
   pm.addPass(createOutlineKernels());
+  pm.addPass(createMergeIdenticalKernels()); // each compiled to PTX once
   buildKernelsToPtx(pm, options);
   // 7. The host flow on this CPU: launches call the CUDA runtime, buffers
   // come from the context's (device) allocator, shape buffers from the

@@ -66,9 +66,15 @@ LogicalResult outline(dhlo::FusionOp fusion, SymbolTable &symbols) {
     inside.map(value, argument);
   for (Operation *constant : constants)
     inside.map(constant->getResult(0), b.clone(*constant)->getResult(0));
+  // One walk of the body: a value from above (a shared constant, a size)
+  // may have uses all over the host flow, so replacing its uses region by
+  // region would visit them once per kernel.
+  body.walk([&](Operation *op) {
+    for (OpOperand &operand : op->getOpOperands())
+      if (Value inner = inside.lookupOrNull(operand.get()))
+        operand.set(inner);
+  });
   Block &fused = body.front();
-  for (Value value : captured)
-    replaceAllUsesInRegionWith(value, inside.lookup(value), body);
   entry->getOperations().splice(entry->end(), fused.getOperations());
   Operation *yield = entry->getTerminator();
   b.setInsertionPoint(yield);

@@ -165,6 +165,21 @@ def HoistKernelBuffers
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def MergeIdenticalKernels
+    : Pass<"anyshape-merge-identical-kernels", "mlir::ModuleOp"> {
+  let summary = "One kernel function for every set of identical kernels";
+  let description = [{
+    Right after anyshape-outline-kernels: kernels whose functions are
+    identical but for their names and locations (same type, attributes and
+    body) become one, and every launch of the others launches it. Stacked
+    layers of a model outline the same kernels once per layer (a 12-layer
+    BERT encoder: 193 kernels, 10 distinct); each distinct one is then
+    lowered, optimised and emitted once. Kernels are bucketed by a
+    structural hash and compared exactly within a bucket, so the pass is
+    linear in the module.
+  }];
+}
+
 def OutlineKernels : Pass<"anyshape-outline-kernels", "mlir::ModuleOp"> {
   let summary = "Each fusion a kernel function, launched from the host flow";
   let description = [{

@@ -152,7 +152,8 @@ TEST(RandomGraphCubins, HundredGraphsLinkForBothChips) {
 /// The encoder's kLoop kernels (bias adds, GELU) have 4-wide versions
 /// whose accesses are 128-bit in the PTX: without the alignment the host
 /// check proves (anyshape-align-vector-accesses), NVPTX would split each
-/// into four 32-bit ones.
+/// into four 32-bit ones. Four distinct kernels: the bias adds of equal
+/// shapes are one (anyshape-merge-identical-kernels).
 TEST(CudaKernels, FourWideVersionsAccess128BitsAtATime) {
   auto kernels = jit::compileCudaKernels(
       test::exampleGraph("bert_encoder_layer"), optionsFor("sm_90"));
@@ -161,7 +162,7 @@ TEST(CudaKernels, FourWideVersionsAccess128BitsAtATime) {
   for (const jit::CudaKernel &k : *kernels)
     wide += k.ptx.find("ld.global.v4.f32") != std::string::npos &&
             k.ptx.find("st.global.v4.f32") != std::string::npos;
-  EXPECT_GE(wide, 5) << "kernels with 128-bit loads and stores";
+  EXPECT_GE(wide, 4) << "kernels with 128-bit loads and stores";
 }
 
 /// Without libnvJitLink, the toolkit's ptxas assembles the same PTX into

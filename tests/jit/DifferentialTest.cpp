@@ -7,6 +7,7 @@
 #include "../support/ExampleGraph.h"
 #include "../support/ScopedTeamSize.h"
 #include "anyshape/client/GraphBuilder.h"
+#include "examples/ExampleGraphs.h"
 #include "ir/graph/Bindings.h"
 #include "ir/graph/GraphText.h"
 #include "ir/reference/Compare.h"
@@ -91,6 +92,28 @@ TEST(Differential, BertEncoderLayerExample) {
   checkAcrossShapes(test::exampleGraph("bert_encoder_layer"),
                     drawShapes({{"batch", {1, 2}}, {"seq", {1, 19}}}, 50, 4),
                     "bert");
+}
+
+TEST(Differential, StackedEncoderLayersShareTheirKernels) {
+  // Layers with their own weights outline the same kernels; each is
+  // emitted once (anyshape-merge-identical-kernels) and every layer's
+  // launches run it: three layers compile to one layer's kernel functions
+  // and still match the reference.
+  auto encoder = [](int layers) {
+    client::GraphBuilder builder("bert_encoder");
+    examples::bertEncoder(builder, layers);
+    return *builder.build();
+  };
+  jit::CompileReport one, three;
+  ASSERT_TRUE(jit::Compiler::compile(encoder(1), {}, &one).isOk());
+  v1::Graph stacked = encoder(3);
+  ASSERT_TRUE(jit::Compiler::compile(stacked, {}, &three).isOk());
+  EXPECT_GT(one.kernelFunctions, 0);
+  EXPECT_EQ(three.kernelFunctions, one.kernelFunctions);
+  EXPECT_GE(three.kernelCount, 3 * one.kernelFunctions);
+  checkAcrossShapes(stacked,
+                    drawShapes({{"batch", {1, 2}}, {"seq", {1, 13}}}, 6, 5),
+                    "3 layers");
 }
 
 TEST(Differential, StaticSpecialisationMatchesAndRejectsOtherShapes) {

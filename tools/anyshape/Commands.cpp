@@ -310,14 +310,15 @@ int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
     if (!compiled)
       return fail(compiled.status());
     executable = *compiled;
-    std::printf("compiled %s for %s in %.0f ms (%s; MLIR %.0f ms, LLVM "
-                "%.0f ms, link %.0f ms)\n",
+    std::printf("compiled %s for %s in %.0f ms (%s; %lld kernel functions; "
+                "MLIR %.0f ms, LLVM %.0f ms, link %.0f ms)\n",
                 graph->name().c_str(),
                 backend == "cpu"             ? "the CPU"
                 : backend == "cuda-emulated" ? "CUDA, emulated on the CPU"
                                              : "CUDA",
                 report.seconds * 1e3,
                 specialize ? "specialised to --dims" : "every shape",
+                static_cast<long long>(report.kernelFunctions),
                 report.pipelineSeconds * 1e3, report.codegenSeconds * 1e3,
                 report.linkSeconds * 1e3);
     if (backend == "cuda")
