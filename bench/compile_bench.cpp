@@ -2,10 +2,12 @@
 // time once grew faster than their size: a concatenate of N operands, a
 // chain of N elementwise ops, and 1-12 stacked encoder layers. Each compile
 // is timed once (they are long); the per_unit counter (time per operand,
-// node or layer) stays flat where the compile is linear. Then constants of
-// 1-256 MiB, embedded (raw data) or generated at load (seeded): the
-// peak_mib counter is the process's peak resident memory, so sizes run in
-// ascending order and each reading is that compile's own peak.
+// node or layer) stays flat where the compile is linear; `functions` is
+// the kernel functions emitted. Then constants of 1-256 MiB, embedded (raw
+// data) or generated at load (seeded). The peak_mib counter is the
+// process's peak resident memory, so sizes run in ascending order and each
+// reading is that compile's own peak: run one kind per process
+// (--benchmark_filter=EncoderLayers) to read its peaks.
 //
 //   build/bin/anyshape-bench-compile [--benchmark_filter=...]
 #include "anyshape/client/GraphBuilder.h"
@@ -21,6 +23,14 @@ using namespace anyshape;
 
 namespace {
 
+/// The process's peak resident memory so far: benchmarks of one kind run
+/// in ascending size, so each reading is its own compile's peak.
+double peakMib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024; // ru_maxrss: KiB
+}
+
 void compileOnce(benchmark::State &state, const v1::Graph &graph) {
   for (auto _ : state) {
     jit::CompileReport report;
@@ -31,7 +41,9 @@ void compileOnce(benchmark::State &state, const v1::Graph &graph) {
     }
     state.counters["mlir_s"] = report.pipelineSeconds;
     state.counters["llvm_s"] = report.codegenSeconds;
+    state.counters["functions"] = static_cast<double>(report.kernelFunctions);
   }
+  state.counters["peak_mib"] = peakMib();
   state.counters["per_unit"] =
       benchmark::Counter(static_cast<double>(state.range(0)),
                          benchmark::Counter::kIsIterationInvariantRate |
@@ -73,7 +85,7 @@ void BM_CompileEncoderLayers(benchmark::State &state) {
 BENCHMARK(BM_CompileEncoderLayers)
     ->Arg(1)
     ->Arg(2)
-    ->Arg(4)
+    ->Arg(6)
     ->Arg(12)
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
@@ -95,12 +107,6 @@ v1::Graph constantGraph(int64_t mib, bool seeded) {
   }
   b.output(b.add(b.parameter("x", v1::DTYPE_F32, {count}), c), "y");
   return *b.build();
-}
-
-double peakMib() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_maxrss) / 1024; // ru_maxrss: KiB
 }
 
 /// Up to the object code, as a compile worker compiles: the peak is the

@@ -33,6 +33,36 @@ int64_t Compiler::compileCount() { return compiles_.load(); }
 
 namespace {
 
+using Clock = std::chrono::steady_clock;
+using Seconds = std::chrono::duration<double>;
+
+/// Ends stages: records each in the report (if any) and tells the
+/// caller's progress callback (if any).
+class StageTimer {
+public:
+  StageTimer(const CompileOptions &options, CompileReport *report,
+             Clock::time_point start)
+      : options_(options), report_(report), start_(start), last_(start) {}
+
+  void done(std::string name, std::string detail = "") {
+    auto now = Clock::now();
+    CompileStage stage{std::move(name), std::move(detail),
+                       Seconds(now - last_).count(),
+                       Seconds(now - start_).count()};
+    last_ = now;
+    if (options_.progress)
+      options_.progress(stage);
+    if (report_)
+      report_->stages.push_back(std::move(stage));
+  }
+  double elapsed() const { return Seconds(Clock::now() - start_).count(); }
+
+private:
+  const CompileOptions &options_;
+  CompileReport *report_;
+  Clock::time_point start_, last_;
+};
+
 /// Import, pipeline and object code for a validated graph. The MLIR
 /// context, and the constants it holds, are gone when this returns.
 /// kCuda: the kernels linked into cubins, and what the host flow's
@@ -62,8 +92,7 @@ int64_t countKernelFunctions(mlir::ModuleOp module) {
 StatusOr<std::string>
 compileValidated(const v1::Graph &graph, const GraphInfo &info,
                  const CompileOptions &options, CompileReport *report,
-                 std::chrono::steady_clock::time_point start,
-                 std::optional<DeviceCode> *device) {
+                 StageTimer &stages, std::optional<DeviceCode> *device) {
   bool cuda = options.backend == KernelBackend::kCuda;
   bool emulated = options.backend == KernelBackend::kCudaEmulated;
   LoweringRequest request;
@@ -72,10 +101,17 @@ compileValidated(const v1::Graph &graph, const GraphInfo &info,
   request.tensors = options.tensors;
   request.dumpIrDir = options.dumpIrDir;
   request.cudaDialects = emulated || cuda;
-  if (report) {
-    request.fusionPlan = &report->fusionPlan;
-    request.kernelCount = &report->kernelCount;
+  // The plan is printed (a second simplification of the graph) only for
+  // someone who reads it or its kernel count.
+  int64_t kernelCount = -1;
+  std::string fusionPlan;
+  if (report || options.progress) {
+    request.fusionPlan = report ? &report->fusionPlan : &fusionPlan;
+    request.kernelCount = report ? &report->kernelCount : &kernelCount;
+  } else {
+    request.kernelCount = &kernelCount;
   }
+  request.imported = [&] { stages.done("import"); };
   std::string object;
   ANYSHAPE_RETURN_IF_ERROR(lowerGraph(
       request,
@@ -92,18 +128,26 @@ compileValidated(const v1::Graph &graph, const GraphInfo &info,
         }
       },
       [&](mlir::ModuleOp module) -> Status {
+        int64_t functions = countKernelFunctions(module);
         if (report) {
-          using Seconds = std::chrono::duration<double>;
-          report->pipelineSeconds =
-              Seconds(std::chrono::steady_clock::now() - start).count();
-          report->kernelFunctions = countKernelFunctions(module);
+          report->pipelineSeconds = stages.elapsed();
+          report->kernelFunctions = functions;
         }
+        std::string kernels = std::to_string(functions) + " kernel functions";
+        if (*request.kernelCount >= 0)
+          kernels =
+              std::to_string(*request.kernelCount) + " fusions, " + kernels;
+        stages.done("MLIR pipeline", kernels);
         if (cuda) {
           ANYSHAPE_ASSIGN_OR_RETURN(*device, takeDeviceCode(module, options));
+          stages.done("CUDA kernels",
+                      std::to_string((*device)->kernels.size()) + " cubins");
         }
         ANYSHAPE_ASSIGN_OR_RETURN(
-            object, emitObjectCode(module, options.optLevel,
-                                   options.pipeline.target, options.dumpIrDir));
+            object,
+            emitObjectCode(module, options.optLevel, options.pipeline.target,
+                           options.dumpIrDir,
+                           [&](const char *stage) { stages.done(stage); }));
         return Status::ok();
       }));
   return object;
@@ -115,7 +159,7 @@ StatusOr<CompiledObject>
 Compiler::compileToObject(const v1::Graph &original,
                           const CompileOptions &options,
                           CompileReport *report) {
-  auto start = std::chrono::steady_clock::now();
+  StageTimer stages(options, report, Clock::now());
   // Validated before specialising, so errors name the graph as written;
   // a specialised graph is validated again for its own types. The import
   // and the caller (CompiledObject::info) reuse the validation.
@@ -131,15 +175,14 @@ Compiler::compileToObject(const v1::Graph &original,
                               validateGraph(*specialized, options.limits));
   }
   const v1::Graph &graph = specialized ? *specialized : original;
+  stages.done("validate", std::to_string(graph.nodes_size()) + " nodes");
   std::optional<DeviceCode> device;
   ANYSHAPE_ASSIGN_OR_RETURN(
       std::string object,
-      compileValidated(graph, info, options, report, start, &device));
+      compileValidated(graph, info, options, report, stages, &device));
   ++compiles_;
   if (report) {
-    using Seconds = std::chrono::duration<double>;
-    auto done = std::chrono::steady_clock::now();
-    report->seconds = Seconds(done - start).count();
+    report->seconds = stages.elapsed();
     report->codegenSeconds = report->seconds - report->pipelineSeconds;
     report->linkSeconds = 0;
   }
@@ -150,20 +193,24 @@ Compiler::compileToObject(const v1::Graph &original,
 StatusOr<std::shared_ptr<Executable>>
 Compiler::compile(const v1::Graph &graph, const CompileOptions &options,
                   CompileReport *report) {
-  auto start = std::chrono::steady_clock::now();
+  auto start = Clock::now();
   ANYSHAPE_ASSIGN_OR_RETURN(CompiledObject compiled,
                             compileToObject(graph, options, report));
-  auto linkStart = std::chrono::steady_clock::now();
+  auto linkStart = Clock::now();
   ANYSHAPE_ASSIGN_OR_RETURN(
       std::shared_ptr<Executable> executable,
       Executable::load(std::move(compiled.compiledGraph),
                        std::move(compiled.info), std::move(compiled.objectCode),
                        options.limits, std::move(compiled.device)));
+  auto done = Clock::now();
+  CompileStage link{"link", "", Seconds(done - linkStart).count(),
+                    Seconds(done - start).count()};
+  if (options.progress)
+    options.progress(link);
   if (report) {
-    using Seconds = std::chrono::duration<double>;
-    auto done = std::chrono::steady_clock::now();
-    report->seconds = Seconds(done - start).count();
-    report->linkSeconds = Seconds(done - linkStart).count();
+    report->seconds = link.elapsed;
+    report->linkSeconds = link.seconds;
+    report->stages.push_back(std::move(link));
   }
   return executable;
 }

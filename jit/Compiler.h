@@ -17,9 +17,11 @@
 #include "ir/graph/Validate.h"
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace anyshape::jit {
 
@@ -33,6 +35,16 @@ enum class KernelBackend {
   /// host flow (runtime/cuda). Compiles anywhere; runs where a driver and
   /// device are (a fake driver in tests).
   kCuda,
+};
+
+/// One stage of a compile: validate, import, MLIR pipeline, CUDA kernels
+/// (kCuda: the cubins linked), LLVM optimise (translation included), LLVM
+/// emit (instruction selection to object code), link (compile only).
+struct CompileStage {
+  std::string name;
+  std::string detail; ///< e.g. the kernels after the MLIR pipeline
+  double seconds = 0; ///< this stage alone
+  double elapsed = 0; ///< since the compile began, at this stage's end
 };
 
 struct CompileOptions {
@@ -59,6 +71,9 @@ struct CompileOptions {
   /// the element limit the generated shape checks enforce at run time, so
   /// the server keys its cache on it.
   GraphLimits limits;
+  /// Called as each stage ends, on the compiling thread (the CLI prints
+  /// progress from it). Not part of what is compiled.
+  std::function<void(const CompileStage &)> progress;
 };
 
 /// What a compile produced besides the executable.
@@ -68,10 +83,11 @@ struct CompileReport {
   /// Kernel functions emitted: identical kernels (stacked layers') are one
   /// (anyshape-merge-identical-kernels).
   int64_t kernelFunctions = 0;
-  double seconds = 0;         ///< the whole compile
-  double pipelineSeconds = 0; ///< import + MLIR pipeline
-  double codegenSeconds = 0;  ///< LLVM optimisation and object emission
-  double linkSeconds = 0;     ///< loading the object into the process
+  double seconds = 0;               ///< the whole compile
+  double pipelineSeconds = 0;       ///< import + MLIR pipeline
+  double codegenSeconds = 0;        ///< LLVM optimisation and object emission
+  double linkSeconds = 0;           ///< loading the object into the process
+  std::vector<CompileStage> stages; ///< in order; their seconds sum up
 };
 
 /// A compile's product before it is linked into a process: what

@@ -45,6 +45,8 @@ Status lowerGraph(const LoweringRequest &request,
     if (request.kernelCount)
       *request.kernelCount = kernels;
   }
+  if (request.imported)
+    request.imported();
   mlir::PassManager pm(&context);
   buildPipeline(pm);
   if (!request.dumpIrDir.empty())

@@ -21,6 +21,7 @@
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <functional>
 #include <string>
 
 namespace anyshape::jit {
@@ -35,6 +36,8 @@ struct LoweringRequest {
   /// Filled with the plan as `anyshape fusion-plan` prints it, if set.
   std::string *fusionPlan = nullptr;
   int64_t *kernelCount = nullptr;
+  /// Called once the graph is imported (and its plan printed).
+  std::function<void()> imported;
 };
 
 /// Imports, runs `buildPipeline`'s passes, then hands the module to `use`

@@ -208,9 +208,10 @@ struct CollectedDiagnostics : llvm::DiagnosticHandler {
 
 } // namespace
 
-StatusOr<std::string> emitObjectCode(mlir::ModuleOp module, int optLevel,
-                                     const codegen::CpuTarget &target,
-                                     const std::string &dumpDir) {
+StatusOr<std::string>
+emitObjectCode(mlir::ModuleOp module, int optLevel,
+               const codegen::CpuTarget &target, const std::string &dumpDir,
+               llvm::function_ref<void(const char *)> stageDone) {
   auto dump = [&](const llvm::Module &m, const char *name) {
     if (dumpDir.empty())
       return;
@@ -244,6 +245,8 @@ StatusOr<std::string> emitObjectCode(mlir::ModuleOp module, int optLevel,
                          llvm::toString(std::move(error)));
   splitLongBlocks(*llvmModule); // bounded work for register allocation
   dump(*llvmModule, "llvm_after_opt.ll");
+  if (stageDone)
+    stageDone("LLVM optimise");
 
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream stream(buffer);
@@ -259,6 +262,8 @@ StatusOr<std::string> emitObjectCode(mlir::ModuleOp module, int optLevel,
   }
   if (diagnostics.error)
     return internalError("LLVM failed: " + diagnostics.text);
+  if (stageDone)
+    stageDone("LLVM emit");
   return std::string(buffer.begin(), buffer.end());
 }
 

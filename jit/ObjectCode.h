@@ -23,6 +23,8 @@
 #include "codegen/CPU/CpuTarget.h"
 #include "runtime/support/Status.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 #include <memory>
 #include <string>
 
@@ -60,8 +62,12 @@ StatusOr<std::unique_ptr<llvm::TargetMachine>> createHostTargetMachine();
 /// With `dumpDir`, writes the LLVM IR before and after optimisation there
 /// (llvm_before_opt.ll, llvm_after_opt.ll).
 /// `target` is what the pipeline generated for (its loop hints follow it).
-StatusOr<std::string> emitObjectCode(mlir::ModuleOp module, int optLevel,
-                                     const codegen::CpuTarget &target,
-                                     const std::string &dumpDir = "");
+/// `stageDone` is called with "LLVM optimise" once the module is
+/// translated and optimised, and with "LLVM emit" once the object exists.
+StatusOr<std::string>
+emitObjectCode(mlir::ModuleOp module, int optLevel,
+               const codegen::CpuTarget &target,
+               const std::string &dumpDir = "",
+               llvm::function_ref<void(const char *)> stageDone = {});
 
 } // namespace anyshape::jit

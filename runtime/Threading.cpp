@@ -20,4 +20,16 @@ int hardwareThreads() {
   return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
 }
 
+CoreShare::Claim::Claim(CoreShare &share)
+    : share_(share), previous_(static_cast<int>(anyshapeTeamSize())) {
+  int running = ++share.running_;
+  threads_ = std::max(1, share.cores_ / running);
+  setThreadsForThisThread(threads_);
+}
+
+CoreShare::Claim::~Claim() {
+  --share_.running_;
+  setThreadsForThisThread(previous_);
+}
+
 } // namespace anyshape::runtime

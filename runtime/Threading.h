@@ -1,10 +1,12 @@
 // The threads one execution may use. JITed kernels and oneDNN share one
 // threading runtime, OpenMP (Debian's oneDNN is built on libgomp; mixing
-// runtimes costs, DESIGN.md "CPU backend"). The server runs N executions
-// at once and gives each cores / N OpenMP threads, so concurrent requests
-// never oversubscribe the cores.
+// runtimes costs, DESIGN.md "CPU backend"). The server shares the cores
+// among the executions in flight (CoreShare): a lone request gets all of
+// them, and under load each gets its share, so concurrent requests do not
+// oversubscribe the cores.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 namespace anyshape::runtime {
@@ -34,5 +36,38 @@ private:
 
 /// Hardware threads of this machine (at least 1).
 int hardwareThreads();
+
+/// The cores shared by the executions running at once. Each takes its team
+/// when it starts: cores / (executions running then, itself included),
+/// at least 1. A lone request runs on every core; under steady load each
+/// of N gets cores / N. A team is fixed for its run, so one that began
+/// alone keeps its cores while others start: at most cores - 1 threads
+/// over the cores until it ends.
+class CoreShare {
+public:
+  explicit CoreShare(int cores) : cores_(cores < 1 ? 1 : cores) {}
+
+  /// One execution's share for its lifetime: this thread's team size is
+  /// set to it, and restored after.
+  class Claim {
+  public:
+    explicit Claim(CoreShare &share);
+    ~Claim();
+    Claim(const Claim &) = delete;
+    Claim &operator=(const Claim &) = delete;
+    int threads() const { return threads_; }
+
+  private:
+    CoreShare &share_;
+    int threads_;
+    int previous_;
+  };
+
+  int running() const { return running_.load(); }
+
+private:
+  int cores_;
+  std::atomic<int> running_{0};
+};
 
 } // namespace anyshape::runtime

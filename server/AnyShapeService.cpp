@@ -336,6 +336,8 @@ Status AnyShapeService::execute(
   ANYSHAPE_ASSIGN_OR_RETURN(std::vector<v1::Tensor> outputs,
                             entry.executable->run(ordered));
   response.mutable_timing()->set_run_us(microsSince(start));
+  response.mutable_timing()->set_threads(
+      static_cast<int32_t>(runtime::anyshapeTeamSize()));
   for (int k = 0; k < graph.outputs_size(); ++k) {
     v1::NamedTensor *out = response.add_outputs();
     out->set_name(graph.outputs(k));
@@ -390,8 +392,7 @@ AnyShapeService::Execute(grpc::CallbackServerContext *context,
   return submit(
       context, *executePool_, queuedExecutions_, options_.maxQueuedExecutions,
       [this, request, response](Status status, Clock::time_point queuedAt) {
-        runtime::setThreadsForThisThread(runtime::hardwareThreads() /
-                                         options_.executeThreads);
+        runtime::CoreShare::Claim threads(cores_);
         response->mutable_timing()->set_queue_us(microsSince(queuedAt));
         if (status.isOk())
           status = checkExecutableId(request->executable_id());
@@ -413,17 +414,16 @@ AnyShapeService::CompileAndExecute(grpc::CallbackServerContext *context,
   ++metrics_.compileRequests;
   // A cache hit executes on the execute pool, a compile on the compile
   // pool right after compiling.
-  return submitCompile(
-      context, request->compile(), *response->mutable_compile(),
-      [this, request, response](const CachedExecutable &entry,
-                                Clock::time_point queuedAt) {
-        runtime::setThreadsForThisThread(runtime::hardwareThreads() /
-                                         options_.executeThreads);
-        Status status =
-            execute(entry, request->inputs(), *response->mutable_execute());
-        countExecution(status, queuedAt);
-        return status;
-      });
+  return submitCompile(context, request->compile(),
+                       *response->mutable_compile(),
+                       [this, request, response](const CachedExecutable &entry,
+                                                 Clock::time_point queuedAt) {
+                         runtime::CoreShare::Claim threads(cores_);
+                         Status status = execute(entry, request->inputs(),
+                                                 *response->mutable_execute());
+                         countExecution(status, queuedAt);
+                         return status;
+                       });
 }
 
 grpc::ServerUnaryReactor *

@@ -15,6 +15,7 @@
 
 #include "anyshape/v1/service.grpc.pb.h"
 #include "ir/graph/Limits.h"
+#include "runtime/Threading.h"
 #include "server/Metrics.h"
 #include "server/TensorStore.h"
 #include "server/cache/CompileCache.h"
@@ -165,6 +166,8 @@ private:
   std::atomic<int> queuedCompiles_{0};
   std::atomic<int> queuedExecutions_{0};
   std::atomic<bool> draining_{false};
+  /// The cores, shared by the executions running (runtime/Threading.h).
+  runtime::CoreShare cores_{runtime::hardwareThreads()};
 };
 
 /// The gRPC status for `status` (same code and message).

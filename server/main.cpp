@@ -45,7 +45,8 @@ const char *kUsage = R"(usage: anyshape-server [options]
   --compile-in-process     compile in the server's process (debugging: a
                            crash in the compiler then stops the server)
   --execute-threads N      concurrent executions (default: cores); each gets
-                           cores / N OpenMP threads
+                           cores / (executions running when it starts)
+                           OpenMP threads: a lone request gets every core
   --max-queue N            queued executions before RESOURCE_EXHAUSTED
                            (default 1024); compiles queue up to 64
   --max-message-bytes N    gRPC message limit, both directions (default 256 MiB)

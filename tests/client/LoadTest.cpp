@@ -1,5 +1,6 @@
 // anyshape-load's arithmetic and scraping without a server: lengths stay in
-// range, repeat for a seed, and follow the documented skew; percentiles are
+// range, repeat for a seed, and follow the documented skew; a trace file
+// is read as written; percentiles are
 // nearest-rank; the RSS metric is found among others and fetched over HTTP
 // from a one-shot in-test endpoint.
 #include "tools/load/Metrics.h"
@@ -55,6 +56,19 @@ TEST(LoadLengths, DistributionNames) {
   EXPECT_EQ(parseDistribution("skewed"), LengthDistribution::Skewed);
   EXPECT_FALSE(parseDistribution("zipf").has_value());
   EXPECT_STREQ(distributionName(LengthDistribution::Skewed), "skewed");
+}
+
+TEST(LoadLengths, ATraceFileIsReadAsWritten) {
+  auto lengths = parseLengths("3, 17\n1 512,\t0\r\n", 100);
+  ASSERT_TRUE(lengths.isOk()) << lengths.status().toString();
+  EXPECT_EQ(*lengths, (std::vector<int64_t>{3, 17, 1, 512, 0}));
+  for (const char *bad : {"", " ,\n", "12 -3", "4 x", "99999999999999999999"}) {
+    auto refused = parseLengths(bad, 100);
+    EXPECT_EQ(refused.status().code(), StatusCode::InvalidArgument) << bad;
+  }
+  auto tooMany = parseLengths("1 2 3 4", 3);
+  EXPECT_EQ(tooMany.status().code(), StatusCode::ResourceExhausted);
+  EXPECT_TRUE(parseLengths("1 2 3", 3).isOk());
 }
 
 TEST(LoadPercentile, NearestRank) {

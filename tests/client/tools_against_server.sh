@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The command-line tools against one real anyshape-server: `anyshape
 # --server` eval (checked against the reference evaluator) and stats,
-# anyshape-load with the server's RSS from its metrics endpoint, and the
+# anyshape-load with the server's RSS from its metrics endpoint (and the
+# same trace --in-process, no server), and the
 # encoder client example that scripts/demo runs; then SIGTERM must stop the
 # server cleanly and the CLI must report it unreachable (exit 1).
 #   tools_against_server.sh SERVER ANYSHAPE LOAD ENCODER_CLIENT EXAMPLES_DIR
@@ -49,6 +50,16 @@ echo "$out"
 expect '"ok": 40, "errors": 0' "$out"
 expect '"compiles": 0, "cache_hits": 1, "cache_misses": 0' "$out"
 if [ -n "$metrics" ]; then expect '"peak_rss_bytes": [0-9]' "$out"; fi
+
+echo "== anyshape-load --in-process (the same trace without a server)"
+out=$("$load" --in-process --graph "$examples/mlp.pbtxt" \
+  --symbol batch --min 1 --max 16 --dist skewed --clients 4 --requests 40 \
+  --json)
+echo "$out"
+expect '^\{"server": "in-process", ' "$out"
+expect '"ok": 40, "errors": 0' "$out"
+expect '"compiles": 1, "cache_hits": 0, "cache_misses": 0' "$out"
+expect '"peak_rss_bytes": [0-9]' "$out"
 
 echo "== encoder client"
 out=$("$encoder" --server "$address" --lengths 1,3,20)

@@ -242,3 +242,37 @@ TEST(ObjectCode, ACompileValidatesTheGraphOnce) {
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
   EXPECT_EQ(validationCount() - before, 2);
 }
+
+TEST(ObjectCode, CompileStagesAreReportedInOrderAndCoverTheCompile) {
+  // What the CLI prints as a long compile's progress: each stage once, in
+  // order, as it ends; their times add up to the whole compile.
+  jit::CompileOptions options;
+  std::vector<std::string> seen;
+  options.progress = [&](const jit::CompileStage &stage) {
+    seen.push_back(stage.name);
+  };
+  jit::CompileReport report;
+  ASSERT_TRUE(
+      jit::Compiler::compile(test::exampleGraph("mlp"), options, &report)
+          .isOk());
+  std::vector<std::string> expected = {"validate",      "import",
+                                       "MLIR pipeline", "LLVM optimise",
+                                       "LLVM emit",     "link"};
+  EXPECT_EQ(seen, expected);
+  ASSERT_EQ(report.stages.size(), expected.size());
+  double sum = 0, previous = 0;
+  for (size_t i = 0; i < report.stages.size(); ++i) {
+    const jit::CompileStage &stage = report.stages[i];
+    EXPECT_EQ(stage.name, expected[i]);
+    EXPECT_GE(stage.seconds, 0);
+    EXPECT_GE(stage.elapsed, previous) << stage.name;
+    previous = stage.elapsed;
+    sum += stage.seconds;
+  }
+  EXPECT_NEAR(sum, report.seconds, 1e-3 + 0.01 * report.seconds);
+  EXPECT_DOUBLE_EQ(report.stages.back().elapsed, report.seconds);
+  EXPECT_EQ(report.stages[2].detail,
+            std::to_string(report.kernelCount) + " fusions, " +
+                std::to_string(report.kernelFunctions) + " kernel functions");
+  EXPECT_GT(report.kernelFunctions, 0);
+}

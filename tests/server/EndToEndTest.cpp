@@ -19,6 +19,7 @@
 #include <grpcpp/generic/generic_stub.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <arpa/inet.h>
 #include <atomic>
 #include <cstdlib>
@@ -27,6 +28,7 @@
 #include <future>
 #include <random>
 #include <sys/socket.h>
+#include <thread>
 
 using namespace anyshape;
 using test::ServerProcess;
@@ -71,11 +73,13 @@ v1::StatsResponse stats(v1::AnyShape::Stub &stub) {
 }
 
 /// Executes `id` at `symbols` on random inputs and checks every output
-/// against the reference evaluator; returns the gRPC status.
+/// against the reference evaluator; returns the gRPC status (and the
+/// response's timing in `timing`, if given).
 grpc::Status executeAndCheck(v1::AnyShape::Stub &stub, const std::string &id,
                              const v1::Graph &graph,
                              const std::map<std::string, int64_t> &symbols,
-                             uint64_t seed) {
+                             uint64_t seed,
+                             v1::ExecuteTiming *timing = nullptr) {
   auto shapes = inputShapesFor(graph, symbols);
   EXPECT_TRUE(shapes.isOk());
   auto inputs = test::randomInputs(graph, *shapes, seed);
@@ -91,6 +95,8 @@ grpc::Status executeAndCheck(v1::AnyShape::Stub &stub, const std::string &id,
   grpc::Status status = stub.Execute(&context, request, &response);
   if (!status.ok())
     return status;
+  if (timing)
+    *timing = response.timing();
   auto expected = evaluateGraph(graph, inputs.literals);
   EXPECT_TRUE(expected.isOk());
   EXPECT_EQ(response.outputs_size(), graph.outputs_size());
@@ -579,6 +585,25 @@ TEST(ServerEndToEnd, TheElementLimitReachesTheCompiledChecks) {
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_NE(refused.error_message().find("<= 100 "), std::string::npos)
       << refused.error_message();
+}
+
+TEST(ServerEndToEnd, ALoneExecutionRunsOnEveryCore) {
+  // With one execution in flight, its kernels get every core, as in the
+  // caller's own process (not cores / --execute-threads).
+  ServerProcess server({"--execute-threads", "4"});
+  ASSERT_FALSE(server.address().empty());
+  auto stub = server.stub();
+  v1::Graph graph = test::exampleGraph("mlp");
+  std::string id = compiledId(*stub, graph);
+  ASSERT_FALSE(id.empty());
+  int cores =
+      static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  for (int64_t batch : {1, 7}) {
+    v1::ExecuteTiming timing;
+    ASSERT_TRUE(
+        executeAndCheck(*stub, id, graph, {{"batch", batch}}, 3, &timing).ok());
+    EXPECT_EQ(timing.threads(), cores) << "batch " << batch;
+  }
 }
 
 TEST(ServerEndToEnd, HealthReflectionAndPrometheusMetrics) {

@@ -255,6 +255,28 @@ int checkCudaDevice() {
                  "by their emulation with --backend cuda-emulated"));
 }
 
+/// A compile's stages on stderr, once it has run long enough to be worth
+/// watching (kProgressAfter): quick compiles stay quiet; a long one shows
+/// every stage so far, then each as it ends.
+class CompileProgress {
+public:
+  static constexpr double kProgressAfter = 1.0; // seconds
+
+  void done(const jit::CompileStage &stage) {
+    held_.push_back(stage);
+    if (stage.elapsed < kProgressAfter)
+      return;
+    for (const jit::CompileStage &s : held_)
+      std::fprintf(stderr, "compile: %-14s %8.2f s  (%.2f s in)%s%s\n",
+                   s.name.c_str(), s.seconds, s.elapsed,
+                   s.detail.empty() ? "" : "  ", s.detail.c_str());
+    held_.clear();
+  }
+
+private:
+  std::vector<jit::CompileStage> held_;
+};
+
 } // namespace
 
 int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
@@ -306,6 +328,8 @@ int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
     if (specialize)
       options.staticSymbols = *dims;
     jit::CompileReport report;
+    CompileProgress progress;
+    options.progress = [&](const jit::CompileStage &s) { progress.done(s); };
     auto compiled = jit::Compiler::compile(*graph, options, &report);
     if (!compiled)
       return fail(compiled.status());

@@ -2,8 +2,10 @@
 #include "Workload.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <random>
+#include <string>
 
 namespace anyshape::load {
 
@@ -38,6 +40,38 @@ std::vector<int64_t> drawLengths(LengthDistribution distribution, int64_t min,
     else
       lengths.push_back(uniform(lowEnd + 1, max));
   }
+  return lengths;
+}
+
+StatusOr<std::vector<int64_t>> parseLengths(std::string_view text,
+                                            int64_t maxCount) {
+  std::vector<int64_t> lengths;
+  size_t i = 0;
+  auto separator = [](char c) {
+    return c == ',' || c == ' ' || c == '\n' || c == '\t' || c == '\r';
+  };
+  while (i < text.size()) {
+    if (separator(text[i])) {
+      ++i;
+      continue;
+    }
+    size_t start = i;
+    int64_t value = 0;
+    for (; i < text.size() && !separator(text[i]); ++i) {
+      char c = text[i];
+      if (c < '0' || c > '9' || value > (INT64_MAX - 9) / 10)
+        return invalidArgument("lengths: '" +
+                               std::string(text.substr(start, 20)) +
+                               "' is not a length (0 to 2^63 - 1)");
+      value = value * 10 + (c - '0');
+    }
+    if (static_cast<int64_t>(lengths.size()) == maxCount)
+      return resourceExhausted("lengths: more than " +
+                               std::to_string(maxCount));
+    lengths.push_back(value);
+  }
+  if (lengths.empty())
+    return invalidArgument("lengths: none given");
   return lengths;
 }
 

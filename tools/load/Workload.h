@@ -3,6 +3,8 @@
 // percentiles reported.
 #pragma once
 
+#include "runtime/support/Status.h"
+
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -27,6 +29,11 @@ const char *distributionName(LengthDistribution distribution);
 /// how the client threads interleave.
 std::vector<int64_t> drawLengths(LengthDistribution distribution, int64_t min,
                                  int64_t max, int64_t count, uint64_t seed);
+
+/// A trace written out: lengths >= 0 separated by whitespace or commas
+/// (a `--lengths` file). At least one; at most `maxCount`.
+StatusOr<std::vector<int64_t>> parseLengths(std::string_view text,
+                                            int64_t maxCount);
 
 /// The nearest-rank percentile (p in [0, 100]) of `values`, which must be
 /// sorted ascending; 0 when empty.

@@ -4,7 +4,11 @@
 // inputs whose length along one symbol is drawn from a distribution; it
 // reports throughput, latency percentiles, errors, the server's compiles and
 // cache hit rate over the run, and the server's peak resident memory.
-// Progress goes to stderr, results to stdout (text, or one JSON object).
+// With --in-process it compiles the graph itself and its client threads
+// run the executable directly, sharing the cores as the server does
+// (runtime::CoreShare): the same trace without the service, so the
+// service's overhead is the difference. Progress goes to stderr, results
+// to stdout (text, or one JSON object).
 #include "Metrics.h"
 #include "Workload.h"
 
@@ -13,6 +17,8 @@
 #include "ir/graph/GraphText.h"
 #include "ir/graph/Validate.h"
 #include "ir/reference/Literal.h"
+#include "jit/Compiler.h"
+#include "runtime/Threading.h"
 
 #include <algorithm>
 #include <atomic>
@@ -20,22 +26,32 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <sstream>
 #include <thread>
+
+#include <sys/resource.h>
 
 using namespace anyshape;
 
 namespace {
 
 const char *kUsage = R"(usage: anyshape-load --server HOST:PORT [options]
+       anyshape-load --in-process [options]
 
 Uploads the graph's weights once, compiles it once, then sends --requests
 Execute requests from --clients concurrent connections, each with random
 inputs sized by a length of --symbol drawn from --dist.
 
-  --server ADDR     the anyshape server (required)
+  --server ADDR     the anyshape server
+  --in-process      no server: compile here and run the same requests from
+                    --clients threads in this process, each execution's
+                    threads sized as the server sizes them (the service's
+                    overhead is the difference between the two)
   --graph FILE      graph file (default examples/bert_encoder_layer.pbtxt)
   --symbol NAME     the symbol whose size varies (default seq)
   --min N, --max N  its range, inclusive (default 1..512)
@@ -45,6 +61,12 @@ inputs sized by a length of --symbol drawn from --dist.
   --dims S=N,...    sizes of the graph's other symbols (default batch=1)
   --clients N       concurrent clients, one connection each (default 8)
   --requests N      requests in total (default 200)
+  --lengths FILE    the trace: one length per request, separated by spaces,
+                    commas or newlines (instead of --dist/--min/--max/
+                    --requests; the largest sizes the input data)
+  --passes N        run the trace N times (default 1); each pass is
+                    reported, the first with every shape new, the others
+                    warm; the summary is the last pass's
   --seed N          seed of the lengths and input data (default 0)
   --metrics ADDR    the server's --metrics-listen address: sample its
                     anyshape_process_resident_memory_bytes for the peak RSS
@@ -63,6 +85,9 @@ struct Options {
   uint64_t seed = 0;
   load::LengthDistribution dist = load::LengthDistribution::Uniform;
   bool json = false;
+  bool inProcess = false;
+  std::string lengthsFile;
+  int64_t passes = 1;
 };
 
 int usageError(const std::string &message) {
@@ -95,8 +120,8 @@ int parseArgs(int argc, char **argv, Options &options) {
       std::fputs(kUsage, stdout);
       return -1;
     }
-    if (arg == "--json") {
-      options.json = true;
+    if (arg == "--json" || arg == "--in-process") {
+      (arg == "--json" ? options.json : options.inProcess) = true;
       continue;
     }
     std::string name = arg, value;
@@ -132,6 +157,10 @@ int parseArgs(int argc, char **argv, Options &options) {
       options.dimsGiven = true;
     } else if (name == "--metrics")
       options.metrics = value;
+    else if (name == "--lengths")
+      options.lengthsFile = value;
+    else if (name == "--passes")
+      ok = needNumber(options.passes, 1) && options.passes <= 100;
     else if (name == "--min")
       ok = needNumber(options.min, 0);
     else if (name == "--max")
@@ -154,8 +183,14 @@ int parseArgs(int argc, char **argv, Options &options) {
     if (!ok)
       return usageError("bad value '" + value + "' for " + name);
   }
-  if (options.server.empty())
-    return usageError("--server is required");
+  if (options.server.empty() == !options.inProcess)
+    return usageError(options.inProcess ? "--server and --in-process exclude "
+                                          "each other"
+                                        : "--server or --in-process is "
+                                          "required");
+  if (options.inProcess && !options.metrics.empty())
+    return usageError("--metrics is a server's; --in-process reports its "
+                      "own peak RSS");
   if (options.min > options.max)
     return usageError("--min is greater than --max");
   return 0;
@@ -270,6 +305,109 @@ std::string jsonString(const std::string &text) {
   return out + "\"";
 }
 
+/// The counters of a run's compile cache (in process: compiles only).
+struct CacheCounts {
+  int64_t compiles = 0, hits = 0, misses = 0;
+};
+
+/// Where the requests go: a server's executable through one connection
+/// per client, or an executable in this process.
+struct Target {
+  std::function<Status(int64_t client, const std::vector<v1::Tensor> &)>
+      execute;
+  std::function<StatusOr<CacheCounts>()> counts;
+  CacheCounts before;   ///< counts before the compile
+  double compileMs = 0; ///< the setup's compile (0 on a cache hit)
+  // What execute and counts use.
+  std::unique_ptr<client::Client> control;
+  std::vector<std::unique_ptr<client::Client>> clients;
+  std::optional<client::Compiled> compiled;
+  std::shared_ptr<jit::Executable> executable;
+  std::unique_ptr<runtime::CoreShare> cores;
+};
+
+int connectAndCompile(const Options &options, const v1::Graph &graph,
+                      Target &target) {
+  auto control = client::Client::connect(options.server);
+  if (!control)
+    return fail("connecting", control.status());
+  target.control = std::move(*control);
+  target.counts = [&target]() -> StatusOr<CacheCounts> {
+    auto stats = target.control->stats();
+    if (!stats)
+      return stats.status();
+    return CacheCounts{stats->compiles(), stats->cache_hits(),
+                       stats->cache_misses()};
+  };
+  auto before = target.counts();
+  if (!before)
+    return fail("reading stats", before.status());
+  target.before = *before;
+  std::fprintf(stderr, "uploading weights of %s...\n", graph.name().c_str());
+  auto offloaded = target.control->offloadConstants(graph);
+  if (!offloaded)
+    return fail("uploading weights", offloaded.status());
+  std::fprintf(stderr, "compiling...\n");
+  auto compiled = target.control->compile(*offloaded);
+  if (!compiled)
+    return fail("compiling", compiled.status());
+  std::fprintf(stderr, "compiled %s (%s, %.0f ms)\n", compiled->id.c_str(),
+               compiled->cacheHit ? "cache hit" : "compiled",
+               compiled->compileMs);
+  target.compileMs = compiled->compileMs;
+  target.compiled = std::move(*compiled);
+  for (int64_t c = 0; c < options.clients; ++c) {
+    auto connected = client::Client::connect(options.server);
+    if (!connected)
+      return fail("connecting a client", connected.status());
+    target.clients.push_back(std::move(*connected));
+  }
+  target.execute = [&target](int64_t client,
+                             const std::vector<v1::Tensor> &inputs) {
+    return target.clients[client]->run(*target.compiled, inputs).status();
+  };
+  return 0;
+}
+
+int compileHere(const v1::Graph &graph, Target &target) {
+  std::fprintf(stderr, "compiling %s in this process...\n",
+               graph.name().c_str());
+  target.counts = []() -> StatusOr<CacheCounts> {
+    return CacheCounts{jit::Compiler::compileCount(), 0, 0};
+  };
+  target.before = *target.counts();
+  jit::CompileReport report;
+  auto executable = jit::Compiler::compile(graph, {}, &report);
+  if (!executable)
+    return fail("compiling", executable.status());
+  std::fprintf(stderr, "compiled (%.0f ms)\n", report.seconds * 1e3);
+  target.compileMs = report.seconds * 1e3;
+  target.executable = std::move(*executable);
+  target.cores =
+      std::make_unique<runtime::CoreShare>(runtime::hardwareThreads());
+  target.execute = [&target](int64_t, const std::vector<v1::Tensor> &inputs) {
+    runtime::CoreShare::Claim threads(*target.cores);
+    return target.executable->run(inputs).status();
+  };
+  return 0;
+}
+
+StatusOr<std::string> readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return notFound("cannot open " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// This process's peak resident memory, in bytes.
+double ownPeakRssBytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) * 1024; // ru_maxrss: KiB
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -303,6 +441,22 @@ int main(int argc, char **argv) {
     binding[options.symbol] = length;
     return binding;
   };
+  std::vector<int64_t> lengths;
+  if (!options.lengthsFile.empty()) {
+    auto text = readFile(options.lengthsFile);
+    if (!text)
+      return fail("reading --lengths", text.status());
+    auto parsed = load::parseLengths(*text, 1 << 20);
+    if (!parsed)
+      return fail("reading --lengths", parsed.status());
+    lengths = std::move(*parsed);
+    options.requests = static_cast<int64_t>(lengths.size());
+    options.min = *std::min_element(lengths.begin(), lengths.end());
+    options.max = *std::max_element(lengths.begin(), lengths.end());
+  } else {
+    lengths = load::drawLengths(options.dist, options.min, options.max,
+                                options.requests, options.seed);
+  }
 
   // Input data for the largest length, checked before the server is asked.
   auto maxShapes = inputShapesFor(*graph, bindingFor(options.max));
@@ -318,37 +472,15 @@ int main(int argc, char **argv) {
             .data());
   }
 
-  auto control = client::Client::connect(options.server);
-  if (!control)
-    return fail("connecting", control.status());
-  auto before = (*control)->stats();
-  if (!before)
-    return fail("reading stats", before.status());
-  std::fprintf(stderr, "uploading weights of %s...\n", graph->name().c_str());
-  auto offloaded = (*control)->offloadConstants(*graph);
-  if (!offloaded)
-    return fail("uploading weights", offloaded.status());
-  std::fprintf(stderr, "compiling...\n");
-  auto compiled = (*control)->compile(*offloaded);
-  if (!compiled)
-    return fail("compiling", compiled.status());
-  std::fprintf(stderr, "compiled %s (%s, %.0f ms)\n", compiled->id.c_str(),
-               compiled->cacheHit ? "cache hit" : "compiled",
-               compiled->compileMs);
-
-  std::vector<std::unique_ptr<client::Client>> clients;
-  for (int64_t c = 0; c < options.clients; ++c) {
-    auto connected = client::Client::connect(options.server);
-    if (!connected)
-      return fail("connecting a client", connected.status());
-    clients.push_back(std::move(*connected));
-  }
-  std::vector<int64_t> lengths = load::drawLengths(
-      options.dist, options.min, options.max, options.requests, options.seed);
+  Target target;
+  if (int code = options.inProcess ? compileHere(*graph, target)
+                                   : connectAndCompile(options, *graph, target))
+    return code;
+  const CacheCounts *before = &target.before;
 
   Results results;
   RssSampler rss(options.metrics);
-  auto work = [&](client::Client &client) {
+  auto work = [&](int64_t client) {
     for (int64_t i; (i = results.next++) < options.requests;) {
       Status error;
       double ms = 0;
@@ -373,12 +505,10 @@ int main(int argc, char **argv) {
                 randomLiteral(pool.dtypes[k], (*shapes)[k], options.seed + k));
         }
         auto start = std::chrono::steady_clock::now();
-        auto outputs = client.run(*compiled, inputs);
+        error = target.execute(client, inputs);
         ms = std::chrono::duration<double, std::milli>(
                  std::chrono::steady_clock::now() - start)
                  .count();
-        if (!outputs)
-          error = outputs.status();
       }
       {
         std::lock_guard<std::mutex> lock(results.mutex);
@@ -397,39 +527,67 @@ int main(int argc, char **argv) {
                      static_cast<long long>(options.requests));
     }
   };
+  const char *distName = options.lengthsFile.empty()
+                             ? load::distributionName(options.dist)
+                             : "lengths-file";
   std::fprintf(stderr,
                "running %lld requests from %lld clients, %s %s in "
                "[%lld, %lld]...\n",
                static_cast<long long>(options.requests),
                static_cast<long long>(options.clients), options.symbol.c_str(),
-               load::distributionName(options.dist),
-               static_cast<long long>(options.min),
+               distName, static_cast<long long>(options.min),
                static_cast<long long>(options.max));
-  auto start = std::chrono::steady_clock::now();
-  std::vector<std::thread> threads;
-  for (auto &client : clients)
-    threads.emplace_back(work, std::ref(*client));
-  for (std::thread &thread : threads)
-    thread.join();
-  double wallS =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
+  // Each pass runs the whole trace; latencies are kept per pass, sorted.
+  struct Pass {
+    double wallS = 0;
+    std::vector<double> latencyMs;
+  };
+  std::vector<Pass> passes;
+  for (int64_t p = 0; p < options.passes; ++p) {
+    if (options.passes > 1)
+      std::fprintf(stderr, "pass %lld/%lld\n", static_cast<long long>(p + 1),
+                   static_cast<long long>(options.passes));
+    results.next = 0;
+    results.finished = 0;
+    results.latencyMs.clear();
+    auto start = std::chrono::steady_clock::now();
+    std::vector<std::thread> threads;
+    for (int64_t c = 0; c < options.clients; ++c)
+      threads.emplace_back(work, c);
+    for (std::thread &thread : threads)
+      thread.join();
+    Pass pass;
+    pass.wallS =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    pass.latencyMs = std::move(results.latencyMs);
+    std::sort(pass.latencyMs.begin(), pass.latencyMs.end());
+    passes.push_back(std::move(pass));
+  }
+  double wallS = passes.back().wallS;
   rss.stop();
-  auto after = (*control)->stats();
+  auto after = target.counts();
   if (!after)
     return fail("reading stats", after.status());
+  std::optional<double> peakRss =
+      options.inProcess ? std::optional<double>(ownPeakRssBytes()) : rss.peak();
 
-  std::vector<double> &latency = results.latencyMs;
-  std::sort(latency.begin(), latency.end());
+  const std::vector<double> &latency = passes.back().latencyMs;
   int64_t ok = static_cast<int64_t>(latency.size());
-  int64_t errors = options.requests - ok;
-  double mean = 0;
-  for (double ms : latency)
-    mean += ms / std::max<int64_t>(1, ok);
+  int64_t errors = 0; // over every pass
+  for (const Pass &pass : passes)
+    errors += options.requests - static_cast<int64_t>(pass.latencyMs.size());
+  auto meanOf = [](const std::vector<double> &values) {
+    double sum = 0;
+    for (double v : values)
+      sum += v;
+    return values.empty() ? 0.0 : sum / static_cast<double>(values.size());
+  };
+  double mean = meanOf(latency);
   double throughput = wallS > 0 ? ok / wallS : 0;
-  int64_t compiles = after->compiles() - before->compiles();
-  int64_t hits = after->cache_hits() - before->cache_hits();
-  int64_t misses = after->cache_misses() - before->cache_misses();
+  int64_t compiles = after->compiles - before->compiles;
+  int64_t hits = after->hits - before->hits;
+  int64_t misses = after->misses - before->misses;
   std::optional<double> hitRate;
   if (hits + misses > 0)
     hitRate = double(hits) / double(hits + misses);
@@ -447,6 +605,19 @@ int main(int argc, char **argv) {
       errorsJson += (errorsJson.size() > 1 ? ", " : "") + jsonString(code) +
                     ": " + std::to_string(count);
     errorsJson += "}";
+    std::string passesJson = "[";
+    for (const Pass &pass : passes) {
+      char buffer[200];
+      std::snprintf(buffer, sizeof buffer,
+                    "%s{\"wall_s\": %.3f, \"p50\": %.3f, \"p99\": %.3f, "
+                    "\"mean\": %.3f}",
+                    passesJson.size() > 1 ? ", " : "", pass.wallS,
+                    load::percentile(pass.latencyMs, 50),
+                    load::percentile(pass.latencyMs, 99),
+                    meanOf(pass.latencyMs));
+      passesJson += buffer;
+    }
+    passesJson += "]";
     std::printf(
         "{\"server\": %s, \"graph\": %s, \"symbol\": %s, \"min\": %lld, "
         "\"max\": %lld, \"dist\": \"%s\", \"clients\": %lld, \"requests\": "
@@ -455,11 +626,11 @@ int main(int argc, char **argv) {
         "\"latency_ms\": {\"p50\": %.3f, \"p90\": %.3f, \"p99\": %.3f, "
         "\"mean\": %.3f, \"max\": %.3f}, \"compiles\": %lld, \"cache_hits\": "
         "%lld, \"cache_misses\": %lld, \"cache_hit_rate\": %s, "
-        "\"peak_rss_bytes\": %s}\n",
-        jsonString(options.server).c_str(), jsonString(options.graph).c_str(),
-        jsonString(options.symbol).c_str(), static_cast<long long>(options.min),
-        static_cast<long long>(options.max),
-        load::distributionName(options.dist),
+        "\"peak_rss_bytes\": %s, \"compile_ms\": %.1f, \"passes\": %s}\n",
+        jsonString(options.inProcess ? "in-process" : options.server).c_str(),
+        jsonString(options.graph).c_str(), jsonString(options.symbol).c_str(),
+        static_cast<long long>(options.min),
+        static_cast<long long>(options.max), distName,
         static_cast<long long>(options.clients),
         static_cast<long long>(options.requests),
         static_cast<unsigned long long>(options.seed),
@@ -468,19 +639,25 @@ int main(int argc, char **argv) {
         static_cast<long long>(compiles), static_cast<long long>(hits),
         static_cast<long long>(misses),
         jsonNumberOrNull(hitRate, "%.4f").c_str(),
-        jsonNumberOrNull(rss.peak(), "%.0f").c_str());
+        jsonNumberOrNull(peakRss, "%.0f").c_str(), target.compileMs,
+        passesJson.c_str());
   } else {
     std::printf("anyshape-load: %s on %s\n", graph->name().c_str(),
-                options.server.c_str());
+                options.inProcess ? "this process (--in-process)"
+                                  : options.server.c_str());
     std::printf("  requests     %lld (%lld ok, %lld errors) from %lld "
                 "clients; %s %s in [%lld, %lld], seed %llu\n",
                 static_cast<long long>(options.requests),
                 static_cast<long long>(ok), static_cast<long long>(errors),
                 static_cast<long long>(options.clients), options.symbol.c_str(),
-                load::distributionName(options.dist),
-                static_cast<long long>(options.min),
+                distName, static_cast<long long>(options.min),
                 static_cast<long long>(options.max),
                 static_cast<unsigned long long>(options.seed));
+    for (size_t p = 0; passes.size() > 1 && p < passes.size(); ++p)
+      std::printf("  pass %-7zu %.2f s  p50 %.2f  p99 %.2f ms%s\n", p + 1,
+                  passes[p].wallS, load::percentile(passes[p].latencyMs, 50),
+                  load::percentile(passes[p].latencyMs, 99),
+                  p == 0 ? "  (every shape new)" : "");
     std::printf("  throughput   %.1f req/s over %.2f s\n", throughput, wallS);
     std::printf("  latency ms   p50 %.2f  p90 %.2f  p99 %.2f  (mean %.2f, "
                 "max %.2f)\n",
@@ -493,8 +670,9 @@ int main(int argc, char **argv) {
                   static_cast<long long>(misses));
     else
       std::printf("  cache        hit rate n/a (no lookups)\n");
-    if (rss.peak())
-      std::printf("  peak RSS     %.1f MiB\n", *rss.peak() / 1048576.0);
+    if (peakRss)
+      std::printf("  peak RSS     %.1f MiB%s\n", *peakRss / 1048576.0,
+                  options.inProcess ? " (this process)" : "");
     else
       std::printf("  peak RSS     n/a\n");
     if (!results.firstError.empty())
