@@ -34,7 +34,17 @@ sys.path.insert(0, HERE)
 
 import encoder  # noqa: E402
 
-ANYSHAPE_SYSTEMS = ("anyshape", "anyshape-server")
+# anyshape's own modes: compiled once in process (the base of the ratios),
+# the same through a server, and two alternatives a user weighs: a compile
+# per new length (static) and one per power-of-two bucket, inputs padded.
+ANYSHAPE_SYSTEMS = {
+    "anyshape": ("anyshape (in process)", ["--in-process"]),
+    "anyshape-server": ("anyshape (server, 1 client)", None),
+    "anyshape-static": ("anyshape static per length",
+                        ["--in-process", "--mode", "static"]),
+    "anyshape-buckets": ("anyshape static per pow2 bucket, padded",
+                         ["--in-process", "--mode", "buckets"]),
+}
 
 
 def draw_trace(kind, count, seed, longest=512):
@@ -134,7 +144,7 @@ def run_anyshape(system_name, layers, batch, trace, workdir):
             if metrics:
                 command += ["--metrics", metrics]
         else:
-            command += ["--in-process"]
+            command += ANYSHAPE_SYSTEMS[system_name][1]
         out = subprocess.run(command, check=True, capture_output=True, text=True)
     finally:
         if server:
@@ -145,8 +155,7 @@ def run_anyshape(system_name, layers, batch, trace, workdir):
     count = len(trace)
     rss = result["peak_rss_bytes"]
     return {
-        "system": "anyshape (in process)" if system_name == "anyshape"
-        else "anyshape (server, 1 client)",
+        "system": ANYSHAPE_SYSTEMS[system_name][0],
         "version": subprocess.run(["git", "-C", ROOT, "rev-parse", "--short",
                                    "HEAD"], capture_output=True,
                                   text=True).stdout.strip(),

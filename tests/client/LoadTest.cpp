@@ -1,6 +1,6 @@
 // anyshape-load's arithmetic and scraping without a server: lengths stay in
 // range, repeat for a seed, and follow the documented skew; a trace file
-// is read as written; percentiles are
+// is read as written; a bucket's inputs are padded with zeros; percentiles are
 // nearest-rank; the RSS metric is found among others and fetched over HTTP
 // from a one-shot in-test endpoint.
 #include "tools/load/Metrics.h"
@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <thread>
 
 namespace anyshape::load {
@@ -69,6 +70,27 @@ TEST(LoadLengths, ATraceFileIsReadAsWritten) {
   auto tooMany = parseLengths("1 2 3 4", 3);
   EXPECT_EQ(tooMany.status().code(), StatusCode::ResourceExhausted);
   EXPECT_TRUE(parseLengths("1 2 3", 3).isOk());
+}
+
+TEST(LoadPadding, ABucketsInputsKeepTheDataAndPadWithZeros) {
+  // [2, 3] i32 padded to [3, 4]: each row's values, then zeros.
+  v1::Tensor t;
+  t.set_dtype(v1::DTYPE_I32);
+  t.add_shape(2);
+  t.add_shape(3);
+  std::vector<int32_t> values = {1, 2, 3, 4, 5, 6};
+  t.set_data(values.data(), values.size() * 4);
+  auto padded = padTensor(t, {3, 4});
+  ASSERT_TRUE(padded.isOk()) << padded.status().toString();
+  EXPECT_EQ(padded->shape_size(), 2);
+  EXPECT_EQ(padded->shape(0), 3);
+  EXPECT_EQ(padded->shape(1), 4);
+  std::vector<int32_t> out(12);
+  ASSERT_EQ(padded->data().size(), out.size() * 4);
+  std::memcpy(out.data(), padded->data().data(), padded->data().size());
+  EXPECT_EQ(out, (std::vector<int32_t>{1, 2, 3, 0, 4, 5, 6, 0, 0, 0, 0, 0}));
+  EXPECT_FALSE(padTensor(t, {1, 4}).isOk()); // a dim may not shrink
+  EXPECT_FALSE(padTensor(t, {4}).isOk());    // nor the rank change
 }
 
 TEST(LoadPercentile, NearestRank) {

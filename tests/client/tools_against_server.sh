@@ -61,6 +61,20 @@ expect '"ok": 40, "errors": 0' "$out"
 expect '"compiles": 1, "cache_hits": 0, "cache_misses": 0' "$out"
 expect '"peak_rss_bytes": [0-9]' "$out"
 
+echo "== anyshape-load --in-process --mode static|buckets: compiles per size"
+echo "3 5 3 8 1" >"$dir/lengths"
+out=$("$load" --in-process --graph "$examples/mlp.pbtxt" --symbol batch \
+  --lengths "$dir/lengths" --passes 2 --clients 2 --mode static --json)
+echo "$out"
+expect '"ok": 5, "errors": 0' "$out"
+expect '"compiles": 4, ' "$out" # 3, 5, 8, 1
+expect '"mode": "static"' "$out"
+out=$("$load" --in-process --graph "$examples/mlp.pbtxt" --symbol batch \
+  --lengths "$dir/lengths" --clients 2 --mode buckets --json)
+echo "$out"
+expect '"ok": 5, "errors": 0' "$out"
+expect '"compiles": 3, ' "$out" # buckets 4, 8, 1
+
 echo "== encoder client"
 out=$("$encoder" --server "$address" --lengths 1,3,20)
 echo "$out"

@@ -1,9 +1,12 @@
 // Length distributions and percentiles for anyshape-load (Workload.h).
 #include "Workload.h"
 
+#include "ir/graph/DType.h"
+
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <string>
 
@@ -73,6 +76,48 @@ StatusOr<std::vector<int64_t>> parseLengths(std::string_view text,
   if (lengths.empty())
     return invalidArgument("lengths: none given");
   return lengths;
+}
+
+StatusOr<v1::Tensor> padTensor(const v1::Tensor &tensor,
+                               const std::vector<int64_t> &shape) {
+  int64_t rank = tensor.shape_size();
+  if (rank != static_cast<int64_t>(shape.size()))
+    return invalidArgument("padTensor: rank differs");
+  int64_t element = dtypeByteSize(tensor.dtype());
+  int64_t count = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (shape[d] < tensor.shape(d))
+      return invalidArgument("padTensor: a dim shrinks");
+    count *= shape[d];
+  }
+  // Copy runs of the innermost dim; everything else stays zero.
+  int64_t inner = rank == 0 ? 1 : tensor.shape(rank - 1);
+  int64_t runs = 1;
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    runs *= tensor.shape(d);
+  v1::Tensor out;
+  out.set_dtype(tensor.dtype());
+  for (int64_t size : shape)
+    out.add_shape(size);
+  std::string bytes(static_cast<size_t>(count * element), '\0');
+  std::vector<int64_t> index(static_cast<size_t>(std::max<int64_t>(rank, 1)));
+  for (int64_t run = 0; run < runs; ++run) {
+    // The run's index in the source, then its offset in the padded shape.
+    int64_t rest = run, offset = 0, stride = 1;
+    for (int64_t d = rank - 2; d >= 0; --d) {
+      index[d] = rest % tensor.shape(d);
+      rest /= tensor.shape(d);
+    }
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      offset += (d == rank - 1 ? 0 : index[d]) * stride;
+      stride *= shape[d];
+    }
+    std::memcpy(bytes.data() + offset * element,
+                tensor.data().data() + run * inner * element,
+                static_cast<size_t>(inner * element));
+  }
+  out.set_data(std::move(bytes));
+  return out;
 }
 
 double percentile(const std::vector<double> &sorted, double p) {

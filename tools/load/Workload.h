@@ -1,8 +1,9 @@
 // The load generator's arithmetic, apart from its network code so it can be
-// tested alone: which sequence lengths the requests use, and the latency
-// percentiles reported.
+// tested alone: which sequence lengths the requests use, a bucket's padded
+// inputs, and the latency percentiles reported.
 #pragma once
 
+#include "anyshape/v1/graph.pb.h"
 #include "runtime/support/Status.h"
 
 #include <cstdint>
@@ -34,6 +35,11 @@ std::vector<int64_t> drawLengths(LengthDistribution distribution, int64_t min,
 /// (a `--lengths` file). At least one; at most `maxCount`.
 StatusOr<std::vector<int64_t>> parseLengths(std::string_view text,
                                             int64_t maxCount);
+
+/// `tensor` zero-padded at the end of each dim to `shape` (each dim at
+/// least the tensor's): the inputs of a bucket's executable.
+StatusOr<v1::Tensor> padTensor(const v1::Tensor &tensor,
+                               const std::vector<int64_t> &shape);
 
 /// The nearest-rank percentile (p in [0, 100]) of `values`, which must be
 /// sorted ascending; 0 when empty.

@@ -12,13 +12,12 @@
 #include "Metrics.h"
 #include "Workload.h"
 
+#include "Target.h"
 #include "anyshape/client/Client.h"
 #include "ir/graph/Bindings.h"
 #include "ir/graph/GraphText.h"
 #include "ir/graph/Validate.h"
 #include "ir/reference/Literal.h"
-#include "jit/Compiler.h"
-#include "runtime/Threading.h"
 
 #include <algorithm>
 #include <atomic>
@@ -52,6 +51,12 @@ inputs sized by a length of --symbol drawn from --dist.
                     --clients threads in this process, each execution's
                     threads sized as the server sizes them (the service's
                     overhead is the difference between the two)
+  --mode NAME       --in-process only: dynamic, one compile for every
+                    length (default); static, a compile for each new
+                    length, in the request that first needs it (as
+                    recompiling systems do); buckets, a compile for each
+                    power-of-two bucket, inputs zero-padded to it (a zero
+                    mask entry masks a padded token)
   --graph FILE      graph file (default examples/bert_encoder_layer.pbtxt)
   --symbol NAME     the symbol whose size varies (default seq)
   --min N, --max N  its range, inclusive (default 1..512)
@@ -86,6 +91,7 @@ struct Options {
   load::LengthDistribution dist = load::LengthDistribution::Uniform;
   bool json = false;
   bool inProcess = false;
+  load::CompileMode mode = load::CompileMode::Dynamic;
   std::string lengthsFile;
   int64_t passes = 1;
 };
@@ -114,6 +120,7 @@ std::optional<int64_t> parseInt(const std::string &text) {
 /// usage error.
 int parseArgs(int argc, char **argv, Options &options) {
   std::map<std::string, std::string> values;
+  bool modeGiven = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
@@ -159,7 +166,13 @@ int parseArgs(int argc, char **argv, Options &options) {
       options.metrics = value;
     else if (name == "--lengths")
       options.lengthsFile = value;
-    else if (name == "--passes")
+    else if (name == "--mode") {
+      auto mode = load::parseCompileMode(value);
+      ok = mode.has_value();
+      if (mode)
+        options.mode = *mode;
+      modeGiven = true;
+    } else if (name == "--passes")
       ok = needNumber(options.passes, 1) && options.passes <= 100;
     else if (name == "--min")
       ok = needNumber(options.min, 0);
@@ -188,6 +201,8 @@ int parseArgs(int argc, char **argv, Options &options) {
                                           "each other"
                                         : "--server or --in-process is "
                                           "required");
+  if (modeGiven && !options.inProcess)
+    return usageError("--mode is --in-process's (a server compiles once)");
   if (options.inProcess && !options.metrics.empty())
     return usageError("--metrics is a server's; --in-process reports its "
                       "own peak RSS");
@@ -305,26 +320,8 @@ std::string jsonString(const std::string &text) {
   return out + "\"";
 }
 
-/// The counters of a run's compile cache (in process: compiles only).
-struct CacheCounts {
-  int64_t compiles = 0, hits = 0, misses = 0;
-};
-
-/// Where the requests go: a server's executable through one connection
-/// per client, or an executable in this process.
-struct Target {
-  std::function<Status(int64_t client, const std::vector<v1::Tensor> &)>
-      execute;
-  std::function<StatusOr<CacheCounts>()> counts;
-  CacheCounts before;   ///< counts before the compile
-  double compileMs = 0; ///< the setup's compile (0 on a cache hit)
-  // What execute and counts use.
-  std::unique_ptr<client::Client> control;
-  std::vector<std::unique_ptr<client::Client>> clients;
-  std::optional<client::Compiled> compiled;
-  std::shared_ptr<jit::Executable> executable;
-  std::unique_ptr<runtime::CoreShare> cores;
-};
+using load::CacheCounts;
+using load::Target;
 
 int connectAndCompile(const Options &options, const v1::Graph &graph,
                       Target &target) {
@@ -362,32 +359,9 @@ int connectAndCompile(const Options &options, const v1::Graph &graph,
       return fail("connecting a client", connected.status());
     target.clients.push_back(std::move(*connected));
   }
-  target.execute = [&target](int64_t client,
+  target.execute = [&target](int64_t client, int64_t,
                              const std::vector<v1::Tensor> &inputs) {
     return target.clients[client]->run(*target.compiled, inputs).status();
-  };
-  return 0;
-}
-
-int compileHere(const v1::Graph &graph, Target &target) {
-  std::fprintf(stderr, "compiling %s in this process...\n",
-               graph.name().c_str());
-  target.counts = []() -> StatusOr<CacheCounts> {
-    return CacheCounts{jit::Compiler::compileCount(), 0, 0};
-  };
-  target.before = *target.counts();
-  jit::CompileReport report;
-  auto executable = jit::Compiler::compile(graph, {}, &report);
-  if (!executable)
-    return fail("compiling", executable.status());
-  std::fprintf(stderr, "compiled (%.0f ms)\n", report.seconds * 1e3);
-  target.compileMs = report.seconds * 1e3;
-  target.executable = std::move(*executable);
-  target.cores =
-      std::make_unique<runtime::CoreShare>(runtime::hardwareThreads());
-  target.execute = [&target](int64_t, const std::vector<v1::Tensor> &inputs) {
-    runtime::CoreShare::Claim threads(*target.cores);
-    return target.executable->run(inputs).status();
   };
   return 0;
 }
@@ -473,9 +447,16 @@ int main(int argc, char **argv) {
   }
 
   Target target;
-  if (int code = options.inProcess ? compileHere(*graph, target)
-                                   : connectAndCompile(options, *graph, target))
+  if (options.inProcess) {
+    std::map<std::string, int64_t> otherDims = *dims;
+    otherDims.erase(options.symbol);
+    if (Status s = load::compileInProcess(*graph, options.mode, options.symbol,
+                                          otherDims, target);
+        !s.isOk())
+      return fail("compiling", s);
+  } else if (int code = connectAndCompile(options, *graph, target)) {
     return code;
+  }
   const CacheCounts *before = &target.before;
 
   Results results;
@@ -505,7 +486,7 @@ int main(int argc, char **argv) {
                 randomLiteral(pool.dtypes[k], (*shapes)[k], options.seed + k));
         }
         auto start = std::chrono::steady_clock::now();
-        error = target.execute(client, inputs);
+        error = target.execute(client, lengths[i], inputs);
         ms = std::chrono::duration<double, std::milli>(
                  std::chrono::steady_clock::now() - start)
                  .count();
@@ -626,7 +607,8 @@ int main(int argc, char **argv) {
         "\"latency_ms\": {\"p50\": %.3f, \"p90\": %.3f, \"p99\": %.3f, "
         "\"mean\": %.3f, \"max\": %.3f}, \"compiles\": %lld, \"cache_hits\": "
         "%lld, \"cache_misses\": %lld, \"cache_hit_rate\": %s, "
-        "\"peak_rss_bytes\": %s, \"compile_ms\": %.1f, \"passes\": %s}\n",
+        "\"peak_rss_bytes\": %s, \"compile_ms\": %.1f, \"mode\": \"%s\", "
+        "\"passes\": %s}\n",
         jsonString(options.inProcess ? "in-process" : options.server).c_str(),
         jsonString(options.graph).c_str(), jsonString(options.symbol).c_str(),
         static_cast<long long>(options.min),
@@ -640,11 +622,13 @@ int main(int argc, char **argv) {
         static_cast<long long>(misses),
         jsonNumberOrNull(hitRate, "%.4f").c_str(),
         jsonNumberOrNull(peakRss, "%.0f").c_str(), target.compileMs,
+        options.inProcess ? load::compileModeName(options.mode) : "server",
         passesJson.c_str());
   } else {
-    std::printf("anyshape-load: %s on %s\n", graph->name().c_str(),
-                options.inProcess ? "this process (--in-process)"
-                                  : options.server.c_str());
+    std::printf("anyshape-load: %s on %s%s\n", graph->name().c_str(),
+                options.inProcess ? "this process (--in-process), compiled "
+                                  : options.server.c_str(),
+                options.inProcess ? load::compileModeName(options.mode) : "");
     std::printf("  requests     %lld (%lld ok, %lld errors) from %lld "
                 "clients; %s %s in [%lld, %lld], seed %llu\n",
                 static_cast<long long>(options.requests),
