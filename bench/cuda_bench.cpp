@@ -26,19 +26,7 @@ using namespace anyshape;
 
 namespace {
 
-const v1::Graph &encoder() {
-  static const v1::Graph graph = bench::loadExampleOrDie("bert_encoder_layer");
-  return graph;
-}
-
-std::vector<v1::Tensor> inputsFor(int64_t seq) {
-  auto shapes = inputShapesFor(encoder(), {{"batch", 1}, {"seq", seq}});
-  std::vector<v1::Tensor> tensors;
-  for (int k = 0; k < encoder().inputs_size(); ++k)
-    tensors.push_back(literalToTensor(
-        randomLiteral(encoder().inputs(k).type().dtype(), (*shapes)[k], k)));
-  return tensors;
-}
+const v1::Graph &encoder() { return bench::encoderLayer(); }
 
 /// The device's chip, or the reason there is none.
 StatusOr<int> deviceChip() {
@@ -76,12 +64,12 @@ void runLoop(benchmark::State &state,
 
 void BM_CudaEncoderDynamic(benchmark::State &state) {
   static const auto dynamic = compileFor({});
-  runLoop(state, dynamic, inputsFor(state.range(0)));
+  runLoop(state, dynamic, bench::encoderInputs(state.range(0)));
 }
 
 void BM_CudaEncoderStatic(benchmark::State &state) {
   runLoop(state, compileFor({{"batch", 1}, {"seq", state.range(0)}}),
-          inputsFor(state.range(0)));
+          bench::encoderInputs(state.range(0)));
 }
 
 } // namespace

@@ -21,19 +21,7 @@ using namespace anyshape;
 
 namespace {
 
-const v1::Graph &encoder() {
-  static const v1::Graph graph = bench::loadExampleOrDie("bert_encoder_layer");
-  return graph;
-}
-
-std::vector<v1::Tensor> inputsFor(int64_t seq) {
-  auto shapes = inputShapesFor(encoder(), {{"batch", 1}, {"seq", seq}});
-  std::vector<v1::Tensor> tensors;
-  for (int k = 0; k < encoder().inputs_size(); ++k)
-    tensors.push_back(literalToTensor(
-        randomLiteral(encoder().inputs(k).type().dtype(), (*shapes)[k], k)));
-  return tensors;
-}
+const v1::Graph &encoder() { return bench::encoderLayer(); }
 
 std::shared_ptr<jit::Executable> compileOrDie(const jit::CompileOptions &o) {
   auto executable = jit::Compiler::compile(encoder(), o);
@@ -55,14 +43,14 @@ void runLoop(benchmark::State &state, const jit::Executable &executable,
 
 void BM_EncoderDynamic(benchmark::State &state) {
   static std::shared_ptr<jit::Executable> dynamic = compileOrDie({});
-  runLoop(state, *dynamic, inputsFor(state.range(0)));
+  runLoop(state, *dynamic, bench::encoderInputs(state.range(0)));
 }
 
 void BM_EncoderStatic(benchmark::State &state) {
   jit::CompileOptions options;
   options.staticSymbols = {{"batch", 1}, {"seq", state.range(0)}};
   std::shared_ptr<jit::Executable> specialised = compileOrDie(options);
-  runLoop(state, *specialised, inputsFor(state.range(0)));
+  runLoop(state, *specialised, bench::encoderInputs(state.range(0)));
 }
 
 void BM_EncoderDynamicUnfused(benchmark::State &state) {
@@ -71,7 +59,7 @@ void BM_EncoderDynamicUnfused(benchmark::State &state) {
     options.pipeline.fuse = false;
     return compileOrDie(options);
   }();
-  runLoop(state, *unfused, inputsFor(state.range(0)));
+  runLoop(state, *unfused, bench::encoderInputs(state.range(0)));
 }
 
 /// Host overhead: a graph whose kernel work is one element, so the time is
@@ -100,7 +88,7 @@ void BM_HostOverheadTinyGraph(benchmark::State &state) {
 /// time is the tiny graph's overhead plus the checks plus the error text.
 void BM_ShapeChecksEncoderRejected(benchmark::State &state) {
   static std::shared_ptr<jit::Executable> dynamic = compileOrDie({});
-  std::vector<v1::Tensor> inputs = inputsFor(state.range(0));
+  std::vector<v1::Tensor> inputs = bench::encoderInputs(state.range(0));
   inputs.back().set_shape(1, state.range(0) + 1); // mask [1, seq + 1]
   inputs.back().mutable_data()->append(sizeof(float), '\0');
   auto info = validateGraph(encoder());

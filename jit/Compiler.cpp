@@ -155,11 +155,14 @@ compileValidated(const v1::Graph &graph, const GraphInfo &info,
 
 } // namespace
 
-StatusOr<CompiledObject>
-Compiler::compileToObject(const v1::Graph &original,
-                          const CompileOptions &options,
-                          CompileReport *report) {
-  StageTimer stages(options, report, Clock::now());
+namespace {
+
+/// compileToObject's work, its stages ended on `stages` (compile goes on
+/// with the link on the same timer).
+StatusOr<CompiledObject> compileWithStages(const v1::Graph &original,
+                                           const CompileOptions &options,
+                                           CompileReport *report,
+                                           StageTimer &stages) {
   // Validated before specialising, so errors name the graph as written;
   // a specialised graph is validated again for its own types. The import
   // and the caller (CompiledObject::info) reuse the validation.
@@ -180,7 +183,6 @@ Compiler::compileToObject(const v1::Graph &original,
   ANYSHAPE_ASSIGN_OR_RETURN(
       std::string object,
       compileValidated(graph, info, options, report, stages, &device));
-  ++compiles_;
   if (report) {
     report->seconds = stages.elapsed();
     report->codegenSeconds = report->seconds - report->pipelineSeconds;
@@ -190,27 +192,34 @@ Compiler::compileToObject(const v1::Graph &original,
                         std::move(info), std::move(object), std::move(device)};
 }
 
+} // namespace
+
+StatusOr<CompiledObject>
+Compiler::compileToObject(const v1::Graph &graph, const CompileOptions &options,
+                          CompileReport *report) {
+  StageTimer stages(options, report, Clock::now());
+  ANYSHAPE_ASSIGN_OR_RETURN(CompiledObject compiled,
+                            compileWithStages(graph, options, report, stages));
+  ++compiles_;
+  return compiled;
+}
+
 StatusOr<std::shared_ptr<Executable>>
 Compiler::compile(const v1::Graph &graph, const CompileOptions &options,
                   CompileReport *report) {
-  auto start = Clock::now();
+  StageTimer stages(options, report, Clock::now());
   ANYSHAPE_ASSIGN_OR_RETURN(CompiledObject compiled,
-                            compileToObject(graph, options, report));
-  auto linkStart = Clock::now();
+                            compileWithStages(graph, options, report, stages));
+  ++compiles_;
   ANYSHAPE_ASSIGN_OR_RETURN(
       std::shared_ptr<Executable> executable,
       Executable::load(std::move(compiled.compiledGraph),
                        std::move(compiled.info), std::move(compiled.objectCode),
                        options.limits, std::move(compiled.device)));
-  auto done = Clock::now();
-  CompileStage link{"link", "", Seconds(done - linkStart).count(),
-                    Seconds(done - start).count()};
-  if (options.progress)
-    options.progress(link);
+  stages.done("link");
   if (report) {
-    report->seconds = link.elapsed;
-    report->linkSeconds = link.seconds;
-    report->stages.push_back(std::move(link));
+    report->seconds = report->stages.back().elapsed;
+    report->linkSeconds = report->stages.back().seconds;
   }
   return executable;
 }

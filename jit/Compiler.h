@@ -83,11 +83,12 @@ struct CompileReport {
   /// Kernel functions emitted: identical kernels (stacked layers') are one
   /// (anyshape-merge-identical-kernels).
   int64_t kernelFunctions = 0;
-  double seconds = 0;               ///< the whole compile
-  double pipelineSeconds = 0;       ///< import + MLIR pipeline
-  double codegenSeconds = 0;        ///< LLVM optimisation and object emission
-  double linkSeconds = 0;           ///< loading the object into the process
-  std::vector<CompileStage> stages; ///< in order; their seconds sum up
+  double seconds = 0;         ///< the whole compile
+  double pipelineSeconds = 0; ///< import + MLIR pipeline
+  double codegenSeconds = 0;  ///< LLVM optimisation and object emission
+  double linkSeconds = 0;     ///< loading the object into the process
+  /// In order; their seconds sum up. Appended to: one report per compile.
+  std::vector<CompileStage> stages;
 };
 
 /// A compile's product before it is linked into a process: what

@@ -8,6 +8,7 @@
 // evaluator across shapes.
 // ctest runs the FakeDevice tests with the fake driver and the NoDevice
 // tests with none (tests/cuda/CMakeLists.txt).
+#include "../jit/MatchesReference.h"
 #include "../jit/RandomGraph.h"
 #include "../jit/RandomInputs.h"
 #include "../support/DrawShapes.h"
@@ -54,34 +55,6 @@ jit::CompileOptions onDevice(int64_t blockSize = 256, int64_t maxBlocks = 4096,
   return options;
 }
 
-/// Runs `executable` at `symbols` and compares with the reference; the
-/// number of runs both accepted.
-void expectMatches(const jit::Executable &executable, const v1::Graph &graph,
-                   const std::map<std::string, int64_t> &symbols, uint64_t seed,
-                   const std::string &label) {
-  auto inputShapes = inputShapesFor(graph, symbols);
-  ASSERT_TRUE(inputShapes.isOk()) << inputShapes.status().toString();
-  auto [inputs, tensors] = test::randomInputs(graph, *inputShapes, seed);
-  auto expected = evaluateGraph(graph, inputs);
-  auto actual = executable.run(tensors);
-  std::string where = label + " at";
-  for (const auto &[name, size] : symbols)
-    where += " " + name + "=" + std::to_string(size);
-  ASSERT_EQ(expected.isOk(), actual.isOk())
-      << where << ": reference " << expected.status().toString() << ", device "
-      << actual.status().toString();
-  if (!expected.isOk())
-    return;
-  ASSERT_EQ(actual->size(), expected->size());
-  for (size_t o = 0; o < actual->size(); ++o) {
-    auto literal = literalFromTensor((*actual)[o]);
-    ASSERT_TRUE(literal.isOk());
-    NumericDiff c = compareLiterals(*literal, (*expected)[o]);
-    ASSERT_TRUE(c.ok()) << where << " output " << o << ": " << c.mismatches
-                        << " mismatches, first " << c.firstMismatch;
-  }
-}
-
 void checkAcrossShapes(
     const v1::Graph &graph,
     const std::vector<std::map<std::string, int64_t>> &shapes,
@@ -92,7 +65,8 @@ void checkAcrossShapes(
   ASSERT_FALSE((*executable)->deviceKernels().empty()) << label;
   int64_t launches = fakeCounter("Launches");
   for (size_t k = 0; k < shapes.size(); ++k)
-    expectMatches(**executable, graph, shapes[k], 100 * k, label);
+    test::expectMatchesReference(**executable, graph, shapes[k], 100 * k,
+                                 label);
   // Every launch the driver took ran the kernel's emulation.
   EXPECT_GT(fakeCounter("Launches"), launches) << label;
   EXPECT_EQ(fakeCounter("Launches"), fakeCounter("EmulatedLaunches"));
@@ -224,7 +198,7 @@ TEST(FakeDevice, RandomGraphsMatchTheReference) {
     std::mt19937_64 rng(seed);
     std::uniform_int_distribution<int64_t> size(1, 37);
     for (int run = 0; run < 8; ++run)
-      expectMatches(
+      test::expectMatchesReference(
           **executable, graph,
           {{"a", run == 0 ? 1 : size(rng)}, {"b", run == 1 ? 1 : size(rng)}},
           seed * 10 + run, "seed " + std::to_string(seed));
@@ -241,9 +215,9 @@ TEST(FakeDevice, ConcurrentRunsEachHaveTheirOwnStream) {
   for (int t = 0; t < 4; ++t)
     threads.emplace_back([&, t] {
       for (int run = 0; run < 5; ++run)
-        expectMatches(**executable, graph,
-                      {{"rows", 3 + t}, {"cols", 50 * run + t}}, t * 7 + run,
-                      "thread " + std::to_string(t));
+        test::expectMatchesReference(
+            **executable, graph, {{"rows", 3 + t}, {"cols", 50 * run + t}},
+            t * 7 + run, "thread " + std::to_string(t));
     });
   for (std::thread &thread : threads)
     thread.join();
@@ -277,10 +251,11 @@ TEST(FakeDevice, OutOfDeviceMemoryIsResourceExhaustedAndTheDeviceRecovers) {
   EXPECT_EQ(result.status().code(), StatusCode::ResourceExhausted)
       << result.status().toString();
   // Small runs still fit, and the limit lifted, the large one runs.
-  expectMatches(**executable, graph, {{"rows", 10}, {"cols", 10}}, 3, "small");
+  test::expectMatchesReference(**executable, graph,
+                               {{"rows", 10}, {"cols", 10}}, 3, "small");
   runtime::cuda::setDeviceMemoryLimit(0);
-  expectMatches(**executable, graph, {{"rows", 1000}, {"cols", 1000}}, 4,
-                "large");
+  test::expectMatchesReference(**executable, graph,
+                               {{"rows", 1000}, {"cols", 1000}}, 4, "large");
 }
 
 TEST(FakeDevice, EverythingIsReleased) {
@@ -289,7 +264,8 @@ TEST(FakeDevice, EverythingIsReleased) {
     auto executable = jit::Compiler::compile(graph, onDevice());
     ASSERT_TRUE(executable.isOk()) << executable.status().toString();
     EXPECT_GT(fakeCounter("LiveModules"), 0);
-    expectMatches(**executable, graph, {{"rows", 9}, {"cols", 33}}, 5, "run");
+    test::expectMatchesReference(**executable, graph,
+                                 {{"rows", 9}, {"cols", 33}}, 5, "run");
   }
   // The executable unloaded its modules; the device's pool holds the
   // only device memory, and trimming frees it.
@@ -326,7 +302,8 @@ TEST(RealDevice, ExamplesMatchTheReference) {
     auto executable = jit::Compiler::compile(graph, options);
     ASSERT_TRUE(executable.isOk()) << executable.status().toString();
     for (const auto &symbols : drawShapes(example.ranges, 12, 35))
-      expectMatches(**executable, graph, symbols, 7, example.name);
+      test::expectMatchesReference(**executable, graph, symbols, 7,
+                                   example.name);
   }
 }
 

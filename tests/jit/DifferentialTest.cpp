@@ -14,6 +14,7 @@
 #include "ir/reference/Evaluator.h"
 #include "jit/Compiler.h"
 
+#include "MatchesReference.h"
 #include "RandomInputs.h"
 
 #include <gtest/gtest.h>
@@ -41,29 +42,12 @@ void checkAcrossShapes(
       << label << ": " << executable.status().toString();
   int runs = 0;
   for (const auto &symbols : shapes) {
-    auto inputShapes = inputShapesFor(graph, symbols);
-    ASSERT_TRUE(inputShapes.isOk()) << inputShapes.status().toString();
-    auto [inputs, tensors] =
-        test::randomInputs(graph, *inputShapes, 1000 * runs);
-    auto expected = evaluateGraph(graph, inputs);
-    auto actual = (*executable)->run(tensors);
-    std::string where = label + " at";
-    for (const auto &[name, size] : symbols)
-      where += " " + name + "=" + std::to_string(size);
-    ASSERT_EQ(expected.isOk(), actual.isOk())
-        << where << ": reference " << expected.status().toString()
-        << ", compiled " << actual.status().toString();
-    if (!expected.isOk())
-      continue; // both reject these shapes (e.g. an invalid slice)
-    ASSERT_EQ(actual->size(), expected->size());
-    for (size_t o = 0; o < actual->size(); ++o) {
-      auto literal = literalFromTensor((*actual)[o]);
-      ASSERT_TRUE(literal.isOk());
-      NumericDiff c = compareLiterals(*literal, (*expected)[o]);
-      ASSERT_TRUE(c.ok()) << where << " output " << o << ": " << c.mismatches
-                          << " mismatches, first " << c.firstMismatch;
-    }
-    ++runs;
+    bool ran = false;
+    test::expectMatchesReference(**executable, graph, symbols, 1000 * runs,
+                                 label, &ran);
+    if (::testing::Test::HasFatalFailure())
+      return;
+    runs += ran;
   }
   EXPECT_EQ(jit::Compiler::compileCount() - before, 1) << label;
   EXPECT_GT(runs, 0);

@@ -1,0 +1,54 @@
+// One run of a compiled executable checked against the reference
+// evaluator, for the tests that compile once and run at many shapes (the
+// CPU differential tests, the CUDA path against the fake driver).
+#pragma once
+
+#include "RandomInputs.h"
+#include "ir/graph/Bindings.h"
+#include "ir/reference/Compare.h"
+#include "ir/reference/Evaluator.h"
+#include "jit/Executable.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+namespace anyshape::test {
+
+/// Runs `executable` (compiled from `graph`) at `symbols` on random inputs
+/// seeded by `seed` and checks every output against the reference within
+/// ir/reference/Compare.h's tolerances. Both refusing the shapes (e.g. an
+/// invalid slice) is a match; `ran` (if given) says whether both ran.
+inline void expectMatchesReference(
+    const jit::Executable &executable, const v1::Graph &graph,
+    const std::map<std::string, int64_t> &symbols, uint64_t seed,
+    const std::string &label, bool *ran = nullptr) {
+  if (ran)
+    *ran = false;
+  auto inputShapes = inputShapesFor(graph, symbols);
+  ASSERT_TRUE(inputShapes.isOk()) << inputShapes.status().toString();
+  auto [inputs, tensors] = randomInputs(graph, *inputShapes, seed);
+  auto expected = evaluateGraph(graph, inputs);
+  auto actual = executable.run(tensors);
+  std::string where = label + " at";
+  for (const auto &[name, size] : symbols)
+    where += " " + name + "=" + std::to_string(size);
+  ASSERT_EQ(expected.isOk(), actual.isOk())
+      << where << ": reference " << expected.status().toString()
+      << ", compiled " << actual.status().toString();
+  if (!expected.isOk())
+    return;
+  ASSERT_EQ(actual->size(), expected->size());
+  for (size_t o = 0; o < actual->size(); ++o) {
+    auto literal = literalFromTensor((*actual)[o]);
+    ASSERT_TRUE(literal.isOk());
+    NumericDiff c = compareLiterals(*literal, (*expected)[o]);
+    ASSERT_TRUE(c.ok()) << where << " output " << o << ": " << c.mismatches
+                        << " mismatches, first " << c.firstMismatch;
+  }
+  if (ran)
+    *ran = true;
+}
+
+} // namespace anyshape::test
