@@ -1,7 +1,8 @@
 // Compile time against graph size, for the shapes of graph whose compile
-// time once grew faster than their size: a concatenate of N operands, a
-// chain of N elementwise ops, and 1-12 stacked encoder layers. Each compile
-// is timed once (they are long); the per_unit counter (time per operand,
+// time once grew faster than their size: a concatenate of N operands (of
+// one input, and of N inputs), a chain of N elementwise ops, and 1-12
+// stacked encoder layers. Each compile is timed once (they are long); the
+// per_unit counter (time per operand,
 // node or layer) stays flat where the compile is linear; `functions` is
 // the kernel functions emitted. Then constants of 1-256 MiB, embedded (raw
 // data) or generated at load (seeded). The peak_mib counter is the
@@ -58,6 +59,18 @@ BENCHMARK(BM_CompileConcatenate)
     ->Arg(100)
     ->Arg(1000)
     ->Arg(5000)
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+
+void BM_CompileConcatenateOfInputs(benchmark::State &state) {
+  compileOnce(state,
+              test::wideConcatenateOfInputs(static_cast<int>(state.range(0))));
+}
+BENCHMARK(BM_CompileConcatenateOfInputs)
+    ->Arg(10)
+    ->Arg(100)
+    ->Arg(400)
+    ->Arg(1000)
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
 

@@ -325,6 +325,10 @@ Status Executable::callEntry(
     at += 3 + 2 * s.rank;
     output(std::move(b));
   }
+  // After the outputs have owners, so that they are freed with the rest.
+  if (context.runtimeError[0])
+    return internalError(std::string("the run failed: ") +
+                         context.runtimeError);
   return Status::ok();
 }
 

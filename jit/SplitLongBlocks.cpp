@@ -6,7 +6,8 @@
 // one, has all its uses in the piece that defines it. Otherwise a piece
 // would leak its frame (gone when its function returns) or restore the
 // stack pointer of another function. Static allocas of the entry block
-// live as long as the original function and may flow into any piece.
+// are moved to its front, before the first cut, so they live as long as
+// the original function and may flow into any piece.
 //
 //===----------------------------------------------------------------------===//
 #include "jit/SplitLongBlocks.h"
@@ -62,8 +63,11 @@ std::vector<llvm::Instruction *> cutPoints(llvm::BasicBlock &block) {
   unsigned pieceStart = 0, lastFrameUse = 0;
   for (llvm::Instruction &inst : block) {
     unsigned at = position[&inst];
+    // Never among the entry block's allocas (keepAllocasInTheWholeFrame
+    // put them first): the first piece keeps them all.
     if (at - pieceStart >= kPieceInstructions && at > lastFrameUse &&
-        !inst.isTerminator() && !llvm::isa<llvm::PHINode>(inst)) {
+        !inst.isTerminator() && !llvm::isa<llvm::PHINode>(inst) &&
+        !llvm::isa<llvm::AllocaInst>(inst)) {
       cuts.push_back(&inst);
       pieceStart = at;
       frame.clear();
@@ -86,7 +90,27 @@ std::vector<llvm::Instruction *> cutPoints(llvm::BasicBlock &block) {
   return cuts;
 }
 
+/// Keeps every alloca in the frame of the whole function, which outlives
+/// all pieces. Optimisation can leave static allocas anywhere in a long
+/// entry block; those after the first cut would be extracted with their
+/// piece, which hands their addresses to later pieces: writes into a dead
+/// frame (a chain of 1,500 matrix products passed oneDNN overwritten
+/// descriptors, and the process aborted). So they move to the front of
+/// the entry block, and cutPoints never cuts among them.
+void keepAllocasInTheWholeFrame(llvm::Function &function) {
+  llvm::BasicBlock &entry = function.getEntryBlock();
+  llvm::Instruction *front = &*entry.getFirstInsertionPt();
+  std::vector<llvm::Instruction *> allocas;
+  for (llvm::Instruction &inst : entry)
+    if (auto *alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst))
+      if (alloca->isStaticAlloca() && alloca != front)
+        allocas.push_back(alloca);
+  for (llvm::Instruction *alloca : allocas)
+    alloca->moveBefore(front);
+}
+
 int splitFunction(llvm::Function &function) {
+  keepAllocasInTheWholeFrame(function);
   llvm::DominatorTree dominators(function);
   llvm::LoopInfo loops(dominators);
   std::vector<llvm::BasicBlock *> pieces;

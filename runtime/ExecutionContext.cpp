@@ -3,6 +3,7 @@
 #include "runtime/Allocator.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace anyshape::runtime {
 namespace {
@@ -25,13 +26,21 @@ extern "C" void anyshapeContextFree(AnyshapeExecutionContext *context,
   context->free(context->allocator, pointer);
 }
 
+extern "C" void anyshapeRuntimeError(AnyshapeExecutionContext *context,
+                                     const char *message) {
+  if (!context || context->runtimeError[0])
+    return;
+  std::strncpy(context->runtimeError, message,
+               sizeof context->runtimeError - 1);
+  context->runtimeError[sizeof context->runtimeError - 1] = '\0';
+}
+
 AnyshapeExecutionContext cachingContext(int64_t teamSize) {
-  return {std::max<int64_t>(teamSize, 1),
-          &cachingAlloc,
-          &cachingFree,
-          nullptr,
-          nullptr,
-          nullptr};
+  AnyshapeExecutionContext context{};
+  context.teamSize = std::max<int64_t>(teamSize, 1);
+  context.alloc = &cachingAlloc;
+  context.free = &cachingFree;
+  return context;
 }
 
 } // namespace anyshape::runtime

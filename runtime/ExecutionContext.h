@@ -28,7 +28,16 @@ struct AnyshapeExecutionContext {
   /// CPU.
   void *deviceStream;
   void *moduleTable;
+  /// Set (NUL-terminated, truncated) by a runtime call that failed, e.g. a
+  /// library error: the run's outputs are then not to be trusted, and the
+  /// caller reports this instead. Empty while all is well. Last, so that
+  /// the offsets generated code loads stay put.
+  char runtimeError[192];
 };
+
+/// Records `message` as the run's runtime error (the first one wins).
+void anyshapeRuntimeError(AnyshapeExecutionContext *context,
+                          const char *message);
 
 /// What generated code calls for memref.alloc / memref.dealloc.
 void *anyshapeContextAlloc(AnyshapeExecutionContext *context,

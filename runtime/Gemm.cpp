@@ -8,6 +8,7 @@
 
 #include <cstring>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace anyshape::runtime {
@@ -94,25 +95,33 @@ extern "C" void anyshapeBatchMatmulF32(Memref3D *a, Memref3D *b, Memref3D *c,
                      col * c->strides[2]] = 0.0f;
     return;
   }
-  MatmulKernel &kk = kernel();
-  std::vector<float> aScratch, bScratch, cScratch;
-  float *aData = densePointer(*a, aScratch);
-  float *bData = densePointer(*b, bScratch);
-  float *cBase = c->aligned + c->offset;
-  bool cDense = isDense(*c);
-  if (!cDense)
-    cScratch.resize(count(*c));
-  float *cData = cDense ? cBase : cScratch.data();
-  dnnl::stream stream(kk.engine);
-  memory src(denseDesc(*a), kk.engine, aData);
-  memory weights(denseDesc(*b), kk.engine, bData);
-  memory dst(denseDesc(*c), kk.engine, cData);
-  kk.matmul.execute(
-      stream,
-      {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}});
-  stream.wait();
-  if (!cDense)
-    forEach(*c, [&](int64_t k, int64_t at) { cBase[at] = cScratch[k]; });
+  // oneDNN reports failures by throwing; an exception must not unwind
+  // through generated code (it has no unwind tables: the process would
+  // abort), so it becomes the run's error.
+  try {
+    MatmulKernel &kk = kernel();
+    std::vector<float> aScratch, bScratch, cScratch;
+    float *aData = densePointer(*a, aScratch);
+    float *bData = densePointer(*b, bScratch);
+    float *cBase = c->aligned + c->offset;
+    bool cDense = isDense(*c);
+    if (!cDense)
+      cScratch.resize(count(*c));
+    float *cData = cDense ? cBase : cScratch.data();
+    dnnl::stream stream(kk.engine);
+    memory src(denseDesc(*a), kk.engine, aData);
+    memory weights(denseDesc(*b), kk.engine, bData);
+    memory dst(denseDesc(*c), kk.engine, cData);
+    kk.matmul.execute(stream, {{DNNL_ARG_SRC, src},
+                               {DNNL_ARG_WEIGHTS, weights},
+                               {DNNL_ARG_DST, dst}});
+    stream.wait();
+    if (!cDense)
+      forEach(*c, [&](int64_t k, int64_t at) { cBase[at] = cScratch[k]; });
+  } catch (const std::exception &error) { // dnnl::error, std::bad_alloc
+    std::string message = std::string("oneDNN matmul failed: ") + error.what();
+    anyshapeRuntimeError(context, message.c_str());
+  }
 }
 
 } // namespace anyshape::runtime

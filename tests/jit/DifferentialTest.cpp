@@ -100,6 +100,39 @@ TEST(Differential, StackedEncoderLayersShareTheirKernels) {
                     "3 layers");
 }
 
+TEST(Differential, WideConcatenatesMatchAtEveryShape) {
+  // Over 64 operands, a concatenate is split into chunks
+  // (dhlo-split-wide-concatenations): 150 inputs of five different sizes
+  // along dim 0 (empty ones included), feeding an elementwise consumer;
+  // and 134 copies of one input along dim 1, whose two chunks of 64
+  // copies are one kernel function.
+  GraphBuilder rows("wide_rows");
+  std::vector<Value> parts;
+  for (int i = 0; i < 150; ++i)
+    parts.push_back(rows.parameter("x" + std::to_string(i), v1::DTYPE_F32,
+                                   {"s" + std::to_string(i % 5), 3}));
+  rows.output(rows.exp(rows.concatenate(parts, 0)), "y");
+  checkAcrossShapes(*rows.build(),
+                    drawShapes({{"s0", {0, 4}},
+                                {"s1", {0, 4}},
+                                {"s2", {1, 3}},
+                                {"s3", {0, 6}},
+                                {"s4", {1, 2}}},
+                               8, 6),
+                    "150 inputs");
+
+  GraphBuilder columns("wide_columns");
+  Value x = columns.parameter("x", v1::DTYPE_F32, {"rows", "cols"});
+  columns.output(columns.concatenate(std::vector<Value>(134, x), 1), "y");
+  jit::CompileReport report;
+  v1::Graph graph = *columns.build();
+  ASSERT_TRUE(jit::Compiler::compile(graph, {}, &report).isOk());
+  EXPECT_EQ(report.kernelFunctions, 3); // chunks of 64 and of 6, the join
+  checkAcrossShapes(graph,
+                    drawShapes({{"rows", {0, 9}}, {"cols", {1, 5}}}, 8, 7),
+                    "134 copies");
+}
+
 TEST(Differential, StaticSpecialisationMatchesAndRejectsOtherShapes) {
   v1::Graph graph = test::exampleGraph("bert_encoder_layer");
   jit::CompileOptions options;

@@ -1,10 +1,13 @@
 // The execution context (runtime/ExecutionContext.h): a run's team size
 // comes from its context, not from the thread it runs on, so two runs of
 // one executable with different team sizes may run at once, each forking
-// exactly its own team, and both compute what a serial run does.
+// exactly its own team, and both compute what a serial run does. A
+// runtime call that fails says so in the context, for the run to report.
+#include "runtime/ExecutionContext.h"
 #include "anyshape/client/GraphBuilder.h"
 #include "ir/graph/Bindings.h"
 #include "jit/Compiler.h"
+#include "runtime/Gemm.h"
 #include "runtime/OpenMpAbi.h"
 #include "runtime/Threading.h"
 
@@ -71,6 +74,27 @@ TEST(ExecutionContext, RunsWithDifferentTeamSizesRunAtOnce) {
   EXPECT_TRUE(ofTwo.allMatched);
   EXPECT_EQ(ofOne.largestTeam, 1);
   EXPECT_EQ(ofTwo.largestTeam, 2);
+}
+
+} // namespace
+
+namespace {
+
+TEST(ExecutionContext, ALibraryFailureBecomesTheRunsError) {
+  // oneDNN throws on a descriptor it cannot describe (here a negative
+  // size, which generated code never passes); the exception must not
+  // unwind through generated code, so the GEMM records it in the context
+  // and returns, and the first error is the one kept.
+  float data[4] = {};
+  runtime::Memref3D bad{data, data, 0, {1, -2, 2}, {4, 2, 1}};
+  runtime::Memref3D good{data, data, 0, {1, 2, 2}, {4, 2, 1}};
+  runtime::AnyshapeExecutionContext context = runtime::cachingContext(1);
+  EXPECT_EQ(context.runtimeError[0], '\0');
+  runtime::anyshapeBatchMatmulF32(&bad, &good, &good, &context);
+  std::string first = context.runtimeError;
+  EXPECT_EQ(first.rfind("oneDNN matmul failed: ", 0), 0u) << first;
+  runtime::anyshapeRuntimeError(&context, "a later failure");
+  EXPECT_EQ(std::string(context.runtimeError), first);
 }
 
 } // namespace

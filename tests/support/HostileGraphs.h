@@ -93,6 +93,25 @@ inline v1::Graph wideConcatenate(int n) {
   return g;
 }
 
+/// x0..x(n-1): f32[s(i % 7), 4], seven sizes; c = their concatenate along
+/// dim 0: a graph of n inputs, whose shape checks and host flow are as long
+/// as the kernel.
+inline v1::Graph wideConcatenateOfInputs(int n) {
+  v1::Graph g;
+  auto *c = g.add_nodes();
+  for (int i = 0; i < n; ++i) {
+    std::string name = "x" + std::to_string(i);
+    std::string symbol = "s" + std::to_string(i % 7);
+    addInput(g, name, {symbol.c_str()})->add_dims()->set_size(4);
+    c->add_operands(name);
+  }
+  c->set_name("c");
+  c->set_op("concatenate");
+  c->mutable_concatenate()->set_dimension(0);
+  g.add_outputs("c");
+  return g;
+}
+
 /// x: f32[batch, seq]; n elementwise ops, each on the one before.
 inline v1::Graph elementwiseChain(int n) {
   v1::Graph g;

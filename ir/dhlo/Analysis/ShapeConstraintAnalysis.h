@@ -47,6 +47,8 @@ public:
   /// Analyses every tensor value defined in `root` (typically a func).
   explicit ShapeConstraintAnalysis(mlir::Operation *root);
 
+  /// Whether `v` is a tensor value the analysis has dims for.
+  bool hasDims(mlir::Value v) const { return dims_.count(v) > 0; }
   /// Dim `da` of `a` provably equals dim `db` of `b` for every input.
   bool isEqual(mlir::Value a, int64_t da, mlir::Value b, int64_t db) const;
   /// `a` and `b` provably have the same number of elements.

@@ -50,6 +50,19 @@ def ShapeSimplification
   let dependentDialects = ["::anyshape::dhlo::DhloDialect"];
 }
 
+def SplitWideConcatenations
+    : Pass<"dhlo-split-wide-concatenations", "mlir::func::FuncOp"> {
+  let summary = "Split a concatenate of over 64 operands into chunks";
+  let description = [{
+    A concatenate of n > 64 operands becomes a concatenate of
+    concatenates of k = max(64, ceil(sqrt(n))) consecutive operands (the
+    last chunk takes the rest). Each is one kernel of straight-line copies;
+    bounding their count keeps LLVM's time linear, and chunks of the same
+    operand types become one kernel function.
+  }];
+  let dependentDialects = ["::anyshape::dhlo::DhloDialect"];
+}
+
 def TestPrintFusionPlan
     : Pass<"dhlo-test-print-fusion-plan", "mlir::func::FuncOp"> {
   let summary = "Print the fusion plan (for FileCheck and for users)";

@@ -25,20 +25,18 @@ bool isUncalled(mlir::func::FuncOp func) {
 }
 } // namespace
 
-bool canRetype(mlir::Value value) {
-  auto isArgOfCalledFunction = [&] {
-    auto arg = llvm::dyn_cast<mlir::BlockArgument>(value);
-    auto func =
-        arg ? llvm::dyn_cast<mlir::func::FuncOp>(arg.getOwner()->getParentOp())
-            : nullptr;
-    return func && !isUncalled(func);
-  };
-  if (isArgOfCalledFunction())
+Retyping::Retyping(mlir::func::FuncOp func)
+    : func_(func), uncalled_(isUncalled(func)) {}
+
+bool Retyping::canRetype(mlir::Value value) const {
+  mlir::func::FuncOp func = func_; // op handles' accessors are not const
+  auto arg = llvm::dyn_cast<mlir::BlockArgument>(value);
+  if (arg && arg.getOwner()->getParentOp() == func.getOperation() && !uncalled_)
     return false;
   for (mlir::Operation *user : value.getUsers()) {
+    // A return in this function: values do not cross function bodies.
     if (llvm::isa<mlir::func::ReturnOp>(user)) {
-      auto func = user->getParentOfType<mlir::func::FuncOp>();
-      if (!func || !isUncalled(func))
+      if (!uncalled_)
         return false;
       continue;
     }
@@ -48,8 +46,9 @@ bool canRetype(mlir::Value value) {
   return true;
 }
 
-void updateSignature(mlir::func::FuncOp func) {
-  if (!isUncalled(func) || func.getBody().empty())
+void Retyping::updateSignature() const {
+  mlir::func::FuncOp func = func_;
+  if (!uncalled_ || func.getBody().empty())
     return;
   mlir::Operation *terminator = func.getBody().back().getTerminator();
   func.setType(mlir::FunctionType::get(
@@ -59,6 +58,8 @@ void updateSignature(mlir::func::FuncOp func) {
 
 void buildDhloSimplifyPipeline(mlir::OpPassManager &pm) {
   mlir::OpPassManager &func = pm.nest<mlir::func::FuncOp>();
+  // First, so that propagation types the chunks it makes.
+  func.addPass(createSplitWideConcatenations());
   func.addPass(createShapePropagation());
   func.addPass(createShapeSimplification());
   func.addPass(mlir::createCanonicalizerPass());
@@ -86,7 +87,8 @@ void registerAllDhloPasses() {
   registerDhloPasses();
   mlir::PassPipelineRegistration<>(
       "dhlo-simplify",
-      "Shape propagation, shape simplification, canonicalize, CSE",
+      "Wide concatenates split, shape propagation, shape simplification, "
+      "canonicalize, CSE",
       buildDhloSimplifyPipeline);
 }
 

@@ -4,7 +4,7 @@
 // the more informative of declared and inferred, dim by dim. Refinement only
 // ever adds knowledge consistent with the shape rules, so dhlo users of a
 // refined value stay valid; values with other users keep their types
-// (canRetype).
+// (Retyping).
 //
 //===----------------------------------------------------------------------===//
 #include "ir/dhlo/IR/DhloDialect.h"
@@ -57,6 +57,7 @@ struct ShapePropagationPass : impl::ShapePropagationBase<ShapePropagationPass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     MLIRContext *context = &getContext();
+    Retyping retyping(func);
     func.walk([&](InferTypeOpInterface op) {
       if (op->getDialect() != context->getLoadedDialect<DhloDialect>())
         return;
@@ -68,11 +69,11 @@ struct ShapePropagationPass : impl::ShapePropagationBase<ShapePropagationPass> {
       for (auto [result, type] : llvm::zip(op->getResults(), inferred)) {
         auto declared = llvm::dyn_cast<RankedTensorType>(result.getType());
         auto better = llvm::dyn_cast<RankedTensorType>(type);
-        if (declared && better && canRetype(result))
+        if (declared && better && retyping.canRetype(result))
           result.setType(refine(declared, better));
       }
     });
-    updateSignature(func);
+    retyping.updateSignature();
   }
 };
 

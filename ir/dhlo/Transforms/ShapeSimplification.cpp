@@ -13,6 +13,8 @@
 
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <map>
+
 namespace anyshape::dhlo {
 
 #define GEN_PASS_DEF_SHAPESIMPLIFICATION
@@ -28,19 +30,28 @@ namespace {
 /// equal-sized inputs is then one computation, planned once).
 void readDimsFromArguments(func::FuncOp func,
                            const ShapeConstraintAnalysis &analysis) {
+  // The first argument dim of each canonical size, collected once: a scan
+  // of every argument per dim_size would be quadratic in a graph's inputs.
+  std::map<std::string, std::pair<BlockArgument, int64_t>> firstArgumentDim;
+  for (BlockArgument arg : func.getArguments()) {
+    auto type = llvm::dyn_cast<RankedTensorType>(arg.getType());
+    if (!type || !analysis.hasDims(arg))
+      continue;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      firstArgumentDim.try_emplace(analysis.canonicalDim(arg, d).toString(),
+                                   arg, d);
+  }
   func.walk([&](DimSizeOp op) {
-    for (BlockArgument arg : func.getArguments()) {
-      auto type = llvm::dyn_cast<RankedTensorType>(arg.getType());
-      if (!type)
-        continue;
-      for (int64_t d = 0; d < type.getRank(); ++d)
-        if (analysis.isEqual(op.getOperand(), op.getDimension(), arg, d)) {
-          if (op.getOperand() != arg || op.getDimension() != d) {
-            op.getOperandMutable().assign(arg);
-            op.setDimension(d);
-          }
-          return;
-        }
+    if (!analysis.hasDims(op.getOperand()))
+      return;
+    auto found = firstArgumentDim.find(
+        analysis.canonicalDim(op.getOperand(), op.getDimension()).toString());
+    if (found == firstArgumentDim.end())
+      return;
+    auto [arg, d] = found->second;
+    if (op.getOperand() != arg || op.getDimension() != d) {
+      op.getOperandMutable().assign(arg);
+      op.setDimension(d);
     }
   });
 }
@@ -86,23 +97,24 @@ struct ShapeSimplificationPass
       // Canonical types of contradictory constraints would make ops
       // invalid; leave the types as they are then.
       if (analysis.contradictions().empty()) {
+        Retyping retyping(func);
         SmallVector<std::pair<Value, Type>> updates;
         func.walk([&](Operation *op) {
           for (Region &region : op->getRegions())
             for (Block &block : region)
               for (BlockArgument arg : block.getArguments())
-                if (canRetype(arg))
+                if (retyping.canRetype(arg))
                   updates.emplace_back(arg, canonicalType(analysis, arg));
           // Only dhlo ops accept any refinement of their result types.
           if (!llvm::isa<DhloDialect>(op->getDialect()))
             return;
           for (Value result : op->getResults())
-            if (canRetype(result))
+            if (retyping.canRetype(result))
               updates.emplace_back(result, canonicalType(analysis, result));
         });
         for (auto &[value, type] : updates)
           value.setType(type);
-        updateSignature(func);
+        retyping.updateSignature();
         readDimsFromArguments(func, analysis);
       }
     }
