@@ -429,6 +429,18 @@ int64_t GraphBuilder::rank(Value x) const {
   return state_->usable({x}) ? state_->type(x).rank() : -1;
 }
 
+std::vector<Dim> GraphBuilder::dims(Value x) const {
+  std::vector<Dim> result;
+  if (!state_->usable({x}))
+    return result;
+  for (const SymExpr &dim : state_->type(x).dims) {
+    std::vector<std::string> symbols = dim.symbols();
+    bool fresh = std::any_of(symbols.begin(), symbols.end(), isFreshSymbolName);
+    result.push_back(fresh ? Dim("?") : Dim(dim.toString()));
+  }
+  return result;
+}
+
 DType GraphBuilder::dtype(Value x) const {
   return state_->usable({x}) ? state_->type(x).dtype : v1::DTYPE_UNSPECIFIED;
 }

@@ -2,6 +2,8 @@
 // ImportCommand.cpp, being the only one that needs MLIR types).
 #include "Cli.h"
 
+#include "frontend/onnx/OnnxImport.h"
+
 #include "ir/graph/Bindings.h"
 #include "ir/graph/Fingerprint.h"
 #include "ir/graph/GraphText.h"
@@ -27,6 +29,12 @@ std::string shapeString(const std::vector<int64_t> &shape) {
 }
 
 } // namespace
+
+StatusOr<v1::Graph> loadModelFile(const std::string &path) {
+  if (path.size() > 5 && path.compare(path.size() - 5, 5, ".onnx") == 0)
+    return onnx::importOnnxFile(path);
+  return loadGraphFile(path);
+}
 
 int fail(const Status &status) {
   std::fprintf(stderr, "error: %s\n", status.message().c_str());
@@ -95,7 +103,7 @@ bool takeOption(const std::vector<std::string> &args, size_t &i,
 int runValidate(const GlobalOptions &, const std::vector<std::string> &args) {
   if (args.size() != 1 || args[0].rfind("--", 0) == 0)
     return usage("validate takes exactly one FILE");
-  auto graph = loadGraphFile(args[0]);
+  auto graph = loadModelFile(args[0]);
   if (!graph)
     return fail(graph.status());
   auto info = validateGraph(*graph);
@@ -121,7 +129,7 @@ int runFingerprint(const GlobalOptions &,
                    const std::vector<std::string> &args) {
   if (args.size() != 1 || args[0].rfind("--", 0) == 0)
     return usage("fingerprint takes exactly one FILE");
-  auto graph = loadGraphFile(args[0]);
+  auto graph = loadModelFile(args[0]);
   if (!graph)
     return fail(graph.status());
   auto fingerprint = fingerprintGraph(*graph);
@@ -224,7 +232,7 @@ int prepareEvalRuns(const std::string &file, const std::string &seedText,
     }
   }
 
-  auto graph = loadGraphFile(file);
+  auto graph = loadModelFile(file);
   if (!graph)
     return fail(graph.status());
   auto info = validateGraph(*graph);

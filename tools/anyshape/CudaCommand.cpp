@@ -30,7 +30,7 @@ int runCudaKernels(const GlobalOptions &,
   if (!target)
     return usage("unknown chip '" + chip + "' (available: sm_80, sm_90)");
   options.pipeline.target = *target;
-  auto graph = loadGraphFile(file);
+  auto graph = loadModelFile(file);
   if (!graph)
     return fail(graph.status());
   auto start = std::chrono::steady_clock::now();

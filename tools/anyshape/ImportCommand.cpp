@@ -20,7 +20,7 @@ namespace {
 /// "error: <message>" line per problem to stderr.
 mlir::OwningOpRef<mlir::ModuleOp> loadAndImport(const std::string &file,
                                                 mlir::MLIRContext &context) {
-  auto graph = loadGraphFile(file);
+  auto graph = loadModelFile(file);
   if (!graph) {
     std::fprintf(stderr, "error: %s\n", graph.status().message().c_str());
     return nullptr;

@@ -20,6 +20,9 @@ const char *kUsage = R"(usage: anyshape [--server ADDR] <command> [args]
                        for every shape, and executes; other commands run
                        in-process only
 
+FILE is a graph: .pbtxt text, a .pb binary, or an ONNX model (.onnx,
+opsets 13-18; its dim_params become the symbols --dims binds).
+
 commands:
   validate FILE        check a graph (.pbtxt text or .pb binary); prints its
                        inputs and output types and the shape checks left

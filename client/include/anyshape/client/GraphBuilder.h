@@ -147,6 +147,9 @@ public:
   /// The first error so far (OK if none).
   const Status &status() const;
   int64_t rank(Value x) const;
+  /// `x`'s dims as they would be written ("seq", "batch*seq", 768), "?"
+  /// where no name is known (empty for an invalid value).
+  std::vector<Dim> dims(Value x) const;
   DType dtype(Value x) const;
   /// "f32[batch, seq, 768]" (for messages and tests).
   std::string typeString(Value x) const;

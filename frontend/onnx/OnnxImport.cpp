@@ -1,0 +1,261 @@
+// The model around the nodes: the opset, the graph inputs (dim_param ->
+// symbol), the initializers (-> constants, their data checked against
+// their shape), then every node in order (OnnxOps.cpp), then the outputs.
+#include "frontend/onnx/OnnxImport.h"
+#include "frontend/onnx/OnnxState.h"
+
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace anyshape::onnx {
+namespace {
+
+/// Bytes per element of the types importTensor reads.
+int64_t elementBytes(v1::DType dtype) {
+  switch (dtype) {
+  case v1::DTYPE_F32:
+  case v1::DTYPE_I32:
+    return 4;
+  case v1::DTYPE_I64:
+    return 8;
+  case v1::DTYPE_BOOL:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+/// A symbol name for `dimParam` ([A-Za-z_][A-Za-z0-9_]*): other
+/// characters become '_' (PyTorch writes names like "batch_size" but also
+/// "Addoutput_dim_1" or "s0 + 1").
+std::string symbolFor(const std::string &dimParam) {
+  std::string name;
+  for (char c : dimParam)
+    name += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])))
+    name = "d_" + name;
+  return name;
+}
+
+StatusOr<std::string> externalBytes(const ::onnx::TensorProto &tensor,
+                                    const std::string &dataDir) {
+  std::string location;
+  int64_t offset = 0, length = -1;
+  for (const auto &entry : tensor.external_data()) {
+    if (entry.key() == "location")
+      location = entry.value();
+    else if (entry.key() == "offset")
+      offset = std::stoll(entry.value());
+    else if (entry.key() == "length")
+      length = std::stoll(entry.value());
+  }
+  if (dataDir.empty())
+    return invalidArgument("initializer '" + tensor.name() +
+                           "' is stored outside the model: import the "
+                           "model file, with its data beside it");
+  if (location.empty() || location.find("..") != std::string::npos ||
+      location[0] == '/')
+    return invalidArgument("initializer '" + tensor.name() +
+                           "': external data location '" + location +
+                           "' is not a file name beside the model");
+  std::ifstream in(dataDir + "/" + location, std::ios::binary);
+  if (!in)
+    return invalidArgument("initializer '" + tensor.name() +
+                           "': cannot read external data file '" + location +
+                           "'");
+  in.seekg(0, std::ios::end);
+  int64_t size = in.tellg();
+  if (length < 0)
+    length = size - offset;
+  if (offset < 0 || length < 0 || offset + length > size)
+    return invalidArgument("initializer '" + tensor.name() +
+                           "': external data range is outside '" + location +
+                           "'");
+  std::string bytes(static_cast<size_t>(length), '\0');
+  in.seekg(offset);
+  in.read(bytes.data(), length);
+  return bytes;
+}
+
+template <typename T, typename Field> std::string bytesOf(const Field &field) {
+  std::string bytes(field.size() * sizeof(T), '\0');
+  for (int i = 0; i < field.size(); ++i) {
+    T value = static_cast<T>(field.Get(i));
+    std::memcpy(bytes.data() + i * sizeof(T), &value, sizeof(T));
+  }
+  return bytes;
+}
+
+Status importInput(ImportState &state, const ::onnx::ValueInfoProto &input) {
+  const auto &type = input.type();
+  if (!type.has_tensor_type())
+    return invalidArgument("graph input '" + input.name() +
+                           "' is not a tensor");
+  std::optional<v1::DType> dtype = wireDType(type.tensor_type().elem_type());
+  if (!dtype)
+    return invalidArgument("graph input '" + input.name() + "': element type " +
+                           std::to_string(type.tensor_type().elem_type()) +
+                           " is not supported");
+  if (!type.tensor_type().has_shape())
+    return invalidArgument("graph input '" + input.name() +
+                           "' has no shape (its rank is needed)");
+  std::vector<client::Dim> dims;
+  int unnamed = 0;
+  for (const auto &dim : type.tensor_type().shape().dim()) {
+    if (dim.has_dim_value())
+      dims.emplace_back(dim.dim_value());
+    else if (dim.has_dim_param() && !dim.dim_param().empty())
+      dims.emplace_back(symbolFor(dim.dim_param()));
+    else // an unnamed dynamic dim: a symbol of its own
+      dims.emplace_back(symbolFor(input.name()) + "_dim" +
+                        std::to_string(unnamed++));
+  }
+  state.values[input.name()] =
+      state.builder.parameter(input.name(), *dtype, dims);
+  return Status::ok();
+}
+
+} // namespace
+
+std::string describe(const ::onnx::NodeProto &node) {
+  return "node '" + node.name() + "' (" + node.op_type() + ")";
+}
+
+std::optional<v1::DType> wireDType(int32_t onnxElementType) {
+  switch (onnxElementType) {
+  case ::onnx::TensorProto::FLOAT:
+    return v1::DTYPE_F32;
+  case ::onnx::TensorProto::INT32:
+    return v1::DTYPE_I32;
+  case ::onnx::TensorProto::INT64:
+    return v1::DTYPE_I64;
+  case ::onnx::TensorProto::BOOL:
+    return v1::DTYPE_BOOL;
+  default:
+    return std::nullopt;
+  }
+}
+
+StatusOr<client::Value> importTensor(ImportState &state,
+                                     const ::onnx::TensorProto &tensor,
+                                     const std::string &dataDir) {
+  std::optional<v1::DType> dtype = wireDType(tensor.data_type());
+  if (!dtype)
+    return invalidArgument("tensor '" + tensor.name() + "': element type " +
+                           std::to_string(tensor.data_type()) +
+                           " is not supported");
+  std::vector<int64_t> shape(tensor.dims().begin(), tensor.dims().end());
+  int64_t count = 1;
+  for (int64_t d : shape) {
+    if (d < 0 || (d > 0 && count > (int64_t{1} << 40) / d))
+      return invalidArgument("tensor '" + tensor.name() +
+                             "': shape is negative or too large");
+    count *= d;
+  }
+  std::string bytes;
+  if (tensor.data_location() == ::onnx::TensorProto::EXTERNAL) {
+    ANYSHAPE_ASSIGN_OR_RETURN(bytes, externalBytes(tensor, dataDir));
+  } else if (tensor.has_raw_data()) {
+    bytes = tensor.raw_data();
+  } else if (*dtype == v1::DTYPE_F32) {
+    bytes = bytesOf<float>(tensor.float_data());
+  } else if (*dtype == v1::DTYPE_I64) {
+    bytes = bytesOf<int64_t>(tensor.int64_data());
+  } else { // int32 and bool are stored in int32_data
+    bytes = *dtype == v1::DTYPE_I32 ? bytesOf<int32_t>(tensor.int32_data())
+                                    : bytesOf<int8_t>(tensor.int32_data());
+  }
+  int64_t expected = count * elementBytes(*dtype);
+  if (static_cast<int64_t>(bytes.size()) != expected)
+    return invalidArgument(
+        "tensor '" + tensor.name() + "': " + std::to_string(bytes.size()) +
+        " bytes of data for " + std::to_string(count) + " elements (expected " +
+        std::to_string(expected) + ")");
+  if (*dtype == v1::DTYPE_I64 && count <= 64) {
+    std::vector<int64_t> ints(static_cast<size_t>(count));
+    std::memcpy(ints.data(), bytes.data(), bytes.size());
+    state.knownInts[tensor.name()] = ints;
+  }
+  return state.builder.constant(*dtype, shape, std::move(bytes));
+}
+
+StatusOr<v1::Graph> importOnnx(const std::string &bytes,
+                               const std::string &externalDataDir) {
+  ::onnx::ModelProto model;
+  if (!model.ParseFromString(bytes))
+    return invalidArgument("not an ONNX model: the bytes do not parse as a "
+                           "ModelProto (truncated or another format?)");
+  if (!model.has_graph())
+    return invalidArgument("the ONNX model has no graph");
+  int64_t opset = -1;
+  for (const auto &import : model.opset_import())
+    if (import.domain().empty() || import.domain() == "ai.onnx")
+      opset = import.version();
+  if (opset < kMinOpset || opset > kMaxOpset)
+    return invalidArgument(
+        "ONNX opset " + std::to_string(opset) + " is not supported (" +
+        std::to_string(kMinOpset) + "-" + std::to_string(kMaxOpset) +
+        "; re-export with e.g. torch.onnx.export(..., opset_version=17))");
+  const ::onnx::GraphProto &graph = model.graph();
+  ImportState state(graph.name().empty() ? "onnx_model" : graph.name());
+  state.opset = opset;
+
+  std::set<std::string> initialized;
+  for (const auto &tensor : graph.initializer()) {
+    ANYSHAPE_ASSIGN_OR_RETURN(client::Value value,
+                              importTensor(state, tensor, externalDataDir));
+    state.values[tensor.name()] = value;
+    initialized.insert(tensor.name());
+  }
+  for (const auto &input : graph.input())
+    if (!initialized.count(input.name())) // older exporters list both
+      ANYSHAPE_RETURN_IF_ERROR(importInput(state, input));
+
+  for (const auto &node : graph.node()) {
+    if (!node.domain().empty() && node.domain() != "ai.onnx")
+      return invalidArgument(describe(node) + ": domain '" + node.domain() +
+                             "' is not supported");
+    std::vector<client::Value> inputs;
+    for (const std::string &name : node.input()) {
+      if (name.empty()) { // an omitted optional input
+        inputs.emplace_back();
+        continue;
+      }
+      auto found = state.values.find(name);
+      if (found == state.values.end())
+        return invalidArgument(describe(node) + ": input '" + name +
+                               "' is not defined before the node (the graph "
+                               "is out of order, cyclic, or names an "
+                               "unknown value)");
+      inputs.push_back(found->second);
+    }
+    ANYSHAPE_RETURN_IF_ERROR(importNode(state, node, inputs));
+    if (!state.builder.status().isOk())
+      return invalidArgument(describe(node) + ": " +
+                             state.builder.status().message());
+  }
+  for (const auto &output : graph.output()) {
+    auto found = state.values.find(output.name());
+    if (found == state.values.end())
+      return invalidArgument("graph output '" + output.name() +
+                             "' is not computed by any node");
+    state.builder.output(found->second, output.name());
+  }
+  return state.builder.build();
+}
+
+StatusOr<v1::Graph> importOnnxFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return invalidArgument("cannot read '" + path + "'");
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  std::string dir = path.find('/') == std::string::npos
+                        ? "."
+                        : path.substr(0, path.rfind('/'));
+  return importOnnx(bytes.str(), dir);
+}
+
+} // namespace anyshape::onnx

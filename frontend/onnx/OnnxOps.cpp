@@ -1,0 +1,467 @@
+// One ONNX node at a time, through client::GraphBuilder. Each op names the
+// attributes it reads; any other attribute on the node is an error, so a
+// model that depends on a behaviour not translated here is refused rather
+// than imported with a different meaning.
+#include "frontend/onnx/OnnxState.h"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <set>
+
+namespace anyshape::onnx {
+namespace {
+
+using client::Dim;
+using client::Value;
+
+struct Node {
+  ImportState &state;
+  const ::onnx::NodeProto &proto;
+  const std::vector<Value> &inputs;
+  client::GraphBuilder &b;
+
+  const ::onnx::AttributeProto *attribute(const std::string &name) const {
+    for (const auto &a : proto.attribute())
+      if (a.name() == name)
+        return &a;
+    return nullptr;
+  }
+  int64_t attrInt(const std::string &name, int64_t fallback) const {
+    const auto *a = attribute(name);
+    return a ? a->i() : fallback;
+  }
+  float attrFloat(const std::string &name, float fallback) const {
+    const auto *a = attribute(name);
+    return a ? a->f() : fallback;
+  }
+  std::optional<std::vector<int64_t>> attrInts(const std::string &name) const {
+    const auto *a = attribute(name);
+    if (!a)
+      return std::nullopt;
+    return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+  }
+  Status error(const std::string &what) const {
+    return invalidArgument(describe(proto) + ": " + what);
+  }
+  /// Input `k`, which must be present.
+  StatusOr<Value> input(size_t k) const {
+    if (k >= inputs.size() || !inputs[k].isValid())
+      return error("input " + std::to_string(k) + " is missing");
+    return inputs[k];
+  }
+  /// The elements of int64 input `k`, which must be known at import time.
+  StatusOr<std::vector<int64_t>> knownInput(size_t k) const {
+    if (k >= static_cast<size_t>(proto.input_size()))
+      return error("input " + std::to_string(k) + " is missing");
+    auto found = state.knownInts.find(proto.input(k));
+    if (found == state.knownInts.end())
+      return error("input '" + proto.input(k) +
+                   "' must be an int64 constant (computed shapes are not "
+                   "supported yet)");
+    return found->second;
+  }
+  Status define(Value value, size_t k = 0) {
+    if (k >= static_cast<size_t>(proto.output_size()))
+      return error("has no output " + std::to_string(k));
+    state.values[proto.output(k)] = value;
+    return Status::ok();
+  }
+  int64_t rank(Value x) const { return b.rank(x); }
+  StatusOr<int64_t> axis(int64_t a, int64_t r) const {
+    if (a < -r || a >= std::max<int64_t>(r, 1))
+      return error("axis " + std::to_string(a) + " is out of range for rank " +
+                   std::to_string(r));
+    return a < 0 ? a + r : a;
+  }
+};
+
+using Translate = std::function<Status(Node &)>;
+
+struct OpRule {
+  std::set<std::string> attributes;
+  Translate translate;
+};
+
+Translate unary(Value (client::GraphBuilder::*op)(Value)) {
+  return [op](Node &n) -> Status {
+    ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+    return n.define((n.b.*op)(x));
+  };
+}
+
+Translate binary(const char *op) {
+  return [op](Node &n) -> Status {
+    if (n.inputs.size() != 2) // Max and Min are variadic in ONNX
+      return n.error("takes " + std::to_string(n.inputs.size()) +
+                     " inputs; only 2 are supported");
+    ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+    ANYSHAPE_ASSIGN_OR_RETURN(Value y, n.input(1));
+    return n.define(n.b.binary(op, x, y));
+  };
+}
+
+/// `x` with size-1 dims inserted at `axes` (of the result).
+StatusOr<Value> unsqueeze(Node &n, Value x, std::vector<int64_t> axes) {
+  std::vector<Dim> dims = n.b.dims(x);
+  int64_t r = static_cast<int64_t>(dims.size() + axes.size());
+  std::vector<bool> inserted(static_cast<size_t>(r), false);
+  for (int64_t a : axes) {
+    ANYSHAPE_ASSIGN_OR_RETURN(int64_t at, n.axis(a, r));
+    inserted[static_cast<size_t>(at)] = true;
+  }
+  std::vector<Dim> shape;
+  size_t next = 0;
+  for (int64_t d = 0; d < r; ++d)
+    shape.push_back(inserted[d] ? Dim(1) : dims[next++]);
+  return n.b.reshape(x, shape);
+}
+
+Status reduction(Node &n, client::Reduction kind, bool mean) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+  int64_t r = n.rank(x);
+  std::optional<std::vector<int64_t>> axes = n.attrInts("axes");
+  if (n.proto.input_size() > 1 && !n.proto.input(1).empty()) {
+    ANYSHAPE_ASSIGN_OR_RETURN(axes, n.knownInput(1));
+  }
+  std::vector<int64_t> dims;
+  if (!axes || axes->empty()) {
+    if (n.attrInt("noop_with_empty_axes", 0))
+      return n.define(x);
+    for (int64_t d = 0; d < r; ++d)
+      dims.push_back(d);
+  } else {
+    for (int64_t a : *axes) {
+      ANYSHAPE_ASSIGN_OR_RETURN(int64_t d, n.axis(a, r));
+      dims.push_back(d);
+    }
+  }
+  std::sort(dims.begin(), dims.end());
+  Value reduced = n.b.reduce(x, dims, kind);
+  if (mean) {
+    Value count = n.b.scalar(1.0, n.b.dtype(x));
+    for (int64_t d : dims)
+      count = n.b.mul(count, n.b.convert(n.b.dimSize(x, d), n.b.dtype(x)));
+    reduced = n.b.div(reduced, count);
+  }
+  if (n.attrInt("keepdims", 1)) {
+    ANYSHAPE_ASSIGN_OR_RETURN(reduced, unsqueeze(n, reduced, dims));
+  }
+  return n.define(reduced);
+}
+
+Status matmul(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+  ANYSHAPE_ASSIGN_OR_RETURN(Value w, n.input(1));
+  if (n.rank(x) < 2 || n.rank(w) < 2)
+    return n.error("MatMul of a rank-1 operand is not supported");
+  return n.define(n.b.matmul(x, w));
+}
+
+Status gemm(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value a, n.input(0));
+  ANYSHAPE_ASSIGN_OR_RETURN(Value w, n.input(1));
+  if (n.rank(a) != 2 || n.rank(w) != 2)
+    return n.error("Gemm operands must have rank 2");
+  if (n.attrInt("transA", 0))
+    a = n.b.transpose(a, {1, 0});
+  if (n.attrInt("transB", 0))
+    w = n.b.transpose(w, {1, 0});
+  Value y = n.b.matmul(a, w);
+  float alpha = n.attrFloat("alpha", 1.0f), beta = n.attrFloat("beta", 1.0f);
+  if (alpha != 1.0f)
+    y = n.b.mul(y, n.b.scalar(alpha));
+  if (n.inputs.size() > 2 && n.inputs[2].isValid()) {
+    Value c = n.inputs[2];
+    if (beta != 1.0f)
+      c = n.b.mul(c, n.b.scalar(beta));
+    y = n.b.add(y, c);
+  }
+  return n.define(y);
+}
+
+Status reshape(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, n.knownInput(1));
+  bool allowZero = n.attrInt("allowzero", 0) != 0;
+  std::vector<Dim> dims = n.b.dims(x), result;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 0 && !allowZero) {
+      if (d >= dims.size())
+        return n.error("shape entry 0 at " + std::to_string(d) +
+                       " copies a dim the input does not have");
+      result.push_back(dims[d]);
+    } else {
+      result.emplace_back(shape[d]);
+    }
+  }
+  return n.define(n.b.reshape(x, result));
+}
+
+Status transpose(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+  std::vector<int64_t> perm;
+  if (auto given = n.attrInts("perm"))
+    perm = *given;
+  else
+    for (int64_t d = n.rank(x) - 1; d >= 0; --d)
+      perm.push_back(d);
+  return n.define(n.b.transpose(x, perm));
+}
+
+Status constant(Node &n) {
+  const auto *value = n.attribute("value");
+  if (value) {
+    // Named as the output, so that its ints (if known) are recorded for it.
+    ::onnx::TensorProto tensor = value->t();
+    tensor.set_name(n.proto.output_size() ? n.proto.output(0) : "");
+    ANYSHAPE_ASSIGN_OR_RETURN(Value v, importTensor(n.state, tensor, ""));
+    return n.define(v);
+  }
+  if (const auto *f = n.attribute("value_float"))
+    return n.define(n.b.scalar(f->f()));
+  if (const auto *i = n.attribute("value_int")) {
+    n.state.knownInts[n.proto.output(0)] = {i->i()};
+    return n.define(n.b.scalar(static_cast<double>(i->i()), v1::DTYPE_I64));
+  }
+  if (const auto *ints = n.attribute("value_ints")) {
+    std::vector<int64_t> v(ints->ints().begin(), ints->ints().end());
+    std::string bytes(v.size() * sizeof(int64_t), '\0');
+    std::memcpy(bytes.data(), v.data(), bytes.size());
+    n.state.knownInts[n.proto.output(0)] = v;
+    return n.define(
+        n.b.constant(v1::DTYPE_I64, {static_cast<int64_t>(v.size())}, bytes));
+  }
+  return n.error("only value, value_float, value_int and value_ints "
+                 "constants are supported");
+}
+
+Status cast(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+  std::optional<v1::DType> to =
+      wireDType(static_cast<int32_t>(n.attrInt("to", 0)));
+  if (!to)
+    return n.error("cast to element type " +
+                   std::to_string(n.attrInt("to", 0)) + " is not supported");
+  return n.define(n.b.convert(x, *to));
+}
+
+Status squeeze(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+  std::vector<Dim> dims = n.b.dims(x);
+  std::set<int64_t> drop;
+  if (n.proto.input_size() > 1 && !n.proto.input(1).empty()) {
+    ANYSHAPE_ASSIGN_OR_RETURN(std::vector<int64_t> axes, n.knownInput(1));
+    for (int64_t a : axes) {
+      ANYSHAPE_ASSIGN_OR_RETURN(int64_t d, n.axis(a, n.rank(x)));
+      drop.insert(d);
+    }
+  } else {
+    for (size_t d = 0; d < dims.size(); ++d)
+      if (dims[d].text() == "1")
+        drop.insert(static_cast<int64_t>(d));
+  }
+  std::vector<Dim> shape;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (!drop.count(static_cast<int64_t>(d)))
+      shape.push_back(dims[d]);
+    else if (dims[d].text() != "1")
+      return n.error("squeezes dim " + std::to_string(d) + " of size " +
+                     dims[d].text() + ", which is not 1");
+  }
+  return n.define(n.b.reshape(x, shape));
+}
+
+/// `xs` broadcast numpy-style to one shape (ranks aligned on the right;
+/// a dim of 1 stretches to the others'), for ops the builder does not
+/// broadcast itself.
+StatusOr<std::vector<Value>> broadcastAll(Node &n, std::vector<Value> xs) {
+  size_t rank = 0;
+  for (Value x : xs)
+    rank = std::max(rank, n.b.dims(x).size());
+  std::vector<Dim> target(rank, Dim(1));
+  for (Value x : xs) {
+    std::vector<Dim> dims = n.b.dims(x);
+    for (size_t d = 0; d < dims.size(); ++d) {
+      Dim &t = target[rank - dims.size() + d];
+      if (t.text() == "1")
+        t = dims[d];
+      else if (dims[d].text() != "1" && dims[d].text() != t.text())
+        return n.error("cannot broadcast dim " + dims[d].text() + " to " +
+                       t.text());
+    }
+  }
+  for (Value &x : xs) {
+    std::vector<Dim> dims = n.b.dims(x);
+    bool same = dims.size() == rank;
+    for (size_t d = 0; same && d < rank; ++d)
+      same = dims[d].text() == target[d].text();
+    if (same)
+      continue;
+    // broadcast_in_dim maps operand dims to result dims; a stretched dim
+    // of 1 first drops out of the operand (a reshape), as numpy implies.
+    std::vector<Dim> kept;
+    std::vector<int64_t> mapping;
+    for (size_t d = 0; d < dims.size(); ++d) {
+      size_t at = rank - dims.size() + d;
+      if (dims[d].text() == "1" && target[at].text() != "1")
+        continue;
+      kept.push_back(dims[d]);
+      mapping.push_back(static_cast<int64_t>(at));
+    }
+    if (kept.size() != dims.size())
+      x = n.b.reshape(x, kept);
+    x = n.b.broadcastInDim(x, target, mapping);
+  }
+  return xs;
+}
+
+Status where(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value c, n.input(0));
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(1));
+  ANYSHAPE_ASSIGN_OR_RETURN(Value y, n.input(2));
+  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<Value> all, broadcastAll(n, {c, x, y}));
+  return n.define(n.b.select(all[0], all[1], all[2]));
+}
+
+const std::map<std::string, OpRule> &rules() {
+  using GB = client::GraphBuilder;
+  static const std::map<std::string, OpRule> table = {
+      {"Add", {{}, binary("add")}},
+      {"Sub", {{}, binary("sub")}},
+      {"Mul", {{}, binary("mul")}},
+      {"Div", {{}, binary("div")}},
+      {"Pow", {{}, binary("pow")}},
+      {"Max", {{}, binary("max")}},
+      {"Min", {{}, binary("min")}},
+      {"Sqrt", {{}, unary(&GB::sqrt)}},
+      {"Erf", {{}, unary(&GB::erf)}},
+      {"Tanh", {{}, unary(&GB::tanh)}},
+      {"Exp", {{}, unary(&GB::exp)}},
+      {"Log", {{}, unary(&GB::log)}},
+      {"Neg", {{}, unary(&GB::neg)}},
+      {"Abs", {{}, unary(&GB::abs)}},
+      {"Sigmoid", {{}, unary(&GB::logistic)}},
+      {"Not", {{}, unary(&GB::logicalNot)}},
+      {"Reciprocal",
+       {{},
+        [](Node &n) -> Status {
+          ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+          return n.define(n.b.div(n.b.scalar(1.0, n.b.dtype(x)), x));
+        }}},
+      {"Relu",
+       {{},
+        [](Node &n) -> Status {
+          ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+          return n.define(n.b.max(x, n.b.scalar(0.0, n.b.dtype(x))));
+        }}},
+      {"Identity",
+       {{},
+        [](Node &n) -> Status {
+          ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+          return n.define(x);
+        }}},
+      {"Equal",
+       {{},
+        [](Node &n) -> Status {
+          ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+          ANYSHAPE_ASSIGN_OR_RETURN(Value y, n.input(1));
+          return n.define(n.b.compare(x, y, client::Comparison::Eq));
+        }}},
+      {"Where", {{}, where}},
+      {"MatMul", {{}, matmul}},
+      {"Gemm", {{"alpha", "beta", "transA", "transB"}, gemm}},
+      {"Softmax",
+       {{"axis"},
+        [](Node &n) -> Status {
+          ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+          ANYSHAPE_ASSIGN_OR_RETURN(int64_t a,
+                                    n.axis(n.attrInt("axis", -1), n.rank(x)));
+          return n.define(n.b.softmax(x, a));
+        }}},
+      {"LayerNormalization",
+       {{"axis", "epsilon", "stash_type"},
+        [](Node &n) -> Status {
+          ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+          ANYSHAPE_ASSIGN_OR_RETURN(Value scale, n.input(1));
+          ANYSHAPE_ASSIGN_OR_RETURN(int64_t a,
+                                    n.axis(n.attrInt("axis", -1), n.rank(x)));
+          if (a != n.rank(x) - 1)
+            return n.error("normalisation over other than the last axis is "
+                           "not supported");
+          if (n.proto.output_size() > 1)
+            return n.error("the mean and inverse-deviation outputs are not "
+                           "supported");
+          Value bias = n.inputs.size() > 2 && n.inputs[2].isValid()
+                           ? n.inputs[2]
+                           : n.b.mul(scale, n.b.scalar(0.0));
+          return n.define(
+              n.b.layerNorm(x, scale, bias, n.attrFloat("epsilon", 1e-5f)));
+        }}},
+      {"Transpose", {{"perm"}, transpose}},
+      {"Reshape", {{"allowzero"}, reshape}},
+      {"Unsqueeze",
+       {{},
+        [](Node &n) -> Status {
+          ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+          ANYSHAPE_ASSIGN_OR_RETURN(std::vector<int64_t> axes, n.knownInput(1));
+          ANYSHAPE_ASSIGN_OR_RETURN(Value y, unsqueeze(n, x, axes));
+          return n.define(y);
+        }}},
+      {"Squeeze", {{}, squeeze}},
+      {"ReduceSum",
+       {{"keepdims", "noop_with_empty_axes"},
+        [](Node &n) { return reduction(n, client::Reduction::Sum, false); }}},
+      {"ReduceMean",
+       {{"axes", "keepdims", "noop_with_empty_axes"},
+        [](Node &n) { return reduction(n, client::Reduction::Sum, true); }}},
+      {"ReduceMax",
+       {{"axes", "keepdims", "noop_with_empty_axes"},
+        [](Node &n) { return reduction(n, client::Reduction::Max, false); }}},
+      {"Gather",
+       {{"axis"},
+        [](Node &n) -> Status {
+          ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+          ANYSHAPE_ASSIGN_OR_RETURN(Value indices, n.input(1));
+          ANYSHAPE_ASSIGN_OR_RETURN(int64_t a,
+                                    n.axis(n.attrInt("axis", 0), n.rank(x)));
+          return n.define(n.b.gather(x, indices, a));
+        }}},
+      {"Concat",
+       {{"axis"},
+        [](Node &n) -> Status {
+          std::vector<Value> xs;
+          for (size_t k = 0; k < n.inputs.size(); ++k) {
+            ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(k));
+            xs.push_back(x);
+          }
+          if (xs.empty())
+            return n.error("has no inputs");
+          ANYSHAPE_ASSIGN_OR_RETURN(
+              int64_t a, n.axis(n.attrInt("axis", 0), n.rank(xs[0])));
+          return n.define(n.b.concatenate(xs, a));
+        }}},
+      {"Cast", {{"to", "saturate"}, cast}},
+      {"Constant",
+       {{"value", "value_float", "value_int", "value_ints"}, constant}},
+  };
+  return table;
+}
+
+} // namespace
+
+Status importNode(ImportState &state, const ::onnx::NodeProto &proto,
+                  const std::vector<Value> &inputs) {
+  auto rule = rules().find(proto.op_type());
+  if (rule == rules().end())
+    return invalidArgument(describe(proto) + ": op '" + proto.op_type() +
+                           "' is not supported by the ONNX importer");
+  for (const auto &a : proto.attribute())
+    if (!rule->second.attributes.count(a.name()))
+      return invalidArgument(describe(proto) + ": attribute '" + a.name() +
+                             "' is not supported");
+  Node node{state, proto, inputs, state.builder};
+  return rule->second.translate(node);
+}
+
+} // namespace anyshape::onnx

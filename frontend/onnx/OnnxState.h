@@ -1,0 +1,47 @@
+// What the ONNX importer carries from node to node (OnnxImport.cpp reads
+// the model into it; OnnxOps.cpp translates one node at a time).
+#pragma once
+
+#include "anyshape/client/GraphBuilder.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace anyshape::onnx {
+
+struct ImportState {
+  client::GraphBuilder builder;
+  /// Every ONNX value defined so far, by name.
+  std::map<std::string, client::Value> values;
+  /// The elements of small int64 tensors known at import time
+  /// (initializers and Constant outputs): Reshape's shape, the axes
+  /// inputs of Unsqueeze, Squeeze and ReduceSum.
+  std::map<std::string, std::vector<int64_t>> knownInts;
+  int64_t opset = 0;
+
+  explicit ImportState(const std::string &name) : builder(name) {}
+};
+
+/// "node 'name' (Op)": how every error names a node.
+std::string describe(const ::onnx::NodeProto &node);
+
+/// Translates `node` (its inputs already defined; "" for an omitted
+/// optional input gives an invalid Value) into `state`, defining its
+/// outputs. An op or attribute not supported is an error naming it.
+Status importNode(ImportState &state, const ::onnx::NodeProto &node,
+                  const std::vector<client::Value> &inputs);
+
+/// The wire dtype of an ONNX element type, or nullopt.
+std::optional<v1::DType> wireDType(int32_t onnxElementType);
+
+/// A constant with `tensor`'s data (raw_data or the typed fields),
+/// checked against its shape; external data is read from `dataDir`.
+StatusOr<client::Value> importTensor(ImportState &state,
+                                     const ::onnx::TensorProto &tensor,
+                                     const std::string &dataDir);
+
+} // namespace anyshape::onnx
