@@ -2,7 +2,7 @@
 // attributes it reads; any other attribute on the node is an error, so a
 // model that depends on a behaviour not translated here is refused rather
 // than imported with a different meaning.
-#include "frontend/onnx/OnnxState.h"
+#include "frontend/onnx/OnnxNode.h"
 
 #include <algorithm>
 #include <cstring>
@@ -11,77 +11,6 @@
 
 namespace anyshape::onnx {
 namespace {
-
-using client::Dim;
-using client::Value;
-
-struct Node {
-  ImportState &state;
-  const ::onnx::NodeProto &proto;
-  const std::vector<Value> &inputs;
-  client::GraphBuilder &b;
-
-  const ::onnx::AttributeProto *attribute(const std::string &name) const {
-    for (const auto &a : proto.attribute())
-      if (a.name() == name)
-        return &a;
-    return nullptr;
-  }
-  int64_t attrInt(const std::string &name, int64_t fallback) const {
-    const auto *a = attribute(name);
-    return a ? a->i() : fallback;
-  }
-  float attrFloat(const std::string &name, float fallback) const {
-    const auto *a = attribute(name);
-    return a ? a->f() : fallback;
-  }
-  std::optional<std::vector<int64_t>> attrInts(const std::string &name) const {
-    const auto *a = attribute(name);
-    if (!a)
-      return std::nullopt;
-    return std::vector<int64_t>(a->ints().begin(), a->ints().end());
-  }
-  Status error(const std::string &what) const {
-    return invalidArgument(describe(proto) + ": " + what);
-  }
-  /// Input `k`, which must be present.
-  StatusOr<Value> input(size_t k) const {
-    if (k >= inputs.size() || !inputs[k].isValid())
-      return error("input " + std::to_string(k) + " is missing");
-    return inputs[k];
-  }
-  /// The elements of int64 input `k`, which must be known at import time.
-  StatusOr<std::vector<int64_t>> knownInput(size_t k) const {
-    if (k >= static_cast<size_t>(proto.input_size()))
-      return error("input " + std::to_string(k) + " is missing");
-    auto found = state.knownInts.find(proto.input(k));
-    if (found == state.knownInts.end())
-      return error("input '" + proto.input(k) +
-                   "' must be an int64 constant (computed shapes are not "
-                   "supported yet)");
-    return found->second;
-  }
-  Status define(Value value, size_t k = 0) {
-    if (k >= static_cast<size_t>(proto.output_size()))
-      return error("has no output " + std::to_string(k));
-    state.values[proto.output(k)] = value;
-    return Status::ok();
-  }
-  int64_t rank(Value x) const { return b.rank(x); }
-  StatusOr<int64_t> axis(int64_t a, int64_t r) const {
-    if (a < -r || a >= std::max<int64_t>(r, 1))
-      return error("axis " + std::to_string(a) + " is out of range for rank " +
-                   std::to_string(r));
-    return a < 0 ? a + r : a;
-  }
-};
-
-using Translate = std::function<Status(Node &)>;
-
-struct OpRule {
-  std::set<std::string> attributes;
-  Translate translate;
-};
 
 Translate unary(Value (client::GraphBuilder::*op)(Value)) {
   return [op](Node &n) -> Status {
@@ -182,17 +111,17 @@ Status gemm(Node &n) {
 
 Status reshape(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
-  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, n.knownInput(1));
+  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<Dim> shape, n.knownDimsInput(1));
   bool allowZero = n.attrInt("allowzero", 0) != 0;
   std::vector<Dim> dims = n.b.dims(x), result;
   for (size_t d = 0; d < shape.size(); ++d) {
-    if (shape[d] == 0 && !allowZero) {
+    if (shape[d].text() == "0" && !allowZero) {
       if (d >= dims.size())
         return n.error("shape entry 0 at " + std::to_string(d) +
                        " copies a dim the input does not have");
       result.push_back(dims[d]);
     } else {
-      result.emplace_back(shape[d]);
+      result.push_back(shape[d]);
     }
   }
   return n.define(n.b.reshape(x, result));
@@ -272,16 +201,45 @@ Status squeeze(Node &n) {
   return n.define(n.b.reshape(x, shape));
 }
 
-/// `xs` broadcast numpy-style to one shape (ranks aligned on the right;
-/// a dim of 1 stretches to the others'), for ops the builder does not
-/// broadcast itself.
-StatusOr<std::vector<Value>> broadcastAll(Node &n, std::vector<Value> xs) {
+} // namespace
+
+StatusOr<Value> broadcastTo(Node &n, Value x, const std::vector<Dim> &target) {
+  std::vector<Dim> dims = n.b.dims(x);
+  size_t rank = target.size();
+  if (dims.size() > rank)
+    return n.error("cannot broadcast rank " + std::to_string(dims.size()) +
+                   " to rank " + std::to_string(rank));
+  bool same = dims.size() == rank;
+  for (size_t d = 0; same && d < rank; ++d)
+    same = dims[d].text() == target[d].text();
+  if (same)
+    return x;
+  // broadcast_in_dim maps operand dims to result dims; a stretched dim of
+  // 1 first drops out of the operand (a reshape), as numpy implies.
+  std::vector<Dim> kept;
+  std::vector<int64_t> mapping;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    size_t at = rank - dims.size() + d;
+    if (dims[d].text() == "1" && target[at].text() != "1")
+      continue;
+    if (dims[d].text() != target[at].text())
+      return n.error("cannot broadcast dim " + dims[d].text() + " to " +
+                     target[at].text());
+    kept.push_back(dims[d]);
+    mapping.push_back(static_cast<int64_t>(at));
+  }
+  if (kept.size() != dims.size())
+    x = n.b.reshape(x, kept);
+  return n.b.broadcastInDim(x, target, mapping);
+}
+
+StatusOr<std::vector<Dim>> broadcastShape(Node &n,
+                                          std::vector<std::vector<Dim>> all) {
   size_t rank = 0;
-  for (Value x : xs)
-    rank = std::max(rank, n.b.dims(x).size());
+  for (const auto &dims : all)
+    rank = std::max(rank, dims.size());
   std::vector<Dim> target(rank, Dim(1));
-  for (Value x : xs) {
-    std::vector<Dim> dims = n.b.dims(x);
+  for (const auto &dims : all)
     for (size_t d = 0; d < dims.size(); ++d) {
       Dim &t = target[rank - dims.size() + d];
       if (t.text() == "1")
@@ -290,43 +248,27 @@ StatusOr<std::vector<Value>> broadcastAll(Node &n, std::vector<Value> xs) {
         return n.error("cannot broadcast dim " + dims[d].text() + " to " +
                        t.text());
     }
-  }
-  for (Value &x : xs) {
-    std::vector<Dim> dims = n.b.dims(x);
-    bool same = dims.size() == rank;
-    for (size_t d = 0; same && d < rank; ++d)
-      same = dims[d].text() == target[d].text();
-    if (same)
-      continue;
-    // broadcast_in_dim maps operand dims to result dims; a stretched dim
-    // of 1 first drops out of the operand (a reshape), as numpy implies.
-    std::vector<Dim> kept;
-    std::vector<int64_t> mapping;
-    for (size_t d = 0; d < dims.size(); ++d) {
-      size_t at = rank - dims.size() + d;
-      if (dims[d].text() == "1" && target[at].text() != "1")
-        continue;
-      kept.push_back(dims[d]);
-      mapping.push_back(static_cast<int64_t>(at));
-    }
-    if (kept.size() != dims.size())
-      x = n.b.reshape(x, kept);
-    x = n.b.broadcastInDim(x, target, mapping);
-  }
-  return xs;
+  return target;
 }
+
+namespace {
 
 Status where(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value c, n.input(0));
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(1));
   ANYSHAPE_ASSIGN_OR_RETURN(Value y, n.input(2));
-  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<Value> all, broadcastAll(n, {c, x, y}));
-  return n.define(n.b.select(all[0], all[1], all[2]));
+  ANYSHAPE_ASSIGN_OR_RETURN(
+      std::vector<Dim> target,
+      broadcastShape(n, {n.b.dims(c), n.b.dims(x), n.b.dims(y)}));
+  ANYSHAPE_ASSIGN_OR_RETURN(c, broadcastTo(n, c, target));
+  ANYSHAPE_ASSIGN_OR_RETURN(x, broadcastTo(n, x, target));
+  ANYSHAPE_ASSIGN_OR_RETURN(y, broadcastTo(n, y, target));
+  return n.define(n.b.select(c, x, y));
 }
 
-const std::map<std::string, OpRule> &rules() {
+std::map<std::string, OpRule> elementRules() {
   using GB = client::GraphBuilder;
-  static const std::map<std::string, OpRule> table = {
+  return {
       {"Add", {{}, binary("add")}},
       {"Sub", {{}, binary("sub")}},
       {"Mul", {{}, binary("mul")}},
@@ -369,6 +311,16 @@ const std::map<std::string, OpRule> &rules() {
           return n.define(n.b.compare(x, y, client::Comparison::Eq));
         }}},
       {"Where", {{}, where}},
+      {"Clip",
+       {{},
+        [](Node &n) -> Status {
+          ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+          if (n.inputs.size() > 1 && n.inputs[1].isValid())
+            x = n.b.max(x, n.inputs[1]);
+          if (n.inputs.size() > 2 && n.inputs[2].isValid())
+            x = n.b.min(x, n.inputs[2]);
+          return n.define(x);
+        }}},
       {"MatMul", {{}, matmul}},
       {"Gemm", {{"alpha", "beta", "transA", "transB"}, gemm}},
       {"Softmax",
@@ -445,15 +397,23 @@ const std::map<std::string, OpRule> &rules() {
       {"Constant",
        {{"value", "value_float", "value_int", "value_ints"}, constant}},
   };
-  return table;
 }
 
 } // namespace
 
+const std::map<std::string, OpRule> &opRules() {
+  static const std::map<std::string, OpRule> table = [] {
+    std::map<std::string, OpRule> rules = elementRules();
+    addShapeRules(rules);
+    return rules;
+  }();
+  return table;
+}
+
 Status importNode(ImportState &state, const ::onnx::NodeProto &proto,
                   const std::vector<Value> &inputs) {
-  auto rule = rules().find(proto.op_type());
-  if (rule == rules().end())
+  auto rule = opRules().find(proto.op_type());
+  if (rule == opRules().end())
     return invalidArgument(describe(proto) + ": op '" + proto.op_type() +
                            "' is not supported by the ONNX importer");
   for (const auto &a : proto.attribute())
@@ -461,7 +421,9 @@ Status importNode(ImportState &state, const ::onnx::NodeProto &proto,
       return invalidArgument(describe(proto) + ": attribute '" + a.name() +
                              "' is not supported");
   Node node{state, proto, inputs, state.builder};
-  return rule->second.translate(node);
+  ANYSHAPE_RETURN_IF_ERROR(rule->second.translate(node));
+  propagateKnownDims(state, proto, inputs);
+  return Status::ok();
 }
 
 } // namespace anyshape::onnx

@@ -21,6 +21,17 @@ struct ImportState {
   /// (initializers and Constant outputs): Reshape's shape, the axes
   /// inputs of Unsqueeze, Squeeze and ReduceSum.
   std::map<std::string, std::vector<int64_t>> knownInts;
+  /// Int64 tensors of rank 0 or 1 whose elements are known as dims
+  /// ("batch", "seq + 1", "8"), though not as numbers: what Shape makes,
+  /// and what Gather, Unsqueeze, Concat and arithmetic make of it
+  /// (OnnxShapeOps.cpp). Reshape, Expand, ConstantOfShape, Range and
+  /// Slice read their shapes from here, so an exported model's shape
+  /// computations become dim expressions and the graph stays symbolic.
+  struct KnownDims {
+    std::vector<std::string> dims;
+    bool scalar = false;
+  };
+  std::map<std::string, KnownDims> knownDims;
   int64_t opset = 0;
 
   explicit ImportState(const std::string &name) : builder(name) {}
@@ -34,6 +45,11 @@ std::string describe(const ::onnx::NodeProto &node);
 /// outputs. An op or attribute not supported is an error naming it.
 Status importNode(ImportState &state, const ::onnx::NodeProto &node,
                   const std::vector<client::Value> &inputs);
+
+/// Records what `node`'s outputs are known to hold as dims, from what its
+/// inputs are known to hold (after the node is translated).
+void propagateKnownDims(ImportState &state, const ::onnx::NodeProto &node,
+                        const std::vector<client::Value> &inputs);
 
 /// The wire dtype of an ONNX element type, or nullopt.
 std::optional<v1::DType> wireDType(int32_t onnxElementType);

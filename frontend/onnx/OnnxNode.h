@@ -1,0 +1,123 @@
+// One node being translated (OnnxOps.cpp, OnnxShapeOps.cpp): its proto,
+// its inputs, attribute and error helpers; and the table entry each op
+// has.
+#pragma once
+
+#include "frontend/onnx/OnnxState.h"
+
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <set>
+
+namespace anyshape::onnx {
+
+using client::Dim;
+using client::Value;
+
+struct Node {
+  ImportState &state;
+  const ::onnx::NodeProto &proto;
+  const std::vector<Value> &inputs;
+  client::GraphBuilder &b;
+
+  const ::onnx::AttributeProto *attribute(const std::string &name) const {
+    for (const auto &a : proto.attribute())
+      if (a.name() == name)
+        return &a;
+    return nullptr;
+  }
+  int64_t attrInt(const std::string &name, int64_t fallback) const {
+    const auto *a = attribute(name);
+    return a ? a->i() : fallback;
+  }
+  float attrFloat(const std::string &name, float fallback) const {
+    const auto *a = attribute(name);
+    return a ? a->f() : fallback;
+  }
+  std::optional<std::vector<int64_t>> attrInts(const std::string &name) const {
+    const auto *a = attribute(name);
+    if (!a)
+      return std::nullopt;
+    return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+  }
+  Status error(const std::string &what) const {
+    return invalidArgument(describe(proto) + ": " + what);
+  }
+  /// Input `k`, which must be present.
+  StatusOr<Value> input(size_t k) const {
+    if (k >= inputs.size() || !inputs[k].isValid())
+      return error("input " + std::to_string(k) + " is missing");
+    return inputs[k];
+  }
+  /// The elements of int64 input `k` as dims, known at import time
+  /// (constants, or shapes computed from Shape).
+  StatusOr<std::vector<Dim>> knownDimsInput(size_t k) const {
+    if (k >= static_cast<size_t>(proto.input_size()))
+      return error("input " + std::to_string(k) + " is missing");
+    std::vector<Dim> dims;
+    if (auto ints = state.knownInts.find(proto.input(k));
+        ints != state.knownInts.end()) {
+      for (int64_t v : ints->second)
+        dims.emplace_back(v);
+      return dims;
+    }
+    auto found = state.knownDims.find(proto.input(k));
+    if (found == state.knownDims.end())
+      return error("input '" + proto.input(k) +
+                   "' must be known at import time (a constant, or "
+                   "computed from Shape by Gather, Unsqueeze, Concat, "
+                   "Add, Sub or Mul)");
+    for (const std::string &d : found->second.dims)
+      dims.emplace_back(d);
+    return dims;
+  }
+  /// The elements of int64 input `k` as numbers, known at import time.
+  StatusOr<std::vector<int64_t>> knownInput(size_t k) const {
+    ANYSHAPE_ASSIGN_OR_RETURN(std::vector<Dim> dims, knownDimsInput(k));
+    std::vector<int64_t> ints;
+    for (const Dim &d : dims) {
+      char *end = nullptr;
+      long long v = std::strtoll(d.text().c_str(), &end, 10);
+      if (d.text().empty() || *end != '\0')
+        return error("input '" + proto.input(k) + "' must be constant, but " +
+                     "holds the size " + d.text());
+      ints.push_back(v);
+    }
+    return ints;
+  }
+  Status define(Value value, size_t k = 0) {
+    if (k >= static_cast<size_t>(proto.output_size()))
+      return error("has no output " + std::to_string(k));
+    state.values[proto.output(k)] = value;
+    return Status::ok();
+  }
+  int64_t rank(Value x) const { return b.rank(x); }
+  StatusOr<int64_t> axis(int64_t a, int64_t r) const {
+    if (a < -r || a >= std::max<int64_t>(r, 1))
+      return error("axis " + std::to_string(a) + " is out of range for rank " +
+                   std::to_string(r));
+    return a < 0 ? a + r : a;
+  }
+};
+
+using Translate = std::function<Status(Node &)>;
+
+struct OpRule {
+  std::set<std::string> attributes;
+  Translate translate;
+};
+
+/// `x` broadcast numpy-style to `target` (ranks aligned on the right; a
+/// dim of 1 stretches), for ops the builder does not broadcast itself.
+StatusOr<Value> broadcastTo(Node &n, Value x, const std::vector<Dim> &target);
+/// The numpy broadcast of several shapes.
+StatusOr<std::vector<Dim>> broadcastShape(Node &n,
+                                          std::vector<std::vector<Dim>> all);
+
+/// The table of every op translated; OnnxShapeOps.cpp adds the ops on
+/// shape tensors.
+const std::map<std::string, OpRule> &opRules();
+void addShapeRules(std::map<std::string, OpRule> &rules);
+
+} // namespace anyshape::onnx

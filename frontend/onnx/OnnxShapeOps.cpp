@@ -1,0 +1,295 @@
+// Shape computations as dim expressions. An exported model computes the
+// shapes of its reshapes and masks at run time: Shape -> Gather ->
+// Unsqueeze -> Concat -> Reshape, with Add/Sub/Mul on the way. Each such
+// int64 tensor is still built as a value (another op may read it as data),
+// and what it holds is also recorded as dims (ImportState::knownDims):
+// "batch", "seq", "batch*seq". The ops that take a shape (Reshape, Expand,
+// ConstantOfShape, Range, Slice) read it from there, so the imported graph
+// stays fully symbolic and compiles once.
+#include "frontend/onnx/OnnxNode.h"
+
+#include "ir/graph/DimText.h"
+
+#include <cstring>
+
+namespace anyshape::onnx {
+namespace {
+
+using KnownDims = ImportState::KnownDims;
+
+std::optional<KnownDims> known(ImportState &state, const std::string &name,
+                               Value value) {
+  if (auto ints = state.knownInts.find(name); ints != state.knownInts.end()) {
+    KnownDims k;
+    for (int64_t v : ints->second)
+      k.dims.push_back(std::to_string(v));
+    k.scalar = state.builder.rank(value) == 0;
+    return k;
+  }
+  if (auto dims = state.knownDims.find(name); dims != state.knownDims.end())
+    return dims->second;
+  return std::nullopt;
+}
+
+std::optional<SymExpr> symExpr(const std::string &text) {
+  auto expr = parseDimExpr(text);
+  return expr.isOk() ? symExprOf(*expr) : std::nullopt;
+}
+
+/// a op b on dim texts (Add, Sub, Mul), or nullopt.
+std::optional<std::string>
+arithmetic(const std::string &op, const std::string &a, const std::string &b) {
+  std::optional<SymExpr> x = symExpr(a), y = symExpr(b);
+  if (!x || !y)
+    return std::nullopt;
+  std::optional<SymExpr> r = op == "Add"   ? SymExpr::add(*x, *y)
+                             : op == "Sub" ? SymExpr::sub(*x, *y)
+                                           : SymExpr::mul(*x, *y);
+  return r ? std::optional<std::string>(r->toString()) : std::nullopt;
+}
+
+Status shape(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+  std::vector<Dim> dims = n.b.dims(x);
+  auto r = static_cast<int64_t>(dims.size());
+  auto clamp = [&](int64_t a) {
+    return std::clamp<int64_t>(a < 0 ? a + r : a, 0, r);
+  };
+  int64_t start = clamp(n.attrInt("start", 0)),
+          end = clamp(n.attrInt("end", r));
+  std::vector<Value> parts;
+  KnownDims k;
+  bool allNamed = true;
+  for (int64_t d = start; d < end; ++d) {
+    parts.push_back(n.b.reshape(n.b.dimSize(x, d), {1}));
+    k.dims.push_back(dims[d].text());
+    allNamed &= dims[d].text() != "?";
+  }
+  Value value = parts.empty() ? n.b.constant(v1::DTYPE_I64, {0}, "")
+                              : (parts.size() == 1 ? parts[0]
+                                                   : n.b.concatenate(parts, 0));
+  if (allNamed)
+    n.state.knownDims[n.proto.output(0)] = k;
+  return n.define(value);
+}
+
+Status constantOfShape(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<Dim> dims, n.knownDimsInput(0));
+  v1::DType dtype = v1::DTYPE_F32;
+  double fill = 0;
+  if (const auto *value = n.attribute("value")) {
+    const ::onnx::TensorProto &t = value->t();
+    std::optional<v1::DType> type = wireDType(t.data_type());
+    if (!type)
+      return n.error("fill of element type " + std::to_string(t.data_type()) +
+                     " is not supported");
+    dtype = *type;
+    std::string raw = t.raw_data();
+    if (dtype == v1::DTYPE_F32)
+      fill = raw.size() == 4 ? *reinterpret_cast<const float *>(raw.data())
+             : t.float_data_size() ? t.float_data(0)
+                                   : 0.0;
+    else if (dtype == v1::DTYPE_I64)
+      fill = raw.size() == 8
+                 ? static_cast<double>(
+                       *reinterpret_cast<const int64_t *>(raw.data()))
+             : t.int64_data_size() ? static_cast<double>(t.int64_data(0))
+                                   : 0.0;
+    else
+      fill = raw.size() >= 1       ? static_cast<double>(raw[0])
+             : t.int32_data_size() ? t.int32_data(0)
+                                   : 0.0;
+  }
+  return n.define(n.b.broadcastInDim(n.b.scalar(fill, dtype), dims, {}));
+}
+
+Status expand(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<Dim> shape, n.knownDimsInput(1));
+  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<Dim> target,
+                            broadcastShape(n, {n.b.dims(x), shape}));
+  ANYSHAPE_ASSIGN_OR_RETURN(Value y, broadcastTo(n, x, target));
+  return n.define(y);
+}
+
+Status range(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value first, n.input(0));
+  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<Dim> start, n.knownDimsInput(0));
+  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<Dim> limit, n.knownDimsInput(1));
+  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<int64_t> delta, n.knownInput(2));
+  if (start.size() != 1 || limit.size() != 1 || delta.size() != 1 ||
+      delta[0] != 1)
+    return n.error("only Range(start, limit, 1) of scalars is supported");
+  std::optional<std::string> count =
+      arithmetic("Sub", limit[0].text(), start[0].text());
+  if (!count)
+    return n.error("cannot take the length " + limit[0].text() + " - " +
+                   start[0].text());
+  v1::DType dtype = n.b.dtype(first);
+  Value iota = n.b.iota(dtype, {Dim(*count)}, 0);
+  return n.define(n.b.add(iota, n.b.convert(first, dtype)));
+}
+
+Status slice(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<Dim> starts, n.knownDimsInput(1));
+  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<Dim> ends, n.knownDimsInput(2));
+  std::vector<Dim> dims = n.b.dims(x);
+  auto r = static_cast<int64_t>(dims.size());
+  std::vector<int64_t> axes, steps(starts.size(), 1);
+  if (n.proto.input_size() > 3 && !n.proto.input(3).empty()) {
+    ANYSHAPE_ASSIGN_OR_RETURN(axes, n.knownInput(3));
+  } else {
+    for (size_t a = 0; a < starts.size(); ++a)
+      axes.push_back(static_cast<int64_t>(a));
+  }
+  if (n.proto.input_size() > 4 && !n.proto.input(4).empty()) {
+    ANYSHAPE_ASSIGN_OR_RETURN(steps, n.knownInput(4));
+  }
+  if (axes.size() != starts.size() || ends.size() != starts.size() ||
+      steps.size() != starts.size())
+    return n.error("starts, ends, axes and steps differ in length");
+  std::vector<Dim> lo(dims.size(), Dim(0)), hi = dims;
+  std::vector<int64_t> stride(dims.size(), 1);
+  // A bound as a dim: negative counts from the end; past the end (exporters
+  // write INT64_MAX for "to the end") is the end.
+  auto bound = [&](const Dim &b, const Dim &size) -> std::optional<Dim> {
+    char *end = nullptr;
+    long long v = std::strtoll(b.text().c_str(), &end, 10);
+    if (*end != '\0') // symbolic: taken as is
+      return b;
+    if (v >= (int64_t{1} << 40)) // INT64_MAX and the like: the end
+      return size;
+    if (v <= -(int64_t{1} << 40)) // INT64_MIN and the like: the start
+      return Dim(0);
+    if (v < 0) {
+      auto from = arithmetic("Add", size.text(), std::to_string(v));
+      return from ? std::optional<Dim>(Dim(*from)) : std::nullopt;
+    }
+    return Dim(static_cast<int64_t>(v));
+  };
+  for (size_t k = 0; k < axes.size(); ++k) {
+    ANYSHAPE_ASSIGN_OR_RETURN(int64_t a, n.axis(axes[k], r));
+    if (steps[k] < 1)
+      return n.error("a step of " + std::to_string(steps[k]) +
+                     " is not supported (only positive steps)");
+    std::optional<Dim> s = bound(starts[k], dims[a]),
+                       e = bound(ends[k], dims[a]);
+    if (!s || !e)
+      return n.error("cannot place the bounds of axis " + std::to_string(a));
+    lo[a] = *s;
+    hi[a] = *e;
+    stride[a] = steps[k];
+  }
+  return n.define(n.b.slice(x, lo, hi, stride));
+}
+
+} // namespace
+
+void addShapeRules(std::map<std::string, OpRule> &rules) {
+  rules["Shape"] = {{"start", "end"}, shape};
+  rules["ConstantOfShape"] = {{"value"}, constantOfShape};
+  rules["Expand"] = {{}, expand};
+  rules["Range"] = {{}, range};
+  rules["Slice"] = {{}, slice};
+}
+
+void propagateKnownDims(ImportState &state, const ::onnx::NodeProto &node,
+                        const std::vector<Value> &inputs) {
+  const std::string &op = node.op_type();
+  if (node.output_size() < 1 || inputs.empty() || op == "Shape")
+    return;
+  auto in = [&](size_t k) -> std::optional<KnownDims> {
+    if (k >= inputs.size() || !inputs[k].isValid())
+      return std::nullopt;
+    return known(state, node.input(static_cast<int>(k)), inputs[k]);
+  };
+  std::optional<KnownDims> result;
+  std::optional<KnownDims> a = in(0);
+  if (!a)
+    return;
+  if (op == "Identity" || op == "Cast") {
+    result = a;
+  } else if (op == "Reshape") { // e.g. a size as a 1-element vector
+    auto out = state.values.find(node.output(0));
+    int64_t rank =
+        out == state.values.end() ? -1 : state.builder.rank(out->second);
+    if (rank == 0 && a->dims.size() == 1)
+      result = KnownDims{a->dims, true};
+    else if (rank == 1)
+      result = KnownDims{a->dims, false};
+  } else if (op == "Gather" && !a->scalar) {
+    std::optional<KnownDims> indices = in(1);
+    if (indices && !indices->dims.empty()) {
+      KnownDims picked;
+      picked.scalar = indices->scalar;
+      for (const std::string &text : indices->dims) {
+        char *end = nullptr;
+        long long i = std::strtoll(text.c_str(), &end, 10);
+        auto size = static_cast<long long>(a->dims.size());
+        if (*end != '\0' || i < -size || i >= size)
+          return;
+        picked.dims.push_back(a->dims[i < 0 ? i + size : i]);
+      }
+      result = picked;
+    }
+  } else if (op == "Slice" && !a->scalar) { // a part of a shape
+    std::optional<KnownDims> starts = in(1), ends = in(2);
+    auto number = [](const KnownDims &k) -> std::optional<long long> {
+      if (k.dims.size() != 1)
+        return std::nullopt;
+      char *end = nullptr;
+      long long v = std::strtoll(k.dims[0].c_str(), &end, 10);
+      return *end == '\0' ? std::optional<long long>(v) : std::nullopt;
+    };
+    bool plain = node.input_size() <= 3 ||
+                 (node.input_size() == 4 && in(3) && number(*in(3)) == 0);
+    if (!starts || !ends || !plain || !number(*starts) || !number(*ends))
+      return;
+    auto size = static_cast<long long>(a->dims.size());
+    auto place = [&](long long v) {
+      return std::clamp(v < 0 ? v + size : v, 0LL, size);
+    };
+    long long first = place(*number(*starts)), last = place(*number(*ends));
+    KnownDims part;
+    for (long long i = first; i < last; ++i)
+      part.dims.push_back(a->dims[i]);
+    result = part;
+  } else if (op == "Unsqueeze" && a->scalar) {
+    result = KnownDims{a->dims, false};
+  } else if (op == "Squeeze" && !a->scalar && a->dims.size() == 1) {
+    result = KnownDims{a->dims, true};
+  } else if (op == "Concat") {
+    KnownDims joined;
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      std::optional<KnownDims> part = in(k);
+      if (!part)
+        return;
+      joined.dims.insert(joined.dims.end(), part->dims.begin(),
+                         part->dims.end());
+    }
+    result = joined;
+  } else if (op == "Add" || op == "Sub" || op == "Mul") {
+    std::optional<KnownDims> b = in(1);
+    if (!b)
+      return;
+    size_t count = std::max(a->dims.size(), b->dims.size());
+    if ((a->dims.size() != count && a->dims.size() != 1) ||
+        (b->dims.size() != count && b->dims.size() != 1))
+      return;
+    KnownDims sum;
+    sum.scalar = a->scalar && b->scalar;
+    for (size_t i = 0; i < count; ++i) {
+      auto r = arithmetic(op, a->dims[a->dims.size() == 1 ? 0 : i],
+                          b->dims[b->dims.size() == 1 ? 0 : i]);
+      if (!r)
+        return;
+      sum.dims.push_back(*r);
+    }
+    result = sum;
+  }
+  if (result)
+    state.knownDims[node.output(0)] = *result;
+}
+
+} // namespace anyshape::onnx
