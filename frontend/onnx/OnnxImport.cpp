@@ -4,6 +4,8 @@
 #include "frontend/onnx/OnnxImport.h"
 #include "frontend/onnx/OnnxState.h"
 
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <set>
@@ -44,12 +46,23 @@ StatusOr<std::string> externalBytes(const ::onnx::TensorProto &tensor,
   std::string location;
   int64_t offset = 0, length = -1;
   for (const auto &entry : tensor.external_data()) {
-    if (entry.key() == "location")
+    if (entry.key() == "location") {
       location = entry.value();
-    else if (entry.key() == "offset")
-      offset = std::stoll(entry.value());
-    else if (entry.key() == "length")
-      length = std::stoll(entry.value());
+      continue;
+    }
+    if (entry.key() != "offset" && entry.key() != "length")
+      continue;
+    // strtoll, not stoll: a malformed number is an error, not a throw.
+    char *end = nullptr;
+    errno = 0;
+    long long value = std::strtoll(entry.value().c_str(), &end, 10);
+    if (entry.value().empty() || *end != '\0' || errno != 0 || value < 0)
+      return invalidArgument("initializer '" + tensor.name() +
+                             "': external "
+                             "data " +
+                             entry.key() + " '" + entry.value() +
+                             "' is not a byte count");
+    (entry.key() == "offset" ? offset : length) = value;
   }
   if (dataDir.empty())
     return invalidArgument("initializer '" + tensor.name() +
@@ -69,7 +82,7 @@ StatusOr<std::string> externalBytes(const ::onnx::TensorProto &tensor,
   int64_t size = in.tellg();
   if (length < 0)
     length = size - offset;
-  if (offset < 0 || length < 0 || offset + length > size)
+  if (length < 0 || offset > size || length > size - offset)
     return invalidArgument("initializer '" + tensor.name() +
                            "': external data range is outside '" + location +
                            "'");

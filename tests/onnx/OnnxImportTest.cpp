@@ -35,6 +35,10 @@ struct ModelBuilder {
     import->set_version(opset);
     graph->set_name("test_model");
   }
+  // `graph` points into `model`: a copy points into its own.
+  ModelBuilder(const ModelBuilder &other)
+      : model(other.model), graph(model.mutable_graph()) {}
+  ModelBuilder &operator=(const ModelBuilder &) = delete;
   void input(const std::string &name, std::vector<std::string> dims,
              int32_t type = ::onnx::TensorProto::FLOAT) {
     auto *in = graph->add_input();
@@ -392,6 +396,12 @@ TEST(OnnxImport, ModelFilesAndTheirExternalDataAreRead) {
   // From bytes alone, or with the data file gone, it is an error.
   expectRefusedHere(anyshape::onnx::importOnnx(external.bytes()),
                     "is stored outside the model");
+  ModelBuilder badOffset = external;
+  badOffset.graph->mutable_initializer(0)->mutable_external_data(1)->set_value(
+      "8x");
+  std::ofstream(dir + "/bad.onnx", std::ios::binary) << badOffset.bytes();
+  expectRefusedHere(anyshape::onnx::importOnnxFile(dir + "/bad.onnx"),
+                    "external data offset '8x' is not a byte count");
   std::filesystem::remove(dir + "/w.bin");
   expectRefusedHere(anyshape::onnx::importOnnxFile(dir + "/model.onnx"),
                     "cannot read external data file 'w.bin'");
