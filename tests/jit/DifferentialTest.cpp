@@ -133,6 +133,24 @@ TEST(Differential, WideConcatenatesMatchAtEveryShape) {
                     "134 copies");
 }
 
+TEST(Differential, ReshapesThatInsertUnitDimsStayViews) {
+  // [seq, batch, 96] + bias -> [1, seq, batch, 3, 32] -> transpose (what
+  // torch.onnx writes for a packed QKV projection): a unit dim before a
+  // symbolic one is still a split of dims, so the add, the reshape and the
+  // transpose are the one kernel the plan has. As a copy through memory
+  // order, codegen made two kernels and the compile failed.
+  GraphBuilder b("unit_dims");
+  Value x = b.parameter("x", v1::DTYPE_F32, {"seq", "batch", 96});
+  Value bias = b.parameter("bias", v1::DTYPE_F32, {96});
+  Value split = b.reshape(b.add(x, bias), {1, "seq", "batch", 3, 32});
+  b.output(b.transpose(split, {3, 1, 2, 0, 4}), "qkv");
+  Value y = b.parameter("y", v1::DTYPE_F32, {"seq", "batch"});
+  b.output(b.exp(b.reshape(b.neg(y), {"seq", 1, "batch"})), "unit_between");
+  checkAcrossShapes(*b.build(),
+                    drawShapes({{"seq", {0, 9}}, {"batch", {1, 3}}}, 6, 8),
+                    "unit dims");
+}
+
 TEST(Differential, StaticSpecialisationMatchesAndRejectsOtherShapes) {
   v1::Graph graph = test::exampleGraph("bert_encoder_layer");
   jit::CompileOptions options;

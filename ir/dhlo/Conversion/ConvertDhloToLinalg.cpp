@@ -69,6 +69,10 @@ splitGroups(ArrayRef<std::optional<SymExpr>> fewer,
     ReassociationIndices group;
     std::optional<int64_t> size = dim->constantValue();
     if (!size) {
+      // Unit dims before it join its group ([seq] -> [1, seq]: PyTorch's
+      // packed QKV reshapes [seq, batch, 96] to [1, seq, batch, 3, 32]).
+      while (j < more.size() && more[j] == SymExpr::constant(1))
+        group.push_back(j++);
       if (j >= more.size() || more[j] != dim)
         return std::nullopt;
       group.push_back(j++);
