@@ -3,9 +3,8 @@
 // their shape), then every node in order (OnnxOps.cpp), then the outputs.
 #include "frontend/onnx/OnnxImport.h"
 #include "frontend/onnx/OnnxState.h"
+#include "ir/graph/DType.h"
 
-#include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <set>
@@ -13,21 +12,6 @@
 
 namespace anyshape::onnx {
 namespace {
-
-/// Bytes per element of the types importTensor reads.
-int64_t elementBytes(v1::DType dtype) {
-  switch (dtype) {
-  case v1::DTYPE_F32:
-  case v1::DTYPE_I32:
-    return 4;
-  case v1::DTYPE_I64:
-    return 8;
-  case v1::DTYPE_BOOL:
-    return 1;
-  default:
-    return 0;
-  }
-}
 
 /// A symbol name for `dimParam` ([A-Za-z_][A-Za-z0-9_]*): other
 /// characters become '_' (PyTorch writes names like "batch_size" but also
@@ -52,17 +36,15 @@ StatusOr<std::string> externalBytes(const ::onnx::TensorProto &tensor,
     }
     if (entry.key() != "offset" && entry.key() != "length")
       continue;
-    // strtoll, not stoll: a malformed number is an error, not a throw.
-    char *end = nullptr;
-    errno = 0;
-    long long value = std::strtoll(entry.value().c_str(), &end, 10);
-    if (entry.value().empty() || *end != '\0' || errno != 0 || value < 0)
+    // Checked, not std::stoll: a malformed number is an error, not a throw.
+    std::optional<int64_t> value = dimNumber(entry.value());
+    if (!value || *value < 0)
       return invalidArgument("initializer '" + tensor.name() +
                              "': external "
                              "data " +
                              entry.key() + " '" + entry.value() +
                              "' is not a byte count");
-    (entry.key() == "offset" ? offset : length) = value;
+    (entry.key() == "offset" ? offset : length) = *value;
   }
   if (dataDir.empty())
     return invalidArgument("initializer '" + tensor.name() +
@@ -180,7 +162,7 @@ StatusOr<client::Value> importTensor(ImportState &state,
     bytes = *dtype == v1::DTYPE_I32 ? bytesOf<int32_t>(tensor.int32_data())
                                     : bytesOf<int8_t>(tensor.int32_data());
   }
-  int64_t expected = count * elementBytes(*dtype);
+  int64_t expected = count * dtypeByteSize(*dtype);
   if (static_cast<int64_t>(bytes.size()) != expected)
     return invalidArgument(
         "tensor '" + tensor.name() + "': " + std::to_string(bytes.size()) +

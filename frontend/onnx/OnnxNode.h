@@ -5,7 +5,6 @@
 
 #include "frontend/onnx/OnnxState.h"
 
-#include <cstdlib>
 #include <functional>
 #include <map>
 #include <set>
@@ -55,34 +54,25 @@ struct Node {
   StatusOr<std::vector<Dim>> knownDimsInput(size_t k) const {
     if (k >= static_cast<size_t>(proto.input_size()))
       return error("input " + std::to_string(k) + " is missing");
-    std::vector<Dim> dims;
-    if (auto ints = state.knownInts.find(proto.input(k));
-        ints != state.knownInts.end()) {
-      for (int64_t v : ints->second)
-        dims.emplace_back(v);
-      return dims;
-    }
-    auto found = state.knownDims.find(proto.input(k));
-    if (found == state.knownDims.end())
+    std::optional<ImportState::KnownDims> known = knownDimsOf(
+        state, proto.input(k), k < inputs.size() ? inputs[k] : Value());
+    if (!known)
       return error("input '" + proto.input(k) +
                    "' must be known at import time (a constant, or "
                    "computed from Shape by Gather, Unsqueeze, Concat, "
                    "Add, Sub or Mul)");
-    for (const std::string &d : found->second.dims)
-      dims.emplace_back(d);
-    return dims;
+    return std::vector<Dim>(known->dims.begin(), known->dims.end());
   }
   /// The elements of int64 input `k` as numbers, known at import time.
   StatusOr<std::vector<int64_t>> knownInput(size_t k) const {
     ANYSHAPE_ASSIGN_OR_RETURN(std::vector<Dim> dims, knownDimsInput(k));
     std::vector<int64_t> ints;
     for (const Dim &d : dims) {
-      char *end = nullptr;
-      long long v = std::strtoll(d.text().c_str(), &end, 10);
-      if (d.text().empty() || *end != '\0')
+      std::optional<int64_t> v = dimNumber(d.text());
+      if (!v)
         return error("input '" + proto.input(k) + "' must be constant, but " +
                      "holds the size " + d.text());
-      ints.push_back(v);
+      ints.push_back(*v);
     }
     return ints;
   }

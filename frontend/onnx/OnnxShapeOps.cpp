@@ -10,26 +10,13 @@
 
 #include "ir/graph/DimText.h"
 
-#include <cstring>
+#include <cerrno>
+#include <cstdlib>
 
 namespace anyshape::onnx {
 namespace {
 
 using KnownDims = ImportState::KnownDims;
-
-std::optional<KnownDims> known(ImportState &state, const std::string &name,
-                               Value value) {
-  if (auto ints = state.knownInts.find(name); ints != state.knownInts.end()) {
-    KnownDims k;
-    for (int64_t v : ints->second)
-      k.dims.push_back(std::to_string(v));
-    k.scalar = state.builder.rank(value) == 0;
-    return k;
-  }
-  if (auto dims = state.knownDims.find(name); dims != state.knownDims.end())
-    return dims->second;
-  return std::nullopt;
-}
 
 std::optional<SymExpr> symExpr(const std::string &text) {
   auto expr = parseDimExpr(text);
@@ -154,10 +141,10 @@ Status slice(Node &n) {
   // A bound as a dim: negative counts from the end; past the end (exporters
   // write INT64_MAX for "to the end") is the end.
   auto bound = [&](const Dim &b, const Dim &size) -> std::optional<Dim> {
-    char *end = nullptr;
-    long long v = std::strtoll(b.text().c_str(), &end, 10);
-    if (*end != '\0') // symbolic: taken as is
+    std::optional<int64_t> number = dimNumber(b.text());
+    if (!number) // symbolic: taken as is
       return b;
+    int64_t v = *number;
     if (v >= (int64_t{1} << 40)) // INT64_MAX and the like: the end
       return size;
     if (v <= -(int64_t{1} << 40)) // INT64_MIN and the like: the start
@@ -186,6 +173,31 @@ Status slice(Node &n) {
 
 } // namespace
 
+std::optional<KnownDims> knownDimsOf(const ImportState &state,
+                                     const std::string &name, Value value) {
+  if (auto ints = state.knownInts.find(name); ints != state.knownInts.end()) {
+    KnownDims k;
+    for (int64_t v : ints->second)
+      k.dims.push_back(std::to_string(v));
+    k.scalar = value.isValid() && state.builder.rank(value) == 0;
+    return k;
+  }
+  if (auto dims = state.knownDims.find(name); dims != state.knownDims.end())
+    return dims->second;
+  return std::nullopt;
+}
+
+std::optional<int64_t> dimNumber(const std::string &text) {
+  if (text.empty())
+    return std::nullopt;
+  char *end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(text.c_str(), &end, 10);
+  if (*end != '\0' || errno != 0)
+    return std::nullopt;
+  return static_cast<int64_t>(v);
+}
+
 void addShapeRules(std::map<std::string, OpRule> &rules) {
   rules["Shape"] = {{"start", "end"}, shape};
   rules["ConstantOfShape"] = {{"value"}, constantOfShape};
@@ -202,7 +214,7 @@ void propagateKnownDims(ImportState &state, const ::onnx::NodeProto &node,
   auto in = [&](size_t k) -> std::optional<KnownDims> {
     if (k >= inputs.size() || !inputs[k].isValid())
       return std::nullopt;
-    return known(state, node.input(static_cast<int>(k)), inputs[k]);
+    return knownDimsOf(state, node.input(static_cast<int>(k)), inputs[k]);
   };
   std::optional<KnownDims> result;
   std::optional<KnownDims> a = in(0);
@@ -224,35 +236,30 @@ void propagateKnownDims(ImportState &state, const ::onnx::NodeProto &node,
       KnownDims picked;
       picked.scalar = indices->scalar;
       for (const std::string &text : indices->dims) {
-        char *end = nullptr;
-        long long i = std::strtoll(text.c_str(), &end, 10);
-        auto size = static_cast<long long>(a->dims.size());
-        if (*end != '\0' || i < -size || i >= size)
+        std::optional<int64_t> i = dimNumber(text);
+        auto size = static_cast<int64_t>(a->dims.size());
+        if (!i || *i < -size || *i >= size)
           return;
-        picked.dims.push_back(a->dims[i < 0 ? i + size : i]);
+        picked.dims.push_back(a->dims[*i < 0 ? *i + size : *i]);
       }
       result = picked;
     }
   } else if (op == "Slice" && !a->scalar) { // a part of a shape
     std::optional<KnownDims> starts = in(1), ends = in(2);
-    auto number = [](const KnownDims &k) -> std::optional<long long> {
-      if (k.dims.size() != 1)
-        return std::nullopt;
-      char *end = nullptr;
-      long long v = std::strtoll(k.dims[0].c_str(), &end, 10);
-      return *end == '\0' ? std::optional<long long>(v) : std::nullopt;
+    auto number = [](const KnownDims &k) -> std::optional<int64_t> {
+      return k.dims.size() == 1 ? dimNumber(k.dims[0]) : std::nullopt;
     };
     bool plain = node.input_size() <= 3 ||
                  (node.input_size() == 4 && in(3) && number(*in(3)) == 0);
     if (!starts || !ends || !plain || !number(*starts) || !number(*ends))
       return;
-    auto size = static_cast<long long>(a->dims.size());
-    auto place = [&](long long v) {
-      return std::clamp(v < 0 ? v + size : v, 0LL, size);
+    auto size = static_cast<int64_t>(a->dims.size());
+    auto place = [&](int64_t v) {
+      return std::clamp<int64_t>(v < 0 ? v + size : v, 0, size);
     };
-    long long first = place(*number(*starts)), last = place(*number(*ends));
+    int64_t first = place(*number(*starts)), last = place(*number(*ends));
     KnownDims part;
-    for (long long i = first; i < last; ++i)
+    for (int64_t i = first; i < last; ++i)
       part.dims.push_back(a->dims[i]);
     result = part;
   } else if (op == "Unsqueeze" && a->scalar) {

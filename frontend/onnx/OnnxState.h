@@ -46,6 +46,17 @@ std::string describe(const ::onnx::NodeProto &node);
 Status importNode(ImportState &state, const ::onnx::NodeProto &node,
                   const std::vector<client::Value> &inputs);
 
+/// What int64 tensor `name` (the value `value`) is known to hold as dims:
+/// its elements if it is a small constant (knownInts), else what
+/// knownDims records; nullopt if neither.
+std::optional<ImportState::KnownDims> knownDimsOf(const ImportState &state,
+                                                  const std::string &name,
+                                                  client::Value value);
+
+/// A dim text that is an integer ("8", "-1") as its number; nullopt for
+/// a symbolic one ("seq", "batch*seq").
+std::optional<int64_t> dimNumber(const std::string &text);
+
 /// Records what `node`'s outputs are known to hold as dims, from what its
 /// inputs are known to hold (after the node is translated).
 void propagateKnownDims(ImportState &state, const ::onnx::NodeProto &node,

@@ -220,20 +220,29 @@ ModelBuilder block(int64_t opset = 17) {
   return m;
 }
 
+/// Runs `executable` (compiled from `graph`) at each (batch, seq) against
+/// the reference evaluator; each must run, not merely be refused by both.
+void expectRunsMatchReference(
+    const jit::Executable &executable, const v1::Graph &graph,
+    const std::vector<std::pair<int64_t, int64_t>> &sizes,
+    const std::string &label) {
+  for (auto [batch, seq] : sizes) {
+    bool ran = false;
+    test::expectMatchesReference(executable, graph,
+                                 {{"batch", batch}, {"seq", seq}},
+                                 100 * batch + seq, label, &ran);
+    EXPECT_TRUE(ran) << label << ": batch " << batch << " seq " << seq;
+  }
+}
+
 TEST(OnnxImport, ATransformerBlockCompilesOnceAndMatchesTheReference) {
   auto graph = anyshape::onnx::importOnnx(block().bytes());
   ASSERT_TRUE(graph.isOk()) << graph.status().toString();
   auto compiled = jit::Compiler::compile(*graph);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
   int64_t before = jit::Compiler::compileCount();
-  for (auto [batch, seq] :
-       {std::pair<int64_t, int64_t>{1, 1}, {2, 7}, {1, 33}, {3, 5}}) {
-    bool ran = false;
-    test::expectMatchesReference(**compiled, *graph,
-                                 {{"batch", batch}, {"seq", seq}},
-                                 100 * batch + seq, "onnx block", &ran);
-    EXPECT_TRUE(ran) << "batch " << batch << " seq " << seq;
-  }
+  expectRunsMatchReference(**compiled, *graph,
+                           {{1, 1}, {2, 7}, {1, 33}, {3, 5}}, "onnx block");
   EXPECT_EQ(jit::Compiler::compileCount(), before);
 }
 
@@ -310,13 +319,10 @@ TEST(OnnxImport, ShapeComputationsBecomeDimExpressions) {
   auto compiled = jit::Compiler::compile(*graph);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
   int64_t before = jit::Compiler::compileCount();
-  for (auto [batch, seq] :
-       {std::pair<int64_t, int64_t>{1, 2}, {2, 7}, {3, 33}}) {
-    bool ran = false;
-    test::expectMatchesReference(**compiled, *graph,
-                                 {{"batch", batch}, {"seq", seq}}, seq,
-                                 "exported shapes", &ran);
-    EXPECT_TRUE(ran) << "batch " << batch << " seq " << seq;
+  const std::vector<std::pair<int64_t, int64_t>> sizes = {
+      {1, 2}, {2, 7}, {3, 33}};
+  expectRunsMatchReference(**compiled, *graph, sizes, "exported shapes");
+  for (auto [batch, seq] : sizes) {
     auto shapes = inputShapesFor(*graph, {{"batch", batch}, {"seq", seq}});
     auto inputs = test::randomInputs(*graph, *shapes, 1);
     auto out = (*compiled)->run(inputs.tensors);
