@@ -158,8 +158,8 @@ bool AnyShapeService::waitUntilIdle(Clock::time_point deadline) const {
 
 StatusOr<std::string>
 AnyShapeService::compileKey(const v1::CompileRequest &request) {
-  if (!request.has_graph())
-    return invalidArgument("the request has no graph");
+  if (request.model_case() == v1::CompileRequest::MODEL_NOT_SET)
+    return invalidArgument("the request has no graph (nor an ONNX model)");
   const v1::CompileOptions &options = request.options();
   if (options.target() != v1::TARGET_UNSPECIFIED &&
       options.target() != v1::TARGET_CPU && options.target() != v1::TARGET_CUDA)
@@ -170,6 +170,9 @@ AnyShapeService::compileKey(const v1::CompileRequest &request) {
                            "' (sm_80 or sm_90)");
   if (options.target() != v1::TARGET_CUDA && !options.cuda_arch().empty())
     return invalidArgument("cuda_arch is for target CUDA");
+  if (request.model_case() == v1::CompileRequest::kOnnxModel)
+    return onnxCacheKey(request.onnx_model(), options,
+                        options_.limits.maxElementsPerTensor);
   return compileCacheKey(request.graph(), options,
                          options_.limits.maxElementsPerTensor);
 }

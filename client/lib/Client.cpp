@@ -214,6 +214,9 @@ struct Client::Impl {
     --asyncInFlight;
     idle.notify_all();
   }
+
+  /// Compile with retries, for a graph or an ONNX model alike.
+  StatusOr<Compiled> compile(const v1::CompileRequest &request);
 };
 
 namespace {
@@ -383,11 +386,22 @@ StatusOr<Compiled> Client::compile(const v1::Graph &graph,
   v1::CompileRequest request;
   *request.mutable_graph() = graph;
   *request.mutable_options() = options;
+  return impl_->compile(request);
+}
+
+StatusOr<Compiled> Client::compileOnnx(const std::string &modelBytes,
+                                       const v1::CompileOptions &options) {
+  v1::CompileRequest request;
+  request.set_onnx_model(modelBytes);
+  *request.mutable_options() = options;
+  return impl_->compile(request);
+}
+
+StatusOr<Compiled> Client::Impl::compile(const v1::CompileRequest &request) {
   v1::CompileResponse response;
-  ANYSHAPE_RETURN_IF_ERROR(
-      impl_->call("Compile", [&](grpc::ClientContext &context) {
-        return impl_->stub->Compile(&context, request, &response);
-      }));
+  ANYSHAPE_RETURN_IF_ERROR(call("Compile", [&](grpc::ClientContext &context) {
+    return stub->Compile(&context, request, &response);
+  }));
   if (response.info().executable_id().empty())
     return internalError("Compile returned no executable id");
   Compiled compiled;

@@ -39,10 +39,11 @@ const std::string &compilerIdentity() {
   return identity;
 }
 
-StatusOr<std::string> compileCacheKey(const v1::Graph &graph,
-                                      const v1::CompileOptions &options,
-                                      int64_t maxElementsPerTensor) {
-  ANYSHAPE_ASSIGN_OR_RETURN(Fingerprint fingerprint, fingerprintGraph(graph));
+namespace {
+
+/// The key of `model` (what identifies the graph) compiled with `options`.
+std::string keyOf(const std::string &model, const v1::CompileOptions &options,
+                  int64_t maxElementsPerTensor) {
   XXH3_state_t *state = XXH3_createState();
   XXH3_128bits_reset(state);
   addPart(state, compilerIdentity());
@@ -68,10 +69,27 @@ StatusOr<std::string> compileCacheKey(const v1::Graph &graph,
     addPart(state, std::to_string(size));
   }
   addPart(state, "max_elements=" + std::to_string(maxElementsPerTensor));
-  addPart(state, fingerprint.hex());
+  addPart(state, model);
   XXH128_hash_t hash = XXH3_128bits_digest(state);
   XXH3_freeState(state);
   return Fingerprint{hash.high64, hash.low64}.hex();
+}
+
+} // namespace
+
+StatusOr<std::string> compileCacheKey(const v1::Graph &graph,
+                                      const v1::CompileOptions &options,
+                                      int64_t maxElementsPerTensor) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Fingerprint fingerprint, fingerprintGraph(graph));
+  return keyOf("graph=" + fingerprint.hex(), options, maxElementsPerTensor);
+}
+
+std::string onnxCacheKey(const std::string &modelBytes,
+                         const v1::CompileOptions &options,
+                         int64_t maxElementsPerTensor) {
+  XXH128_hash_t hash = XXH3_128bits(modelBytes.data(), modelBytes.size());
+  return keyOf("onnx=" + Fingerprint{hash.high64, hash.low64}.hex(), options,
+               maxElementsPerTensor);
 }
 
 } // namespace anyshape::server

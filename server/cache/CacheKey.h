@@ -5,7 +5,8 @@
 // id (git commit, plus a timestamp when built from a modified tree) and
 // the LLVM/MLIR version, the target (triple, CPU, features), the codegen
 // options, and the graph's canonical fingerprint (ir/graph/Fingerprint.h:
-// no node names, symbols renamed by first use). Concrete sizes of dynamic
+// no node names, symbols renamed by first use) -- or, for an ONNX model,
+// its bytes' hash. Concrete sizes of dynamic
 // dims are not inputs of the graph, so they never enter the key.
 #pragma once
 
@@ -31,5 +32,14 @@ bool isCacheKey(const std::string &text);
 StatusOr<std::string> compileCacheKey(
     const v1::Graph &graph, const v1::CompileOptions &options,
     int64_t maxElementsPerTensor = GraphLimits().maxElementsPerTensor);
+
+/// The key of an ONNX model sent as bytes (CompileRequest.onnx_model):
+/// the same parts, with a hash of the bytes in place of the graph's
+/// fingerprint, so that a cache hit costs a hash and no import. The
+/// importer is part of the compiler build id. The same model sent as an
+/// imported Graph has another key (both compile to the same code).
+std::string
+onnxCacheKey(const std::string &modelBytes, const v1::CompileOptions &options,
+             int64_t maxElementsPerTensor = GraphLimits().maxElementsPerTensor);
 
 } // namespace anyshape::server

@@ -1,6 +1,7 @@
 // The one compile routine and the worker framing (CompileJob.h).
 #include "server/worker/CompileJob.h"
 
+#include "frontend/onnx/OnnxImport.h"
 #include "server/ExecutableInfo.h"
 
 #include <cerrno>
@@ -37,11 +38,20 @@ StatusOr<StoredExecutable> compileForCache(const v1::CompileRequest &request,
                                            const TensorLookup *tensors,
                                            const GraphLimits &limits,
                                            jit::CompileReport *report) {
+  v1::Graph imported;
+  if (request.model_case() == v1::CompileRequest::kOnnxModel) {
+    // Here, not in the server: a model that trips the importer costs a
+    // worker, not the process every request runs in.
+    ANYSHAPE_ASSIGN_OR_RETURN(imported, onnx::importOnnx(request.onnx_model()));
+  }
+  const v1::Graph &graph =
+      request.model_case() == v1::CompileRequest::kOnnxModel ? imported
+                                                             : request.graph();
   ANYSHAPE_ASSIGN_OR_RETURN(
       jit::CompiledObject compiled,
       jit::Compiler::compileToObject(
-          request.graph(),
-          compileOptionsFor(request.options(), tensors, limits), report));
+          graph, compileOptionsFor(request.options(), tensors, limits),
+          report));
   ANYSHAPE_ASSIGN_OR_RETURN(v1::ExecutableInfo info,
                             describeExecutable(key, compiled, *report));
   return StoredExecutable{std::move(compiled.compiledGraph), std::move(info),

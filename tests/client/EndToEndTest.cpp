@@ -1,10 +1,12 @@
 // The client SDK against a real anyshape-server on 127.0.0.1 (port 0): sync
 // and async runs agree with the reference evaluator, offloaded weights give
 // the results of inline ones, one compile serves every shape, the server's
-// error codes arrive unchanged, and UNAVAILABLE is retried across a server
-// restart. Skipped (not failed) when the server binary is missing.
+// error codes arrive unchanged, ONNX models compile on the server, and
+// UNAVAILABLE is retried across a server restart. Skipped (not failed)
+// when the server binary is missing.
 #include "anyshape/client/Client.h"
 #include "anyshape/client/GraphBuilder.h"
+#include "frontend/onnx/OnnxImport.h"
 #include "ir/reference/Compare.h"
 #include "ir/reference/Evaluator.h"
 
@@ -311,6 +313,66 @@ TEST_F(ClientEndToEnd, ServerErrorsKeepTheirCodes) {
   // The wrong number of inputs never leaves the client.
   auto tooMany = client_->runAsync(*compiled, {wrongWidth[0], wrongWidth[0]});
   EXPECT_EQ(tooMany.get().status().code(), StatusCode::InvalidArgument);
+}
+
+/// The bytes of tests/graphs/onnx/NAME.
+std::string onnxFixture(const std::string &name) {
+  std::ifstream in(std::string(ANYSHAPE_SOURCE_DIR) + "/tests/graphs/onnx/" +
+                       name,
+                   std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST_F(ClientEndToEnd, OnnxModelsAreImportedAndCachedByTheServer) {
+  std::string model = onnxFixture("mlp.onnx");
+  ASSERT_FALSE(model.empty());
+  auto graph = onnx::importOnnx(model); // the reference's view of it
+  ASSERT_TRUE(graph.isOk()) << graph.status().toString();
+  auto before = client_->stats();
+  ASSERT_TRUE(before.isOk());
+  auto compiled = client_->compileOnnx(model);
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  EXPECT_FALSE(compiled->cacheHit);
+  ASSERT_EQ(compiled->info.inputs_size(), 1);
+  EXPECT_EQ(compiled->info.inputs(0).name(), "x");
+  for (int64_t batch : {1, 5, 64}) {
+    std::vector<v1::Tensor> inputs = {literalToTensor(
+        randomLiteral(v1::DTYPE_F32, {batch, 4}, uint64_t(batch)))};
+    auto outputs = client_->run(*compiled, inputs);
+    ASSERT_TRUE(outputs.isOk()) << outputs.status().toString();
+    ASSERT_EQ(outputs->size(), 1u);
+    EXPECT_EQ(outputs->at(0).shape(0), batch);
+    expectMatchesReference(*graph, inputs, *outputs);
+  }
+  // The same bytes again: a hit, answered without importing.
+  auto again = client_->compileOnnx(model);
+  ASSERT_TRUE(again.isOk()) << again.status().toString();
+  EXPECT_TRUE(again->cacheHit);
+  EXPECT_EQ(again->id, compiled->id);
+  auto after = client_->stats();
+  ASSERT_TRUE(after.isOk());
+  EXPECT_EQ(after->compiles() - before->compiles(), 1);
+}
+
+TEST_F(ClientEndToEnd, BadOnnxModelsAreClearErrorsAndTheServerLives) {
+  auto before = client_->stats();
+  ASSERT_TRUE(before.isOk());
+  auto truncated = client_->compileOnnx(onnxFixture("truncated.onnx"));
+  ASSERT_FALSE(truncated.isOk());
+  EXPECT_EQ(truncated.status().code(), StatusCode::InvalidArgument);
+  EXPECT_NE(truncated.status().message().find("ONNX"), std::string::npos)
+      << truncated.status().toString();
+  auto garbage = client_->compileOnnx("not a model at all");
+  ASSERT_FALSE(garbage.isOk());
+  EXPECT_EQ(garbage.status().code(), StatusCode::InvalidArgument);
+  auto empty = client_->compileOnnx("");
+  ASSERT_FALSE(empty.isOk());
+  EXPECT_EQ(empty.status().code(), StatusCode::InvalidArgument);
+  auto after = client_->stats();
+  ASSERT_TRUE(after.isOk()) << "the server died";
+  EXPECT_GE(after->compile_errors() - before->compile_errors(), 2);
+  // And it still compiles good models.
+  EXPECT_TRUE(client_->compileOnnx(onnxFixture("mlp.onnx")).isOk());
 }
 
 TEST_F(ClientEndToEnd, DeadlineExceeded) {

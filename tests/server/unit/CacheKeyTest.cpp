@@ -191,3 +191,18 @@ TEST(CompileCacheKey, IdentityNamesTheBuildAndTarget) {
 }
 
 } // namespace
+
+TEST(CompileCacheKey, AnOnnxModelIsKeyedByItsBytesAndItsOptions) {
+  std::string model = "\x08\x07"; // any bytes: no import happens here
+  std::string key = onnxCacheKey(model, {});
+  EXPECT_TRUE(isCacheKey(key));
+  EXPECT_EQ(onnxCacheKey(model, {}), key);
+  EXPECT_NE(onnxCacheKey(model + " ", {}), key);
+  EXPECT_NE(onnxCacheKey("", {}), key);
+  v1::CompileOptions unfused;
+  unfused.set_disable_fusion(true);
+  EXPECT_NE(onnxCacheKey(model, unfused), key);
+  EXPECT_NE(onnxCacheKey(model, {}, 100), key);
+  // Graphs and ONNX bytes are hashed under different labels.
+  EXPECT_NE(keyOf(test::exampleGraph("elementwise_reduce")), key);
+}

@@ -84,6 +84,12 @@ public:
 
   StatusOr<Compiled> compile(const v1::Graph &graph,
                              const v1::CompileOptions &options = {});
+  /// Compiles the ONNX model whose serialised ModelProto is `modelBytes`:
+  /// the server imports it (docs/onnx.md), so the client needs no ONNX
+  /// library. Its weights travel inline, in one message of at most
+  /// ClientOptions::maxMessageBytes; external data is an error.
+  StatusOr<Compiled> compileOnnx(const std::string &modelBytes,
+                                 const v1::CompileOptions &options = {});
 
   /// Executes with inputs in graph input order; returns the outputs in graph
   /// output order.
