@@ -106,8 +106,9 @@ StatusOr<std::vector<Dim>> broadcastShape(Node &n,
                                           std::vector<std::vector<Dim>> all);
 
 /// The table of every op translated; OnnxShapeOps.cpp adds the ops on
-/// shape tensors.
+/// shape tensors, OnnxIndexOps.cpp the gathers.
 const std::map<std::string, OpRule> &opRules();
 void addShapeRules(std::map<std::string, OpRule> &rules);
+void addIndexRules(std::map<std::string, OpRule> &rules);
 
 } // namespace anyshape::onnx

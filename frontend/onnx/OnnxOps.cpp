@@ -30,6 +30,14 @@ Translate binary(const char *op) {
   };
 }
 
+Translate comparison(client::Comparison direction) {
+  return [direction](Node &n) -> Status {
+    ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+    ANYSHAPE_ASSIGN_OR_RETURN(Value y, n.input(1));
+    return n.define(n.b.compare(x, y, direction));
+  };
+}
+
 /// `x` with size-1 dims inserted at `axes` (of the result).
 StatusOr<Value> unsqueeze(Node &n, Value x, std::vector<int64_t> axes) {
   std::vector<Dim> dims = n.b.dims(x);
@@ -46,7 +54,11 @@ StatusOr<Value> unsqueeze(Node &n, Value x, std::vector<int64_t> axes) {
   return n.b.reshape(x, shape);
 }
 
-Status reduction(Node &n, client::Reduction kind, bool mean) {
+/// What a reduction does besides reducing: ReduceMean divides by the
+/// count, ReduceL2 squares first and takes the root after.
+enum class Reducing { Plain, Mean, L2 };
+
+Status reduction(Node &n, client::Reduction kind, Reducing style) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
   int64_t r = n.rank(x);
   std::optional<std::vector<int64_t>> axes = n.attrInts("axes");
@@ -66,8 +78,12 @@ Status reduction(Node &n, client::Reduction kind, bool mean) {
     }
   }
   std::sort(dims.begin(), dims.end());
+  if (style == Reducing::L2)
+    x = n.b.mul(x, x);
   Value reduced = n.b.reduce(x, dims, kind);
-  if (mean) {
+  if (style == Reducing::L2)
+    reduced = n.b.sqrt(reduced);
+  if (style == Reducing::Mean) {
     Value count = n.b.scalar(1.0, n.b.dtype(x));
     for (int64_t d : dims)
       count = n.b.mul(count, n.b.convert(n.b.dimSize(x, d), n.b.dtype(x)));
@@ -303,12 +319,18 @@ std::map<std::string, OpRule> elementRules() {
           ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
           return n.define(x);
         }}},
-      {"Equal",
+      {"Equal", {{}, comparison(client::Comparison::Eq)}},
+      {"Greater", {{}, comparison(client::Comparison::Gt)}},
+      {"GreaterOrEqual", {{}, comparison(client::Comparison::Ge)}},
+      {"Less", {{}, comparison(client::Comparison::Lt)}},
+      {"LessOrEqual", {{}, comparison(client::Comparison::Le)}},
+      {"And", {{}, binary("and")}},
+      {"Or", {{}, binary("or")}},
+      {"IsNaN",
        {{},
-        [](Node &n) -> Status {
+        [](Node &n) -> Status { // NaN is the one value unequal to itself
           ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
-          ANYSHAPE_ASSIGN_OR_RETURN(Value y, n.input(1));
-          return n.define(n.b.compare(x, y, client::Comparison::Eq));
+          return n.define(n.b.compare(x, x, client::Comparison::Ne));
         }}},
       {"Where", {{}, where}},
       {"Clip",
@@ -363,21 +385,28 @@ std::map<std::string, OpRule> elementRules() {
       {"Squeeze", {{}, squeeze}},
       {"ReduceSum",
        {{"keepdims", "noop_with_empty_axes"},
-        [](Node &n) { return reduction(n, client::Reduction::Sum, false); }}},
+        [](Node &n) {
+          return reduction(n, client::Reduction::Sum, Reducing::Plain);
+        }}},
       {"ReduceMean",
        {{"axes", "keepdims", "noop_with_empty_axes"},
-        [](Node &n) { return reduction(n, client::Reduction::Sum, true); }}},
+        [](Node &n) {
+          return reduction(n, client::Reduction::Sum, Reducing::Mean);
+        }}},
       {"ReduceMax",
        {{"axes", "keepdims", "noop_with_empty_axes"},
-        [](Node &n) { return reduction(n, client::Reduction::Max, false); }}},
-      {"Gather",
-       {{"axis"},
-        [](Node &n) -> Status {
-          ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
-          ANYSHAPE_ASSIGN_OR_RETURN(Value indices, n.input(1));
-          ANYSHAPE_ASSIGN_OR_RETURN(int64_t a,
-                                    n.axis(n.attrInt("axis", 0), n.rank(x)));
-          return n.define(n.b.gather(x, indices, a));
+        [](Node &n) {
+          return reduction(n, client::Reduction::Max, Reducing::Plain);
+        }}},
+      {"ReduceMin",
+       {{"axes", "keepdims", "noop_with_empty_axes"},
+        [](Node &n) {
+          return reduction(n, client::Reduction::Min, Reducing::Plain);
+        }}},
+      {"ReduceL2",
+       {{"axes", "keepdims", "noop_with_empty_axes"},
+        [](Node &n) {
+          return reduction(n, client::Reduction::Sum, Reducing::L2);
         }}},
       {"Concat",
        {{"axis"},
@@ -405,6 +434,7 @@ const std::map<std::string, OpRule> &opRules() {
   static const std::map<std::string, OpRule> table = [] {
     std::map<std::string, OpRule> rules = elementRules();
     addShapeRules(rules);
+    addIndexRules(rules);
     return rules;
   }();
   return table;

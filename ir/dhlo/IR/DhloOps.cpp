@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "ir/dhlo/IR/DhloDialect.h"
 
+#include "ir/graph/OpRegistry.h"
 #include "ir/graph/ShapeInference.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -288,6 +289,61 @@ struct MergeReshapes : OpRewritePattern<ReshapeOp> {
   }
 };
 
+/// reshape(f(reshape(y), splat, ...)) -> f(y, splat', ...) for an
+/// elementwise f whose reshaped operands all come back to the outer
+/// reshape's shape: the round trip through a unit dim that an ONNX
+/// keepdims reduction followed by a broadcasting op makes ([b] -> [b, 1]
+/// -> max with a splat -> [b]). Left in, the unit dim splits a stitched
+/// row kernel (normalize's x / max(norm, eps)) in three.
+struct SinkReshapeRoundTrip : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    Operation *f = op.getOperand().getDefiningOp();
+    if (!f || f->getNumResults() != 1 || !f->hasOneUse())
+      return failure();
+    const OpInfo *info = lookupOp(f->getName().stripDialect());
+    if (!info ||
+        (info->opClass != OpClass::Unary && info->opClass != OpClass::Binary &&
+         info->opClass != OpClass::Select))
+      return failure();
+    auto result = llvm::cast<RankedTensorType>(op.getType());
+    auto sameShape = [&](Type type) {
+      auto t = llvm::cast<RankedTensorType>(type);
+      return t.getShape() == result.getShape() &&
+             t.getEncoding() == result.getEncoding();
+    };
+    SmallVector<Value> operands;
+    bool undone = false;
+    for (Value v : f->getOperands()) {
+      if (auto inner = v.getDefiningOp<ReshapeOp>();
+          inner && sameShape(inner.getOperand().getType())) {
+        operands.push_back(inner.getOperand());
+        undone = true;
+        continue;
+      }
+      auto splat = v.getDefiningOp<BroadcastInDimOp>();
+      auto scalar =
+          splat ? llvm::cast<RankedTensorType>(splat.getOperand().getType())
+                : RankedTensorType();
+      if (!scalar || scalar.getRank() != 0 || !shapeAttrOf(result))
+        return failure();
+      operands.push_back(rewriter.create<BroadcastInDimOp>(
+          splat.getLoc(),
+          RankedTensorType::get(result.getShape(), scalar.getElementType(),
+                                result.getEncoding()),
+          splat.getOperand(), shapeAttrOf(result),
+          rewriter.getDenseI64ArrayAttr({})));
+    }
+    if (!undone)
+      return failure();
+    OperationState state(f->getLoc(), f->getName(), operands, {result},
+                         f->getAttrs());
+    rewriter.replaceOp(op, rewriter.create(state)->getResults());
+    return success();
+  }
+};
+
 /// transpose(transpose(x, p), q) -> transpose(x, p o q).
 struct MergeTransposes : OpRewritePattern<TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -509,7 +565,7 @@ void ReduceOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
 
 void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                             MLIRContext *context) {
-  patterns.add<MergeReshapes>(context);
+  patterns.add<MergeReshapes, SinkReshapeRoundTrip>(context);
 }
 
 void SliceOp::getCanonicalizationPatterns(RewritePatternSet &patterns,

@@ -3,7 +3,8 @@
 // Reductions over a statically empty dim become their identity; those of
 // a broadcast reduce its operand; a slice within one operand of a
 // concatenate slices that operand.
-// reshape(reshape) merges, transpose(transpose)
+// reshape(reshape) merges (also through an elementwise op that a unit-dim
+// round trip wraps), transpose(transpose)
 // composes, and identity transposes, same-type converts, identity
 // broadcasts and same-type reshapes fold away; ops that move data or change
 // a (symbolic) shape stay.
@@ -27,6 +28,32 @@ func.func @reshape_round_trip(%x: tensor<6x4xf32>) -> tensor<6x4xf32> {
   %1 = dhlo.reshape %0 {shape = #dhlo.shape<2, 12>} : (tensor<24xf32>) -> tensor<2x12xf32>
   %2 = dhlo.reshape %1 {shape = #dhlo.shape<6, 4>} : (tensor<2x12xf32>) -> tensor<6x4xf32>
   return %2 : tensor<6x4xf32>
+}
+
+// An elementwise op between a reshape to a unit dim and the reshape back
+// runs on the outer shape (ONNX keepdims, then max with a splat); the
+// splat is rebuilt there. With another operand not reshaped back, it stays.
+// CHECK-LABEL: func.func @reshape_round_trip_through_elementwise
+// CHECK-SAME: (%[[X:.*]]: tensor<?xf32, #dhlo.shape<batch>>, %[[E:.*]]: tensor<f32>)
+// CHECK-NEXT: %[[S:.*]] = dhlo.broadcast_in_dim %[[E]] {broadcast_dimensions = array<i64>, shape = #dhlo.shape<batch>} : (tensor<f32>) -> tensor<?xf32, #dhlo.shape<batch>>
+// CHECK-NEXT: %[[M:.*]] = dhlo.max %[[X]], %[[S]] : (tensor<?xf32, #dhlo.shape<batch>>, tensor<?xf32, #dhlo.shape<batch>>) -> tensor<?xf32, #dhlo.shape<batch>>
+// CHECK-NEXT: return %[[M]]
+func.func @reshape_round_trip_through_elementwise(%x: tensor<?xf32, #dhlo.shape<batch>>, %eps: tensor<f32>) -> tensor<?xf32, #dhlo.shape<batch>> {
+  %0 = dhlo.reshape %x {shape = #dhlo.shape<batch, 1>} : (tensor<?xf32, #dhlo.shape<batch>>) -> tensor<?x1xf32, #dhlo.shape<batch, 1>>
+  %1 = dhlo.broadcast_in_dim %eps {broadcast_dimensions = array<i64>, shape = #dhlo.shape<batch, 1>} : (tensor<f32>) -> tensor<?x1xf32, #dhlo.shape<batch, 1>>
+  %2 = dhlo.max %0, %1 : (tensor<?x1xf32, #dhlo.shape<batch, 1>>, tensor<?x1xf32, #dhlo.shape<batch, 1>>) -> tensor<?x1xf32, #dhlo.shape<batch, 1>>
+  %3 = dhlo.reshape %2 {shape = #dhlo.shape<batch>} : (tensor<?x1xf32, #dhlo.shape<batch, 1>>) -> tensor<?xf32, #dhlo.shape<batch>>
+  return %3 : tensor<?xf32, #dhlo.shape<batch>>
+}
+
+// CHECK-LABEL: func.func @reshape_round_trip_with_another_operand
+// CHECK: dhlo.max
+// CHECK-SAME: tensor<?x1xf32
+func.func @reshape_round_trip_with_another_operand(%x: tensor<?xf32, #dhlo.shape<batch>>, %y: tensor<?x1xf32, #dhlo.shape<batch, 1>>) -> tensor<?xf32, #dhlo.shape<batch>> {
+  %0 = dhlo.reshape %x {shape = #dhlo.shape<batch, 1>} : (tensor<?xf32, #dhlo.shape<batch>>) -> tensor<?x1xf32, #dhlo.shape<batch, 1>>
+  %1 = dhlo.max %0, %y : (tensor<?x1xf32, #dhlo.shape<batch, 1>>, tensor<?x1xf32, #dhlo.shape<batch, 1>>) -> tensor<?x1xf32, #dhlo.shape<batch, 1>>
+  %2 = dhlo.reshape %1 {shape = #dhlo.shape<batch>} : (tensor<?x1xf32, #dhlo.shape<batch, 1>>) -> tensor<?xf32, #dhlo.shape<batch>>
+  return %2 : tensor<?xf32, #dhlo.shape<batch>>
 }
 
 // An inner reshape with another use stays; the outer one reads the source.

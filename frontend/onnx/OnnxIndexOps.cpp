@@ -1,0 +1,125 @@
+// The indexing ops: Gather, GatherElements and GatherND, all on the one
+// gather the op set has (numpy `take` along one axis, indices clamped to
+// the axis).
+//
+// ONNX indices may be negative (counted from the end); the wire gather
+// clamps them to 0 instead, so every index is wrapped first, unless it is
+// a constant already known to be non-negative. GatherElements and GatherND
+// become a take from the data flattened over the indexed axes, at the
+// row-major linear index built from the index tensors (and, for the axes
+// GatherElements does not index, iotas): exact for every shape, with no
+// op of their own in the compiler. transformers' BERT export uses both:
+// GatherElements for the token-type ids, GatherND in the padding mask.
+#include "frontend/onnx/OnnxNode.h"
+
+namespace anyshape::onnx {
+namespace {
+
+/// `indices` (into an axis of size `extent`, an i64 scalar) with each
+/// negative entry i replaced by extent + i. Input `k` of the node, if it
+/// is a constant of non-negative entries, is returned as it is.
+Value wrapNegative(Node &n, size_t k, Value indices, Value extent) {
+  std::optional<ImportState::KnownDims> known =
+      knownDimsOf(n.state, n.proto.input(k), indices);
+  bool nonNegative = known.has_value();
+  for (size_t d = 0; known && d < known->dims.size(); ++d) {
+    std::optional<int64_t> v = dimNumber(known->dims[d]);
+    nonNegative = nonNegative && v && *v >= 0;
+  }
+  if (nonNegative)
+    return indices;
+  v1::DType type = n.b.dtype(indices);
+  Value size = n.b.convert(extent, type);
+  Value negative =
+      n.b.compare(indices, n.b.scalar(0.0, type), client::Comparison::Lt);
+  return n.b.select(negative, n.b.add(indices, size), indices);
+}
+
+/// The i64 size of dim `d` of `x`.
+Value sizeOf(Node &n, Value x, int64_t d) {
+  return n.b.convert(n.b.dimSize(x, d), v1::DTYPE_I64);
+}
+
+Status checkIndexType(Node &n, Value indices) {
+  v1::DType type = n.b.dtype(indices);
+  if (type != v1::DTYPE_I64 && type != v1::DTYPE_I32)
+    return n.error("indices must be int32 or int64");
+  return Status::ok();
+}
+
+Status gather(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+  ANYSHAPE_ASSIGN_OR_RETURN(Value indices, n.input(1));
+  ANYSHAPE_RETURN_IF_ERROR(checkIndexType(n, indices));
+  ANYSHAPE_ASSIGN_OR_RETURN(int64_t a, n.axis(n.attrInt("axis", 0), n.rank(x)));
+  return n.define(
+      n.b.gather(x, wrapNegative(n, 1, indices, sizeOf(n, x, a)), a));
+}
+
+/// out[i] = data[i with i[axis] replaced by indices[i]]; indices and the
+/// result have the same shape, of the data's rank.
+Status gatherElements(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value data, n.input(0));
+  ANYSHAPE_ASSIGN_OR_RETURN(Value indices, n.input(1));
+  ANYSHAPE_RETURN_IF_ERROR(checkIndexType(n, indices));
+  int64_t r = n.rank(data);
+  if (n.rank(indices) != r)
+    return n.error("indices must have the data's rank");
+  ANYSHAPE_ASSIGN_OR_RETURN(int64_t a, n.axis(n.attrInt("axis", 0), r));
+  indices = n.b.convert(wrapNegative(n, 1, indices, sizeOf(n, data, a)),
+                        v1::DTYPE_I64);
+  std::vector<Dim> shape = n.b.dims(indices);
+  // linear = sum over d of (d == axis ? indices : iota_d) * stride_d.
+  Value linear, stride = n.b.scalar(1.0, v1::DTYPE_I64);
+  for (int64_t d = r - 1; d >= 0; --d) {
+    Value at = d == a ? indices : n.b.iota(v1::DTYPE_I64, shape, d);
+    Value term = n.b.mul(at, stride);
+    linear = linear.isValid() ? n.b.add(linear, term) : term;
+    stride = n.b.mul(stride, sizeOf(n, data, d));
+  }
+  return n.define(n.b.gather(n.b.reshape(data, {-1}), linear, 0));
+}
+
+/// out[i, ...] = data[indices[i, 0], ..., indices[i, m - 1], ...], with m
+/// the last dim of indices (batch_dims 0).
+Status gatherND(Node &n) {
+  if (n.attrInt("batch_dims", 0) != 0)
+    return n.error("batch_dims other than 0 is not supported");
+  ANYSHAPE_ASSIGN_OR_RETURN(Value data, n.input(0));
+  ANYSHAPE_ASSIGN_OR_RETURN(Value indices, n.input(1));
+  ANYSHAPE_RETURN_IF_ERROR(checkIndexType(n, indices));
+  int64_t r = n.rank(data), q = n.rank(indices);
+  std::vector<Dim> indexDims = n.b.dims(indices);
+  std::optional<int64_t> m =
+      q >= 1 ? dimNumber(indexDims.back().text()) : std::nullopt;
+  if (!m || *m < 1 || *m > r)
+    return n.error("the last dim of indices must be a constant in [1, " +
+                   std::to_string(r) + "], the data's rank");
+  std::vector<Dim> outer(indexDims.begin(), indexDims.end() - 1);
+  Value linear, stride = n.b.scalar(1.0, v1::DTYPE_I64);
+  for (int64_t k = *m - 1; k >= 0; --k) {
+    std::vector<Dim> starts(indexDims.size(), Dim(0)), limits = indexDims;
+    starts.back() = Dim(k);
+    limits.back() = Dim(k + 1);
+    Value column = n.b.reshape(
+        n.b.slice(indices, starts, limits, std::vector<int64_t>(q, 1)), outer);
+    column = n.b.convert(wrapNegative(n, 1, column, sizeOf(n, data, k)),
+                         v1::DTYPE_I64);
+    Value term = n.b.mul(column, stride);
+    linear = linear.isValid() ? n.b.add(linear, term) : term;
+    stride = n.b.mul(stride, sizeOf(n, data, k));
+  }
+  std::vector<Dim> dataDims = n.b.dims(data), flat{Dim(-1)};
+  flat.insert(flat.end(), dataDims.begin() + *m, dataDims.end());
+  return n.define(n.b.gather(n.b.reshape(data, flat), linear, 0));
+}
+
+} // namespace
+
+void addIndexRules(std::map<std::string, OpRule> &rules) {
+  rules["Gather"] = {{"axis"}, gather};
+  rules["GatherElements"] = {{"axis"}, gatherElements};
+  rules["GatherND"] = {{"batch_dims"}, gatherND};
+}
+
+} // namespace anyshape::onnx
