@@ -4,6 +4,7 @@
 #include "frontend/onnx/OnnxImport.h"
 #include "frontend/onnx/OnnxState.h"
 #include "ir/graph/DType.h"
+#include "ir/graph/GraphText.h"
 
 #include <cstring>
 #include <fstream>
@@ -251,6 +252,12 @@ StatusOr<v1::Graph> importOnnxFile(const std::string &path) {
                         ? "."
                         : path.substr(0, path.rfind('/'));
   return importOnnx(bytes.str(), dir);
+}
+
+StatusOr<v1::Graph> loadModelFile(const std::string &path) {
+  if (path.size() > 5 && path.compare(path.size() - 5, 5, ".onnx") == 0)
+    return importOnnxFile(path);
+  return loadGraphFile(path);
 }
 
 } // namespace anyshape::onnx

@@ -32,4 +32,9 @@ StatusOr<v1::Graph> importOnnx(const std::string &bytes,
 /// Reads and imports the model at `path` (external data beside it).
 StatusOr<v1::Graph> importOnnxFile(const std::string &path);
 
+/// The graph in `path`, whatever a tool is given: an ONNX model (`.onnx`,
+/// imported with its dim_params as symbols), graph text (`.pbtxt`,
+/// `.txt`) or a binary anyshape.v1.Graph.
+StatusOr<v1::Graph> loadModelFile(const std::string &path);
+
 } // namespace anyshape::onnx

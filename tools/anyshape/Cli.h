@@ -55,11 +55,6 @@ int runRemoteEval(const GlobalOptions &global,
                   const std::vector<std::string> &args);
 int runStats(const GlobalOptions &global, const std::vector<std::string> &args);
 
-/// The graph in `path`: an ONNX model (`.onnx`, imported with its
-/// dim_params as symbols), graph text (`.pbtxt`, `.txt`) or a binary
-/// anyshape.v1.Graph.
-StatusOr<v1::Graph> loadModelFile(const std::string &path);
-
 /// Prints "error: <message>" and returns 1.
 int fail(const Status &status);
 /// Prints the usage error with a pointer to --help and returns 2.

@@ -30,12 +30,6 @@ std::string shapeString(const std::vector<int64_t> &shape) {
 
 } // namespace
 
-StatusOr<v1::Graph> loadModelFile(const std::string &path) {
-  if (path.size() > 5 && path.compare(path.size() - 5, 5, ".onnx") == 0)
-    return onnx::importOnnxFile(path);
-  return loadGraphFile(path);
-}
-
 int fail(const Status &status) {
   std::fprintf(stderr, "error: %s\n", status.message().c_str());
   return 1;
@@ -103,7 +97,7 @@ bool takeOption(const std::vector<std::string> &args, size_t &i,
 int runValidate(const GlobalOptions &, const std::vector<std::string> &args) {
   if (args.size() != 1 || args[0].rfind("--", 0) == 0)
     return usage("validate takes exactly one FILE");
-  auto graph = loadModelFile(args[0]);
+  auto graph = onnx::loadModelFile(args[0]);
   if (!graph)
     return fail(graph.status());
   auto info = validateGraph(*graph);
@@ -129,7 +123,7 @@ int runFingerprint(const GlobalOptions &,
                    const std::vector<std::string> &args) {
   if (args.size() != 1 || args[0].rfind("--", 0) == 0)
     return usage("fingerprint takes exactly one FILE");
-  auto graph = loadModelFile(args[0]);
+  auto graph = onnx::loadModelFile(args[0]);
   if (!graph)
     return fail(graph.status());
   auto fingerprint = fingerprintGraph(*graph);
@@ -232,7 +226,7 @@ int prepareEvalRuns(const std::string &file, const std::string &seedText,
     }
   }
 
-  auto graph = loadModelFile(file);
+  auto graph = onnx::loadModelFile(file);
   if (!graph)
     return fail(graph.status());
   auto info = validateGraph(*graph);

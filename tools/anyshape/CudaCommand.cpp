@@ -2,6 +2,7 @@
 // chip, with what each costs the device. Needs no GPU: the toolkit's
 // nvJitLink links them here.
 #include "Cli.h"
+#include "frontend/onnx/OnnxImport.h"
 
 #include "ir/graph/GraphText.h"
 #include "jit/CudaKernels.h"
@@ -30,7 +31,7 @@ int runCudaKernels(const GlobalOptions &,
   if (!target)
     return usage("unknown chip '" + chip + "' (available: sm_80, sm_90)");
   options.pipeline.target = *target;
-  auto graph = loadModelFile(file);
+  auto graph = onnx::loadModelFile(file);
   if (!graph)
     return fail(graph.status());
   auto start = std::chrono::steady_clock::now();

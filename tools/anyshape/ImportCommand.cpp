@@ -2,6 +2,7 @@
 // `anyshape fusion-plan FILE` prints how it would be grouped into kernels.
 // (The subcommands that need MLIR.)
 #include "Cli.h"
+#include "frontend/onnx/OnnxImport.h"
 
 #include "ir/dhlo/Transforms/Passes.h"
 #include "ir/graph/GraphText.h"
@@ -20,7 +21,7 @@ namespace {
 /// "error: <message>" line per problem to stderr.
 mlir::OwningOpRef<mlir::ModuleOp> loadAndImport(const std::string &file,
                                                 mlir::MLIRContext &context) {
-  auto graph = loadModelFile(file);
+  auto graph = onnx::loadModelFile(file);
   if (!graph) {
     std::fprintf(stderr, "error: %s\n", graph.status().message().c_str());
     return nullptr;

@@ -11,6 +11,7 @@
 // to stdout (text, or one JSON object).
 #include "Metrics.h"
 #include "Workload.h"
+#include "frontend/onnx/OnnxImport.h"
 
 #include "Target.h"
 #include "anyshape/client/Client.h"
@@ -57,7 +58,8 @@ inputs sized by a length of --symbol drawn from --dist.
                     recompiling systems do); buckets, a compile for each
                     power-of-two bucket, inputs zero-padded to it (a zero
                     mask entry masks a padded token)
-  --graph FILE      graph file (default examples/bert_encoder_layer.pbtxt)
+  --graph FILE      a graph (.pbtxt, .pb) or an ONNX model (.onnx)
+                    (default examples/bert_encoder_layer.pbtxt)
   --symbol NAME     the symbol whose size varies (default seq)
   --min N, --max N  its range, inclusive (default 1..512)
   --dist NAME       uniform: every length equally likely (default);
@@ -388,7 +390,7 @@ int main(int argc, char **argv) {
   Options options;
   if (int status = parseArgs(argc, argv, options))
     return status < 0 ? 0 : status;
-  auto graph = loadGraphFile(options.graph);
+  auto graph = onnx::loadModelFile(options.graph);
   if (!graph)
     return fail("loading the graph", graph.status());
   auto info = validateGraph(*graph);
