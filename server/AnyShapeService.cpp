@@ -69,19 +69,19 @@ AnyShapeService::create(const ServiceOptions &options) {
   std::unique_ptr<AnyShapeService> service(new AnyShapeService(options));
   service->cache_ = std::make_unique<CompileCache>(
       options.cacheBytes, std::move(tiers), options.limits);
-  // Enough TBB workers for both pools at full concurrency (TBB's default
-  // is one fewer than the cores, which would starve one pool), and no
-  // arena slots reserved for external threads: gRPC threads only enqueue.
+  // Enough TBB workers for the compile pool at full concurrency (TBB's
+  // default is one fewer than the cores), and no arena slots reserved for
+  // external threads: gRPC threads only enqueue.
   service->workers_ = std::make_unique<tbb::global_control>(
       tbb::global_control::max_allowed_parallelism,
-      static_cast<size_t>(options.compileThreads + options.executeThreads + 1));
+      static_cast<size_t>(options.compileThreads + 1));
   if (!options.compileWorkers.program.empty())
     service->compileWorkers_ = std::make_unique<CompileWorkers>(
         options.compileWorkers, service->metrics_);
   service->compilePool_ =
       std::make_unique<tbb::task_arena>(options.compileThreads, 0);
   service->executePool_ =
-      std::make_unique<tbb::task_arena>(options.executeThreads, 0);
+      std::make_unique<LowestIdlePool>(options.executeThreads);
   return service;
 }
 
@@ -240,7 +240,8 @@ grpc::ServerUnaryReactor *AnyShapeService::submitCompile(
     return reactor;
   }
   executePool_->enqueue([this, context, reactor, &request, &response,
-                         then = std::move(then), queuedAt = Clock::now()] {
+                         then = std::move(then),
+                         queuedAt = Clock::now()]() -> LowestIdlePool::Answer {
     Status status = stillWanted(context);
     bool compiling = false;
     if (status.isOk()) {
@@ -259,8 +260,9 @@ grpc::ServerUnaryReactor *AnyShapeService::submitCompile(
         status = found.status();
     }
     --queuedExecutions_;
-    if (!compiling)
-      finish(reactor, status);
+    if (compiling) // the compile pool answers
+      return nullptr;
+    return [this, reactor, status] { finish(reactor, status); };
   });
   return reactor;
 }
@@ -352,7 +354,7 @@ Status AnyShapeService::execute(
 template <typename Work>
 grpc::ServerUnaryReactor *
 AnyShapeService::submit(grpc::CallbackServerContext *context,
-                        tbb::task_arena &pool, std::atomic<int> &queued,
+                        LowestIdlePool &pool, std::atomic<int> &queued,
                         int limit, Work work) {
   grpc::ServerUnaryReactor *reactor = newReactor();
   Status admitted = admit(queued, limit);
@@ -361,11 +363,11 @@ AnyShapeService::submit(grpc::CallbackServerContext *context,
     return reactor;
   }
   pool.enqueue([this, context, reactor, &queued, work = std::move(work),
-                queuedAt = Clock::now()] {
+                queuedAt = Clock::now()]() -> LowestIdlePool::Answer {
     Status status = stillWanted(context);
     status = work(status, queuedAt);
     --queued;
-    finish(reactor, status);
+    return [this, reactor, status] { finish(reactor, status); };
   });
   return reactor;
 }

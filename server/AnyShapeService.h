@@ -16,6 +16,7 @@
 #include "anyshape/v1/service.grpc.pb.h"
 #include "ir/graph/Limits.h"
 #include "runtime/Threading.h"
+#include "server/LowestIdlePool.h"
 #include "server/Metrics.h"
 #include "server/TensorStore.h"
 #include "server/cache/CompileCache.h"
@@ -116,7 +117,7 @@ private:
   /// the call's status.
   template <typename Work>
   grpc::ServerUnaryReactor *
-  submit(grpc::CallbackServerContext *context, tbb::task_arena &pool,
+  submit(grpc::CallbackServerContext *context, LowestIdlePool &pool,
          std::atomic<int> &queued, int limit, Work work);
   void countExecution(const Status &status, Clock::time_point since);
   void finish(grpc::ServerUnaryReactor *reactor, const Status &status);
@@ -161,13 +162,16 @@ private:
   TensorStore tensors_;
   Metrics metrics_;
   std::unique_ptr<tbb::global_control> workers_;
-  std::unique_ptr<tbb::task_arena> compilePool_;
-  std::unique_ptr<tbb::task_arena> executePool_;
   std::atomic<int> queuedCompiles_{0};
   std::atomic<int> queuedExecutions_{0};
   std::atomic<bool> draining_{false};
   /// The cores, shared by the executions running (runtime/Threading.h).
   runtime::CoreShare cores_{runtime::hardwareThreads()};
+  // Last, so that they go first: their tasks use everything above.
+  std::unique_ptr<tbb::task_arena> compilePool_;
+  /// Executions, and the cache lookups of compiles: lowest idle thread
+  /// first, so that a lone client keeps one OpenMP team warm.
+  std::unique_ptr<LowestIdlePool> executePool_;
 };
 
 /// The gRPC status for `status` (same code and message).
