@@ -297,4 +297,14 @@ TEST(ObjectCode, ConstraintEliminationIsOffOnceAnythingCompiled) {
   EXPECT_FALSE(static_cast<llvm::cl::opt<bool> *>(found->second)->getValue());
 }
 
+TEST(ObjectCode, CalledValuePropagationIsLeftOutOfLlvmsPipeline) {
+  // 7.3 s of opt -O2 on the host flow of a 1,000-input concatenate; the
+  // 1,000-input compile benchmark: 39.6 s with it, 30.9 s without.
+  int64_t before = jit::llvmPassesLeftOut();
+  client::GraphBuilder b("tiny");
+  b.output(b.tanh(b.parameter("x", v1::DTYPE_F32, {"n"})));
+  ASSERT_TRUE(jit::Compiler::compile(*b.build()).isOk());
+  EXPECT_GE(jit::llvmPassesLeftOut() - before, 1);
+}
+
 } // namespace
