@@ -133,6 +133,10 @@ def main():
     parser.add_argument("out", help="the .onnx file to write")
     parser.add_argument("--random-weights", type=int, default=0, metavar="N",
                         help="a random BERT of N layers instead of MiniLM")
+    parser.add_argument("--exporter", choices=["dynamo", "torchscript"],
+                        default="dynamo",
+                        help="torch.onnx's exporter: dynamo (the default, "
+                        "opset 18) or the older TorchScript one (opset 17)")
     parser.add_argument("--expected", metavar="FILE",
                         help="also write PyTorch's embeddings of test "
                         "batches to FILE")
@@ -142,15 +146,22 @@ def main():
     mask = torch.tensor([[1, 1, 1, 1], [1, 1, 1, 0]])
     if args.random_weights:
         ids = ids % 200
-    batch = torch.export.Dim("batch", min=1, max=1024)
-    seq = torch.export.Dim("seq", min=1, max=512)
-    torch.onnx.export(
-        model, (ids, mask), args.out, dynamo=True, opset_version=18,
-        input_names=["input_ids", "attention_mask"],
-        output_names=["embeddings"],
-        dynamic_shapes={"input_ids": {0: batch, 1: seq},
-                        "attention_mask": {0: batch, 1: seq}},
-        external_data=False)
+    names = {"input_names": ["input_ids", "attention_mask"],
+             "output_names": ["embeddings"]}
+    if args.exporter == "torchscript":
+        axes = {0: "batch", 1: "seq"}
+        torch.onnx.export(
+            model, (ids, mask), args.out, dynamo=False, opset_version=17,
+            dynamic_axes={"input_ids": axes, "attention_mask": axes,
+                          "embeddings": {0: "batch"}}, **names)
+    else:
+        batch = torch.export.Dim("batch", min=1, max=1024)
+        seq = torch.export.Dim("seq", min=1, max=512)
+        torch.onnx.export(
+            model, (ids, mask), args.out, dynamo=True, opset_version=18,
+            dynamic_shapes={"input_ids": {0: batch, 1: seq},
+                            "attention_mask": {0: batch, 1: seq}},
+            external_data=False, **names)
     print(f"wrote {args.out} ({os.path.getsize(args.out) / 1e6:.1f} MB)")
     if args.expected:
         write_expected(model, args)

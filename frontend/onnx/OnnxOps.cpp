@@ -143,6 +143,39 @@ Status reshape(Node &n) {
   return n.define(n.b.reshape(x, result));
 }
 
+/// [d0 .. d(axis-1)] times [d(axis) ..] as a matrix. One side's size is
+/// computed (-1), so the other must be known as a number unless it is
+/// the single dim it consists of.
+Status flatten(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+  int64_t r = n.rank(x);
+  int64_t axis = n.attrInt("axis", 1);
+  if (axis < -r || axis > r)
+    return n.error("axis " + std::to_string(axis) +
+                   " is out of range for rank " + std::to_string(r));
+  if (axis < 0)
+    axis += r;
+  std::vector<Dim> dims = n.b.dims(x);
+  auto side = [&](int64_t from, int64_t to) -> std::optional<Dim> {
+    if (to - from == 1)
+      return dims[static_cast<size_t>(from)];
+    int64_t product = 1;
+    for (int64_t d = from; d < to; ++d) {
+      std::optional<int64_t> size = dimNumber(dims[d].text());
+      if (!size)
+        return std::nullopt;
+      product *= *size;
+    }
+    return Dim(product);
+  };
+  std::optional<Dim> outer = side(0, axis), inner = side(axis, r);
+  if (!outer && !inner)
+    return n.error("flattening symbolic dims on both sides of the axis is "
+                   "not supported");
+  return n.define(
+      n.b.reshape(x, {outer ? *outer : Dim(-1), inner ? *inner : Dim(-1)}));
+}
+
 Status transpose(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
   std::vector<int64_t> perm;
@@ -373,6 +406,7 @@ std::map<std::string, OpRule> elementRules() {
               n.b.layerNorm(x, scale, bias, n.attrFloat("epsilon", 1e-5f)));
         }}},
       {"Transpose", {{"perm"}, transpose}},
+      {"Flatten", {{"axis"}, flatten}},
       {"Reshape", {{"allowzero"}, reshape}},
       {"Unsqueeze",
        {{},

@@ -10,8 +10,10 @@
 
 #include "ir/graph/DimText.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <functional>
 
 namespace anyshape::onnx {
 namespace {
@@ -87,6 +89,15 @@ Status constantOfShape(Node &n) {
              : t.int32_data_size() ? t.int32_data(0)
                                    : 0.0;
   }
+  // A short int64 vector of one value is a shape in the making (the
+  // TorchScript exporter's expand: Where(Equal(shape, -1), ones, shape)).
+  std::optional<int64_t> length =
+      dims.size() == 1 ? dimNumber(dims[0].text()) : std::nullopt;
+  if (dtype == v1::DTYPE_I64 && length && *length >= 0 && *length <= 64)
+    n.state.knownDims[n.proto.output(0)] = KnownDims{
+        std::vector<std::string>(static_cast<size_t>(*length),
+                                 std::to_string(static_cast<int64_t>(fill))),
+        false};
   return n.define(n.b.broadcastInDim(n.b.scalar(fill, dtype), dims, {}));
 }
 
@@ -198,6 +209,32 @@ std::optional<int64_t> dimNumber(const std::string &text) {
   return static_cast<int64_t>(v);
 }
 
+namespace {
+
+/// `f` of the elements of `a` and `b` (one of them may have a single
+/// element, which broadcasts); nullopt if `f` is, for any element.
+std::optional<KnownDims> elementwise(
+    const KnownDims &a, const KnownDims &b,
+    const std::function<std::optional<std::string>(const std::string &,
+                                                   const std::string &)> &f) {
+  size_t count = std::max(a.dims.size(), b.dims.size());
+  if ((a.dims.size() != count && a.dims.size() != 1) ||
+      (b.dims.size() != count && b.dims.size() != 1))
+    return std::nullopt;
+  KnownDims out;
+  out.scalar = a.scalar && b.scalar;
+  for (size_t i = 0; i < count; ++i) {
+    std::optional<std::string> v = f(a.dims[a.dims.size() == 1 ? 0 : i],
+                                     b.dims[b.dims.size() == 1 ? 0 : i]);
+    if (!v)
+      return std::nullopt;
+    out.dims.push_back(*v);
+  }
+  return out;
+}
+
+} // namespace
+
 void addShapeRules(std::map<std::string, OpRule> &rules) {
   rules["Shape"] = {{"start", "end"}, shape};
   rules["ConstantOfShape"] = {{"value"}, constantOfShape};
@@ -276,24 +313,48 @@ void propagateKnownDims(ImportState &state, const ::onnx::NodeProto &node,
                          part->dims.end());
     }
     result = joined;
+  } else if (op == "Equal") { // "1" or "0" per element
+    std::optional<KnownDims> b = in(1);
+    result =
+        b ? elementwise(*a, *b,
+                        [](const std::string &x,
+                           const std::string &y) -> std::optional<std::string> {
+                          std::optional<int64_t> nx = dimNumber(x),
+                                                 ny = dimNumber(y);
+                          if (x == y)
+                            return "1";
+                          if (nx && ny)
+                            return "0";
+                          // A size is never negative: a symbolic dim never
+                          // equals -1.
+                          if ((nx && *nx < 0) || (ny && *ny < 0))
+                            return "0";
+                          return std::nullopt;
+                        })
+          : std::nullopt;
+  } else if (op == "Where") {
+    std::optional<KnownDims> x = in(1), y = in(2);
+    if (!x || !y)
+      return;
+    std::optional<KnownDims> picked =
+        elementwise(*a, *x, [](const std::string &c, const std::string &v) {
+          return c == "1"   ? std::optional<std::string>(v)
+                 : c == "0" ? std::optional<std::string>("")
+                            : std::nullopt;
+        });
+    if (!picked)
+      return;
+    result = elementwise(*picked, *y,
+                         [](const std::string &p, const std::string &v) {
+                           return std::optional<std::string>(p.empty() ? v : p);
+                         });
   } else if (op == "Add" || op == "Sub" || op == "Mul") {
     std::optional<KnownDims> b = in(1);
-    if (!b)
-      return;
-    size_t count = std::max(a->dims.size(), b->dims.size());
-    if ((a->dims.size() != count && a->dims.size() != 1) ||
-        (b->dims.size() != count && b->dims.size() != 1))
-      return;
-    KnownDims sum;
-    sum.scalar = a->scalar && b->scalar;
-    for (size_t i = 0; i < count; ++i) {
-      auto r = arithmetic(op, a->dims[a->dims.size() == 1 ? 0 : i],
-                          b->dims[b->dims.size() == 1 ? 0 : i]);
-      if (!r)
-        return;
-      sum.dims.push_back(*r);
-    }
-    result = sum;
+    if (b)
+      result =
+          elementwise(*a, *b, [&](const std::string &x, const std::string &y) {
+            return arithmetic(op, x, y);
+          });
   }
   if (result)
     state.knownDims[node.output(0)] = *result;

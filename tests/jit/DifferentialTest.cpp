@@ -151,6 +151,20 @@ TEST(Differential, ReshapesThatInsertUnitDimsStayViews) {
                     "unit dims");
 }
 
+TEST(Differential, ReshapesToAScalarCompile) {
+  // [n] -> [] (n is 1 at run time; the shape checks say so otherwise):
+  // the TorchScript exporter reshapes sizes that way. Lowered through
+  // memory order with no dims to build its shape from, the compile
+  // crashed the process.
+  GraphBuilder b("to_scalar");
+  Value x = b.parameter("x", v1::DTYPE_F32, {"n"});
+  Value y = b.parameter("y", v1::DTYPE_F32, {"m", 2});
+  b.output(b.add(b.reshape(b.exp(x), {}), y), "sum");
+  checkAcrossShapes(*b.build(),
+                    drawShapes({{"n", {1, 1}}, {"m", {0, 5}}}, 4, 9),
+                    "to a scalar");
+}
+
 TEST(Differential, StaticSpecialisationMatchesAndRejectsOtherShapes) {
   v1::Graph graph = test::exampleGraph("bert_encoder_layer");
   jit::CompileOptions options;

@@ -15,6 +15,7 @@
 #include "FusionPlan.h"
 
 #include "BroadcastStretch.h"
+#include "ReshapeGroups.h"
 
 #include "ir/dhlo/IR/DhloDialect.h"
 #include "ir/graph/OpRegistry.h"
@@ -64,7 +65,14 @@ Role roleOf(Operation *op) {
   case OpClass::DotGeneral:
     return Role::Library;
   default:
-    return llvm::isa<ReshapeOp>(op) ? Role::LoopFusible : Role::Own;
+    // A reshape that splits or merges dims is a view kernels read through;
+    // any other goes through memory order, a copy of its own in codegen.
+    if (auto reshape = llvm::dyn_cast<ReshapeOp>(op))
+      return reshape.getOperand().getType() == reshape.getType() ||
+                     reshapeGroups(reshape)
+                 ? Role::LoopFusible
+                 : Role::Own;
+    return Role::Own;
   }
 }
 

@@ -124,7 +124,13 @@ struct ReshapeLowering : OpRewritePattern<ReshapeOp> {
     SmallVector<Value> sizes;
     for (OpFoldResult dim : *dims)
       sizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, dim));
-    Value shape = rewriter.create<tensor::FromElementsOp>(loc, sizes);
+    // The type given: to a scalar the shape has no elements to infer it
+    // from (the builder without it crashed).
+    Value shape = rewriter.create<tensor::FromElementsOp>(
+        loc,
+        RankedTensorType::get({static_cast<int64_t>(sizes.size())},
+                              rewriter.getIndexType()),
+        sizes);
     rewriter.replaceOpWithNewOp<tensor::ReshapeOp>(
         op, withoutEncoding(op.getType()), op.getOperand(), shape);
     return success();
