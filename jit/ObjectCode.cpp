@@ -29,7 +29,6 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
-#include "llvm/Passes/StandardInstrumentations.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -78,8 +77,8 @@ std::atomic<int64_t> passesLeftOut{0};
 /// with the values that reach the calls: 7.3 s of `opt -O2` on a
 /// concatenate of 1,000 inputs, whose host flow passes 1,000 memref
 /// descriptors to the kernels.
-Status optimizeModule(llvm::Module &module, int optLevel,
-                      llvm::TargetMachine *machine) {
+void optimizeModule(llvm::Module &module, int optLevel,
+                    llvm::TargetMachine *machine) {
   static const llvm::OptimizationLevel levels[] = {
       llvm::OptimizationLevel::O0, llvm::OptimizationLevel::O1,
       llvm::OptimizationLevel::O2, llvm::OptimizationLevel::O3};
@@ -112,7 +111,6 @@ Status optimizeModule(llvm::Module &module, int optLevel,
           ? builder.buildO0DefaultPipeline(level)
           : builder.buildPerModuleDefaultPipeline(level);
   pipeline.run(module, modules);
-  return Status::ok();
 }
 
 StatusOr<llvm::orc::JITTargetMachineBuilder> hostBuilder() {
@@ -309,8 +307,7 @@ emitObjectCode(mlir::ModuleOp module, int optLevel,
   codegen::addLoopHints(*llvmModule, *machine, target);
   dump(*llvmModule, "llvm_before_opt.ll");
   disableSuperlinearPasses();
-  ANYSHAPE_RETURN_IF_ERROR(
-      optimizeModule(*llvmModule, optLevel, machine.get()));
+  optimizeModule(*llvmModule, optLevel, machine.get());
   splitLongBlocks(*llvmModule); // bounded work for register allocation
   dump(*llvmModule, "llvm_after_opt.ll");
   if (stageDone)

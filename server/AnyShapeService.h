@@ -167,7 +167,9 @@ private:
   std::atomic<bool> draining_{false};
   /// The cores, shared by the executions running (runtime/Threading.h).
   runtime::CoreShare cores_{runtime::hardwareThreads()};
-  // Last, so that they go first: their tasks use everything above.
+  // Last, so that they are destroyed first: their tasks use everything
+  // above. The execute pool joins its threads; TBB's arena does not wait
+  // for queued compiles, which the drain (waitUntilIdle) waits for.
   std::unique_ptr<tbb::task_arena> compilePool_;
   /// Executions, and the cache lookups of compiles: lowest idle thread
   /// first, so that a lone client keeps one OpenMP team warm.

@@ -8,6 +8,8 @@
 // work(); its Worker stays, idle and not running, for enqueue to restart.
 #include "server/LowestIdlePool.h"
 
+#include <system_error>
+
 namespace anyshape::server {
 namespace {
 thread_local int thisThread = -1;
@@ -19,7 +21,7 @@ LowestIdlePool::LowestIdlePool(int threads,
   for (int k = 0; k < (threads < 1 ? 1 : threads); ++k)
     workers_.push_back(std::make_unique<Worker>());
   std::lock_guard<std::mutex> lock(mutex_);
-  start(*workers_[0], 0); // thread 0 never retires
+  start(*workers_[0], 0); // thread 0 never retires: nothing to join
 }
 
 LowestIdlePool::~LowestIdlePool() {
@@ -34,13 +36,12 @@ LowestIdlePool::~LowestIdlePool() {
       worker->thread.join();
 }
 
-void LowestIdlePool::start(Worker &worker, int index) {
-  // A retired thread has left work() (running is false) and is only
-  // ending: joining it takes no lock of ours.
-  if (worker.thread.joinable())
-    worker.thread.join();
+std::thread LowestIdlePool::start(Worker &worker, int index) {
+  std::thread fresh([this, index] { work(index); }); // may throw
+  std::thread retired = std::move(worker.thread);
   worker.running = true;
-  worker.thread = std::thread([this, index] { work(index); });
+  worker.thread = std::move(fresh);
+  return retired;
 }
 
 int LowestIdlePool::runningThreads() {
@@ -54,20 +55,35 @@ int LowestIdlePool::runningThreads() {
 int LowestIdlePool::currentThread() { return thisThread; }
 
 void LowestIdlePool::enqueue(Task task) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  for (size_t k = 0; k < workers_.size(); ++k) {
-    Worker &worker = *workers_[k];
-    if (!worker.idle)
-      continue;
-    worker.idle = false;
-    worker.task = std::move(task);
-    if (worker.running)
-      worker.wake.notify_one();
-    else
-      start(worker, static_cast<int>(k));
-    return;
+  std::thread retired;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Worker *chosen = nullptr;
+    int index = 0;
+    for (; index < static_cast<int>(workers_.size()); ++index)
+      if (workers_[static_cast<size_t>(index)]->idle) {
+        chosen = workers_[static_cast<size_t>(index)].get();
+        break;
+      }
+    if (chosen && !chosen->running) {
+      try {
+        retired = start(*chosen, index);
+      } catch (const std::system_error &) {
+        chosen = nullptr; // no thread to be had: a busy one takes it later
+      }
+    }
+    if (!chosen) {
+      queue_.push_back(std::move(task));
+      return;
+    }
+    chosen->idle = false;
+    chosen->task = std::move(task);
+    chosen->wake.notify_one();
   }
-  queue_.push_back(std::move(task));
+  // A retired thread has left work() and is only ending: joined off the
+  // lock, since its exit frees its OpenMP team.
+  if (retired.joinable())
+    retired.join();
 }
 
 void LowestIdlePool::work(int index) {

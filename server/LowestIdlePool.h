@@ -63,8 +63,10 @@ private:
     std::thread thread;
   };
   void work(int index);
-  /// Starts worker `index`'s thread (joining the one that retired).
-  void start(Worker &worker, int index);
+  /// Starts worker `index`'s thread; returns the retired one it replaces
+  /// (to be joined without the lock: its exit frees its OpenMP team).
+  /// Throws std::system_error when no thread can be created.
+  std::thread start(Worker &worker, int index);
 
   std::mutex mutex_;
   std::vector<std::unique_ptr<Worker>> workers_;

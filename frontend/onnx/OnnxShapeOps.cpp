@@ -11,6 +11,7 @@
 #include "ir/graph/DimText.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <functional>
@@ -233,6 +234,27 @@ std::optional<KnownDims> elementwise(
   return out;
 }
 
+/// Whether two known dims are equal, as "1" or "0"; nullopt when that
+/// depends on the sizes. A size is never negative, so a lone symbol never
+/// equals -1 (an expression such as "seq - 2" may).
+std::optional<std::string> knownEqual(const std::string &x,
+                                      const std::string &y) {
+  std::optional<int64_t> nx = dimNumber(x), ny = dimNumber(y);
+  if (nx && ny)
+    return *nx == *ny ? "1" : "0";
+  if (x == y)
+    return "1";
+  auto isSymbol = [](const std::string &t) {
+    return !t.empty() && !std::isdigit(static_cast<unsigned char>(t[0])) &&
+           std::all_of(t.begin(), t.end(), [](char c) {
+             return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+           });
+  };
+  if ((nx && *nx < 0 && isSymbol(y)) || (ny && *ny < 0 && isSymbol(x)))
+    return "0";
+  return std::nullopt;
+}
+
 } // namespace
 
 void addShapeRules(std::map<std::string, OpRule> &rules) {
@@ -314,24 +336,8 @@ void propagateKnownDims(ImportState &state, const ::onnx::NodeProto &node,
     }
     result = joined;
   } else if (op == "Equal") { // "1" or "0" per element
-    std::optional<KnownDims> b = in(1);
-    result =
-        b ? elementwise(*a, *b,
-                        [](const std::string &x,
-                           const std::string &y) -> std::optional<std::string> {
-                          std::optional<int64_t> nx = dimNumber(x),
-                                                 ny = dimNumber(y);
-                          if (x == y)
-                            return "1";
-                          if (nx && ny)
-                            return "0";
-                          // A size is never negative: a symbolic dim never
-                          // equals -1.
-                          if ((nx && *nx < 0) || (ny && *ny < 0))
-                            return "0";
-                          return std::nullopt;
-                        })
-          : std::nullopt;
+    if (std::optional<KnownDims> b = in(1))
+      result = elementwise(*a, *b, knownEqual);
   } else if (op == "Where") {
     std::optional<KnownDims> x = in(1), y = in(2);
     if (!x || !y)

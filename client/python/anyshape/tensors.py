@@ -20,6 +20,8 @@ def to_tensor(array):
     """`array` (anything np.asarray takes; float64 becomes float32, as the
     service has no f64) as a wire Tensor."""
     array = np.asarray(array)
+    if not array.dtype.isnative:  # big-endian data is converted, not refused
+        array = array.astype(array.dtype.newbyteorder("="))
     if array.dtype == np.float64:
         array = array.astype(np.float32)
     wire = _TO_WIRE.get(array.dtype)

@@ -1,5 +1,4 @@
-//===- ReshapeGroups.h - which reshapes split or merge dims -------*- C++
-//-*-===//
+//===- ReshapeGroups.h - which reshapes split or merge dims -*- C++ -*-===//
 //
 // A reshape that splits or merges dims in order ([batch*seq, 768] <->
 // [batch, seq, 12, 64], unit dims included) is a view: lowering makes it a

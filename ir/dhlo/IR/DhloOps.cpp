@@ -300,7 +300,10 @@ struct SinkReshapeRoundTrip : OpRewritePattern<ReshapeOp> {
   LogicalResult matchAndRewrite(ReshapeOp op,
                                 PatternRewriter &rewriter) const override {
     Operation *f = op.getOperand().getDefiningOp();
-    if (!f || f->getNumResults() != 1 || !f->hasOneUse())
+    // Types are compared below as shapes: only sound when every dim of the
+    // result is known (two tensor<?x?xf32> may hold different shapes).
+    if (!f || f->getNumResults() != 1 || !f->hasOneUse() ||
+        !llvm::isa<DhloDialect>(f->getDialect()) || !fullyKnown(op.getType()))
       return failure();
     const OpInfo *info = lookupOp(f->getName().stripDialect());
     if (!info ||
