@@ -95,6 +95,13 @@ Status reduction(Node &n, client::Reduction kind, Reducing style) {
   return n.define(reduced);
 }
 
+Translate reduce(client::Reduction kind, Reducing style) {
+  return [kind, style](Node &n) { return reduction(n, kind, style); };
+}
+
+const std::set<std::string> reduceAttributes = {"axes", "keepdims",
+                                                "noop_with_empty_axes"};
+
 Status matmul(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
   ANYSHAPE_ASSIGN_OR_RETURN(Value w, n.input(1));
@@ -417,31 +424,19 @@ std::map<std::string, OpRule> elementRules() {
           return n.define(y);
         }}},
       {"Squeeze", {{}, squeeze}},
+      // ReduceSum takes its axes as an input only (opset 13); the others
+      // as an attribute until opset 18.
       {"ReduceSum",
        {{"keepdims", "noop_with_empty_axes"},
-        [](Node &n) {
-          return reduction(n, client::Reduction::Sum, Reducing::Plain);
-        }}},
+        reduce(client::Reduction::Sum, Reducing::Plain)}},
       {"ReduceMean",
-       {{"axes", "keepdims", "noop_with_empty_axes"},
-        [](Node &n) {
-          return reduction(n, client::Reduction::Sum, Reducing::Mean);
-        }}},
+       {reduceAttributes, reduce(client::Reduction::Sum, Reducing::Mean)}},
       {"ReduceMax",
-       {{"axes", "keepdims", "noop_with_empty_axes"},
-        [](Node &n) {
-          return reduction(n, client::Reduction::Max, Reducing::Plain);
-        }}},
+       {reduceAttributes, reduce(client::Reduction::Max, Reducing::Plain)}},
       {"ReduceMin",
-       {{"axes", "keepdims", "noop_with_empty_axes"},
-        [](Node &n) {
-          return reduction(n, client::Reduction::Min, Reducing::Plain);
-        }}},
+       {reduceAttributes, reduce(client::Reduction::Min, Reducing::Plain)}},
       {"ReduceL2",
-       {{"axes", "keepdims", "noop_with_empty_axes"},
-        [](Node &n) {
-          return reduction(n, client::Reduction::Sum, Reducing::L2);
-        }}},
+       {reduceAttributes, reduce(client::Reduction::Sum, Reducing::L2)}},
       {"Concat",
        {{"axis"},
         [](Node &n) -> Status {

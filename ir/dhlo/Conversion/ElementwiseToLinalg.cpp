@@ -8,8 +8,6 @@
 //===----------------------------------------------------------------------===//
 #include "LoweringUtils.h"
 
-#include "ir/graph/OpRegistry.h"
-
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
 using namespace mlir;
@@ -23,12 +21,7 @@ struct ElementwiseToGeneric : RewritePattern {
 
   LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
-    if (!llvm::isa<DhloDialect>(op->getDialect()))
-      return failure();
-    const OpInfo *info = lookupOp(op->getName().stripDialect());
-    if (!info ||
-        (info->opClass != OpClass::Unary && info->opClass != OpClass::Binary &&
-         info->opClass != OpClass::Select))
+    if (!isElementwise(op))
       return failure();
     Location loc = op->getLoc();
     auto resultType = llvm::cast<RankedTensorType>(op->getResult(0).getType());

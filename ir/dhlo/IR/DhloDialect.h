@@ -35,6 +35,10 @@ namespace anyshape::dhlo {
 std::optional<v1::DType> dtypeOf(mlir::Type elementType);
 mlir::Type elementTypeOf(mlir::MLIRContext *context, v1::DType dtype);
 
+/// A dhlo op that maps elements to elements (unary, binary, compare,
+/// select: OpClass Unary, Binary or Select of the op table).
+bool isElementwise(mlir::Operation *op);
+
 /// Prefix of the fresh symbols the dialect's own shape inference makes; a
 /// result dim that depends on one is unknown (`?`) in the result type.
 inline constexpr const char *kLocalFreshPrefix = "?local";

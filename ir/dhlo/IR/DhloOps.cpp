@@ -117,6 +117,15 @@ bool isIdentity(ArrayRef<int64_t> permutation) {
 
 } // namespace
 
+bool isElementwise(Operation *op) {
+  if (!llvm::isa<DhloDialect>(op->getDialect()))
+    return false;
+  const OpInfo *info = lookupOp(op->getName().stripDialect());
+  return info &&
+         (info->opClass == OpClass::Unary || info->opClass == OpClass::Binary ||
+          info->opClass == OpClass::Select);
+}
+
 #define DHLO_INFERRED_OP(Op)                                                   \
   LogicalResult Op::inferReturnTypes(                                          \
       MLIRContext *context, std::optional<Location> location,                  \
@@ -302,13 +311,8 @@ struct SinkReshapeRoundTrip : OpRewritePattern<ReshapeOp> {
     Operation *f = op.getOperand().getDefiningOp();
     // Types are compared below as shapes: only sound when every dim of the
     // result is known (two tensor<?x?xf32> may hold different shapes).
-    if (!f || f->getNumResults() != 1 || !f->hasOneUse() ||
-        !llvm::isa<DhloDialect>(f->getDialect()) || !fullyKnown(op.getType()))
-      return failure();
-    const OpInfo *info = lookupOp(f->getName().stripDialect());
-    if (!info ||
-        (info->opClass != OpClass::Unary && info->opClass != OpClass::Binary &&
-         info->opClass != OpClass::Select))
+    if (!f || f->getNumResults() != 1 || !f->hasOneUse() || !isElementwise(f) ||
+        !fullyKnown(op.getType()))
       return failure();
     auto result = llvm::cast<RankedTensorType>(op.getType());
     auto sameShape = [&](Type type) {
