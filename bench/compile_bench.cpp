@@ -1,10 +1,10 @@
 // Compile time against graph size, for the shapes of graph whose compile
 // time once grew faster than their size: a concatenate of N operands (of
-// one input, and of N inputs), a chain of N elementwise ops, and 1-12
-// stacked encoder layers. Each compile is timed once (they are long); the
-// per_unit counter (time per operand,
-// node or layer) stays flat where the compile is linear; `functions` is
-// the kernel functions emitted. Then constants of 1-256 MiB, embedded (raw
+// one input, and of N inputs), a chain of N elementwise ops, a chain of N
+// matrix products by one constant, and 1-12 stacked encoder layers. Each
+// compile is timed once (they are long); the per_unit counter (time per
+// operand, node or layer) stays flat where the compile is linear; `functions`
+// is the kernel functions emitted. Then constants of 1-256 MiB, embedded (raw
 // data) or generated at load (seeded). The peak_mib counter is the
 // process's peak resident memory, so sizes run in ascending order and each
 // reading is that compile's own peak: run one kind per process
@@ -82,6 +82,18 @@ BENCHMARK(BM_CompileElementwiseChain)
     ->Arg(100)
     ->Arg(1000)
     ->Arg(10000)
+    ->Arg(100000)
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+
+void BM_CompileMatmulChain(benchmark::State &state) {
+  compileOnce(state, test::matmulChain(static_cast<int>(state.range(0))));
+}
+BENCHMARK(BM_CompileMatmulChain)
+    ->Arg(10)
+    ->Arg(100)
+    ->Arg(300)
+    ->Arg(1000)
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
 

@@ -19,11 +19,32 @@ namespace anyshape::codegen {
 
 namespace {
 
+/// Each op's place in its block, numbered once: MLIR's `isBeforeInBlock`
+/// renumbers a block after every move into it, which made this pass
+/// quadratic in a host flow's buffers. Only deallocations move, and no
+/// deallocation is a use looked up here, so the numbers stay valid.
+class BlockOrder {
+public:
+  int64_t indexOf(Operation *op) {
+    Block *block = op->getBlock();
+    if (numbered.insert(block).second) {
+      int64_t next = 0;
+      for (Operation &each : *block)
+        index[&each] = next++;
+    }
+    return index.lookup(op);
+  }
+
+private:
+  llvm::DenseSet<Block *> numbered;
+  llvm::DenseMap<Operation *, int64_t> index;
+};
+
 /// The op of `block` after which the buffer `memref` is no longer used
 /// through any of its aliases, or null when an alias is used outside the
 /// block (then the deallocation stays where it is).
-Operation *lastUseInBlock(Value memref, memref::DeallocOp dealloc,
-                          Block &block) {
+Operation *lastUseInBlock(Value memref, memref::DeallocOp dealloc, Block &block,
+                          BlockOrder &order) {
   Operation *last = memref.getDefiningOp();
   if (last && last->getBlock() != &block)
     last = nullptr;
@@ -39,7 +60,7 @@ Operation *lastUseInBlock(Value memref, memref::DeallocOp dealloc,
       Operation *ancestor = block.findAncestorOpInBlock(*user);
       if (!ancestor)
         return nullptr;
-      if (!last || last->isBeforeInBlock(ancestor))
+      if (!last || order.indexOf(last) < order.indexOf(ancestor))
         last = ancestor;
     }
   }
@@ -51,12 +72,15 @@ struct FreeAtLastUsePass : impl::FreeAtLastUseBase<FreeAtLastUsePass> {
     SmallVector<memref::DeallocOp> deallocs;
     getOperation().walk(
         [&](memref::DeallocOp dealloc) { deallocs.push_back(dealloc); });
+    BlockOrder order;
     for (memref::DeallocOp dealloc : deallocs) {
       Block &block = *dealloc->getBlock();
-      Operation *last = lastUseInBlock(dealloc.getMemref(), dealloc, block);
+      int64_t place = order.indexOf(dealloc); // before anything moves
+      Operation *last =
+          lastUseInBlock(dealloc.getMemref(), dealloc, block, order);
       // A buffer defined in an enclosing block (a function argument) has
       // no last use here: leave its deallocation alone.
-      if (!last || !last->isBeforeInBlock(dealloc))
+      if (!last || order.indexOf(last) >= place)
         continue;
       dealloc->moveAfter(last);
     }

@@ -99,6 +99,49 @@ def FreeAtLastUse : Pass<"anyshape-free-at-last-use", "mlir::func::FuncOp"> {
   }];
 }
 
+def ShareReadOnlyViews
+    : Pass<"anyshape-share-read-only-views", "mlir::func::FuncOp"> {
+  let summary = "One view of a constant or input for every GEMM that reads it";
+  let description = [{
+    Each library fusion reshapes and casts its GEMM operands itself, so a
+    weight read by n matrix products is viewed n times. One-shot
+    bufferization puts a view in its buffer's alias set, and for every
+    view it decides in place it walks that whole set: quadratic in the
+    readers of one constant or input (0.5 of the MLIR pipeline's 3 s on a
+    chain of 600 products by one weight). Nothing writes a constant or an
+    argument of @main, so their views can be shared: this pass replaces a
+    `tensor.reshape` (of a `tensor.from_elements` shape of constants, dims
+    of function-level tensors or function-level values) or `tensor.cast`
+    of one, inside a library fusion, by one function-level view of the same
+    buffer, type and shape, built before the first fusion that needs it,
+    with a shape tensor of its own. Runs right before bufferization.
+  }];
+  let dependentDialects = ["mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
+def SplitFreshDeallocations
+    : Pass<"anyshape-split-fresh-deallocations", "mlir::func::FuncOp"> {
+  let summary = "Give each fresh buffer that aliases nothing its own dealloc";
+  let description = [{
+    Ownership-based deallocation ends a block with one `bufferization.dealloc`
+    of every buffer the block owns, and MLIR's
+    `buffer-deallocation-simplification` then asks, for each buffer, whether
+    it may alias each other one: quadratic in the buffers of a block (1.1 s
+    of a chain of 600 matrix products' compile). Most of them are fresh
+    allocations that provably alias nothing else in the list, so this pass
+    runs first and splits each such buffer into a dealloc of its own,
+    without retained values, in time linear in the list: a buffer is split
+    when it is a `memref.alloc` or `memref.alloca` result that is the root
+    allocation of no other buffer in the list and of no retained value, and
+    every root is a fresh allocation or an argument of the function (any
+    other root, which could alias anything, splits nothing). The dealloc's
+    results, the ownership of the retained values, do not change: a buffer
+    that aliases no retained value contributes nothing to them.
+  }];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
+}
+
 def FreshOutputs : Pass<"anyshape-fresh-outputs", "mlir::func::FuncOp"> {
   let summary = "Copy only the outputs that would not be fresh buffers";
   let description = [{

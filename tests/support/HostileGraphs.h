@@ -112,6 +112,34 @@ inline v1::Graph wideConcatenateOfInputs(int n) {
   return g;
 }
 
+/// x: f32[n, 3]; n matrix products, each of the one before by the same
+/// 3x3 constant: a host flow of n library calls, and one buffer that n
+/// kernels view.
+inline v1::Graph matmulChain(int n) {
+  v1::Graph g;
+  addInput(g, "x", {"n"})->add_dims()->set_size(3);
+  auto *w = g.add_nodes();
+  w->set_name("w");
+  w->set_op("constant");
+  w->mutable_constant()->set_dtype(v1::DTYPE_F32);
+  w->mutable_constant()->add_shape(3);
+  w->mutable_constant()->add_shape(3);
+  w->mutable_constant()->set_splat(0.5);
+  std::string previous = "x";
+  for (int i = 0; i < n; ++i) {
+    auto *node = g.add_nodes();
+    node->set_name("m" + std::to_string(i));
+    node->set_op("dot_general");
+    node->add_operands(previous);
+    node->add_operands("w");
+    node->mutable_dot_general()->add_lhs_contracting_dimensions(1);
+    node->mutable_dot_general()->add_rhs_contracting_dimensions(0);
+    previous = node->name();
+  }
+  g.add_outputs(previous);
+  return g;
+}
+
 /// x: f32[batch, seq]; n elementwise ops, each on the one before.
 inline v1::Graph elementwiseChain(int n) {
   v1::Graph g;
