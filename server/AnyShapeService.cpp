@@ -11,6 +11,7 @@
 #include "server/ExecutableInfo.h"
 #include "server/cache/CacheKey.h"
 #include "server/cache/DiskCache.h"
+#include "server/cache/EntryKey.h"
 #include "server/worker/CompileJob.h"
 
 #include <grpcpp/grpcpp.h>
@@ -62,8 +63,14 @@ AnyShapeService::create(const ServiceOptions &options) {
   std::vector<std::unique_ptr<CacheTier>> tiers;
   if (!options.cacheDir.empty()) {
     ANYSHAPE_ASSIGN_OR_RETURN(
-        std::unique_ptr<DiskCache> disk,
-        DiskCache::open(options.cacheDir, compilerIdentity()));
+        std::string entryKey,
+        loadOrCreateEntryKey(options.cacheKeyFile.empty()
+                                 ? defaultEntryKeyPath(options.cacheDir)
+                                 : options.cacheKeyFile));
+    ANYSHAPE_ASSIGN_OR_RETURN(std::unique_ptr<DiskCache> disk,
+                              DiskCache::open(options.cacheDir,
+                                              compilerIdentity(),
+                                              std::move(entryKey)));
     tiers.push_back(std::move(disk));
   }
   std::unique_ptr<AnyShapeService> service(new AnyShapeService(options));

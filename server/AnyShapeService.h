@@ -33,7 +33,10 @@
 namespace anyshape::server {
 
 struct ServiceOptions {
-  std::string cacheDir;                  ///< empty: memory only
+  std::string cacheDir; ///< empty: memory only
+  /// The key that authenticates the disk cache's entries (EntryKey.h);
+  /// empty: defaultEntryKeyPath(cacheDir), created if missing.
+  std::string cacheKeyFile;
   int64_t cacheBytes = int64_t{2} << 30; ///< in-memory executables
   int compileThreads = 1;
   int executeThreads = 2;

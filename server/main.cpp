@@ -32,6 +32,12 @@ const char *kUsage = R"(usage: anyshape-server [options]
                            (default: off)
   --cache-dir DIR          persistent compile cache (created with mode 0700:
                            it holds code this server executes; default: none)
+  --cache-key-file FILE    the secret that authenticates the cache's entries
+                           (default DIR.key beside the directory, created
+                           with 32 random bytes if missing; mode 0600, owned
+                           by the server's user): an entry the server did
+                           not write is refused, so write access to DIR is
+                           not enough to run code as the server
   --cache-bytes N          in-memory compile cache bound (default 2 GiB)
   --compile-threads N      concurrent compiles (default 1); each runs in a
                            worker process of its own, so that a compile that
@@ -145,6 +151,8 @@ int main(int argc, char **argv) {
       options.metricsListen = value;
     else if (arg == "--cache-dir")
       options.service.cacheDir = value;
+    else if (arg == "--cache-key-file")
+      options.service.cacheKeyFile = value;
     else if (arg == "--cache-bytes" && needNumber(0, INT64_MAX))
       options.service.cacheBytes = number;
     else if (arg == "--compile-threads" && needNumber(1, 256))

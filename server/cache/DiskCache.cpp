@@ -1,17 +1,16 @@
 // Entry file layout (all integers u64 little-endian):
-//   "ASHAPE02" | len identity | len key | len graph | len info |
-//   len object | len device | xxh3-128 of every byte before it (high, low)
+//   "ASHAPE03" | len identity | len key | len graph | len info |
+//   len object | len device | HMAC-SHA256 of every byte before it
 // where device is empty for a CPU executable and "cuda" followed by a
 // serialised v1::DeviceCode (its cubins) for a CUDA one, and "len X" is
-// X's byte length followed by its bytes. A reader checks
-// the magic, every length against the bytes left, the checksum, the
-// identity and the key before parsing anything.
+// X's byte length followed by its bytes. A reader checks the magic, the
+// MAC (under the server's entry key, EntryKey.h), every length against
+// the bytes left, the identity and the key before parsing anything.
 #include "server/cache/DiskCache.h"
 
 #include "server/Io.h"
 #include "server/cache/CacheKey.h"
-
-#include <xxhash.h>
+#include "server/cache/EntryKey.h"
 
 #include <cerrno>
 #include <cstring>
@@ -22,7 +21,8 @@
 namespace anyshape::server {
 namespace {
 
-constexpr char kMagic[8] = {'A', 'S', 'H', 'A', 'P', 'E', '0', '2'};
+constexpr char kMagic[8] = {'A', 'S', 'H', 'A', 'P', 'E', '0', '3'};
+constexpr size_t kMacBytes = 32; // HMAC-SHA256
 constexpr char kDevicePrefix[] = "cuda";
 
 void putPart(std::string &out, const std::string &part) {
@@ -80,9 +80,12 @@ StatusOr<std::string> readAll(const std::string &path) {
 } // namespace
 
 StatusOr<std::unique_ptr<DiskCache>> DiskCache::open(std::string directory,
-                                                     std::string identity) {
+                                                     std::string identity,
+                                                     std::string entryKey) {
   if (directory.empty())
     return invalidArgument("the cache directory is empty");
+  if (entryKey.size() < 32)
+    return invalidArgument("the cache entry key has under 32 bytes");
   if (::mkdir(directory.c_str(), 0700) != 0 && errno != EEXIST)
     return errnoError("cannot create the cache directory", directory);
   struct stat info;
@@ -96,8 +99,8 @@ StatusOr<std::unique_ptr<DiskCache>> DiskCache::open(std::string directory,
                       "executes");
   if ((info.st_mode & 0077) != 0)
     ::chmod(directory.c_str(), 0700);
-  return std::unique_ptr<DiskCache>(
-      new DiskCache(std::move(directory), std::move(identity)));
+  return std::unique_ptr<DiskCache>(new DiskCache(
+      std::move(directory), std::move(identity), std::move(entryKey)));
 }
 
 std::string DiskCache::pathOf(const std::string &key) const {
@@ -115,16 +118,16 @@ StatusOr<StoredExecutable> DiskCache::load(const std::string &key) {
     return Status(StatusCode::DataLoss,
                   "dropped cache entry " + path + ": " + why);
   };
-  constexpr size_t kChecksumBytes = 16;
-  if (bytes.size() < sizeof(kMagic) + kChecksumBytes ||
+  if (bytes.size() < sizeof(kMagic) + kMacBytes ||
       std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0)
     return reject("not a cache entry or truncated");
-  size_t end = bytes.size() - kChecksumBytes;
-  XXH128_hash_t expected = XXH3_128bits(bytes.data(), end);
-  uint64_t stored[2];
-  std::memcpy(stored, bytes.data() + end, sizeof(stored));
-  if (stored[0] != expected.high64 || stored[1] != expected.low64)
-    return reject("checksum mismatch");
+  // Before anything is parsed: only this server's key makes a valid MAC,
+  // so a file someone else wrote (or damaged) goes here.
+  size_t end = bytes.size() - kMacBytes;
+  if (!sameMac(entryMac(entryKey_, bytes.data(), end), bytes.data() + end,
+               kMacBytes))
+    return reject("not authenticated (written by another server, or "
+                  "damaged)");
   size_t at = sizeof(kMagic);
   std::string identity, storedKey, graph, info, object, device;
   if (!takePart(bytes, at, end, identity) ||
@@ -166,9 +169,7 @@ Status DiskCache::store(const std::string &key, const StoredExecutable &entry) {
                      ? kDevicePrefix +
                            deviceCodeToProto(*entry.device).SerializeAsString()
                      : std::string());
-  XXH128_hash_t checksum = XXH3_128bits(bytes.data(), bytes.size());
-  uint64_t words[2] = {checksum.high64, checksum.low64};
-  bytes.append(reinterpret_cast<const char *>(words), sizeof(words));
+  bytes += entryMac(entryKey_, bytes.data(), bytes.size());
 
   std::string path = pathOf(key);
   std::string temp = path + ".tmp.XXXXXX";

@@ -4,10 +4,13 @@
 // The directory is a trust boundary: it holds machine code this process
 // will execute. It is created with mode 0700, and entries are never
 // trusted blindly: each file carries the compiler identity it was built
-// by and an xxh3-128 checksum of its contents, both verified on load; a
-// mismatch drops the file. Writes go to a temporary file that is fsynced
-// and renamed over the entry (then the directory is fsynced), so readers
-// and crashes see either the old entry or the new one, never a mix.
+// by and an HMAC-SHA256 of its contents under a key only the server holds
+// (EntryKey.h), both verified on load; a mismatch drops the file. So
+// write access to the directory is not enough to make the server run
+// code: a file the server did not write is refused. Writes go to a temporary
+// file that is fsynced and renamed over the entry (then the directory is
+// fsynced), so readers and crashes see either the old entry or the new one,
+// never a mix.
 #pragma once
 
 #include "server/cache/CacheTier.h"
@@ -19,9 +22,10 @@ namespace anyshape::server {
 class DiskCache : public CacheTier {
 public:
   /// Creates `directory` (0700) if needed. `identity` is the compiler
-  /// build and target every entry must match (compilerIdentity()).
-  static StatusOr<std::unique_ptr<DiskCache>> open(std::string directory,
-                                                   std::string identity);
+  /// build and target every entry must match (compilerIdentity());
+  /// `entryKey` (at least 32 bytes) authenticates every entry.
+  static StatusOr<std::unique_ptr<DiskCache>>
+  open(std::string directory, std::string identity, std::string entryKey);
 
   StatusOr<StoredExecutable> load(const std::string &key) override;
   Status store(const std::string &key, const StoredExecutable &entry) override;
@@ -30,10 +34,12 @@ public:
   std::string pathOf(const std::string &key) const;
 
 private:
-  DiskCache(std::string directory, std::string identity)
-      : directory_(std::move(directory)), identity_(std::move(identity)) {}
+  DiskCache(std::string directory, std::string identity, std::string entryKey)
+      : directory_(std::move(directory)), identity_(std::move(identity)),
+        entryKey_(std::move(entryKey)) {}
   std::string directory_;
   std::string identity_;
+  std::string entryKey_;
 };
 
 } // namespace anyshape::server

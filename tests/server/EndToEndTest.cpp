@@ -19,6 +19,8 @@
 #include <grpcpp/generic/generic_stub.h>
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <arpa/inet.h>
 #include <atomic>
@@ -281,6 +283,40 @@ TEST(ServerEndToEnd, DamagedCacheFilesAreRecompiledAndReplaced) {
     EXPECT_TRUE(compile(*stub, graph).compiled.cache_hit());
     EXPECT_EQ(stats(*stub).disk_loads(), 1);
   }
+}
+
+TEST(ServerEndToEnd, CacheEntriesTheServerDidNotWriteAreRefused) {
+  // A second server over the same directory with a key of its own plays
+  // someone who can write the cache directory but not read the first
+  // server's key: every entry it wrote is refused and recompiled. The
+  // first server's key was created beside the directory, private.
+  v1::Graph graph = test::exampleGraph("elementwise_reduce");
+  std::string dir = freshDirectory();
+  {
+    ServerProcess first({"--cache-dir", dir});
+    ASSERT_TRUE(compile(*first.stub(), graph).status.ok());
+  }
+  struct stat key;
+  ASSERT_EQ(::stat((dir + ".key").c_str(), &key), 0) << "no key beside " << dir;
+  EXPECT_EQ(key.st_mode & 07777, 0600u);
+  ASSERT_FALSE(cacheFileIn(dir).empty());
+  {
+    ServerProcess other(
+        {"--cache-dir", dir, "--cache-key-file", dir + ".other-key"});
+    auto stub = other.stub();
+    Called called = compile(*stub, graph);
+    ASSERT_TRUE(called.status.ok()) << called.status.error_message();
+    EXPECT_FALSE(called.compiled.cache_hit());
+    v1::StatsResponse s = stats(*stub);
+    EXPECT_EQ(s.disk_loads(), 0);
+    EXPECT_EQ(s.compiles(), 1);
+  }
+  // That server replaced the entry with one of its own: the first key now
+  // refuses it in turn.
+  ServerProcess first({"--cache-dir", dir});
+  auto stub = first.stub();
+  EXPECT_FALSE(compile(*stub, graph).compiled.cache_hit());
+  EXPECT_EQ(stats(*stub).disk_loads(), 0);
 }
 
 TEST(ServerEndToEnd, BadRequestsGetTheRightCodesAndTheServerLives) {

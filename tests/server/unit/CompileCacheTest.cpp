@@ -104,7 +104,7 @@ protected:
   static std::vector<std::unique_ptr<CacheTier>>
   diskTier(const std::string &dir) {
     std::vector<std::unique_ptr<CacheTier>> tiers;
-    auto disk = DiskCache::open(dir, kIdentity);
+    auto disk = DiskCache::open(dir, kIdentity, std::string(32, 'k'));
     EXPECT_TRUE(disk.isOk()) << disk.status().toString();
     if (disk.isOk())
       tiers.push_back(std::move(*disk));
@@ -398,7 +398,7 @@ TEST_F(CompileCacheTest, CompileWritesTheDiskTier) {
   std::string dir = scratch / "cache";
   CompileCache cache(1 << 30, diskTier(dir));
   ASSERT_TRUE(cache.getOrCompile(keyOf(1), sharedCompile(keyOf(1))).isOk());
-  auto inspector = DiskCache::open(dir, kIdentity);
+  auto inspector = DiskCache::open(dir, kIdentity, std::string(32, 'k'));
   ASSERT_TRUE(inspector.isOk());
   auto stored = (*inspector)->load(keyOf(1));
   ASSERT_TRUE(stored.isOk()) << stored.status().toString();

@@ -21,6 +21,7 @@ namespace {
 const std::string kKey = "0123456789abcdef0123456789abcdef";
 const std::string kOtherKey = "fedcba9876543210fedcba9876543210";
 const std::string kIdentity = "anyshape.v1;build=test;llvm=19;x86_64";
+const std::string kEntryKey(32, 'k');
 
 /// An entry with recognisable bytes in every part; the object code holds
 /// NULs and high bytes, as real object code does.
@@ -40,8 +41,9 @@ StoredExecutable sampleEntry(const std::string &tag = "a") {
 }
 
 std::unique_ptr<DiskCache> openCache(const std::string &dir,
-                                     const std::string &identity = kIdentity) {
-  auto cache = DiskCache::open(dir, identity);
+                                     const std::string &identity = kIdentity,
+                                     const std::string &entryKey = kEntryKey) {
+  auto cache = DiskCache::open(dir, identity, entryKey);
   EXPECT_TRUE(cache.isOk()) << cache.status().toString();
   return cache.isOk() ? std::move(*cache) : nullptr;
 }
@@ -99,13 +101,17 @@ TEST(DiskCache, OpenRefusesWhatIsNotADirectory) {
   ScratchDir scratch;
   std::string file = scratch / "file";
   test::writeFile(file, "x");
-  auto onFile = DiskCache::open(file, kIdentity);
+  auto onFile = DiskCache::open(file, kIdentity, kEntryKey);
   EXPECT_FALSE(onFile.isOk());
-  auto empty = DiskCache::open("", kIdentity);
+  auto empty = DiskCache::open("", kIdentity, kEntryKey);
   ASSERT_FALSE(empty.isOk());
   EXPECT_EQ(empty.status().code(), StatusCode::InvalidArgument);
-  auto missingParent = DiskCache::open(scratch / "no/such/dir", kIdentity);
+  auto missingParent =
+      DiskCache::open(scratch / "no/such/dir", kIdentity, kEntryKey);
   EXPECT_FALSE(missingParent.isOk());
+  auto shortKey = DiskCache::open(scratch / "cache", kIdentity, "short");
+  ASSERT_FALSE(shortKey.isOk());
+  EXPECT_EQ(shortKey.status().code(), StatusCode::InvalidArgument);
 }
 
 TEST(DiskCache, StoreThenLoadRoundTrips) {
@@ -168,8 +174,8 @@ TEST(DiskCache, FlippedBitsAreDropped) {
   for (Flip flip : {Flip{0, "magic"}, Flip{9, "identity length"},
                     Flip{30, "identity"}, Flip{full.size() / 2, "middle"},
                     Flip{full.size() - 20, "object code tail"},
-                    Flip{full.size() - 16, "checksum high word"},
-                    Flip{full.size() - 1, "checksum low word"}}) {
+                    Flip{full.size() - 32, "MAC's first byte"},
+                    Flip{full.size() - 1, "MAC's last byte"}}) {
     std::string damaged = full;
     damaged[flip.at] = static_cast<char>(damaged[flip.at] ^ 0x10);
     test::writeFile(cache->pathOf(kKey), damaged);
@@ -186,10 +192,10 @@ TEST(DiskCache, GarbageIsDropped) {
     noise.push_back(static_cast<char>((k * 131 + 7) % 251));
   for (const std::string &garbage :
        {std::string("not a cache entry at all\n"), noise,
-        // The right magic, then noise: only the checksum can refuse it.
-        std::string("ASHAPE01") + noise,
+        // The right magic, then noise: only the MAC can refuse it.
+        std::string("ASHAPE03") + noise,
         // Lengths that claim more bytes than the file holds.
-        std::string("ASHAPE01") + std::string(8, '\xff') + noise}) {
+        std::string("ASHAPE03") + std::string(8, '\xff') + noise}) {
     test::writeFile(cache->pathOf(kKey), garbage);
     expectRejectedAndRemoved(
         *cache, kKey, std::to_string(garbage.size()) + " bytes of garbage");
@@ -202,6 +208,22 @@ TEST(DiskCache, EntriesOfAnotherIdentityAreDropped) {
   ASSERT_TRUE(writer->store(kKey, sampleEntry()).isOk());
   auto reader = openCache(scratch / "cache", kIdentity + ";other-build");
   expectRejectedAndRemoved(*reader, kKey, "written by another identity");
+}
+
+TEST(DiskCache, AnEntryWrittenWithoutTheServersKeyIsRefused) {
+  // Someone who can write the directory but does not hold the key: a
+  // well-formed entry of theirs (the same format, their own key) is
+  // refused before anything in it is parsed, and removed.
+  ScratchDir scratch;
+  auto forger = openCache(scratch / "cache", kIdentity, std::string(32, 'f'));
+  ASSERT_TRUE(forger->store(kKey, sampleEntry("forged")).isOk());
+  auto server = openCache(scratch / "cache");
+  expectRejectedAndRemoved(*server, kKey, "written under another key");
+  // The server's own entries still load.
+  ASSERT_TRUE(server->store(kKey, sampleEntry()).isOk());
+  auto loaded = server->load(kKey);
+  ASSERT_TRUE(loaded.isOk()) << loaded.status().toString();
+  expectSameEntry(sampleEntry(), *loaded);
 }
 
 TEST(DiskCache, EntryCopiedUnderAnotherKeyIsDropped) {
