@@ -129,6 +129,22 @@ grpc::ServerUnaryReactor *AnyShapeService::newReactor() {
   return new Reactor(metrics_);
 }
 
+grpc::ServerUnaryReactor *AnyShapeService::refuse(const Status &refusal) {
+  grpc::ServerUnaryReactor *reactor = newReactor();
+  finish(reactor, refusal);
+  return reactor;
+}
+
+Status AnyShapeService::authorize(const grpc::CallbackServerContext *context,
+                                  unsigned roles) {
+  if (!options_.auth)
+    return Status::ok();
+  Status allowed = options_.auth->authorize(*context, roles);
+  if (!allowed.isOk())
+    ++metrics_.unauthorizedRequests;
+  return allowed;
+}
+
 static Status checkExecutableId(const std::string &id) {
   if (isCacheKey(id))
     return Status::ok();
@@ -391,6 +407,8 @@ grpc::ServerUnaryReactor *
 AnyShapeService::Compile(grpc::CallbackServerContext *context,
                          const v1::CompileRequest *request,
                          v1::CompileResponse *response) {
+  if (Status allowed = authorize(context, kRoleCompile); !allowed.isOk())
+    return refuse(allowed);
   ++metrics_.compileRequests;
   return submitCompile(
       context, *request, *response,
@@ -401,6 +419,8 @@ grpc::ServerUnaryReactor *
 AnyShapeService::Execute(grpc::CallbackServerContext *context,
                          const v1::ExecuteRequest *request,
                          v1::ExecuteResponse *response) {
+  if (Status allowed = authorize(context, kRoleExecute); !allowed.isOk())
+    return refuse(allowed);
   return submit(
       context, *executePool_, queuedExecutions_, options_.maxQueuedExecutions,
       [this, request, response](Status status, Clock::time_point queuedAt) {
@@ -423,6 +443,9 @@ grpc::ServerUnaryReactor *
 AnyShapeService::CompileAndExecute(grpc::CallbackServerContext *context,
                                    const v1::CompileAndExecuteRequest *request,
                                    v1::CompileAndExecuteResponse *response) {
+  if (Status allowed = authorize(context, kRoleCompile | kRoleExecute);
+      !allowed.isOk())
+    return refuse(allowed);
   ++metrics_.compileRequests;
   // A cache hit executes on the execute pool, a compile on the compile
   // pool right after compiling.
@@ -442,6 +465,8 @@ grpc::ServerUnaryReactor *
 AnyShapeService::GetExecutable(grpc::CallbackServerContext *context,
                                const v1::GetExecutableRequest *request,
                                v1::ExecutableInfo *response) {
+  if (Status allowed = authorize(context, kRoleExecute); !allowed.isOk())
+    return refuse(allowed);
   // On the execute pool: a miss in memory may load from disk.
   return submit(context, *executePool_, queuedExecutions_,
                 options_.maxQueuedExecutions,
@@ -461,6 +486,8 @@ grpc::ServerUnaryReactor *
 AnyShapeService::Unload(grpc::CallbackServerContext *context,
                         const v1::UnloadRequest *request,
                         v1::UnloadResponse *response) {
+  if (Status allowed = authorize(context, kRoleAdmin); !allowed.isOk())
+    return refuse(allowed);
   grpc::ServerUnaryReactor *reactor = newReactor();
   Status valid = checkExecutableId(request->executable_id());
   if (valid.isOk())
@@ -472,6 +499,8 @@ AnyShapeService::Unload(grpc::CallbackServerContext *context,
 grpc::ServerUnaryReactor *
 AnyShapeService::Stats(grpc::CallbackServerContext *context,
                        const v1::StatsRequest *, v1::StatsResponse *response) {
+  if (Status allowed = authorize(context, kRoleAdmin); !allowed.isOk())
+    return refuse(allowed);
   grpc::ServerUnaryReactor *reactor = newReactor();
   *response = stats();
   finish(reactor, Status::ok());
@@ -603,13 +632,17 @@ private:
 grpc::ServerReadReactor<v1::UploadTensorChunk> *
 AnyShapeService::UploadTensor(grpc::CallbackServerContext *context,
                               v1::UploadTensorResponse *response) {
-  if (draining_) {
+  Status refusal = authorize(context, kRoleCompile);
+  if (refusal.isOk() && draining_) {
+    refusal = Status(StatusCode::Unavailable, "the server is shutting down");
+    ++metrics_.rejectedRequests;
+  }
+  if (!refusal.isOk()) {
     // A reactor that refuses at once (OnDone still balances inFlight).
     ++metrics_.inFlight;
     struct Refuse : grpc::ServerReadReactor<v1::UploadTensorChunk> {
-      explicit Refuse(Metrics &m) : metrics(m) {
-        Finish(grpc::Status(grpc::StatusCode::UNAVAILABLE,
-                            "the server is shutting down"));
+      Refuse(Metrics &m, const Status &refusal) : metrics(m) {
+        Finish(toGrpcStatus(refusal));
       }
       void OnDone() override {
         --metrics.inFlight;
@@ -617,10 +650,8 @@ AnyShapeService::UploadTensor(grpc::CallbackServerContext *context,
       }
       Metrics &metrics;
     };
-    ++metrics_.rejectedRequests;
-    return new Refuse(metrics_);
+    return new Refuse(metrics_, refusal);
   }
-  (void)context;
   ++metrics_.inFlight;
   return new Upload(*this, response);
 }

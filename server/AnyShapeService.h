@@ -16,6 +16,7 @@
 #include "anyshape/v1/service.grpc.pb.h"
 #include "ir/graph/Limits.h"
 #include "runtime/Threading.h"
+#include "server/Auth.h"
 #include "server/LowestIdlePool.h"
 #include "server/Metrics.h"
 #include "server/TensorStore.h"
@@ -45,6 +46,9 @@ struct ServiceOptions {
   int64_t tensorStoreBytes = int64_t{4} << 30;
   int64_t maxUploadBytes = int64_t{2} << 30; ///< one UploadTensor
   GraphLimits limits;
+  /// Null: no authentication (the loopback default). Otherwise every call
+  /// but the health check needs a token with its method's roles (Auth.h).
+  std::shared_ptr<const TokenAuth> auth;
   /// Compiles run in worker processes (CompileWorkers.h) when
   /// compileWorkers.program is set (anyshape-server sets it to itself);
   /// empty, they run in this process.
@@ -107,6 +111,12 @@ private:
   class Upload;
   class Reactor;
   grpc::ServerUnaryReactor *newReactor();
+  /// A reactor that answers `refusal` at once: a call refused before any
+  /// work (a missing token, the wrong role).
+  grpc::ServerUnaryReactor *refuse(const Status &refusal);
+  /// OK, or why `context`'s token may not make a call needing `roles`
+  /// (counted in metrics); always OK without --auth-tokens.
+  Status authorize(const grpc::CallbackServerContext *context, unsigned roles);
 
   using Clock = std::chrono::steady_clock;
 

@@ -55,6 +55,9 @@ std::string Metrics::renderPrometheus() const {
   scalar("anyshape_rejected_requests_total",
          "Requests refused: queue full or draining.", "counter",
          rejectedRequests.load());
+  scalar("anyshape_unauthorized_requests_total",
+         "Requests refused for a missing or unknown token or a role it lacks.",
+         "counter", unauthorizedRequests.load());
   scalar("anyshape_in_flight_requests", "Requests being handled.", "gauge",
          inFlight.load());
   scalar("anyshape_compile_worker_failures_total",

@@ -34,7 +34,8 @@ struct Metrics {
   std::atomic<int64_t> compileRequests{0};
   std::atomic<int64_t> executions{0};
   std::atomic<int64_t> executionErrors{0};
-  std::atomic<int64_t> rejectedRequests{0}; // queue full / draining
+  std::atomic<int64_t> rejectedRequests{0};     // queue full / draining
+  std::atomic<int64_t> unauthorizedRequests{0}; // no token, or wrong role
   std::atomic<int64_t> inFlight{0};
   // Compile workers (worker/CompileWorkers.h) that ended a compile early:
   // crashed or failed, killed at a limit, killed at the deadline.

@@ -6,13 +6,59 @@
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
+#include <grpcpp/security/server_credentials.h>
+
+#include <fstream>
+#include <sstream>
 
 namespace anyshape::server {
+namespace {
+
+StatusOr<std::string> readPem(const std::string &path, const char *what) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in.good() && !in.eof())
+    return invalidArgument(std::string("cannot read the ") + what + " " + path);
+  if (text.str().find("-----BEGIN ") == std::string::npos)
+    return invalidArgument(std::string("the ") + what + " " + path +
+                           " is not PEM");
+  return text.str();
+}
+
+/// Plaintext, TLS, or mutual TLS (a client certificate signed by the CA
+/// required and verified).
+StatusOr<std::shared_ptr<grpc::ServerCredentials>>
+listeningCredentials(const TlsOptions &tls) {
+  if (tls.certFile.empty() && tls.keyFile.empty() && tls.clientCaFile.empty())
+    return grpc::InsecureServerCredentials();
+  if (tls.certFile.empty() || tls.keyFile.empty())
+    return invalidArgument("TLS needs both --tls-cert and --tls-key");
+  grpc::SslServerCredentialsOptions ssl;
+  grpc::SslServerCredentialsOptions::PemKeyCertPair pair;
+  ANYSHAPE_ASSIGN_OR_RETURN(pair.cert_chain,
+                            readPem(tls.certFile, "TLS certificate"));
+  ANYSHAPE_ASSIGN_OR_RETURN(pair.private_key,
+                            readPem(tls.keyFile, "TLS private key"));
+  ssl.pem_key_cert_pairs.push_back(std::move(pair));
+  if (!tls.clientCaFile.empty()) {
+    ANYSHAPE_ASSIGN_OR_RETURN(ssl.pem_root_certs,
+                              readPem(tls.clientCaFile, "client CA"));
+    ssl.client_certificate_request =
+        GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
+  }
+  return grpc::SslServerCredentials(ssl);
+}
+
+} // namespace
 
 StatusOr<std::unique_ptr<Server>> Server::start(const ServerOptions &options) {
   if (options.maxMessageBytes < 1024 ||
       options.maxMessageBytes > std::numeric_limits<int>::max())
     return invalidArgument("--max-message-bytes must be in [1024, 2^31)");
+  ANYSHAPE_ASSIGN_OR_RETURN(
+      std::shared_ptr<grpc::ServerCredentials> credentials,
+      listeningCredentials(options.tls));
   std::unique_ptr<Server> server(new Server);
   server->options_ = options;
   ANYSHAPE_ASSIGN_OR_RETURN(server->service_,
@@ -22,8 +68,7 @@ StatusOr<std::unique_ptr<Server>> Server::start(const ServerOptions &options) {
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(),
-                           &port);
+  builder.AddListeningPort(options.listen, credentials, &port);
   builder.SetMaxReceiveMessageSize(static_cast<int>(options.maxMessageBytes));
   builder.SetMaxSendMessageSize(static_cast<int>(options.maxMessageBytes));
   builder.AddChannelArgument(GRPC_ARG_MAX_METADATA_SIZE,

@@ -15,6 +15,14 @@
 
 namespace anyshape::server {
 
+/// TLS on the gRPC port: PEM files. With clientCaFile set it is mutual
+/// TLS: a client must present a certificate that CA signed.
+struct TlsOptions {
+  std::string certFile; ///< empty: plaintext (the loopback default)
+  std::string keyFile;
+  std::string clientCaFile;
+};
+
 struct ServerOptions {
   std::string listen = "127.0.0.1:50051"; ///< port 0 picks a free port
   std::string metricsListen;              ///< empty: no metrics endpoint
@@ -23,6 +31,7 @@ struct ServerOptions {
   /// metadata-handling CVEs; see docs/service.md).
   int maxMetadataBytes = 16 << 10;
   std::chrono::milliseconds drainTimeout{30000};
+  TlsOptions tls;
   ServiceOptions service;
 };
 

@@ -28,6 +28,19 @@ const char *kUsage = R"(usage: anyshape-server [options]
                            only unless you choose otherwise; port 0 picks a
                            free port)
   --port-file FILE         write the bound host:port to FILE once serving
+  --tls-cert FILE          serve TLS with this PEM certificate chain ...
+  --tls-key FILE           ... and this PEM private key (default: plaintext,
+                           for loopback)
+  --tls-client-ca FILE     mutual TLS: require a client certificate signed by
+                           this PEM CA
+  --auth-tokens FILE       require `authorization: Bearer TOKEN` metadata;
+                           FILE (mode 0600) has a `TOKEN ROLE[,ROLE]` line
+                           per token, roles compile (Compile, UploadTensor),
+                           execute (Execute, GetExecutable), admin (Stats,
+                           Unload) or all; CompileAndExecute needs compile
+                           and execute; no token: UNAUTHENTICATED, a missing
+                           role: PERMISSION_DENIED; the health check stays
+                           open (default: no authentication)
   --metrics-listen ADDR    serve Prometheus metrics at http://ADDR/metrics
                            (default: off)
   --cache-dir DIR          persistent compile cache (created with mode 0700:
@@ -112,6 +125,7 @@ int main(int argc, char **argv) {
   options.service.compileWorkers.program = "/proc/self/exe";
   options.service.executeThreads = runtime::hardwareThreads();
   std::string portFile;
+  std::string authTokensFile;
   int64_t bufferCacheBytes = int64_t{1} << 30;
   int64_t cudaMemoryBytes = 0; // 0: the device's whole memory
   for (int i = 1; i < argc; ++i) {
@@ -153,6 +167,14 @@ int main(int argc, char **argv) {
       options.service.cacheDir = value;
     else if (arg == "--cache-key-file")
       options.service.cacheKeyFile = value;
+    else if (arg == "--tls-cert")
+      options.tls.certFile = value;
+    else if (arg == "--tls-key")
+      options.tls.keyFile = value;
+    else if (arg == "--tls-client-ca")
+      options.tls.clientCaFile = value;
+    else if (arg == "--auth-tokens")
+      authTokensFile = value;
     else if (arg == "--cache-bytes" && needNumber(0, INT64_MAX))
       options.service.cacheBytes = number;
     else if (arg == "--compile-threads" && needNumber(1, 256))
@@ -184,6 +206,16 @@ int main(int argc, char **argv) {
       options.service.testingCompileDelayMs = static_cast<int>(number);
     else
       return usageError("unknown option or bad value: " + arg + " " + value);
+  }
+  if (!authTokensFile.empty()) {
+    auto auth = server::TokenAuth::fromFile(authTokensFile);
+    if (!auth.isOk()) {
+      server::logEvent("error", "startup_failed",
+                       {{"message", auth.status().toString()}});
+      return 1;
+    }
+    options.service.auth =
+        std::make_shared<const server::TokenAuth>(std::move(*auth));
   }
   runtime::setAllocatorCacheLimit(bufferCacheBytes);
   if (cudaMemoryBytes > 0)

@@ -155,10 +155,13 @@ struct Client::Impl {
                                         : Clock::time_point::max();
   }
 
-  static void applyDeadline(grpc::ClientContext &context,
-                            Clock::time_point deadline) {
+  /// The deadline and, for a server with --auth-tokens, the token.
+  void prepareContext(grpc::ClientContext &context,
+                      Clock::time_point deadline) const {
     if (deadline != Clock::time_point::max())
       context.set_deadline(deadline);
+    if (!options.token.empty())
+      context.AddMetadata("authorization", "Bearer " + options.token);
   }
 
   /// How long to wait before retrying after `status` ended attempt
@@ -193,7 +196,7 @@ struct Client::Impl {
     Clock::time_point deadline = callDeadline();
     for (int n = 1;; ++n) {
       grpc::ClientContext context;
-      applyDeadline(context, deadline);
+      prepareContext(context, deadline);
       grpc::Status status = attempt(context);
       if (status.ok())
         return Status::ok();
@@ -239,7 +242,7 @@ struct AsyncRun : std::enable_shared_from_this<AsyncRun> {
   void start() {
     ++attempt;
     context = std::make_unique<grpc::ClientContext>();
-    Client::Impl::applyDeadline(*context, deadline);
+    impl->prepareContext(*context, deadline);
     response.Clear();
     impl->stub->async()->Execute(
         context.get(), &request, &response,
@@ -330,11 +333,24 @@ StatusOr<std::unique_ptr<Client>> Client::connect(const std::string &address,
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,
               static_cast<int>(
                   std::clamp<int64_t>(options.maxBackoff.count(), 1, INT_MAX)));
+  std::shared_ptr<grpc::ChannelCredentials> credentials =
+      grpc::InsecureChannelCredentials();
+  if (!options.tlsRootCerts.empty()) {
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = options.tlsRootCerts;
+    ssl.pem_cert_chain = options.tlsCertChain;
+    ssl.pem_private_key = options.tlsPrivateKey;
+    credentials = grpc::SslCredentials(ssl);
+    if (!options.tlsServerName.empty())
+      args.SetSslTargetNameOverride(options.tlsServerName);
+  } else if (!options.tlsCertChain.empty() || !options.tlsPrivateKey.empty()) {
+    return invalidArgument("a TLS client certificate needs tlsRootCerts, the "
+                           "CA of the server's certificate");
+  }
   auto impl = std::make_unique<Impl>();
   impl->address = address;
   impl->options = options;
-  impl->channel = grpc::CreateCustomChannel(
-      address, grpc::InsecureChannelCredentials(), args);
+  impl->channel = grpc::CreateCustomChannel(address, credentials, args);
   if (!impl->channel->WaitForConnected(Clock::now() + options.connectTimeout))
     return Status(StatusCode::Unavailable,
                   "cannot connect to an anyshape server at " + address +

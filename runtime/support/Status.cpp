@@ -14,6 +14,8 @@ const char *statusCodeName(StatusCode code) {
     return "DEADLINE_EXCEEDED";
   case StatusCode::NotFound:
     return "NOT_FOUND";
+  case StatusCode::PermissionDenied:
+    return "PERMISSION_DENIED";
   case StatusCode::ResourceExhausted:
     return "RESOURCE_EXHAUSTED";
   case StatusCode::FailedPrecondition:
@@ -24,6 +26,8 @@ const char *statusCodeName(StatusCode code) {
     return "INTERNAL";
   case StatusCode::Unavailable:
     return "UNAVAILABLE";
+  case StatusCode::Unauthenticated:
+    return "UNAUTHENTICATED";
   case StatusCode::DataLoss:
     return "DATA_LOSS";
   }

@@ -18,12 +18,14 @@ enum class StatusCode {
   InvalidArgument = 3,
   DeadlineExceeded = 4,
   NotFound = 5,
+  PermissionDenied = 7,
   ResourceExhausted = 8,
   FailedPrecondition = 9,
   Unimplemented = 12,
   Internal = 13,
   Unavailable = 14,
   DataLoss = 15,
+  Unauthenticated = 16,
 };
 
 const char *statusCodeName(StatusCode code);

@@ -506,28 +506,6 @@ TEST(ServerEndToEnd, UploadedTensorsServeAsWeightsAndInputs) {
   EXPECT_TRUE(compareLiterals(*actual, (*expected)[0]).ok());
 }
 
-/// grpc.health.v1.Health/Check with an empty service name, through the
-/// generic stub (no generated health stubs needed): the SERVING status.
-int healthStatus(const std::shared_ptr<grpc::Channel> &channel) {
-  grpc::GenericStub generic(channel);
-  grpc::ClientContext context;
-  grpc::Slice empty(std::string{}); // an empty HealthCheckRequest
-  grpc::ByteBuffer request(&empty, 1), response;
-  std::promise<grpc::Status> done;
-  generic.UnaryCall(&context, "/grpc.health.v1.Health/Check",
-                    grpc::StubOptions(), &request, &response,
-                    [&](grpc::Status s) { done.set_value(s); });
-  if (!done.get_future().get().ok())
-    return -1;
-  std::vector<grpc::Slice> slices;
-  response.Dump(&slices);
-  std::string bytes;
-  for (const grpc::Slice &s : slices)
-    bytes.append(reinterpret_cast<const char *>(s.begin()), s.size());
-  // HealthCheckResponse { status = 1 (field 1, varint) }.
-  return bytes.size() == 2 && bytes[0] == 0x08 ? bytes[1] : 0;
-}
-
 /// The services server reflection lists (grpc.reflection.v1alpha), from
 /// one ServerReflectionRequest { list_services: "" } on the bidi stream.
 std::string reflectedServices(const std::shared_ptr<grpc::Channel> &channel) {
@@ -647,7 +625,7 @@ TEST(ServerEndToEnd, HealthReflectionAndPrometheusMetrics) {
   std::string metrics = "127.0.0.1:" + std::to_string(port);
   ServerProcess server({"--metrics-listen", metrics});
   ASSERT_FALSE(server.address().empty());
-  EXPECT_EQ(healthStatus(server.channel()), 1); // SERVING
+  EXPECT_EQ(test::healthStatus(server.channel()), 1); // SERVING
   std::string services = reflectedServices(server.channel());
   EXPECT_NE(services.find("anyshape.v1.AnyShape"), std::string::npos)
       << services;
@@ -718,7 +696,7 @@ TEST(ServerEndToEnd, SigtermLetsRequestsInFlightFinish) {
   server.terminate();
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   // Draining: health says NOT_SERVING and new work is refused.
-  EXPECT_EQ(healthStatus(server.channel()), 2);
+  EXPECT_EQ(test::healthStatus(server.channel()), 2);
   {
     v1::ExecuteRequest request;
     request.set_executable_id(id);

@@ -5,12 +5,14 @@
 
 #include "anyshape/v1/service.grpc.pb.h"
 
+#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
+#include <future>
 #include <string>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -44,8 +46,16 @@ public:
     for (int waited = 0; waited < 600 && address_.empty(); ++waited) {
       std::ifstream in(portFile_);
       std::getline(in, address_);
-      if (address_.empty())
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      if (!address_.empty())
+        break;
+      // A server that refused to start says so by exiting: stop waiting.
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        exitCode_ =
+            WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   }
 
@@ -71,6 +81,8 @@ public:
   }
   void terminate() { ::kill(pid_, SIGTERM); }
   int wait() {
+    if (exitCode_ >= 0)
+      return exitCode_;
     int status = 0;
     ::waitpid(pid_, &status, 0);
     exitCode_ =
@@ -99,5 +111,27 @@ private:
   std::string portFile_;
   std::string address_;
 };
+
+/// grpc.health.v1.Health/Check with an empty service name, through the
+/// generic stub (no generated health stubs needed): the SERVING status.
+inline int healthStatus(const std::shared_ptr<grpc::Channel> &channel) {
+  grpc::GenericStub generic(channel);
+  grpc::ClientContext context;
+  grpc::Slice empty(std::string{}); // an empty HealthCheckRequest
+  grpc::ByteBuffer request(&empty, 1), response;
+  std::promise<grpc::Status> done;
+  generic.UnaryCall(&context, "/grpc.health.v1.Health/Check",
+                    grpc::StubOptions(), &request, &response,
+                    [&](grpc::Status s) { done.set_value(s); });
+  if (!done.get_future().get().ok())
+    return -1;
+  std::vector<grpc::Slice> slices;
+  response.Dump(&slices);
+  std::string bytes;
+  for (const grpc::Slice &s : slices)
+    bytes.append(reinterpret_cast<const char *>(s.begin()), s.size());
+  // HealthCheckResponse { status = 1 (field 1, varint) }.
+  return bytes.size() == 2 && bytes[0] == 0x08 ? bytes[1] : 0;
+}
 
 } // namespace anyshape::test

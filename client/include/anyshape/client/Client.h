@@ -36,6 +36,19 @@ struct ClientOptions {
   std::chrono::milliseconds deadline{0};
   /// How long connect() waits for the channel to become ready.
   std::chrono::milliseconds connectTimeout{5000};
+  /// Sent as `authorization: Bearer TOKEN` on every call, for a server run
+  /// with --auth-tokens; empty: none.
+  std::string token;
+  /// TLS: the PEM certificate(s) of the CA that signed the server's
+  /// certificate; empty: plaintext (a loopback server's default).
+  std::string tlsRootCerts;
+  /// Mutual TLS (a server run with --tls-client-ca): this client's PEM
+  /// certificate chain and private key.
+  std::string tlsCertChain;
+  std::string tlsPrivateKey;
+  /// The name the server's certificate must carry, when it is not the
+  /// address's host.
+  std::string tlsServerName;
 };
 
 /// A compiled executable: `id` is the server's compile cache key, shared by

@@ -1,0 +1,289 @@
+// TLS, mutual TLS and token roles end to end: real anyshape-server
+// processes, real gRPC over loopback, certificates made by the test with
+// the openssl command (a CA, a server certificate for localhost and
+// 127.0.0.1, a client certificate from that CA and one from another), and
+// the client SDK's options. A call without a valid token is
+// UNAUTHENTICATED, one whose token lacks the method's role
+// PERMISSION_DENIED; the health check stays open.
+#include "../server/ServerProcess.h"
+#include "anyshape/client/Client.h"
+#include "anyshape/client/GraphBuilder.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+
+using namespace anyshape;
+using anyshape::test::ServerProcess;
+
+namespace {
+
+std::string readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// A scratch directory with the certificates the tests use.
+class Certificates {
+public:
+  Certificates() {
+    char pattern[] = "/tmp/anyshape-tls-XXXXXX";
+    dir_ = ::mkdtemp(pattern);
+    // One shell script: a CA, a server certificate, a client certificate
+    // from the CA and one from a CA the server does not trust.
+    std::string script = "set -e; cd " + dir_ + R"(
+      key() { openssl ecparam -name prime256v1 -genkey -noout -out "$1"; }
+      ca() {
+        key "$1.key"
+        openssl req -x509 -new -key "$1.key" -days 2 -subj "/CN=$1" -out "$1.pem"
+      }
+      signed() { # name, CA, extensions
+        key "$1.key"
+        openssl req -new -key "$1.key" -subj "/CN=$1" -out "$1.csr"
+        printf '%s\n' "$3" > "$1.ext"
+        openssl x509 -req -in "$1.csr" -CA "$2.pem" -CAkey "$2.key" \
+          -CAcreateserial -days 2 -extfile "$1.ext" -out "$1.pem"
+      }
+      ca ca; ca rogue
+      signed server ca "subjectAltName=DNS:localhost,IP:127.0.0.1"
+      signed client ca "extendedKeyUsage=clientAuth"
+      signed stranger rogue "extendedKeyUsage=clientAuth"
+    )";
+    std::string command =
+        "sh -c '" + escapeQuotes(script) + "' >" + dir_ + "/openssl.log 2>&1";
+    ok_ = std::system(command.c_str()) == 0;
+  }
+  ~Certificates() { std::filesystem::remove_all(dir_); }
+
+  bool ok() const { return ok_; }
+  std::string path(const std::string &name) const { return dir_ + "/" + name; }
+  std::string pem(const std::string &name) const {
+    return readFile(path(name));
+  }
+  std::string log() const { return readFile(path("openssl.log")); }
+
+private:
+  static std::string escapeQuotes(const std::string &text) {
+    std::string out;
+    for (char c : text)
+      out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out;
+  }
+  std::string dir_;
+  bool ok_ = false;
+};
+
+const Certificates &certificates() {
+  static Certificates made;
+  return made;
+}
+
+/// y = x + x on f32[n]: small, and checked exactly.
+v1::Graph doubling() {
+  client::GraphBuilder b("doubling");
+  client::Value x = b.parameter("x", v1::DTYPE_F32, {"n"});
+  b.output(b.add(x, x), "y");
+  return *b.build();
+}
+
+v1::Tensor floats(std::vector<float> values) {
+  v1::Tensor t;
+  t.set_dtype(v1::DTYPE_F32);
+  t.add_shape(static_cast<int64_t>(values.size()));
+  t.set_data(std::string(reinterpret_cast<const char *>(values.data()),
+                         values.size() * sizeof(float)));
+  return t;
+}
+
+/// Compiles and runs the doubling graph through `client`; the first error.
+Status compileAndRun(client::Client &client) {
+  auto compiled = client.compile(doubling());
+  if (!compiled.isOk())
+    return compiled.status();
+  auto outputs = client.run(*compiled, {floats({1, 2.5})});
+  if (!outputs.isOk())
+    return outputs.status();
+  const std::string &data = (*outputs)[0].data();
+  float y[2];
+  if (data.size() != sizeof y)
+    return internalError("wrong output size");
+  std::memcpy(y, data.data(), sizeof y);
+  if (y[0] != 2 || y[1] != 5)
+    return internalError("wrong output values");
+  return Status::ok();
+}
+
+client::ClientOptions quick() {
+  client::ClientOptions options;
+  options.connectTimeout = std::chrono::milliseconds(2000);
+  options.maxAttempts = 1;
+  return options;
+}
+
+client::ClientOptions tlsClient() {
+  client::ClientOptions options = quick();
+  options.tlsRootCerts = certificates().pem("ca.pem");
+  options.tlsServerName = "localhost";
+  return options;
+}
+
+class Security : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_TRUE(certificates().ok())
+        << "openssl could not make the test certificates:\n"
+        << certificates().log();
+  }
+};
+
+TEST_F(Security, TlsServesTlsClientsOnly) {
+  const Certificates &c = certificates();
+  ServerProcess server(
+      {"--tls-cert", c.path("server.pem"), "--tls-key", c.path("server.key")});
+  ASSERT_FALSE(server.address().empty()) << "the TLS server did not start";
+
+  auto secure = client::Client::connect(server.address(), tlsClient());
+  ASSERT_TRUE(secure.isOk()) << secure.status().toString();
+  Status ran = compileAndRun(**secure);
+  EXPECT_TRUE(ran.isOk()) << ran.toString();
+
+  // A plaintext client never gets a channel.
+  auto plain = client::Client::connect(server.address(), quick());
+  EXPECT_FALSE(plain.isOk());
+  // Nor does one that trusts another CA.
+  client::ClientOptions wrongCa = tlsClient();
+  wrongCa.tlsRootCerts = c.pem("rogue.pem");
+  EXPECT_FALSE(client::Client::connect(server.address(), wrongCa).isOk());
+}
+
+TEST_F(Security, MutualTlsNeedsAClientCertificateFromTheCa) {
+  const Certificates &c = certificates();
+  ServerProcess server({"--tls-cert", c.path("server.pem"), "--tls-key",
+                        c.path("server.key"), "--tls-client-ca",
+                        c.path("ca.pem")});
+  ASSERT_FALSE(server.address().empty()) << "the mTLS server did not start";
+
+  client::ClientOptions good = tlsClient();
+  good.tlsCertChain = c.pem("client.pem");
+  good.tlsPrivateKey = c.pem("client.key");
+  auto trusted = client::Client::connect(server.address(), good);
+  ASSERT_TRUE(trusted.isOk()) << trusted.status().toString();
+  Status ran = compileAndRun(**trusted);
+  EXPECT_TRUE(ran.isOk()) << ran.toString();
+
+  // Without a certificate, or with one from a CA the server does not
+  // trust, the handshake fails: no call reaches the service.
+  EXPECT_FALSE(client::Client::connect(server.address(), tlsClient()).isOk());
+  client::ClientOptions stranger = tlsClient();
+  stranger.tlsCertChain = c.pem("stranger.pem");
+  stranger.tlsPrivateKey = c.pem("stranger.key");
+  EXPECT_FALSE(client::Client::connect(server.address(), stranger).isOk());
+}
+
+TEST_F(Security, BrokenTlsFilesStopTheServerWithAReason) {
+  const Certificates &c = certificates();
+  ServerProcess keyless({"--tls-cert", c.path("server.pem")});
+  EXPECT_TRUE(keyless.address().empty());
+  EXPECT_EQ(keyless.wait(), 1);
+  ServerProcess notPem(
+      {"--tls-cert", c.path("server.ext"), "--tls-key", c.path("server.key")});
+  EXPECT_TRUE(notPem.address().empty());
+  EXPECT_EQ(notPem.wait(), 1);
+}
+
+/// A token file with one token per role, mode 0600.
+std::string writeTokens(const std::string &dir) {
+  std::string path = dir + "/tokens";
+  std::ofstream(path) << "# token roles\n"
+                         "compile-token-0123456789 compile\n"
+                         "execute-token-0123456789 execute\n"
+                         "admin-token-01234567890 admin\n"
+                         "\n"
+                         "both-token-012345678901 compile,execute\n";
+  ::chmod(path.c_str(), 0600);
+  return path;
+}
+
+client::ClientOptions withToken(const std::string &token) {
+  client::ClientOptions options = quick();
+  options.token = token;
+  return options;
+}
+
+TEST_F(Security, TokensCarryRolesPerMethod) {
+  const Certificates &c = certificates();
+  ServerProcess server({"--auth-tokens", writeTokens(c.path(""))});
+  ASSERT_FALSE(server.address().empty()) << "the server did not start";
+  auto connect = [&](const std::string &token) {
+    auto made = client::Client::connect(server.address(), withToken(token));
+    EXPECT_TRUE(made.isOk()) << made.status().toString();
+    return made.isOk() ? std::move(*made) : nullptr;
+  };
+
+  // No token, or an unknown one: UNAUTHENTICATED, the token not echoed.
+  for (const std::string token : {"", "not-a-token-0123456789"}) {
+    auto anonymous = connect(token);
+    ASSERT_NE(anonymous, nullptr);
+    auto compiled = anonymous->compile(doubling());
+    ASSERT_FALSE(compiled.isOk()) << "token '" << token << "'";
+    EXPECT_EQ(compiled.status().code(), StatusCode::Unauthenticated)
+        << compiled.status().toString();
+    if (!token.empty())
+      EXPECT_EQ(compiled.status().message().find(token), std::string::npos);
+    auto stats = anonymous->stats();
+    EXPECT_EQ(stats.status().code(), StatusCode::Unauthenticated);
+  }
+
+  // compile: compiles, may not execute or read the stats.
+  auto compiler = connect("compile-token-0123456789");
+  auto compiled = compiler->compile(doubling());
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  auto refused = compiler->run(*compiled, {floats({1, 2})});
+  ASSERT_FALSE(refused.isOk());
+  EXPECT_EQ(refused.status().code(), StatusCode::PermissionDenied)
+      << refused.status().toString();
+  EXPECT_NE(refused.status().message().find("execute"), std::string::npos);
+  EXPECT_EQ(compiler->stats().status().code(), StatusCode::PermissionDenied);
+
+  // execute: runs what was compiled, may not compile.
+  auto executor = connect("execute-token-0123456789");
+  auto outputs = executor->run(*compiled, {floats({1, 2})});
+  EXPECT_TRUE(outputs.isOk()) << outputs.status().toString();
+  EXPECT_EQ(executor->compile(doubling()).status().code(),
+            StatusCode::PermissionDenied);
+  EXPECT_EQ(executor->unload(compiled->id).status().code(),
+            StatusCode::PermissionDenied);
+
+  // compile,execute: both; admin: the stats and unload.
+  auto both = connect("both-token-012345678901");
+  Status ran = compileAndRun(*both);
+  EXPECT_TRUE(ran.isOk()) << ran.toString();
+  auto admin = connect("admin-token-01234567890");
+  auto stats = admin->stats();
+  ASSERT_TRUE(stats.isOk()) << stats.status().toString();
+  EXPECT_EQ(stats->compiles(), 1);
+  EXPECT_TRUE(admin->unload(compiled->id).isOk());
+  EXPECT_EQ(admin->compile(doubling()).status().code(),
+            StatusCode::PermissionDenied);
+
+  // The health check needs no token (1: SERVING).
+  EXPECT_EQ(test::healthStatus(server.channel()), 1);
+}
+
+TEST_F(Security, ATokenFileOthersCanReadStopsTheServer) {
+  const Certificates &c = certificates();
+  std::string path = writeTokens(c.path(""));
+  ::chmod(path.c_str(), 0644);
+  ServerProcess server({"--auth-tokens", path});
+  EXPECT_TRUE(server.address().empty());
+  EXPECT_EQ(server.wait(), 1);
+}
+
+} // namespace
