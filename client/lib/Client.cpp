@@ -7,8 +7,12 @@
 #include "GrpcSupport.h"
 #include "anyshape/v1/service.grpc.pb.h"
 
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
 #include <grpcpp/alarm.h>
 #include <grpcpp/grpcpp.h>
+#include <sstream>
 
 #include <algorithm>
 #include <climits>
@@ -308,6 +312,55 @@ Client::Client(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Client::~Client() {
   std::unique_lock<std::mutex> lock(impl_->mutex);
   impl_->idle.wait(lock, [&] { return impl_->asyncInFlight == 0; });
+}
+
+namespace {
+
+/// The contents of the file that environment variable `name` names, or ""
+/// when it is unset.
+StatusOr<std::string> fileNamedBy(const char *name) {
+  const char *path = std::getenv(name);
+  if (!path || !*path)
+    return std::string();
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in.good() && !in.eof())
+    return invalidArgument(std::string("cannot read ") + path + " (" + name +
+                           ")");
+  return text.str();
+}
+
+} // namespace
+
+StatusOr<ClientOptions> clientOptionsFromEnvironment(ClientOptions base) {
+  ANYSHAPE_ASSIGN_OR_RETURN(std::string token,
+                            fileNamedBy("ANYSHAPE_TOKEN_FILE"));
+  // A token file usually ends in a newline.
+  while (!token.empty() &&
+         std::isspace(static_cast<unsigned char>(token.back())))
+    token.pop_back();
+  if (!token.empty())
+    base.token = token;
+  ANYSHAPE_ASSIGN_OR_RETURN(std::string ca, fileNamedBy("ANYSHAPE_TLS_CA"));
+  if (!ca.empty())
+    base.tlsRootCerts = ca;
+  ANYSHAPE_ASSIGN_OR_RETURN(std::string cert, fileNamedBy("ANYSHAPE_TLS_CERT"));
+  if (!cert.empty())
+    base.tlsCertChain = cert;
+  ANYSHAPE_ASSIGN_OR_RETURN(std::string key, fileNamedBy("ANYSHAPE_TLS_KEY"));
+  if (!key.empty())
+    base.tlsPrivateKey = key;
+  if (const char *name = std::getenv("ANYSHAPE_TLS_SERVER_NAME"))
+    base.tlsServerName = name;
+  return base;
+}
+
+StatusOr<std::unique_ptr<Client>>
+connectWithEnvironment(const std::string &address) {
+  ANYSHAPE_ASSIGN_OR_RETURN(ClientOptions options,
+                            clientOptionsFromEnvironment());
+  return Client::connect(address, std::move(options));
 }
 
 StatusOr<std::unique_ptr<Client>> Client::connect(const std::string &address,

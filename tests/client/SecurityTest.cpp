@@ -17,6 +17,7 @@
 #include <fstream>
 #include <sstream>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 using namespace anyshape;
 using anyshape::test::ServerProcess;
@@ -275,6 +276,36 @@ TEST_F(Security, TokensCarryRolesPerMethod) {
 
   // The health check needs no token (1: SERVING).
   EXPECT_EQ(test::healthStatus(server.channel()), 1);
+}
+
+TEST_F(Security, TheCommandLineTakesTlsAndTheTokenFromTheEnvironment) {
+  const Certificates &c = certificates();
+  ServerProcess server({"--tls-cert", c.path("server.pem"), "--tls-key",
+                        c.path("server.key"), "--auth-tokens",
+                        writeTokens(c.path(""))});
+  ASSERT_FALSE(server.address().empty());
+  std::ofstream(c.path("admin.token")) << "admin-token-01234567890\n";
+  std::string tls = "ANYSHAPE_TLS_CA=" + c.path("ca.pem") +
+                    " ANYSHAPE_TLS_SERVER_NAME=localhost ";
+  std::string stats = std::string(ANYSHAPE_CLI_BINARY) + " --server " +
+                      server.address() + " stats > " + c.path("stats.out") +
+                      " 2>&1";
+  auto exitCode = [](const std::string &command) {
+    int status = std::system(command.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  EXPECT_EQ(exitCode(tls + "ANYSHAPE_TOKEN_FILE=" + c.path("admin.token") +
+                     " " + stats),
+            0)
+      << readFile(c.path("stats.out"));
+  EXPECT_NE(readFile(c.path("stats.out")).find("\"compiles\""),
+            std::string::npos)
+      << readFile(c.path("stats.out"));
+  // Without the token: refused, and the CLI says so.
+  EXPECT_EQ(exitCode(tls + stats), 1);
+  EXPECT_NE(readFile(c.path("stats.out")).find("UNAUTHENTICATED"),
+            std::string::npos)
+      << readFile(c.path("stats.out"));
 }
 
 TEST_F(Security, ATokenFileOthersCanReadStopsTheServer) {

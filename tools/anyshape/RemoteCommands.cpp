@@ -61,7 +61,7 @@ int runRemoteEval(const GlobalOptions &global,
   const auto &runs = plan.runs;
   uint64_t seed = plan.seed;
 
-  auto client = client::Client::connect(global.server);
+  auto client = client::connectWithEnvironment(global.server);
   if (!client)
     return fail(client.status());
   auto offloaded = (*client)->offloadConstants(*graph);
@@ -129,7 +129,7 @@ int runStats(const GlobalOptions &global,
              const std::vector<std::string> &args) {
   if (!args.empty())
     return usage("stats takes no arguments");
-  auto client = client::Client::connect(global.server);
+  auto client = client::connectWithEnvironment(global.server);
   if (!client)
     return fail(client.status());
   auto stats = (*client)->stats();

@@ -18,7 +18,10 @@ const char *kUsage = R"(usage: anyshape [--server ADDR] <command> [args]
   --server ADDR        run eval and stats on the anyshape server at ADDR
                        (host:port): it compiles once, caches the executable
                        for every shape, and executes; other commands run
-                       in-process only
+                       in-process only; a server with TLS or tokens is
+                       reached through ANYSHAPE_TOKEN_FILE, ANYSHAPE_TLS_CA,
+                       ANYSHAPE_TLS_CERT, ANYSHAPE_TLS_KEY and
+                       ANYSHAPE_TLS_SERVER_NAME (docs/service.md)
 
 FILE is a graph: .pbtxt text, a .pb binary, or an ONNX model (.onnx,
 opsets 13-18; its dim_params become the symbols --dims binds).

@@ -47,7 +47,10 @@ Uploads the graph's weights once, compiles it once, then sends --requests
 Execute requests from --clients concurrent connections, each with random
 inputs sized by a length of --symbol drawn from --dist.
 
-  --server ADDR     the anyshape server
+  --server ADDR     the anyshape server (TLS and tokens from the
+                    environment: ANYSHAPE_TOKEN_FILE, ANYSHAPE_TLS_CA,
+                    ANYSHAPE_TLS_CERT, ANYSHAPE_TLS_KEY,
+                    ANYSHAPE_TLS_SERVER_NAME; docs/service.md)
   --in-process      no server: compile here and run the same requests from
                     --clients threads in this process, each execution's
                     threads sized as the server sizes them (the service's
@@ -327,7 +330,7 @@ using load::Target;
 
 int connectAndCompile(const Options &options, const v1::Graph &graph,
                       Target &target) {
-  auto control = client::Client::connect(options.server);
+  auto control = client::connectWithEnvironment(options.server);
   if (!control)
     return fail("connecting", control.status());
   target.control = std::move(*control);
@@ -356,7 +359,7 @@ int connectAndCompile(const Options &options, const v1::Graph &graph,
   target.compileMs = compiled->compileMs;
   target.compiled = std::move(*compiled);
   for (int64_t c = 0; c < options.clients; ++c) {
-    auto connected = client::Client::connect(options.server);
+    auto connected = client::connectWithEnvironment(options.server);
     if (!connected)
       return fail("connecting a client", connected.status());
     target.clients.push_back(std::move(*connected));

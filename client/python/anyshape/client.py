@@ -55,11 +55,18 @@ class Client:
     `connect_timeout` seconds for it (0: do not wait); raises AnyShapeError
     UNAVAILABLE if the server is not there. Safe to share between threads.
     `deadline` (seconds, None for none) bounds each call, retries
-    included."""
+    included. `token` is sent as `authorization: Bearer TOKEN` (a server
+    run with --auth-tokens). `tls_root_certs` (PEM bytes of the CA of the
+    server's certificate) turns on TLS; `tls_cert_chain` and
+    `tls_private_key` (PEM bytes) add a client certificate for mutual TLS;
+    `tls_server_name` is the name the server's certificate carries when it
+    is not the address's host."""
 
     def __init__(self, address, *, max_attempts=5, initial_backoff=0.05,
                  max_backoff=2.0, deadline=None, connect_timeout=5.0,
-                 max_message_bytes=256 << 20):
+                 max_message_bytes=256 << 20, token=None,
+                 tls_root_certs=None, tls_cert_chain=None,
+                 tls_private_key=None, tls_server_name=None):
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
         self.address = address
@@ -67,10 +74,27 @@ class Client:
         self.initial_backoff = initial_backoff
         self.max_backoff = max_backoff
         self.deadline = deadline
-        self._channel = grpc.insecure_channel(address, options=[
+        self._metadata = (("authorization", f"Bearer {token}"),) \
+            if token else None
+        options = [
             ("grpc.max_send_message_length", max_message_bytes),
             ("grpc.max_receive_message_length", max_message_bytes),
-        ])
+        ]
+        if tls_root_certs:
+            if tls_server_name:
+                options.append(("grpc.ssl_target_name_override",
+                                tls_server_name))
+            credentials = grpc.ssl_channel_credentials(
+                root_certificates=tls_root_certs,
+                private_key=tls_private_key,
+                certificate_chain=tls_cert_chain)
+            self._channel = grpc.secure_channel(address, credentials,
+                                                options=options)
+        elif tls_cert_chain or tls_private_key:
+            raise ValueError("a TLS client certificate needs tls_root_certs, "
+                             "the CA of the server's certificate")
+        else:
+            self._channel = grpc.insecure_channel(address, options=options)
         self._stub = service_pb2_grpc.AnyShapeStub(self._channel)
         self._pool = None
         self._pool_lock = threading.Lock()
@@ -236,7 +260,7 @@ class Client:
             timeout = None if end is None else max(end - time.monotonic(), 0)
             try:
                 return method(request, timeout=timeout,
-                              wait_for_ready=False)
+                              metadata=self._metadata, wait_for_ready=False)
             except grpc.RpcError as error:
                 code = error.code()
                 if code != grpc.StatusCode.UNAVAILABLE or \

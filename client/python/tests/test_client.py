@@ -51,23 +51,31 @@ def expected_cases(path):
         yield ids, mask, embeddings.reshape(int(batch), int(dim))
 
 
+def start_server(cls, *args):
+    """Starts a server with `args` into cls.server, cls.address, cls.log;
+    cls.dir is its scratch directory."""
+    if not os.path.exists(SERVER):
+        raise unittest.SkipTest(f"{SERVER} is not built")
+    port_file = os.path.join(cls.dir, "port")
+    cls.log = open(os.path.join(cls.dir, "log"), "w")
+    cls.server = subprocess.Popen(
+        [SERVER, "--listen", "127.0.0.1:0", "--port-file", port_file,
+         "--drain-seconds", "5", *args], stderr=cls.log)
+    for _ in range(600):
+        if os.path.exists(port_file) and os.path.getsize(port_file):
+            break
+        if cls.server.poll() is not None:
+            raise AssertionError("the server did not start")
+        time.sleep(0.05)
+    with open(port_file) as f:
+        cls.address = f.read().strip()
+
+
 class ServerTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        if not os.path.exists(SERVER):
-            raise unittest.SkipTest(f"{SERVER} is not built")
         cls.dir = tempfile.mkdtemp(prefix="anyshape-python-")
-        port_file = os.path.join(cls.dir, "port")
-        cls.log = open(os.path.join(cls.dir, "log"), "w")
-        cls.server = subprocess.Popen(
-            [SERVER, "--listen", "127.0.0.1:0", "--port-file", port_file,
-             "--drain-seconds", "5"], stderr=cls.log)
-        for _ in range(600):
-            if os.path.exists(port_file) and os.path.getsize(port_file):
-                break
-            time.sleep(0.05)
-        with open(port_file) as f:
-            cls.address = f.read().strip()
+        start_server(cls)
         cls.client = anyshape.Client(cls.address)
 
     @classmethod
@@ -184,6 +192,81 @@ class UnreachableTest(unittest.TestCase):
         self.assertIn("3 attempts", raised.exception.details)
         # Two waits of 50 ms and 100 ms, each scaled into [0.5, 1].
         self.assertGreaterEqual(elapsed, 0.075)
+
+
+CERTIFICATES = r"""
+set -e
+key() { openssl ecparam -name prime256v1 -genkey -noout -out "$1"; }
+key ca.key
+openssl req -x509 -new -key ca.key -days 2 -subj /CN=ca -out ca.pem
+key server.key
+openssl req -new -key server.key -subj /CN=localhost -out server.csr
+echo subjectAltName=DNS:localhost,IP:127.0.0.1 > server.ext
+openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial \
+    -days 2 -extfile server.ext -out server.pem
+"""
+
+
+class SecureServerTest(unittest.TestCase):
+    """TLS and tokens: the client's tls_root_certs and token options."""
+
+    @classmethod
+    def setUpClass(cls):
+        if shutil.which("openssl") is None:
+            raise unittest.SkipTest("no openssl command")
+        cls.dir = tempfile.mkdtemp(prefix="anyshape-python-tls-")
+        subprocess.run(["sh", "-c", CERTIFICATES], cwd=cls.dir, check=True,
+                       capture_output=True)
+        tokens = os.path.join(cls.dir, "tokens")
+        with open(tokens, "w") as f:
+            f.write("run-and-compile-0123456 compile,execute\n"
+                    "only-the-stats-0123456 admin\n")
+        os.chmod(tokens, 0o600)
+        start_server(cls, "--tls-cert", os.path.join(cls.dir, "server.pem"),
+                     "--tls-key", os.path.join(cls.dir, "server.key"),
+                     "--auth-tokens", tokens)
+        cls.ca = read(os.path.join(cls.dir, "ca.pem"))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.terminate()
+        assert cls.server.wait(timeout=30) == 0, "the server did not exit 0"
+        cls.log.close()
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def client(self, token):
+        return anyshape.Client(self.address, token=token,
+                               tls_root_certs=self.ca,
+                               tls_server_name="localhost", max_attempts=1)
+
+    def test_a_token_with_both_roles_compiles_and_runs_over_tls(self):
+        client = self.client("run-and-compile-0123456")
+        compiled = client.compile_onnx(read(os.path.join(ONNX, "mlp.onnx")))
+        x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
+        y = client.run(compiled, {compiled.inputs[0]: x})
+        np.testing.assert_allclose(y[compiled.outputs[0]], mlp_reference(x),
+                                   rtol=1e-5, atol=1e-6)
+        client.close()
+
+    def test_missing_tokens_and_roles_are_refused(self):
+        anonymous = self.client(None)
+        with self.assertRaises(anyshape.AnyShapeError) as raised:
+            anonymous.stats()
+        self.assertEqual(raised.exception.code,
+                         grpc.StatusCode.UNAUTHENTICATED)
+        anonymous.close()
+        admin = self.client("only-the-stats-0123456")
+        self.assertIn("compiles", admin.stats())
+        with self.assertRaises(anyshape.AnyShapeError) as raised:
+            admin.compile_onnx(read(os.path.join(ONNX, "mlp.onnx")))
+        self.assertEqual(raised.exception.code,
+                         grpc.StatusCode.PERMISSION_DENIED)
+        admin.close()
+
+    def test_a_plaintext_client_gets_no_channel(self):
+        with self.assertRaises(anyshape.AnyShapeError) as raised:
+            anyshape.Client(self.address, connect_timeout=1)
+        self.assertEqual(raised.exception.code, grpc.StatusCode.UNAVAILABLE)
 
 
 if __name__ == "__main__":

@@ -51,6 +51,14 @@ struct ClientOptions {
   std::string tlsServerName;
 };
 
+/// `base` with the connection's security from the environment, as the
+/// command-line tools take it: ANYSHAPE_TOKEN_FILE (a file holding the
+/// token), ANYSHAPE_TLS_CA (PEM of the server certificate's CA: TLS),
+/// ANYSHAPE_TLS_CERT and ANYSHAPE_TLS_KEY (mutual TLS), and
+/// ANYSHAPE_TLS_SERVER_NAME. An unreadable file is INVALID_ARGUMENT naming
+/// the variable.
+StatusOr<ClientOptions> clientOptionsFromEnvironment(ClientOptions base = {});
+
 /// A compiled executable: `id` is the server's compile cache key, shared by
 /// every client that compiles the same graph with the same options.
 struct Compiled {
@@ -135,5 +143,10 @@ private:
   explicit Client(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+/// Client::connect with clientOptionsFromEnvironment(): what the
+/// command-line tools use.
+StatusOr<std::unique_ptr<Client>>
+connectWithEnvironment(const std::string &address);
 
 } // namespace anyshape::client
