@@ -2,15 +2,13 @@
 // libcrypto.
 #include "server/Auth.h"
 
+#include "server/Io.h"
+
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <sstream>
-#include <sys/stat.h>
 
 namespace anyshape::server {
 namespace {
@@ -79,11 +77,16 @@ StatusOr<TokenAuth> TokenAuth::parse(const std::string &text) {
         !std::all_of(token.begin(), token.end(), isTokenCharacter))
       return invalidArgument(where + "a token has 16 to 512 printable "
                                      "characters");
+    std::string digest = digestOf(token.data(), token.size());
+    for (const Token &known : auth.tokens_)
+      if (known.digest == digest)
+        return invalidArgument(where + "this token is on an earlier line "
+                                       "too (a token has one line of roles)");
     unsigned parsed = parseRoles(roles);
     if (parsed == 0)
       return invalidArgument(where + "roles are compile, execute, admin or "
                                      "all, separated by commas");
-    auth.tokens_.push_back({digestOf(token.data(), token.size()), parsed});
+    auth.tokens_.push_back({std::move(digest), parsed});
   }
   if (auth.tokens_.empty())
     return invalidArgument("the token file has no tokens");
@@ -91,23 +94,10 @@ StatusOr<TokenAuth> TokenAuth::parse(const std::string &text) {
 }
 
 StatusOr<TokenAuth> TokenAuth::fromFile(const std::string &path) {
-  struct stat info;
-  if (::stat(path.c_str(), &info) != 0)
-    return invalidArgument("cannot read the token file " + path + ": " +
-                           std::strerror(errno));
-  if (!S_ISREG(info.st_mode) || info.st_size > kLargestTokenFile)
-    return invalidArgument("the token file " + path +
-                           " is not a regular file of at most 1 MiB");
-  if ((info.st_mode & 0077) != 0)
-    return Status(StatusCode::FailedPrecondition,
-                  "the token file " + path +
-                      " may be read by others (chmod 600 it)");
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!in && !in.eof())
-    return invalidArgument("cannot read the token file " + path);
-  return parse(text.str());
+  ANYSHAPE_ASSIGN_OR_RETURN(
+      std::string text, readFileChecked(path, "token file", kLargestTokenFile,
+                                        /*ownerOnly=*/true));
+  return parse(text);
 }
 
 Status TokenAuth::authorize(const grpc::ServerContextBase &context,

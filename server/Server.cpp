@@ -65,7 +65,18 @@ StatusOr<std::unique_ptr<Server>> Server::start(const ServerOptions &options) {
                             AnyShapeService::create(options.service));
 
   grpc::EnableDefaultHealthCheckService(true);
-  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  // Reflection answers without a token: with tokens, it is off.
+  if (!options.service.auth)
+    grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  std::string host = options.listen.substr(0, options.listen.rfind(':'));
+  bool loopback =
+      host.rfind("127.", 0) == 0 || host == "localhost" || host == "[::1]";
+  if (options.service.auth && options.tls.certFile.empty() && !loopback)
+    logEvent(
+        "warning", "tokens_in_plaintext",
+        {{"message", "tokens are required but TLS is off on " + options.listen +
+                         ": anyone on the path can read them "
+                         "(--tls-cert, --tls-key)"}});
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(options.listen, credentials, &port);
@@ -78,7 +89,6 @@ StatusOr<std::unique_ptr<Server>> Server::start(const ServerOptions &options) {
   if (!server->server_ || port == 0)
     return Status(StatusCode::Unavailable,
                   "cannot listen on " + options.listen);
-  std::string host = options.listen.substr(0, options.listen.rfind(':'));
   server->address_ = host + ":" + std::to_string(port);
 
   if (!options.metricsListen.empty()) {

@@ -40,7 +40,8 @@ const char *kUsage = R"(usage: anyshape-server [options]
                            Unload) or all; CompileAndExecute needs compile
                            and execute; no token: UNAUTHENTICATED, a missing
                            role: PERMISSION_DENIED; the health check stays
-                           open (default: no authentication)
+                           open, reflection is off (default: no
+                           authentication)
   --metrics-listen ADDR    serve Prometheus metrics at http://ADDR/metrics
                            (default: off)
   --cache-dir DIR          persistent compile cache (created with mode 0700:

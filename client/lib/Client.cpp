@@ -97,12 +97,14 @@ Status fromGrpcStatus(const grpc::Status &status) {
   case StatusCode::InvalidArgument:
   case StatusCode::DeadlineExceeded:
   case StatusCode::NotFound:
+  case StatusCode::PermissionDenied:
   case StatusCode::ResourceExhausted:
   case StatusCode::FailedPrecondition:
   case StatusCode::Unimplemented:
   case StatusCode::Internal:
   case StatusCode::Unavailable:
   case StatusCode::DataLoss:
+  case StatusCode::Unauthenticated:
     return Status(code, status.error_message());
   }
   return Status(code, std::string(grpcCodeName(status.error_code())) + ": " +
@@ -386,6 +388,11 @@ StatusOr<std::unique_ptr<Client>> Client::connect(const std::string &address,
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,
               static_cast<int>(
                   std::clamp<int64_t>(options.maxBackoff.count(), 1, INT_MAX)));
+  // gRPC aborts on a metadata value it cannot send: check it here.
+  for (char c : options.token)
+    if (c <= ' ' || c >= 0x7f)
+      return invalidArgument("a token has printable ASCII characters only, "
+                             "without spaces");
   std::shared_ptr<grpc::ChannelCredentials> credentials =
       grpc::InsecureChannelCredentials();
   if (!options.tlsRootCerts.empty()) {

@@ -21,8 +21,8 @@ namespace {
 
 /// Each op's place in its block, numbered once: MLIR's `isBeforeInBlock`
 /// renumbers a block after every move into it, which made this pass
-/// quadratic in a host flow's buffers. Only deallocations move, and no
-/// deallocation is a use looked up here, so the numbers stay valid.
+/// quadratic in a host flow's buffers. Only deallocations move, and
+/// lastUseInBlock skips deallocations, so the numbers it reads stay valid.
 class BlockOrder {
 public:
   int64_t indexOf(Operation *op) {
@@ -52,7 +52,9 @@ Operation *lastUseInBlock(Value memref, memref::DeallocOp dealloc, Block &block,
   while (!aliases.empty()) {
     Value alias = aliases.pop_back_val();
     for (Operation *user : alias.getUsers()) {
-      if (user == dealloc)
+      // Deallocations are not uses, and the ones already moved have stale
+      // numbers (BlockOrder).
+      if (user == dealloc || llvm::isa<memref::DeallocOp>(user))
         continue;
       // A view (subview, reshape, cast) is another name for the buffer.
       if (llvm::isa<ViewLikeOpInterface>(user))

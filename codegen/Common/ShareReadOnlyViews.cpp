@@ -1,5 +1,4 @@
-//===- ShareReadOnlyViews.cpp - one view per read-only buffer ----*- C++
-//-*-===//
+//===- ShareReadOnlyViews.cpp - one view per buffer -------------*- C++ -*-===//
 //
 // anyshape-share-read-only-views (see Passes.td). Runs on @main's tensors,
 // right before bufferization.
@@ -108,7 +107,10 @@ private:
 
   void shareReshape(tensor::ReshapeOp reshape, Operation *fusion) {
     auto shape = reshape.getShape().getDefiningOp<tensor::FromElementsOp>();
-    if (!shape || !readOnly(reshape.getSource()))
+    // Index shapes only (all the lowering makes): the sizes are rebuilt as
+    // index constants and dims.
+    if (!shape || !shape.getType().getElementType().isIndex() ||
+        !readOnly(reshape.getSource()))
       return;
     ViewKey key{0, asKey(reshape.getSource().getAsOpaquePointer()),
                 asKey(reshape.getType().getAsOpaquePointer())};

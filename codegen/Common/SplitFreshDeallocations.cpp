@@ -1,5 +1,4 @@
-//===- SplitFreshDeallocations.cpp - a dealloc per fresh buffer --*- C++
-//-*-===//
+//===- SplitFreshDeallocations.cpp - lone buffers freed alone ---*- C++ -*-===//
 //
 // anyshape-split-fresh-deallocations (see Passes.td). Runs between MLIR's
 // ownership-based deallocation and its simplification, which would
@@ -8,6 +7,9 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/Common/Passes.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 using namespace mlir;

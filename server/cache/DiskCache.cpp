@@ -22,7 +22,10 @@ namespace anyshape::server {
 namespace {
 
 constexpr char kMagic[8] = {'A', 'S', 'H', 'A', 'P', 'E', '0', '3'};
-constexpr size_t kMacBytes = 32; // HMAC-SHA256
+constexpr size_t kMacBytes = kEntryMacBytes;
+/// Beyond any entry a compile can make (GraphLimits bounds embedded
+/// constants to 1 GiB): a bigger file is not ours and is not read.
+constexpr int64_t kLargestEntryBytes = int64_t{4} << 30;
 constexpr char kDevicePrefix[] = "cuda";
 
 void putPart(std::string &out, const std::string &part) {
@@ -51,32 +54,6 @@ Status errnoError(const std::string &what, const std::string &path) {
                 what + " " + path + ": " + std::strerror(errno));
 }
 
-StatusOr<std::string> readAll(const std::string &path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT)
-      return notFound("no cache entry " + path);
-    return errnoError("cannot open", path);
-  }
-  std::string bytes;
-  char buffer[1 << 16];
-  for (;;) {
-    ssize_t n = ::read(fd, buffer, sizeof(buffer));
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0) {
-      Status error = errnoError("cannot read", path);
-      ::close(fd);
-      return error;
-    }
-    if (n == 0)
-      break;
-    bytes.append(buffer, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  return bytes;
-}
-
 } // namespace
 
 StatusOr<std::unique_ptr<DiskCache>> DiskCache::open(std::string directory,
@@ -84,8 +61,9 @@ StatusOr<std::unique_ptr<DiskCache>> DiskCache::open(std::string directory,
                                                      std::string entryKey) {
   if (directory.empty())
     return invalidArgument("the cache directory is empty");
-  if (entryKey.size() < 32)
-    return invalidArgument("the cache entry key has under 32 bytes");
+  if (entryKey.size() < kEntryKeyBytes)
+    return invalidArgument("the cache entry key has under " +
+                           std::to_string(kEntryKeyBytes) + " bytes");
   if (::mkdir(directory.c_str(), 0700) != 0 && errno != EEXIST)
     return errnoError("cannot create the cache directory", directory);
   struct stat info;
@@ -112,12 +90,19 @@ StatusOr<StoredExecutable> DiskCache::load(const std::string &key) {
   if (!isCacheKey(key))
     return notFound("'" + key + "' is not a cache key");
   std::string path = pathOf(key);
-  ANYSHAPE_ASSIGN_OR_RETURN(std::string bytes, readAll(path));
   auto reject = [&](const std::string &why) -> Status {
     ::unlink(path.c_str());
     return Status(StatusCode::DataLoss,
                   "dropped cache entry " + path + ": " + why);
   };
+  // Not followed if a symlink, never blocked on if a FIFO, bounded in size:
+  // whoever can write the directory decides what lies there.
+  auto read = readFileChecked(path, "cache entry", kLargestEntryBytes,
+                              /*ownerOnly=*/false);
+  if (!read.isOk() && read.status().code() == StatusCode::FailedPrecondition)
+    return reject(read.status().message());
+  ANYSHAPE_RETURN_IF_ERROR(read.status());
+  std::string bytes = std::move(*read);
   if (bytes.size() < sizeof(kMagic) + kMacBytes ||
       std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0)
     return reject("not a cache entry or truncated");

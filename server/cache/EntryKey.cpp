@@ -12,40 +12,71 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 namespace anyshape::server {
 namespace {
 
-constexpr size_t kKeyBytes = 32;
-constexpr size_t kLargestKey = 4096;
+constexpr int64_t kLargestKey = 4096;
+
+constexpr char kWhatTheKeyIsFor[] =
+    " (it authenticates the code in the compile cache; --cache-key-file "
+    "names another)";
 
 Status keyError(const std::string &path, const std::string &why) {
   return Status(StatusCode::FailedPrecondition,
-                "the cache key " + path + " " + why +
-                    " (it authenticates the code in the compile cache; "
-                    "--cache-key-file names another)");
+                "the cache key " + path + " " + why + kWhatTheKeyIsFor);
 }
 
+/// The key at `path`; NOT_FOUND if there is none.
+StatusOr<std::string> readKey(const std::string &path) {
+  auto key = readFileChecked(path, "cache key", kLargestKey,
+                             /*ownerOnly=*/true);
+  if (!key.isOk() && key.status().code() != StatusCode::NotFound)
+    return Status(StatusCode::FailedPrecondition,
+                  key.status().message() + kWhatTheKeyIsFor);
+  if (key.isOk() && key->size() < kEntryKeyBytes)
+    return keyError(path, "holds under 32 bytes (delete it to make a new "
+                          "one; every cached entry is then recompiled)");
+  return key;
+}
+
+/// A new key at `path`, made whole in a temporary file and then linked in
+/// place: a server starting at the same time either links first or finds
+/// the whole key, never half of one. Returns the key at `path` either way.
 StatusOr<std::string> createKey(const std::string &path) {
-  std::string key(kKeyBytes, '\0');
+  std::string key(kEntryKeyBytes, '\0');
   if (RAND_bytes(reinterpret_cast<unsigned char *>(key.data()),
                  static_cast<int>(key.size())) != 1)
     return internalError("no random bytes for the cache key");
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  std::string temp = path + ".tmp.XXXXXX";
+  int fd = ::mkstemp(temp.data()); // mode 0600
   if (fd < 0)
     return keyError(path,
                     std::string("cannot be created: ") + std::strerror(errno));
-  Status written = writeAll(fd, key, path);
+  Status written = writeAll(fd, key, temp);
   if (written.isOk() && ::fsync(fd) != 0)
     written = keyError(path, "cannot be synced");
   ::close(fd);
-  if (!written.isOk()) {
-    ::unlink(path.c_str());
+  bool linked = written.isOk() && ::link(temp.c_str(), path.c_str()) == 0;
+  int linkError = errno;
+  ::unlink(temp.c_str());
+  if (!written.isOk())
     return written;
+  if (!linked && linkError != EEXIST)
+    return keyError(path, std::string("cannot be created: ") +
+                              std::strerror(linkError));
+  if (linked) {
+    std::string dir = path.substr(0, path.rfind('/') + 1);
+    int dirFd = ::open(dir.empty() ? "." : dir.c_str(),
+                       O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dirFd >= 0) {
+      ::fsync(dirFd);
+      ::close(dirFd);
+    }
+    return key;
   }
-  return key;
+  return readKey(path); // another server linked its key first
 }
 
 } // namespace
@@ -58,41 +89,9 @@ std::string defaultEntryKeyPath(const std::string &cacheDir) {
 }
 
 StatusOr<std::string> loadOrCreateEntryKey(const std::string &path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0 && errno == ENOENT)
+  auto key = readKey(path);
+  if (!key.isOk() && key.status().code() == StatusCode::NotFound)
     return createKey(path);
-  if (fd < 0)
-    return keyError(path,
-                    std::string("cannot be opened: ") + std::strerror(errno));
-  struct stat info;
-  std::string why;
-  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode))
-    why = "is not a regular file";
-  else if (info.st_uid != ::geteuid())
-    why = "belongs to another user";
-  else if ((info.st_mode & 0077) != 0)
-    why = "may be read or written by others (chmod 600 it)";
-  else if (info.st_size < static_cast<off_t>(kKeyBytes) ||
-           info.st_size > static_cast<off_t>(kLargestKey))
-    why = "must hold 32 to 4096 bytes";
-  std::string key;
-  if (why.empty()) {
-    key.resize(static_cast<size_t>(info.st_size));
-    size_t got = 0;
-    while (got < key.size()) {
-      ssize_t n = ::read(fd, key.data() + got, key.size() - got);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        break;
-      got += static_cast<size_t>(n);
-    }
-    if (got != key.size())
-      why = "cannot be read";
-  }
-  ::close(fd);
-  if (!why.empty())
-    return keyError(path, why);
   return key;
 }
 

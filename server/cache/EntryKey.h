@@ -15,13 +15,19 @@
 
 namespace anyshape::server {
 
+/// The size of a created key, and the least a key file may hold.
+constexpr size_t kEntryKeyBytes = 32;
+/// The size of entryMac's result (SHA-256).
+constexpr size_t kEntryMacBytes = 32;
+
 /// Where the key of cache directory `cacheDir` lives unless the server is
 /// told otherwise (--cache-key-file).
 std::string defaultEntryKeyPath(const std::string &cacheDir);
 
 /// Reads the key at `path`, or creates it (mode 0600, 32 random bytes) if
-/// there is none. Refuses a file of another user, one that group or others
-/// may read or write, and one of under 32 or over 4096 bytes.
+/// there is none; servers starting together over one key file agree on
+/// one key. Refuses a file of another user, one that group or others may
+/// read or write, and one of under 32 or over 4096 bytes.
 StatusOr<std::string> loadOrCreateEntryKey(const std::string &path);
 
 /// HMAC-SHA256 of `bytes` under `key`: 32 bytes.

@@ -24,7 +24,9 @@ TEST(StatusMapping, KeepsCodeAndMessage) {
       {grpc::StatusCode::UNIMPLEMENTED, StatusCode::Unimplemented},
       {grpc::StatusCode::INTERNAL, StatusCode::Internal},
       {grpc::StatusCode::UNAVAILABLE, StatusCode::Unavailable},
-      {grpc::StatusCode::DATA_LOSS, StatusCode::DataLoss}};
+      {grpc::StatusCode::DATA_LOSS, StatusCode::DataLoss},
+      {grpc::StatusCode::PERMISSION_DENIED, StatusCode::PermissionDenied},
+      {grpc::StatusCode::UNAUTHENTICATED, StatusCode::Unauthenticated}};
   for (const auto &[grpcCode, code] : codes) {
     Status status = fromGrpcStatus(grpc::Status(grpcCode, "input 'x' dim 1"));
     EXPECT_EQ(status.code(), code);
@@ -173,6 +175,20 @@ TEST(Connect, AnEmptyAddressIsInvalid) {
   auto client = Client::connect("");
   ASSERT_FALSE(client.isOk());
   EXPECT_EQ(client.status().code(), StatusCode::InvalidArgument);
+}
+
+TEST(Connect, ATokenGrpcCannotSendIsInvalidNotAnAbort) {
+  // gRPC aborts the process on a metadata value with a newline or a
+  // control byte; connect refuses it first, without a server.
+  for (const std::string token :
+       {std::string("two\nlines-0123456789"), std::string("tab\there-0123456"),
+        std::string("caf\xc3\xa9-token-0123456")}) {
+    ClientOptions options;
+    options.token = token;
+    auto client = Client::connect("127.0.0.1:1", options);
+    ASSERT_FALSE(client.isOk());
+    EXPECT_EQ(client.status().code(), StatusCode::InvalidArgument);
+  }
 }
 
 } // namespace

@@ -303,7 +303,7 @@ TEST_F(Security, TheCommandLineTakesTlsAndTheTokenFromTheEnvironment) {
       << readFile(c.path("stats.out"));
   // Without the token: refused, and the CLI says so.
   EXPECT_EQ(exitCode(tls + stats), 1);
-  EXPECT_NE(readFile(c.path("stats.out")).find("UNAUTHENTICATED"),
+  EXPECT_NE(readFile(c.path("stats.out")).find("needs a token"),
             std::string::npos)
       << readFile(c.path("stats.out"));
 }

@@ -226,6 +226,24 @@ TEST(DiskCache, AnEntryWrittenWithoutTheServersKeyIsRefused) {
   expectSameEntry(sampleEntry(), *loaded);
 }
 
+TEST(DiskCache, WhatIsNotARegularFileIsDroppedUnread) {
+  // A symlink (to a file, or to /dev/zero) and a FIFO under an entry's
+  // name: refused without following, reading or blocking, and removed.
+  ScratchDir scratch;
+  auto cache = openCache(scratch / "cache");
+  ASSERT_TRUE(cache->store(kKey, sampleEntry()).isOk());
+  std::string real = scratch / "real.anyshape";
+  std::filesystem::rename(cache->pathOf(kKey), real);
+  for (const char *target : {real.c_str(), "/dev/zero"}) {
+    ASSERT_EQ(::symlink(target, cache->pathOf(kKey).c_str()), 0);
+    expectRejectedAndRemoved(*cache, kKey,
+                             std::string("a symlink to ") + target);
+  }
+  ASSERT_EQ(::mkfifo(cache->pathOf(kKey).c_str(), 0600), 0);
+  expectRejectedAndRemoved(*cache, kKey, "a FIFO");
+  EXPECT_TRUE(test::fileExists(real)) << "the symlink's target was removed";
+}
+
 TEST(DiskCache, EntryCopiedUnderAnotherKeyIsDropped) {
   ScratchDir scratch;
   auto cache = openCache(scratch / "cache");

@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
+#include <thread>
+#include <vector>
 
 using namespace anyshape;
 using namespace anyshape::server;
@@ -52,6 +54,25 @@ TEST(EntryKey, KeysOthersCouldReadOrThatAreTooShortAreRefused) {
 
   EXPECT_FALSE(loadOrCreateEntryKey(scratch.path()).isOk()) << "a directory";
   EXPECT_FALSE(loadOrCreateEntryKey(scratch / "no/such/dir/key").isOk());
+}
+
+TEST(EntryKey, ServersStartingTogetherAgreeOnOneKey) {
+  for (int trial = 0; trial < 20; ++trial) {
+    ScratchDir scratch;
+    std::string path = scratch / "cache.key";
+    StatusOr<std::string> keys[4] = {std::string(), std::string(),
+                                     std::string(), std::string()};
+    std::vector<std::thread> servers;
+    for (auto &key : keys)
+      servers.emplace_back([&key, &path] { key = loadOrCreateEntryKey(path); });
+    for (std::thread &server : servers)
+      server.join();
+    for (const auto &key : keys) {
+      ASSERT_TRUE(key.isOk()) << key.status().toString();
+      EXPECT_EQ(*key, *keys[0]) << "trial " << trial;
+      EXPECT_EQ(key->size(), 32u);
+    }
+  }
 }
 
 TEST(EntryKey, TheDefaultKeyLivesBesideTheDirectory) {
