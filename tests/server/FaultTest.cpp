@@ -1,0 +1,148 @@
+// Faults against a real server process: killed with SIGKILL in the middle
+// of a compile, then restarted over the same cache directory (nothing
+// half-written is ever trusted: the entry already written loads, a torn
+// temporary file and a truncated entry are refused), and clients that
+// vanish in the middle of an upload or an execution (nothing stored,
+// nothing left in flight: the drain still ends at once).
+#include "../support/ExampleGraph.h"
+#include "E2eSupport.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+using namespace anyshape;
+using namespace anyshape::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// Writes the first half of `from` to `to`: what a write cut by a crash
+/// leaves.
+void writeHalf(const std::string &from, const std::string &to) {
+  std::ifstream in(from, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)),
+                    std::istreambuf_iterator<char>());
+  std::ofstream(to, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+}
+
+TEST(ServerFaults, ASigkilledServerLeavesNothingThatIsTrusted) {
+  std::string dir = freshDirectory();
+  v1::Graph kept = exampleGraph("elementwise_reduce");
+  v1::Graph cut = exampleGraph("mlp");
+  std::string keptId;
+  {
+    // Every compile first waits 1.5 s: time to kill the second one.
+    ServerProcess first(
+        {"--cache-dir", dir, "--testing-compile-delay-ms", "1500"});
+    ASSERT_FALSE(first.address().empty());
+    auto stub = first.stub();
+    keptId = compiledId(*stub, kept);
+    ASSERT_FALSE(keptId.empty());
+    std::thread inFlight(
+        [&] { EXPECT_FALSE(compile(*stub, cut).status.ok()); });
+    std::this_thread::sleep_for(500ms);
+    ASSERT_EQ(::kill(first.pid(), SIGKILL), 0);
+    inFlight.join();
+    EXPECT_EQ(first.wait(), 128 + SIGKILL);
+  }
+  // What a crash during a write could leave besides: a temporary file cut
+  // short, and (were a rename not atomic) a truncated entry under a key.
+  std::string entry = cacheFileIn(dir);
+  ASSERT_FALSE(entry.empty());
+  const std::string torn = "0123456789abcdef0123456789abcdef";
+  writeHalf(entry, dir + "/" + torn + ".anyshape.tmp.Ab12Cd");
+  writeHalf(entry, dir + "/" + torn + ".anyshape");
+
+  ServerProcess second({"--cache-dir", dir});
+  ASSERT_FALSE(second.address().empty());
+  auto stub = second.stub();
+  Called again = compile(*stub, kept);
+  ASSERT_TRUE(again.status.ok()) << again.status.error_message();
+  EXPECT_TRUE(again.compiled.cache_hit());
+  EXPECT_TRUE(
+      executeAndCheck(*stub, keptId, kept, {{"rows", 7}, {"cols", 3}}, 1).ok());
+  // The truncated entry is refused (a miss) and removed.
+  grpc::ClientContext context;
+  v1::GetExecutableRequest request;
+  request.set_executable_id(torn);
+  v1::ExecutableInfo info;
+  EXPECT_EQ(stub->GetExecutable(&context, request, &info).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/" + torn + ".anyshape"));
+  // The compile that was cut compiles now, once.
+  Called recompiled = compile(*stub, cut);
+  ASSERT_TRUE(recompiled.status.ok()) << recompiled.status.error_message();
+  EXPECT_FALSE(recompiled.compiled.cache_hit());
+  v1::StatsResponse s = stats(*stub);
+  EXPECT_EQ(s.disk_loads(), 1);
+  EXPECT_EQ(s.compiles(), 1);
+}
+
+TEST(ServerFaults, ClientsThatVanishMidRequestCostNothing) {
+  // A client killed mid-call resets its stream; the server sees what
+  // TryCancel makes it see.
+  ServerProcess server({"--drain-seconds", "5"});
+  ASSERT_FALSE(server.address().empty());
+  auto stub = server.stub();
+
+  // An upload declared at 64 MiB, gone after its first MiB.
+  for (int k = 0; k < 3; ++k) {
+    grpc::ClientContext context;
+    v1::UploadTensorResponse response;
+    auto writer = stub->UploadTensor(&context, &response);
+    v1::UploadTensorChunk chunk;
+    chunk.set_dtype(v1::DTYPE_F32);
+    chunk.add_shape(16 << 20);
+    chunk.set_data(std::string(1 << 20, '\1'));
+    ASSERT_TRUE(writer->Write(chunk));
+    context.TryCancel();
+    EXPECT_FALSE(writer->Finish().ok());
+  }
+
+  // Executions of a big input, gone right after they were sent.
+  v1::Graph graph = exampleGraph("mlp");
+  std::string id = compiledId(*stub, graph);
+  ASSERT_FALSE(id.empty());
+  auto shapes = inputShapesFor(graph, {{"batch", 1 << 14}});
+  ASSERT_TRUE(shapes.isOk());
+  auto inputs = randomInputs(graph, *shapes, 3);
+  v1::ExecuteRequest request;
+  request.set_executable_id(id);
+  for (int k = 0; k < graph.inputs_size(); ++k) {
+    v1::NamedTensor *input = request.add_inputs();
+    input->set_name(graph.inputs(k).name());
+    *input->mutable_tensor() = inputs.tensors[k];
+  }
+  for (int k = 0; k < 3; ++k) {
+    grpc::ClientContext context;
+    v1::ExecuteResponse response;
+    std::thread cancel([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2 * k));
+      context.TryCancel();
+    });
+    (void)stub->Execute(&context, request, &response);
+    cancel.join();
+  }
+
+  // Nothing half-uploaded was stored, and whole requests still work.
+  EXPECT_EQ(stats(*stub).stored_tensors(), 0);
+  v1::Tensor whole;
+  whole.set_dtype(v1::DTYPE_F32);
+  whole.add_shape(4);
+  whole.set_data(std::string(16, '\0'));
+  v1::UploadTensorResponse uploaded;
+  EXPECT_TRUE(upload(*stub, whole, 8, uploaded).ok());
+  EXPECT_EQ(stats(*stub).stored_tensors(), 1);
+  EXPECT_TRUE(executeAndCheck(*stub, id, graph, {{"batch", 5}}, 4).ok());
+  // No request is left in flight: the drain ends at once, exit 0.
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(server.stop(), 0);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 4s);
+}
+
+} // namespace
