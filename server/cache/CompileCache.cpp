@@ -4,6 +4,8 @@
 // wait on it.
 #include "server/cache/CompileCache.h"
 
+#include "server/Log.h"
+
 namespace anyshape::server {
 
 v1::DeviceCode deviceCodeToProto(const jit::DeviceCode &device) {
@@ -147,6 +149,10 @@ CompileCache::loadOrCompile(const std::string &key,
     StatusOr<StoredExecutable> stored = tier->load(key);
     if (!stored.isOk()) {
       if (stored.status().code() != StatusCode::NotFound) {
+        // The operator's to see (the message names the file); the
+        // client only sees a recompile.
+        logEvent("warning", "cache_entry_dropped",
+                 {{"message", stored.status().toString()}});
         std::lock_guard<std::mutex> lock(mutex_);
         ++stats_.droppedTierEntries;
       }
@@ -154,7 +160,12 @@ CompileCache::loadOrCompile(const std::string &key,
     }
     StatusOr<CachedExecutable> loaded = loadStored(std::move(*stored), limits_);
     if (!loaded.isOk()) {
-      tier->remove(key); // passed the checksum yet does not link: drop it
+      // Passed the MAC yet does not link (another build's runtime ABI):
+      // drop it.
+      logEvent("warning", "cache_entry_dropped",
+               {{"message", "entry " + key + " does not load: " +
+                                loaded.status().toString()}});
+      tier->remove(key);
       std::lock_guard<std::mutex> lock(mutex_);
       ++stats_.droppedTierEntries;
       continue;
