@@ -10,6 +10,7 @@
 // service's overhead is the difference. Progress goes to stderr, results
 // to stdout (text, or one JSON object).
 #include "Metrics.h"
+#include "Soak.h"
 #include "Workload.h"
 #include "frontend/onnx/OnnxImport.h"
 
@@ -81,6 +82,14 @@ inputs sized by a length of --symbol drawn from --dist.
   --metrics ADDR    the server's --metrics-listen address: sample its
                     anyshape_process_resident_memory_bytes for the peak RSS
                     (without it the peak RSS is reported as n/a)
+  --soak SECONDS    instead: a soak for SECONDS, --clients connections
+                    sending compiles and executions of 8 graphs (the mlp
+                    and elementwise_reduce examples, 6 seeded elementwise
+                    chains) at random shapes, 10% of the executions checked
+                    against the reference evaluator, 5% of the requests
+                    malformed (each must get its code); with --metrics the
+                    server's RSS may grow at most 256 MiB after the first
+                    quarter; exit 1 on any unexpected error or mismatch
   --json            print the results as one JSON object
 
 exit status: 0 every request succeeded, 1 setup failed or a request failed,
@@ -99,6 +108,7 @@ struct Options {
   load::CompileMode mode = load::CompileMode::Dynamic;
   std::string lengthsFile;
   int64_t passes = 1;
+  int64_t soakSeconds = 0; ///< --soak: Soak.h instead of one graph's trace
 };
 
 int usageError(const std::string &message) {
@@ -190,6 +200,8 @@ int parseArgs(int argc, char **argv, Options &options) {
     else if (name == "--seed") {
       ok = needNumber(seed, 0);
       options.seed = static_cast<uint64_t>(seed);
+    } else if (name == "--soak") {
+      ok = needNumber(options.soakSeconds, 1);
     } else if (name == "--dist") {
       auto dist = load::parseDistribution(value);
       ok = dist.has_value();
@@ -208,6 +220,8 @@ int parseArgs(int argc, char **argv, Options &options) {
                                           "required");
   if (modeGiven && !options.inProcess)
     return usageError("--mode is --in-process's (a server compiles once)");
+  if (options.soakSeconds > 0 && options.inProcess)
+    return usageError("--soak is a server's");
   if (options.inProcess && !options.metrics.empty())
     return usageError("--metrics is a server's; --in-process reports its "
                       "own peak RSS");
@@ -393,6 +407,15 @@ int main(int argc, char **argv) {
   Options options;
   if (int status = parseArgs(argc, argv, options))
     return status < 0 ? 0 : status;
+  if (options.soakSeconds > 0) {
+    load::SoakOptions soak;
+    soak.server = options.server;
+    soak.metrics = options.metrics;
+    soak.seconds = static_cast<double>(options.soakSeconds);
+    soak.clients = options.clients;
+    soak.seed = options.seed;
+    return load::runSoak(soak);
+  }
   auto graph = onnx::loadModelFile(options.graph);
   if (!graph)
     return fail("loading the graph", graph.status());
