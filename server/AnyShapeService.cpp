@@ -516,6 +516,8 @@ v1::StatsResponse AnyShapeService::stats() const {
   s.set_cache_misses(cache.compiles + cache.compileErrors);
   s.set_disk_loads(cache.tierLoads);
   s.set_evictions(cache.evictions);
+  s.set_cache_dropped_entries(cache.droppedTierEntries);
+  s.set_cache_store_errors(cache.tierStoreErrors);
   s.set_executions(metrics_.executions.load());
   s.set_execution_errors(metrics_.executionErrors.load());
   s.set_loaded_executables(cache.loaded);

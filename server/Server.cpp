@@ -116,6 +116,13 @@ StatusOr<std::unique_ptr<Server>> Server::start(const ServerOptions &options) {
     gauge("anyshape_cache_disk_loads_total",
           "Executables loaded from the disk cache.", "counter",
           stat(&v1::StatsResponse::disk_loads));
+    gauge("anyshape_cache_dropped_entries_total",
+          "Disk-cache entries refused (damaged, unauthenticated, "
+          "incompatible) and recompiled.",
+          "counter", stat(&v1::StatsResponse::cache_dropped_entries));
+    gauge("anyshape_cache_store_errors_total",
+          "Compiles the disk cache could not store (served from memory).",
+          "counter", stat(&v1::StatsResponse::cache_store_errors));
     gauge("anyshape_cache_evictions_total", "Executables evicted from memory.",
           "counter", stat(&v1::StatsResponse::evictions));
     gauge("anyshape_loaded_executables", "Executables in memory.", "gauge",

@@ -187,9 +187,19 @@ CompileCache::loadOrCompile(const std::string &key,
   }
   compiled->bytes = entryBytes(*compiled);
   auto entry = std::make_shared<CachedExecutable>(std::move(*compiled));
-  for (const std::unique_ptr<CacheTier> &tier : tiers_)
-    (void)tier->store(key, toStored(*entry)); // best effort: a cache
+  // Best effort: a tier that cannot store (disk full, its directory gone
+  // or read-only) costs the next restart a compile, never this request.
+  int64_t storeErrors = 0;
+  for (const std::unique_ptr<CacheTier> &tier : tiers_) {
+    Status stored = tier->store(key, toStored(*entry));
+    if (!stored.isOk()) {
+      ++storeErrors;
+      logEvent("warning", "cache_store_failed",
+               {{"message", stored.toString()}, {"served_from", "memory"}});
+    }
+  }
   std::lock_guard<std::mutex> lock(mutex_);
+  stats_.tierStoreErrors += storeErrors;
   ++stats_.compiles;
   return CacheResult{std::move(entry), CacheSource::Compiled};
 }

@@ -44,6 +44,7 @@ struct CompileCacheStats {
   int64_t compileErrors = 0;
   int64_t evictions = 0;
   int64_t droppedTierEntries = 0; // corrupt, truncated or incompatible
+  int64_t tierStoreErrors = 0;    // compiled, kept in memory, not stored
   int64_t loaded = 0;
   int64_t bytes = 0;
 };

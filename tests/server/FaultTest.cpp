@@ -1,7 +1,8 @@
 // Faults against a real server process: killed with SIGKILL in the middle
 // of a compile, then restarted over the same cache directory (nothing
 // half-written is ever trusted: the entry already written loads, a torn
-// temporary file and a truncated entry are refused), and clients that
+// temporary file and a truncated entry are refused); a cache directory it
+// can no longer write (served from memory, counted); and clients that
 // vanish in the middle of an upload or an execution (nothing stored,
 // nothing left in flight: the drain still ends at once).
 #include "../support/ExampleGraph.h"
@@ -81,6 +82,30 @@ TEST(ServerFaults, ASigkilledServerLeavesNothingThatIsTrusted) {
   v1::StatsResponse s = stats(*stub);
   EXPECT_EQ(s.disk_loads(), 1);
   EXPECT_EQ(s.compiles(), 1);
+  EXPECT_EQ(s.cache_dropped_entries(), 1); // the truncated one
+}
+
+TEST(ServerFaults, ACacheDirectoryThatCannotBeWrittenCostsNothing) {
+  // The directory disappears under a running server (as a full disk or a
+  // read-only remount would refuse writes; CI runs as root, whom
+  // permissions do not stop): compiles are served from memory, counted,
+  // and nothing is lost for the clients.
+  std::string dir = freshDirectory();
+  ServerProcess server({"--cache-dir", dir});
+  ASSERT_FALSE(server.address().empty());
+  auto stub = server.stub();
+  std::filesystem::remove_all(dir);
+  v1::Graph graph = exampleGraph("mlp");
+  std::string id = compiledId(*stub, graph);
+  ASSERT_FALSE(id.empty());
+  EXPECT_TRUE(executeAndCheck(*stub, id, graph, {{"batch", 6}}, 2).ok());
+  Called again = compile(*stub, graph);
+  ASSERT_TRUE(again.status.ok());
+  EXPECT_TRUE(again.compiled.cache_hit()); // from memory
+  v1::StatsResponse s = stats(*stub);
+  EXPECT_EQ(s.compiles(), 1);
+  EXPECT_EQ(s.cache_store_errors(), 1);
+  EXPECT_EQ(server.stop(), 0);
 }
 
 TEST(ServerFaults, ClientsThatVanishMidRequestCostNothing) {

@@ -127,6 +127,8 @@ public:
     std::chrono::milliseconds loadDelay{0};
     // load() returns this when set, NOT_FOUND otherwise.
     std::optional<StatusOr<StoredExecutable>> answer;
+    // store() fails with this when set.
+    std::optional<Status> storeError;
   };
   explicit FakeTier(std::shared_ptr<Shared> shared)
       : shared_(std::move(shared)) {}
@@ -140,7 +142,7 @@ public:
   }
   Status store(const std::string &, const StoredExecutable &) override {
     ++shared_->stores;
-    return Status::ok();
+    return shared_->storeError ? *shared_->storeError : Status::ok();
   }
   void remove(const std::string &) override { ++shared_->removes; }
 
@@ -521,6 +523,25 @@ TEST_F(CompileCacheTest, ACompileWaitingOnAMissingFindCompiles) {
   EXPECT_EQ(findStatus.code(), StatusCode::NotFound);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
   EXPECT_EQ(compiled->source, CacheSource::Compiled);
+  EXPECT_EQ(calls_, 1);
+}
+
+TEST_F(CompileCacheTest, ATierThatCannotStoreCostsNothingButIsCounted) {
+  // A full disk: the compile is served, then served from memory.
+  auto tier = std::make_shared<FakeTier::Shared>();
+  tier->storeError = Status(StatusCode::Unavailable,
+                            "cannot write x: No space left on device");
+  std::vector<std::unique_ptr<CacheTier>> tiers;
+  tiers.push_back(std::make_unique<FakeTier>(tier));
+  CompileCache cache(1 << 30, std::move(tiers));
+  auto compiled = cache.getOrCompile(keyOf(1), sharedCompile(keyOf(1)));
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  EXPECT_EQ(compiled->source, CacheSource::Compiled);
+  EXPECT_EQ(tier->stores, 1);
+  EXPECT_EQ(cache.stats().tierStoreErrors, 1);
+  auto again = cache.getOrCompile(keyOf(1), sharedCompile(keyOf(1)));
+  ASSERT_TRUE(again.isOk());
+  EXPECT_EQ(again->source, CacheSource::Memory);
   EXPECT_EQ(calls_, 1);
 }
 
