@@ -1,6 +1,7 @@
 #include "server/Server.h"
 
 #include "runtime/Allocator.h"
+#include "server/Io.h"
 #include "server/Log.h"
 
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
@@ -8,22 +9,18 @@
 #include <grpcpp/health_check_service_interface.h>
 #include <grpcpp/security/server_credentials.h>
 
-#include <fstream>
-#include <sstream>
-
 namespace anyshape::server {
 namespace {
 
 StatusOr<std::string> readPem(const std::string &path, const char *what) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!in.good() && !in.eof())
-    return invalidArgument(std::string("cannot read the ") + what + " " + path);
-  if (text.str().find("-----BEGIN ") == std::string::npos)
+  constexpr int64_t kLargestPem = 1 << 20;
+  auto text = readFileChecked(path, what, kLargestPem, /*ownerOnly=*/false);
+  if (!text.isOk())
+    return invalidArgument(text.status().message());
+  if (text->find("-----BEGIN ") == std::string::npos)
     return invalidArgument(std::string("the ") + what + " " + path +
                            " is not PEM");
-  return text.str();
+  return text;
 }
 
 /// Plaintext, TLS, or mutual TLS (a client certificate signed by the CA
