@@ -9,12 +9,19 @@
 #include <grpcpp/health_check_service_interface.h>
 #include <grpcpp/security/server_credentials.h>
 
+#include <filesystem>
+
 namespace anyshape::server {
 namespace {
 
 StatusOr<std::string> readPem(const std::string &path, const char *what) {
   constexpr int64_t kLargestPem = 1 << 20;
-  auto text = readFileChecked(path, what, kLargestPem, /*ownerOnly=*/false);
+  // Certificates are often symlinks (to a renewed file): follow them here,
+  // which readFileChecked does not.
+  std::error_code error;
+  std::string resolved = std::filesystem::canonical(path, error);
+  auto text = readFileChecked(error ? path : resolved, what, kLargestPem,
+                              /*ownerOnly=*/false);
   if (!text.isOk())
     return invalidArgument(text.status().message());
   if (text->find("-----BEGIN ") == std::string::npos)

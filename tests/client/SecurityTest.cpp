@@ -146,8 +146,13 @@ protected:
 
 TEST_F(Security, TlsServesTlsClientsOnly) {
   const Certificates &c = certificates();
+  // Through symlinks, as renewed certificates are usually installed.
+  std::filesystem::remove(c.path("live.pem"));
+  std::filesystem::remove(c.path("live.key"));
+  std::filesystem::create_symlink(c.path("server.pem"), c.path("live.pem"));
+  std::filesystem::create_symlink(c.path("server.key"), c.path("live.key"));
   ServerProcess server(
-      {"--tls-cert", c.path("server.pem"), "--tls-key", c.path("server.key")});
+      {"--tls-cert", c.path("live.pem"), "--tls-key", c.path("live.key")});
   ASSERT_FALSE(server.address().empty()) << "the TLS server did not start";
 
   auto secure = client::Client::connect(server.address(), tlsClient());
