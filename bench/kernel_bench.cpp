@@ -5,6 +5,8 @@
 //     bandwidth reference;
 //   - BM_LoopFusion: y = x * 0.5 + z (one kLoop kernel) compiled once for
 //     every n, run at n = 16 Mi (64 MiB per tensor);
+//   - BM_Gelu: GELU (erf form) over 64 MiB: arithmetic-bound, erf's
+//     rational approximation divides once per element;
 //   - BM_LoopFusionOneRow: the same on [1, n]: one row, shared among the
 //     threads in chunks of the innermost dim;
 //   - BM_StitchSoftmax: softmax over rows of [rows, 1024] (one kStitch
@@ -101,6 +103,19 @@ void BM_LoopFusion(benchmark::State &state) {
     inputs.push_back(
         literalToTensor(randomLiteral(v1::DTYPE_F32, {kElements}, k)));
   runExecutable(state, *executable, inputs, 3 * kElements * 4);
+}
+
+/// GELU (erf form, as BERT's FFN): one loop kernel whose cost is its
+/// arithmetic (erf's rational approximation), not its memory traffic.
+void BM_Gelu(benchmark::State &state) {
+  static auto executable = [] {
+    client::GraphBuilder b("gelu");
+    b.output(b.gelu(b.parameter("x", v1::DTYPE_F32, {"n"})), "y");
+    return compileOrDie(*b.build());
+  }();
+  std::vector<v1::Tensor> inputs{
+      literalToTensor(randomLiteral(v1::DTYPE_F32, {kElements}, 0))};
+  runExecutable(state, *executable, inputs, 2 * kElements * 4);
 }
 
 void BM_LoopFusionOneRow(benchmark::State &state) {
@@ -213,6 +228,7 @@ BENCHMARK(BM_Triad)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_LoopFusion)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_LoopFusionOneRow)->Unit(benchmark::kMillisecond)->UseRealTime();
 // 64 MiB (memory-bound) and 256 KiB (in cache: the kernel's own speed).
+BENCHMARK(BM_Gelu)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_StitchSoftmax)
     ->Arg(kElements / 1024)
     ->Arg(64)

@@ -13,6 +13,7 @@
 #include "codegen/CUDA/Passes.h"
 #include "codegen/Common/Passes.h"
 #include "jit/ObjectCode.h"
+#include "jit/PerfMap.h"
 
 #include "ir/graph/ConstantData.h"
 #include "runtime/Allocator.h"
@@ -94,6 +95,7 @@ LoadedObject::load(std::string_view object) {
   if (!jit)
     return internalError("cannot create the JIT: " +
                          llvm::toString(jit.takeError()));
+  addPerfMapIfRequested(**jit);
   llvm::orc::JITDylib &dylib = (*jit)->getMainJITDylib();
   auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
       (*jit)->getDataLayout().getGlobalPrefix());

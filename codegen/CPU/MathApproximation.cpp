@@ -1,7 +1,8 @@
 //===- MathApproximation.cpp - vectorisable transcendentals -----*- C++ -*-===//
 //
 // anyshape-math-approximation (see Passes.td): MLIR's own polynomial
-// approximation patterns, applied greedily.
+// approximation patterns, applied greedily; then every float division may
+// be computed through a reciprocal.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/CPU/Passes.h"
@@ -28,6 +29,14 @@ struct MathApproximationPass
     if (failed(mlir::applyPatternsAndFoldGreedily(getOperation(),
                                                   std::move(patterns))))
       signalPassFailure();
+    // A division may be a multiplication by the divisor's reciprocal: a
+    // divisor the loop does not change (softmax's row sum, broadcast
+    // along the row) is then inverted once per row instead of divided by
+    // once per element, which is what a vector division costs on x86
+    // (about 16 cycles a vector). docs/ops.md says what it may change.
+    getOperation()->walk([](mlir::arith::DivFOp div) {
+      div.setFastmath(div.getFastmath() | mlir::arith::FastMathFlags::arcp);
+    });
   }
 };
 

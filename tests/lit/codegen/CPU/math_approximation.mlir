@@ -3,7 +3,9 @@
 // as in linalg.generic bodies, and vectors) are replaced by MLIR's
 // polynomial approximations: fma chains and plain arithmetic, with no call
 // to the transcendental left for libm. f16 is computed in f32 and
-// truncated back; f64 has no approximation and keeps the math op.
+// truncated back; f64 has no approximation and keeps the math op. Every
+// float division, the graph's and the approximations', may go through a
+// reciprocal (arcp).
 
 // tanh(x) = x * p(x^2) / q(x^2), with x itself for tiny |x|.
 // CHECK-LABEL: func.func @tanh_f32
@@ -11,7 +13,7 @@
 // CHECK: %[[X2:.*]] = arith.mulf %[[C:.*]], %[[C]] : f32
 // CHECK: math.fma %[[X2]]
 // CHECK: %[[P:.*]] = arith.mulf %[[C]], %{{.*}} : f32
-// CHECK: %[[R:.*]] = arith.divf %[[P]], %{{.*}} : f32
+// CHECK: %[[R:.*]] = arith.divf %[[P]], %{{.*}} fastmath<arcp> : f32
 // CHECK: %[[Y:.*]] = arith.select %{{.*}}, %[[C]], %[[R]] : f32
 // CHECK-NOT: math.tanh
 // CHECK: return %[[Y]] : f32
@@ -48,6 +50,15 @@ func.func @exp_vector(%x: vector<8xf32>) -> vector<8xf32> {
 func.func @erf_f32(%x: f32) -> f32 {
   %y = math.erf %x : f32
   return %y : f32
+}
+
+// softmax's last step: the row sum, the same for the whole row, is
+// inverted once per row once LLVM may.
+// CHECK-LABEL: func.func @divide_by_row_sum
+// CHECK: arith.divf %{{.*}}, %{{.*}} fastmath<arcp> : vector<16xf32>
+func.func @divide_by_row_sum(%x: vector<16xf32>, %sum: vector<16xf32>) -> vector<16xf32> {
+  %y = arith.divf %x, %sum : vector<16xf32>
+  return %y : vector<16xf32>
 }
 
 // CHECK-LABEL: func.func @tanh_f16
