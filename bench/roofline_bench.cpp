@@ -25,6 +25,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <vector>
@@ -47,40 +48,58 @@ std::shared_ptr<jit::Executable> compiledLayer() {
   return layer;
 }
 
-/// One batched product c[b] = a[b] x w[b] on dense buffers it owns.
-struct Gemm {
+/// One batched product c[b] = a[b] x w[b], its dims at a length.
+struct Product {
   int64_t batch, m, k, n;
-  std::vector<float> a, w, c;
-
-  Gemm(int64_t batch, int64_t m, int64_t k, int64_t n)
-      : batch(batch), m(m), k(k), n(n), a(batch * m * k, 0.5f),
-        w(batch * k * n, 0.01f), c(batch * m * n) {}
-
-  static runtime::Memref3D dense(std::vector<float> &data, int64_t d0,
-                                 int64_t d1, int64_t d2) {
-    return {data.data(), data.data(), 0, {d0, d1, d2}, {d1 * d2, d2, 1}};
-  }
-  void run() {
-    runtime::Memref3D ma = dense(a, batch, m, k), mw = dense(w, batch, k, n),
-                      mc = dense(c, batch, m, n);
-    runtime::anyshapeBatchMatmulF32(&ma, &mw, &mc, nullptr);
-  }
   double flops() const { return 2.0 * batch * m * k * n; }
 };
 
 /// The layer's products at batch 1 and `seq`: Q, K, V and the output
 /// projection; the two FFN products; scores QK^T and their product with V
 /// per head.
-std::vector<Gemm> layerGemms(int64_t seq) {
-  std::vector<Gemm> gemms;
-  for (int projection = 0; projection < 4; ++projection)
-    gemms.emplace_back(1, seq, kHidden, kHidden);
-  gemms.emplace_back(1, seq, kHidden, kFfn);
-  gemms.emplace_back(1, seq, kFfn, kHidden);
-  gemms.emplace_back(kHeads, seq, kHeadDim, seq);
-  gemms.emplace_back(kHeads, seq, seq, kHeadDim);
-  return gemms;
+std::vector<Product> layerProducts(int64_t seq) {
+  std::vector<Product> products(4, {1, seq, kHidden, kHidden});
+  products.push_back({1, seq, kHidden, kFfn});
+  products.push_back({1, seq, kFfn, kHidden});
+  products.push_back({kHeads, seq, kHeadDim, seq});
+  products.push_back({kHeads, seq, seq, kHeadDim});
+  return products;
 }
+
+/// Dense buffers for every product at lengths up to `longest`, made once:
+/// the layer keeps one set of weights whatever the length, so the GEMMs
+/// alone must too (a weight set per length would be read cold from
+/// memory each time and flatter the layer).
+class LayerGemms {
+public:
+  explicit LayerGemms(int64_t longest) {
+    for (const Product &p : layerProducts(longest))
+      buffers_.push_back({std::vector<float>(p.batch * p.m * p.k, 0.5f),
+                          std::vector<float>(p.batch * p.k * p.n, 0.01f),
+                          std::vector<float>(p.batch * p.m * p.n)});
+  }
+  void run(int64_t seq) {
+    std::vector<Product> products = layerProducts(seq);
+    for (size_t i = 0; i < products.size(); ++i) {
+      const Product &p = products[i];
+      Buffers &b = buffers_[i];
+      runtime::Memref3D a = dense(b.a, p.batch, p.m, p.k),
+                        w = dense(b.w, p.batch, p.k, p.n),
+                        c = dense(b.c, p.batch, p.m, p.n);
+      runtime::anyshapeBatchMatmulF32(&a, &w, &c, nullptr);
+    }
+  }
+
+private:
+  struct Buffers {
+    std::vector<float> a, w, c;
+  };
+  static runtime::Memref3D dense(std::vector<float> &data, int64_t d0,
+                                 int64_t d1, int64_t d2) {
+    return {data.data(), data.data(), 0, {d0, d1, d2}, {d1 * d2, d2, 1}};
+  }
+  std::vector<Buffers> buffers_;
+};
 
 double seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since)
@@ -92,19 +111,22 @@ double seconds(std::chrono::steady_clock::time_point since) {
 void measure(benchmark::State &state, const std::vector<int64_t> &lengths) {
   std::shared_ptr<jit::Executable> layer = compiledLayer();
   std::vector<std::vector<v1::Tensor>> inputs;
-  std::vector<std::vector<Gemm>> gemms;
   double flops = 0;
+  int64_t longest = 0;
   for (int64_t seq : lengths) {
     inputs.push_back(bench::encoderInputs(seq));
-    gemms.push_back(layerGemms(seq));
-    for (const Gemm &gemm : gemms.back())
-      flops += gemm.flops();
+    for (const Product &product : layerProducts(seq))
+      flops += product.flops();
+    longest = std::max(longest, seq);
   }
-  for (auto &in : inputs) // the first run of each length is not timed
-    if (auto warm = layer->run(in); !warm) {
+  LayerGemms gemms(longest);
+  for (size_t i = 0; i < lengths.size(); ++i) { // first runs are not timed
+    gemms.run(lengths[i]);
+    if (auto warm = layer->run(inputs[i]); !warm) {
       state.SkipWithError(warm.status().toString().c_str());
       return;
     }
+  }
   double layerSeconds = 0, gemmSeconds = 0;
   for (auto _ : state) {
     for (size_t i = 0; i < lengths.size(); ++i) {
@@ -112,8 +134,7 @@ void measure(benchmark::State &state, const std::vector<int64_t> &lengths) {
       benchmark::DoNotOptimize(layer->run(inputs[i]));
       layerSeconds += seconds(start);
       start = std::chrono::steady_clock::now();
-      for (Gemm &gemm : gemms[i])
-        gemm.run();
+      gemms.run(lengths[i]);
       gemmSeconds += seconds(start);
     }
   }
@@ -141,7 +162,12 @@ BENCHMARK(BM_Roofline)
     ->Arg(64)
     ->Arg(256)
     ->Arg(512)
+    ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_RooflineTrace)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RooflineTrace)
+    ->Arg(0)
+    ->Arg(1)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

@@ -188,15 +188,6 @@ Status addEntry(llvm::Module &module) {
   for (llvm::Function &f : module)
     if (!exported(f) && !f.isDeclaration())
       f.setLinkage(llvm::GlobalValue::InternalLinkage);
-  // LLVM's x86 tuning for Intel's AVX-512 cores prefers 256-bit vectors
-  // (for the clock penalty of older parts); the kernels' transcendentals
-  // are arithmetic-bound and ran 1.35x faster at 512 (softmax, on an
-  // Intel Xeon host), and CpuTarget's row-loop split assumes that width.
-  // AMD's Zen 4 tuning already prefers 512: no change there.
-  if (codegen::CpuTarget::host().vectorBytes == 64)
-    for (llvm::Function &f : module)
-      if (!f.isDeclaration())
-        f.addFnAttr("prefer-vector-width", "512");
   // The runtime allocator returns fresh blocks, as malloc does. Saying so
   // lets alias analysis keep a kernel's accumulator in a register instead
   // of storing it to its buffer on every element (the buffer could
@@ -207,6 +198,20 @@ Status addEntry(llvm::Module &module) {
     if (llvm::Function *f = module.getFunction(alloc))
       f->addRetAttr(llvm::Attribute::NoAlias);
   return Status::ok();
+}
+
+/// LLVM's x86 tuning for Intel's AVX-512 cores prefers 256-bit vectors
+/// (for the clock penalty of older parts); the kernels' transcendentals
+/// are arithmetic-bound and ran 1.35x faster at 512 (softmax, on an
+/// Intel Xeon host), and CpuTarget's row-loop split assumes that width.
+/// AMD's Zen 4 tuning already prefers 512: no change there.
+void preferTargetVectorWidth(llvm::Module &module,
+                             const codegen::CpuTarget &target) {
+  if (target.vectorBytes != 64)
+    return;
+  for (llvm::Function &f : module)
+    if (!f.isDeclaration())
+      f.addFnAttr("prefer-vector-width", "512");
 }
 
 } // namespace
@@ -311,6 +316,7 @@ emitObjectCode(mlir::ModuleOp module, int optLevel,
   llvmModule->setDataLayout(machine->createDataLayout());
   llvmModule->setTargetTriple(machine->getTargetTriple().str());
   ANYSHAPE_RETURN_IF_ERROR(addEntry(*llvmModule));
+  preferTargetVectorWidth(*llvmModule, target);
   if (llvm::verifyModule(*llvmModule, &llvm::errs()))
     return internalError("generated LLVM IR does not verify");
 

@@ -67,10 +67,12 @@ struct FunctionInSection {
   std::string name;
 };
 
-/// The object's functions, local ones included: JITLink's graph names
-/// only the global ones, so the names come from the object's symbol table
-/// and the addresses from the blocks their sections became (an ELF
-/// section is one block).
+/// The object's functions, local ones included. In the graphs LLVM 19's
+/// JITLink builds from our objects only the global functions came with
+/// names (seen: the kernels were anonymous), so the names come from the
+/// object's symbol table and the addresses from the blocks their
+/// sections became (an ELF section is one block; st_value is the offset
+/// in it). A section name that several sections share is skipped.
 std::vector<FunctionInSection> functionsOf(MemoryBufferRef buffer) {
   std::vector<FunctionInSection> functions;
   Expected<std::unique_ptr<object::ObjectFile>> object =

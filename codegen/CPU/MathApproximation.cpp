@@ -21,6 +21,26 @@ namespace anyshape::codegen {
 
 namespace {
 
+/// x / sqrt(y), x / (z * sqrt(y)), also through f16 <-> f32 conversions:
+/// with arcp, LLVM's x86 backend computes these with its rsqrt estimate
+/// (~2^-22 relative error, and NaN instead of inf at y = 0), so they keep
+/// an exact division.
+bool dividesBySquareRoot(mlir::arith::DivFOp div) {
+  auto isSqrt = [](mlir::Value v) {
+    while (mlir::Operation *def = v.getDefiningOp()) {
+      if (!llvm::isa<mlir::arith::ExtFOp, mlir::arith::TruncFOp>(def))
+        return llvm::isa<mlir::math::SqrtOp>(def);
+      v = def->getOperand(0);
+    }
+    return false;
+  };
+  mlir::Value divisor = div.getRhs();
+  if (isSqrt(divisor))
+    return true;
+  auto product = divisor.getDefiningOp<mlir::arith::MulFOp>();
+  return product && (isSqrt(product.getLhs()) || isSqrt(product.getRhs()));
+}
+
 struct MathApproximationPass
     : impl::MathApproximationBase<MathApproximationPass> {
   void runOnOperation() override {
@@ -35,7 +55,8 @@ struct MathApproximationPass
     // once per element, which is what a vector division costs on x86
     // (about 16 cycles a vector). docs/ops.md says what it may change.
     getOperation()->walk([](mlir::arith::DivFOp div) {
-      div.setFastmath(div.getFastmath() | mlir::arith::FastMathFlags::arcp);
+      if (!dividesBySquareRoot(div))
+        div.setFastmath(div.getFastmath() | mlir::arith::FastMathFlags::arcp);
     });
   }
 };

@@ -5,7 +5,7 @@
 // to the transcendental left for libm. f16 is computed in f32 and
 // truncated back; f64 has no approximation and keeps the math op. Every
 // float division, the graph's and the approximations', may go through a
-// reciprocal (arcp).
+// reciprocal (arcp), except a division by a square root.
 
 // tanh(x) = x * p(x^2) / q(x^2), with x itself for tiny |x|.
 // CHECK-LABEL: func.func @tanh_f32
@@ -59,6 +59,22 @@ func.func @erf_f32(%x: f32) -> f32 {
 func.func @divide_by_row_sum(%x: vector<16xf32>, %sum: vector<16xf32>) -> vector<16xf32> {
   %y = arith.divf %x, %sum : vector<16xf32>
   return %y : vector<16xf32>
+}
+
+// A division by a square root stays exact: with arcp LLVM's x86 backend
+// would use its rsqrt estimate (NaN instead of inf at 0).
+// CHECK-LABEL: func.func @divide_by_square_root
+// CHECK: arith.divf %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}} : vector<16xf32>
+// CHECK: %[[P:.*]] = arith.mulf
+// CHECK: arith.divf %{{[a-z0-9_]+}}, %[[P]] : vector<16xf32>
+// CHECK-NOT: arcp
+// CHECK: return
+func.func @divide_by_square_root(%x: vector<16xf32>, %y: vector<16xf32>) -> (vector<16xf32>, vector<16xf32>) {
+  %s = math.sqrt %y : vector<16xf32>
+  %q = arith.divf %x, %s : vector<16xf32>
+  %p = arith.mulf %x, %s : vector<16xf32>
+  %r = arith.divf %x, %p : vector<16xf32>
+  return %q, %r : vector<16xf32>, vector<16xf32>
 }
 
 // CHECK-LABEL: func.func @tanh_f16
