@@ -48,9 +48,8 @@ public:
   ~PerfMapFile() {
     static std::mutex mutex;
     std::lock_guard<std::mutex> lock(mutex);
-    std::string path = "/tmp/perf-" + std::to_string(getpid()) + ".map";
     // A profiling aid: a map that cannot be written never fails a link.
-    if (std::FILE *file = std::fopen(path.c_str(), "a")) {
+    if (std::FILE *file = std::fopen(perfMapPath().c_str(), "a")) {
       std::fwrite(lines_.data(), 1, lines_.size(), file);
       std::fclose(file);
     }
@@ -155,6 +154,10 @@ private:
 };
 
 } // namespace
+
+std::string perfMapPath() {
+  return "/tmp/perf-" + std::to_string(getpid()) + ".map";
+}
 
 void addPerfMapIfRequested(LLJIT &jit) {
   if (!requested())

@@ -12,11 +12,16 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <string>
+
 namespace llvm::orc {
 class LLJIT;
 } // namespace llvm::orc
 
 namespace anyshape::jit {
+
+/// This process's map, where perf looks for it: /tmp/perf-PID.map.
+std::string perfMapPath();
 
 /// Installs the perf-map writer on `jit`'s linker when the environment
 /// asks for it (a no-op otherwise, or when the linker is not JITLink).

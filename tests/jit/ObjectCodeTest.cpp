@@ -14,6 +14,7 @@
 #include "ir/graph/Validate.h"
 #include "ir/reference/Evaluator.h"
 #include "jit/Compiler.h"
+#include "jit/PerfMap.h"
 #include "runtime/Allocator.h"
 
 #include "RandomInputs.h"
@@ -25,7 +26,6 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
-#include <unistd.h>
 
 using namespace anyshape;
 
@@ -40,6 +40,13 @@ std::vector<v1::Tensor> runAt(const jit::Executable &executable,
   auto outputs = executable.run(inputs.tensors);
   EXPECT_TRUE(outputs.isOk()) << outputs.status().toString();
   return outputs.isOk() ? *outputs : std::vector<v1::Tensor>{};
+}
+
+/// A file's whole text ("" when it cannot be read).
+std::string readText(const std::string &path) {
+  std::ifstream file(path);
+  return std::string((std::istreambuf_iterator<char>(file)),
+                     std::istreambuf_iterator<char>());
 }
 
 TEST(ObjectCode, ReloadedExecutableMatchesWithoutCompiling) {
@@ -177,9 +184,7 @@ TEST(ObjectCode, LlvmDiagnosticsGoToTheDumpNotToStderr) {
       std::string printed = ::testing::internal::GetCapturedStderr();
       ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
       EXPECT_EQ(printed, "") << op << " " << dtype;
-      std::ifstream notes(dir + "/llvm_diagnostics.txt");
-      std::string text((std::istreambuf_iterator<char>(notes)),
-                       std::istreambuf_iterator<char>());
+      std::string text = readText(dir + "/llvm_diagnostics.txt");
       if (text.find("loop not vectorized") != std::string::npos)
         ++withNotes;
     }
@@ -317,7 +322,7 @@ TEST(ObjectCode, PerfMapNamesTheKernelsWhenAsked) {
   // ANYSHAPE_PERF_MAP=1: every function the object defines, the kernels'
   // OpenMP bodies (local symbols) included, is appended to perf's map as
   // "START SIZE NAME"; unset, nothing is written.
-  std::string path = "/tmp/perf-" + std::to_string(getpid()) + ".map";
+  std::string path = jit::perfMapPath();
   std::filesystem::remove(path);
   ASSERT_TRUE(jit::Compiler::compile(test::exampleGraph("mlp")).isOk());
   EXPECT_FALSE(std::filesystem::exists(path));
@@ -360,9 +365,7 @@ TEST(ObjectCode, KernelsUseTheWidestVectorRegisters) {
   jit::CompileOptions options;
   options.dumpIrDir = dir;
   ASSERT_TRUE(jit::Compiler::compile(*graph, options).isOk());
-  std::ifstream file(dir + "/llvm_after_opt.ll");
-  std::string ir((std::istreambuf_iterator<char>(file)),
-                 std::istreambuf_iterator<char>());
+  std::string ir = readText(dir + "/llvm_after_opt.ll");
   EXPECT_NE(ir.find("<16 x float>"), std::string::npos);
   std::filesystem::remove_all(dir);
 }
