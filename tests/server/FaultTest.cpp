@@ -2,7 +2,8 @@
 // of a compile, then restarted over the same cache directory (nothing
 // half-written is ever trusted: the entry already written loads, a torn
 // temporary file and a truncated entry are refused); a cache directory it
-// can no longer write (served from memory, counted); and clients that
+// can no longer write, and one on a full file system (served from memory,
+// counted, the cause logged); and clients that
 // vanish in the middle of an upload or an execution (nothing stored,
 // nothing left in flight: the drain still ends at once).
 #include "../support/ExampleGraph.h"
@@ -12,9 +13,14 @@
 
 #include <chrono>
 #include <csignal>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <thread>
+#include <unistd.h>
 
 using namespace anyshape;
 using namespace anyshape::test;
@@ -106,6 +112,58 @@ TEST(ServerFaults, ACacheDirectoryThatCannotBeWrittenCostsNothing) {
   EXPECT_EQ(s.compiles(), 1);
   EXPECT_EQ(s.cache_store_errors(), 1);
   EXPECT_EQ(server.stop(), 0);
+}
+
+/// In the server's child process, before it is executed: a mount
+/// namespace of its own with a 16 KiB tmpfs on `dir` (a real file system
+/// that fills up, smaller than any entry) and the server's stderr in
+/// `log`. Exits 126 when the namespace or the mount is refused (not root,
+/// or no CAP_SYS_ADMIN in a container). System calls only: the test has
+/// threads, the child just one.
+void mountFullDisk(const char *dir, const char *log) {
+  if (::unshare(CLONE_NEWNS) != 0 ||
+      ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+      ::mkdir(dir, 0700) != 0 ||
+      ::mount("tmpfs", dir, "tmpfs", 0, "size=16k,mode=0700") != 0)
+    ::_exit(126);
+  int fd = ::open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd >= 0)
+    ::dup2(fd, STDERR_FILENO);
+}
+
+TEST(ServerFaults, AFullDiskCostsNothing) {
+  // The cache directory is a file system with no room for an entry: each
+  // store fails with ENOSPC; compiles are served from memory, the log
+  // names the cause, the metrics count it, and no client sees an error.
+  std::string dir = freshDirectory();
+  std::string log = dir + ".log";
+  ServerProcess server({"--cache-dir", dir},
+                       [&] { mountFullDisk(dir.c_str(), log.c_str()); });
+  if (server.address().empty() && server.wait() == 126)
+    GTEST_SKIP() << "no private tmpfs can be mounted here (needs root or "
+                    "CAP_SYS_ADMIN): the full-disk fault is not run";
+  ASSERT_FALSE(server.address().empty());
+  auto stub = server.stub();
+  v1::Graph graph = exampleGraph("mlp");
+  std::string id = compiledId(*stub, graph);
+  ASSERT_FALSE(id.empty());
+  EXPECT_TRUE(executeAndCheck(*stub, id, graph, {{"batch", 5}}, 2).ok());
+  Called again = compile(*stub, graph);
+  ASSERT_TRUE(again.status.ok()) << again.status.error_message();
+  EXPECT_TRUE(again.compiled.cache_hit()); // from memory
+  v1::Graph other = exampleGraph("elementwise_reduce");
+  EXPECT_TRUE(executeAndCheck(*stub, compiledId(*stub, other), other,
+                              {{"rows", 3}, {"cols", 4}}, 1)
+                  .ok());
+  v1::StatsResponse s = stats(*stub);
+  EXPECT_EQ(s.compiles(), 2);
+  EXPECT_EQ(s.cache_store_errors(), 2);
+  EXPECT_EQ(server.stop(), 0);
+  std::ifstream in(log);
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("cache_store_failed"), std::string::npos) << text;
+  EXPECT_NE(text.find("No space left on device"), std::string::npos) << text;
 }
 
 TEST(ServerFaults, ClientsThatVanishMidRequestCostNothing) {

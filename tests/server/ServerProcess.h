@@ -12,6 +12,7 @@
 #include <csignal>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <string>
 #include <sys/prctl.h>
@@ -25,8 +26,11 @@ namespace anyshape::test {
 class ServerProcess {
 public:
   /// Starts the server with `args` (beyond --listen/--port-file); empty
-  /// address() on failure.
-  explicit ServerProcess(std::vector<std::string> args) {
+  /// address() on failure. `inChild` runs in the forked child before the
+  /// server is executed (async-signal-safe calls only: the test has
+  /// threads); it may _exit, which the server's exit code then shows.
+  explicit ServerProcess(std::vector<std::string> args,
+                         std::function<void()> inChild = {}) {
     portFile_ = "/tmp/anyshape-test-port-" + std::to_string(::getpid()) + "-" +
                 std::to_string(counter()++);
     std::remove(portFile_.c_str());
@@ -36,6 +40,8 @@ public:
     pid_ = ::fork();
     if (pid_ == 0) {
       ::prctl(PR_SET_PDEATHSIG, SIGTERM); // never outlive a crashed test
+      if (inChild)
+        inChild();
       std::vector<char *> raw;
       for (std::string &a : argv)
         raw.push_back(a.data());

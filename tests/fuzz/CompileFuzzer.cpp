@@ -1,0 +1,64 @@
+// libFuzzer target: a small graph as a client sends it, validated,
+// imported into DHLO and compiled through the whole CPU pipeline to object
+// code (jit::Compiler::compileToObject, what a compile worker runs).
+// Whatever graph validation accepts must compile or be refused with a
+// status: no crash, no sanitizer report, no MLIR verifier abort, no hang.
+// Graph decoding and the importer are instrumented (coverage and ASan);
+// MLIR's passes and LLVM run as the server runs them.
+//
+// Graphs are bounded so that one input compiles in well under a second:
+// at most kMaxNodes nodes and small constants (GraphLimits, checked by
+// validation before anything is imported). Nothing is linked or run.
+//
+//   build/bin/anyshape-fuzz-compile -max_total_time=600 CORPUS_DIR \
+//       tests/fuzz/corpus/compile
+//
+// The first byte of an input picks the decoder (even: binary, odd: text),
+// as in GraphFuzzer.cpp.
+#include "ir/graph/GraphText.h"
+#include "jit/Compiler.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace {
+
+constexpr int64_t kMaxNodes = 24;
+
+anyshape::jit::CompileOptions smallCompiles() {
+  anyshape::jit::CompileOptions options;
+  options.optLevel = 0; // the target is the import and MLIR's pipeline
+  options.limits.maxNodes = kMaxNodes;
+  options.limits.maxRank = 4;
+  options.limits.maxInputs = 8;
+  options.limits.maxElementsPerTensor = int64_t{1} << 20;
+  options.limits.maxConstantBytes = int64_t{1} << 20;
+  options.limits.maxEmbeddedConstantBytes = int64_t{64} << 10;
+  options.limits.maxOperandsPerNode = 16;
+  options.limits.maxDimExprTerms = 8;
+  options.limits.maxDimExprDegree = 4;
+  return options;
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  using namespace anyshape;
+  if (size == 0)
+    return 0;
+  const char *bytes = reinterpret_cast<const char *>(data) + 1;
+  size_t length = size - 1;
+  v1::Graph graph;
+  if (data[0] & 1) {
+    auto parsed = parseGraphText(std::string_view(bytes, length));
+    if (!parsed.isOk())
+      return 0;
+    graph = std::move(*parsed);
+  } else if (!graph.ParseFromArray(bytes, static_cast<int>(length))) {
+    return 0;
+  }
+  static const jit::CompileOptions options = smallCompiles();
+  (void)jit::Compiler::compileToObject(graph, options);
+  return 0;
+}
