@@ -54,6 +54,23 @@ listeningCredentials(const TlsOptions &tls) {
   return grpc::SslServerCredentials(ssl);
 }
 
+/// The gRPC port's TLS for the metrics port too: one certificate, one
+/// client CA, one way to reach either port.
+StatusOr<MetricsTls> metricsTls(const TlsOptions &tls) {
+  MetricsTls out;
+  if (tls.certFile.empty())
+    return out;
+  ANYSHAPE_ASSIGN_OR_RETURN(out.certChain,
+                            readPem(tls.certFile, "TLS certificate"));
+  ANYSHAPE_ASSIGN_OR_RETURN(out.privateKey,
+                            readPem(tls.keyFile, "TLS private key"));
+  if (!tls.clientCaFile.empty()) {
+    ANYSHAPE_ASSIGN_OR_RETURN(out.clientCa,
+                              readPem(tls.clientCaFile, "client CA"));
+  }
+  return out;
+}
+
 } // namespace
 
 StatusOr<std::unique_ptr<Server>> Server::start(const ServerOptions &options) {
@@ -143,11 +160,12 @@ StatusOr<std::unique_ptr<Server>> Server::start(const ServerOptions &options) {
     gauge("anyshape_process_resident_memory_bytes",
           "Resident memory of the server process.", "gauge",
           [] { return double(residentMemoryBytes()); });
+    ANYSHAPE_ASSIGN_OR_RETURN(MetricsTls tls, metricsTls(options.tls));
     ANYSHAPE_ASSIGN_OR_RETURN(
         server->metrics_,
-        MetricsEndpoint::start(options.metricsListen, [service] {
-          return service->metrics().renderPrometheus();
-        }));
+        MetricsEndpoint::start(
+            options.metricsListen,
+            [service] { return service->metrics().renderPrometheus(); }, tls));
   }
   server->server_->GetHealthCheckService()->SetServingStatus(true);
   logEvent("info", "serving",

@@ -43,7 +43,9 @@ const char *kUsage = R"(usage: anyshape-server [options]
                            open, reflection is off (default: no
                            authentication)
   --metrics-listen ADDR    serve Prometheus metrics at http://ADDR/metrics
-                           (default: off)
+                           (default: off); with --tls-cert it is
+                           https://ADDR/metrics, under the same certificate
+                           and, with --tls-client-ca, the same client check
   --cache-dir DIR          persistent compile cache (created with mode 0700:
                            it holds code this server executes; default: none)
   --cache-key-file FILE    the secret that authenticates the cache's entries

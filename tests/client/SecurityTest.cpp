@@ -2,7 +2,8 @@
 // processes, real gRPC over loopback, certificates made by the test with
 // the openssl command (a CA, a server certificate for localhost and
 // 127.0.0.1, a client certificate from that CA and one from another), and
-// the client SDK's options. A call without a valid token is
+// the client SDK's options; the metrics port under the same TLS, fetched
+// with OpenSSL as a scraper would. A call without a valid token is
 // UNAUTHENTICATED, one whose token lacks the method's role
 // PERMISSION_DENIED; the health check stays open.
 #include "../server/ServerProcess.h"
@@ -10,14 +11,21 @@
 #include "anyshape/client/GraphBuilder.h"
 
 #include <gtest/gtest.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
 
+#include <arpa/inet.h>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <netinet/in.h>
 #include <sstream>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 using namespace anyshape;
 using anyshape::test::ServerProcess;
@@ -135,6 +143,82 @@ client::ClientOptions tlsClient() {
   return options;
 }
 
+/// What the metrics port at 127.0.0.1:`port` answers to GET /metrics over
+/// TLS, trusting `caPem`, presenting `certPem`/`keyPem` if given; "" when
+/// the connection or the handshake fails.
+std::string httpsGetMetrics(int port, const std::string &caPem,
+                            const std::string &certPem = "",
+                            const std::string &keyPem = "") {
+  std::unique_ptr<SSL_CTX, void (*)(SSL_CTX *)> ctx(
+      SSL_CTX_new(TLS_client_method()), SSL_CTX_free);
+  auto bio = [](const std::string &pem) {
+    return std::unique_ptr<BIO, int (*)(BIO *)>(
+        BIO_new_mem_buf(pem.data(), int(pem.size())), BIO_free);
+  };
+  auto ca = bio(caPem);
+  X509 *root = PEM_read_bio_X509(ca.get(), nullptr, nullptr, nullptr);
+  X509_STORE_add_cert(SSL_CTX_get_cert_store(ctx.get()), root);
+  X509_free(root);
+  SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER, nullptr);
+  if (!certPem.empty()) {
+    auto cert = bio(certPem), key = bio(keyPem);
+    X509 *x = PEM_read_bio_X509(cert.get(), nullptr, nullptr, nullptr);
+    EVP_PKEY *k = PEM_read_bio_PrivateKey(key.get(), nullptr, nullptr, nullptr);
+    SSL_CTX_use_certificate(ctx.get(), x);
+    SSL_CTX_use_PrivateKey(ctx.get(), k);
+    X509_free(x);
+    EVP_PKEY_free(k);
+  }
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  timeval timeout{5, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  ::inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+  std::string reply;
+  SSL *ssl = SSL_new(ctx.get());
+  SSL_set_fd(ssl, fd);
+  SSL_set_tlsext_host_name(ssl, "localhost");
+  SSL_set1_host(ssl, "localhost"); // the certificate must name it
+  if (::connect(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) == 0 &&
+      SSL_connect(ssl) == 1) {
+    std::string request = "GET /metrics HTTP/1.0\r\n\r\n";
+    SSL_write(ssl, request.data(), int(request.size()));
+    char buffer[4096];
+    int n;
+    while ((n = SSL_read(ssl, buffer, sizeof buffer)) > 0)
+      reply.append(buffer, size_t(n));
+  }
+  SSL_free(ssl);
+  ::close(fd);
+  ERR_clear_error();
+  return reply;
+}
+
+/// A plaintext GET /metrics to 127.0.0.1:`port`: what a scraper that was
+/// not told about TLS gets.
+std::string plainGetMetrics(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  timeval timeout{5, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  ::inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+  std::string reply;
+  if (::connect(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) == 0) {
+    std::string request = "GET /metrics HTTP/1.0\r\n\r\n";
+    ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+    char buffer[4096];
+    ssize_t n;
+    while ((n = ::recv(fd, buffer, sizeof buffer, 0)) > 0)
+      reply.append(buffer, size_t(n));
+  }
+  ::close(fd);
+  return reply;
+}
+
 class Security : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -191,6 +275,32 @@ TEST_F(Security, MutualTlsNeedsAClientCertificateFromTheCa) {
   stranger.tlsCertChain = c.pem("stranger.pem");
   stranger.tlsPrivateKey = c.pem("stranger.key");
   EXPECT_FALSE(client::Client::connect(server.address(), stranger).isOk());
+}
+
+TEST_F(Security, TheMetricsPortServesTheSameTls) {
+  const Certificates &c = certificates();
+  int port = 20000 + (::getpid() + 7) % 20000;
+  ServerProcess server({"--tls-cert", c.path("server.pem"), "--tls-key",
+                        c.path("server.key"), "--tls-client-ca",
+                        c.path("ca.pem"), "--metrics-listen",
+                        "127.0.0.1:" + std::to_string(port)});
+  ASSERT_FALSE(server.address().empty()) << "the mTLS server did not start";
+  // A client certificate from the CA: the metrics, over TLS.
+  std::string reply = httpsGetMetrics(port, c.pem("ca.pem"),
+                                      c.pem("client.pem"), c.pem("client.key"));
+  EXPECT_NE(reply.find("200 OK"), std::string::npos) << reply;
+  EXPECT_NE(reply.find("anyshape_compiles_total 0"), std::string::npos);
+  // No certificate, one from another CA, or plain HTTP: nothing.
+  EXPECT_EQ(httpsGetMetrics(port, c.pem("ca.pem")), "");
+  EXPECT_EQ(httpsGetMetrics(port, c.pem("ca.pem"), c.pem("stranger.pem"),
+                            c.pem("stranger.key")),
+            "");
+  EXPECT_EQ(plainGetMetrics(port).find("anyshape_"), std::string::npos);
+  // The server still answers after the refused handshakes.
+  EXPECT_NE(httpsGetMetrics(port, c.pem("ca.pem"), c.pem("client.pem"),
+                            c.pem("client.key"))
+                .find("200 OK"),
+            std::string::npos);
 }
 
 TEST_F(Security, BrokenTlsFilesStopTheServerWithAReason) {
