@@ -18,6 +18,8 @@
 #include "ir/graph/GraphText.h"
 #include "jit/Compiler.h"
 
+#include <google/protobuf/stubs/logging.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -42,6 +44,13 @@ anyshape::jit::CompileOptions smallCompiles() {
 }
 
 } // namespace
+
+/// Protobuf logs every string field with invalid UTF-8 it parses: most
+/// mutated inputs. Quiet, so that the log shows libFuzzer's progress.
+extern "C" int LLVMFuzzerInitialize(int *, char ***) {
+  google::protobuf::SetLogHandler(nullptr);
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   using namespace anyshape;
