@@ -171,7 +171,8 @@ StatusOr<client::Value> importTensor(ImportState &state,
         std::to_string(expected) + ")");
   if (*dtype == v1::DTYPE_I64 && count <= 64) {
     std::vector<int64_t> ints(static_cast<size_t>(count));
-    std::memcpy(ints.data(), bytes.data(), bytes.size());
+    if (count > 0) // an empty vector's data() may be null (UBSan, memcpy)
+      std::memcpy(ints.data(), bytes.data(), bytes.size());
     state.knownInts[tensor.name()] = ints;
   }
   return state.builder.constant(*dtype, shape, std::move(bytes));

@@ -7,6 +7,7 @@
 // closed its output or the deadline passes.
 #include "server/worker/CompileWorkers.h"
 
+#include "runtime/support/Sanitizers.h"
 #include "server/worker/CompileJob.h"
 
 #include <cerrno>
@@ -110,7 +111,8 @@ StatusOr<CompileWorkers::Child> CompileWorkers::spawnLocked() {
     ::dup2(in[0], 0);
     ::dup2(result[1], 1);
     ::dup2(errors[1], 2);
-    ::setrlimit(RLIMIT_AS, &memory);
+    if (!kSanitizedBuild) // runtime/support/Sanitizers.h
+      ::setrlimit(RLIMIT_AS, &memory);
     ::setrlimit(RLIMIT_CPU, &cpu);
     ::setrlimit(RLIMIT_CORE, &noCore);
     ::execv(argv[0], argv);

@@ -38,6 +38,15 @@ public:
     open_.notify_all();
   }
 
+  /// Opens `gate` when the scope ends, however it ends: declared after a
+  /// pool whose tasks wait on the gate, it lets the pool's destructor run
+  /// them (the gate itself must be declared before the pool, to outlive
+  /// it; ASan found a test that had them the other way round).
+  struct ReleaseOnExit {
+    Gate &gate;
+    ~ReleaseOnExit() { gate.release(); }
+  };
+
 private:
   std::mutex mutex_;
   std::condition_variable arrived_, open_;
@@ -69,8 +78,9 @@ TEST(LowestIdlePool, AClientThatWaitsForEachAnswerStaysOnThreadZero) {
 }
 
 TEST(LowestIdlePool, ConcurrentTasksFillTheThreadsFromTheBottomThenQueue) {
-  LowestIdlePool pool(3);
   Gate gate;
+  LowestIdlePool pool(3);
+  Gate::ReleaseOnExit release{gate};
   std::mutex mutex;
   std::multiset<int> threads;
   std::atomic<int> done{0};
@@ -95,7 +105,10 @@ TEST(LowestIdlePool, ConcurrentTasksFillTheThreadsFromTheBottomThenQueue) {
 TEST(LowestIdlePool, IdleThreadsRetireAndComeBack) {
   LowestIdlePool pool(3, 50ms);
   for (int round = 0; round < 2; ++round) {
+    // The tasks end within the round (the eventually below): the gate and
+    // the counter may live in it.
     Gate gate;
+    Gate::ReleaseOnExit release{gate};
     std::atomic<int> done{0};
     for (int k = 0; k < 3; ++k)
       pool.enqueue([&]() -> LowestIdlePool::Answer {
@@ -115,8 +128,9 @@ TEST(LowestIdlePool, IdleThreadsRetireAndComeBack) {
 TEST(LowestIdlePool, TheDestructorRunsEveryQueuedTask) {
   std::atomic<int> ran{0};
   {
-    LowestIdlePool pool(1);
     Gate gate;
+    LowestIdlePool pool(1);
+    Gate::ReleaseOnExit release{gate};
     pool.enqueue([&]() -> LowestIdlePool::Answer {
       gate.wait();
       ++ran;
