@@ -1,6 +1,6 @@
 # ANYSHAPE_SANITIZE: OFF, address (ASan and UBSan) or thread (TSan), for
 # the whole build (ON means address, as before the thread mode). The
-# suite under each is scripts/test-sanitizers, which CI runs.
+# suite under each is scripts/test-sanitizers (CI runs the address one).
 #
 # ANYSHAPE_SANITIZE_COMPILER=OFF leaves the MLIR passes (ir/dhlo,
 # ir/import, codegen/) uninstrumented: half the build's compile time,
