@@ -9,6 +9,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace anyshape::runtime {
@@ -18,23 +19,43 @@ using dnnl::memory;
 
 constexpr int64_t kRuntime = DNNL_RUNTIME_DIM_VAL;
 
-// One primitive for every shape: all dims runtime, dense row-major layout
-// (runtime strides would select oneDNN's reference implementation, an
-// order of magnitude slower; dense operands get its JIT GEMM).
+using Tag = memory::format_tag;
+
+// One primitive for every shape: all dims runtime, each operand dense in
+// plain order (abc) or with its last two dims swapped (acb, a transposed
+// view: attention's K^T). Runtime strides would select oneDNN's reference
+// implementation, an order of magnitude slower; these get its JIT GEMM.
 struct MatmulKernel {
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
   dnnl::matmul matmul;
 
-  MatmulKernel() {
-    auto md = memory::desc({kRuntime, kRuntime, kRuntime},
-                           memory::data_type::f32, memory::format_tag::abc);
-    dnnl::matmul::desc desc(md, md, md); // oneDNN 2.x (Debian 12)
-    matmul = dnnl::matmul(dnnl::matmul::primitive_desc(desc, engine));
+  MatmulKernel(Tag a, Tag b) {
+    memory::dims dims{kRuntime, kRuntime, kRuntime};
+    auto desc = [&](Tag tag) {
+      return memory::desc(dims, memory::data_type::f32, tag);
+    };
+    // oneDNN 2.x (Debian 12)
+    dnnl::matmul::desc matmulDesc(desc(a), desc(b), desc(Tag::abc));
+    matmul = dnnl::matmul(dnnl::matmul::primitive_desc(matmulDesc, engine));
   }
 };
 
-MatmulKernel &kernel() {
-  static MatmulKernel k; // thread-safe initialisation; execution is too
+/// Each layout pair's primitive, made on its first use (thread-safe
+/// initialisation; execution is too).
+MatmulKernel &kernel(Tag a, Tag b) {
+  if (a == Tag::abc && b == Tag::abc) {
+    static MatmulKernel k(Tag::abc, Tag::abc);
+    return k;
+  }
+  if (a == Tag::acb && b == Tag::abc) {
+    static MatmulKernel k(Tag::acb, Tag::abc);
+    return k;
+  }
+  if (a == Tag::abc) {
+    static MatmulKernel k(Tag::abc, Tag::acb);
+    return k;
+  }
+  static MatmulKernel k(Tag::acb, Tag::acb);
   return k;
 }
 
@@ -61,19 +82,33 @@ template <typename Fn> void forEach(const Memref3D &m, Fn &&fn) {
         fn(k++, i * m.strides[0] + j * m.strides[1] + l * m.strides[2]);
 }
 
-/// A dense view of `m`: its own buffer if dense, else a packed copy.
-float *densePointer(const Memref3D &m, std::vector<float> &scratch) {
-  float *base = m.aligned + m.offset;
-  if (isDense(m))
-    return base;
-  scratch.resize(count(m));
-  forEach(m, [&](int64_t k, int64_t at) { scratch[k] = base[at]; });
-  return scratch.data();
+/// `m` with its last two dims swapped.
+Memref3D swapped(Memref3D m) {
+  std::swap(m.sizes[1], m.sizes[2]);
+  std::swap(m.strides[1], m.strides[2]);
+  return m;
 }
 
-memory::desc denseDesc(const Memref3D &m) {
+/// An operand as oneDNN reads it: its own buffer if dense (abc) or dense
+/// transposed (acb), else a dense packed copy in `scratch`.
+struct Operand {
+  float *data;
+  Tag tag;
+};
+Operand operandOf(const Memref3D &m, std::vector<float> &scratch) {
+  float *base = m.aligned + m.offset;
+  if (isDense(m))
+    return {base, Tag::abc};
+  if (isDense(swapped(m)))
+    return {base, Tag::acb};
+  scratch.resize(count(m));
+  forEach(m, [&](int64_t k, int64_t at) { scratch[k] = base[at]; });
+  return {scratch.data(), Tag::abc};
+}
+
+memory::desc descOf(const Memref3D &m, Tag tag) {
   return memory::desc({m.sizes[0], m.sizes[1], m.sizes[2]},
-                      memory::data_type::f32, memory::format_tag::abc);
+                      memory::data_type::f32, tag);
 }
 
 } // namespace
@@ -99,19 +134,19 @@ extern "C" void anyshapeBatchMatmulF32(Memref3D *a, Memref3D *b, Memref3D *c,
   // through generated code (it has no unwind tables: the process would
   // abort), so it becomes the run's error.
   try {
-    MatmulKernel &kk = kernel();
     std::vector<float> aScratch, bScratch, cScratch;
-    float *aData = densePointer(*a, aScratch);
-    float *bData = densePointer(*b, bScratch);
+    Operand aOperand = operandOf(*a, aScratch);
+    Operand bOperand = operandOf(*b, bScratch);
+    MatmulKernel &kk = kernel(aOperand.tag, bOperand.tag);
     float *cBase = c->aligned + c->offset;
     bool cDense = isDense(*c);
     if (!cDense)
       cScratch.resize(count(*c));
     float *cData = cDense ? cBase : cScratch.data();
     dnnl::stream stream(kk.engine);
-    memory src(denseDesc(*a), kk.engine, aData);
-    memory weights(denseDesc(*b), kk.engine, bData);
-    memory dst(denseDesc(*c), kk.engine, cData);
+    memory src(descOf(*a, aOperand.tag), kk.engine, aOperand.data);
+    memory weights(descOf(*b, bOperand.tag), kk.engine, bOperand.data);
+    memory dst(descOf(*c, Tag::abc), kk.engine, cData);
     kk.matmul.execute(stream, {{DNNL_ARG_SRC, src},
                                {DNNL_ARG_WEIGHTS, weights},
                                {DNNL_ARG_DST, dst}});

@@ -2,10 +2,12 @@
 //
 // The CPU pipeline lowers every f32 dot_general to a batched matmul
 // C[b] = A[b] x B[b] on strided buffers and calls this function with MLIR's
-// C interface (one ranked descriptor per operand). One oneDNN primitive,
-// created on first use with every dim a runtime value, serves every shape:
-// no primitive creation on the request path. Operands that are not dense
-// row-major are packed first.
+// C interface (one ranked descriptor per operand). One oneDNN primitive
+// per operand layout -- dense row-major, or dense with the last two dims
+// swapped (a transposed view, which the pipeline passes instead of a
+// transposed copy) -- created on first use with every dim a runtime
+// value, serves every shape. Operands in any other layout are packed
+// first.
 #pragma once
 
 #include <cstdint>

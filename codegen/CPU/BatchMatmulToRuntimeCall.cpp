@@ -3,7 +3,9 @@
 //
 // anyshape-batch-matmul-to-runtime-call (see Passes.td). The callee takes
 // fully dynamic strided rank-3 memrefs, so one declaration serves every
-// call site whatever its layout.
+// call site whatever its layout: batch_matmul_transpose_a/_b pass their
+// transposed operand as a transposed view (memref.transpose), which the
+// library reads in place.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/CPU/Passes.h"
@@ -23,7 +25,7 @@ namespace {
 
 /// The zero fill of `op`'s C, when nothing else touches C between the two:
 /// the runtime overwrites C, so the fill is a wasted pass over it.
-linalg::FillOp zeroFillOfC(linalg::BatchMatmulOp op) {
+linalg::FillOp zeroFillOfC(linalg::LinalgOp op) {
   Value c = op.getDpsInits()[0];
   linalg::FillOp fill;
   // The GEMM's kernel (its dhlo.fusion) is ordered against other kernels'
@@ -49,7 +51,7 @@ linalg::FillOp zeroFillOfC(linalg::BatchMatmulOp op) {
           continue; // read by a later kernel
         return {};  // used somewhere this block does not order: keep it
       }
-      if (op->isBeforeInBlock(ancestor))
+      if (op.getOperation()->isBeforeInBlock(ancestor))
         continue;
       auto candidate = llvm::dyn_cast<linalg::FillOp>(user);
       if (candidate != ancestor || fill || alias != c)
@@ -75,7 +77,16 @@ struct BatchMatmulToRuntimeCallPass
     auto argType =
         MemRefType::get({dynamic, dynamic, dynamic}, b.getF32Type(), layout);
     func::FuncOp callee;
-    module.walk([&](linalg::BatchMatmulOp op) {
+    module.walk([&](linalg::LinalgOp op) {
+      // Which operand, if any, the op reads transposed ([B, K, M] or
+      // [B, N, K]).
+      int transposed = -1;
+      if (llvm::isa<linalg::BatchMatmulTransposeAOp>(op))
+        transposed = 0;
+      else if (llvm::isa<linalg::BatchMatmulTransposeBOp>(op))
+        transposed = 1;
+      else if (!llvm::isa<linalg::BatchMatmulOp>(op))
+        return;
       if (!op.hasPureBufferSemantics() ||
           !llvm::all_of(op->getOperandTypes(), [](Type t) {
             return llvm::cast<MemRefType>(t).getElementType().isF32();
@@ -93,10 +104,17 @@ struct BatchMatmulToRuntimeCallPass
         fill.erase();
       b.setInsertionPoint(op);
       SmallVector<Value> args;
-      for (Value operand : op->getOperands())
-        args.push_back(b.create<memref::CastOp>(op.getLoc(), argType, operand));
+      for (auto [index, operand] : llvm::enumerate(op->getOperands())) {
+        Value view = operand;
+        if (static_cast<int>(index) == transposed)
+          view = b.create<memref::TransposeOp>(
+              op.getLoc(), operand,
+              AffineMapAttr::get(AffineMap::getPermutationMap(
+                  ArrayRef<unsigned>{0, 2, 1}, context)));
+        args.push_back(b.create<memref::CastOp>(op.getLoc(), argType, view));
+      }
       b.create<func::CallOp>(op.getLoc(), callee, args);
-      op.erase();
+      op->erase();
     });
   }
 };

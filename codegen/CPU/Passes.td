@@ -16,9 +16,10 @@ def BatchMatmulToRuntimeCall
     : Pass<"anyshape-batch-matmul-to-runtime-call", "mlir::ModuleOp"> {
   let summary = "Call the GEMM library for f32 linalg.batch_matmul on buffers";
   let description = [{
-    Replaces each f32 `linalg.batch_matmul` on memrefs with a call of
-    `anyshapeBatchMatmulF32` (runtime/Gemm.h) on strided views of the same
-    buffers, through MLIR's C interface. The runtime binds the symbol as an
+    Replaces each f32 `linalg.batch_matmul` (and `_transpose_a`/`_b`) on
+    memrefs with a call of `anyshapeBatchMatmulF32` (runtime/Gemm.h) on
+    strided views of the same buffers, a transposed operand as a
+    `memref.transpose` view, through MLIR's C interface. The runtime binds the symbol as an
     absolute address when the executable is JITed. Contract: the runtime
     computes C = A x B, while `linalg.batch_matmul` accumulates into C; the
     two agree because the only producer of batch_matmuls in the pipeline

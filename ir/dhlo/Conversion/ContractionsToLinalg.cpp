@@ -207,9 +207,40 @@ Value reshapeTo(OpBuilder &b, Location loc, Value tensor, ArrayRef<Value> sizes,
       loc, RankedTensorType::get(shape, elementType), tensor, shapeTensor);
 }
 
+/// The order an operand's dims take for a batched matmul: batch dims,
+/// then free and contracting dims (or contracting and free dims, when
+/// `contractFirst`). `freeCount` receives the number of free dims.
+SmallVector<int64_t> arrangement(int64_t rank, ArrayRef<int64_t> batch,
+                                 ArrayRef<int64_t> contract, bool contractFirst,
+                                 int64_t &freeCount) {
+  SmallVector<int64_t> perm(batch.begin(), batch.end()), free;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!llvm::is_contained(batch, d) && !llvm::is_contained(contract, d))
+      free.push_back(d);
+  freeCount = free.size();
+  if (contractFirst) {
+    perm.append(contract.begin(), contract.end());
+    perm.append(free.begin(), free.end());
+  } else {
+    perm.append(free.begin(), free.end());
+    perm.append(contract.begin(), contract.end());
+  }
+  return perm;
+}
+
+bool isIdentity(ArrayRef<int64_t> perm) {
+  for (auto [i, p] : llvm::enumerate(perm))
+    if (p != static_cast<int64_t>(i))
+      return false;
+  return true;
+}
+
 /// f32 dot_general as one batched matmul [B, M, K] x [B, K, N] -> [B, M, N]
 /// (operands transposed and reshaped into that layout), which the CPU
-/// pipeline hands to the GEMM library (runtime/Gemm.h).
+/// pipeline hands to the GEMM library (runtime/Gemm.h). An operand whose
+/// dims already come in the other order -- A as [B, K, M], B as [B, N, K]
+/// (attention's K in Q x K^T) -- is not copied: the op reads it
+/// transposed (batch_matmul_transpose_a/_b), as the library does.
 struct DotGeneralToBatchMatmul : OpRewritePattern<DotGeneralOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(DotGeneralOp op,
@@ -221,26 +252,20 @@ struct DotGeneralToBatchMatmul : OpRewritePattern<DotGeneralOp> {
     FailureOr<SmallVector<OpFoldResult>> resultSizes = resultDims(op, rewriter);
     if (failed(resultSizes))
       return failure();
+    // `side` in the order `contractFirst` asks for, or, if `mayTranspose`,
+    // as it is when it already is in the opposite order (`transposed` is
+    // then set).
     auto arrange = [&](Value side, ArrayRef<int64_t> batch,
                        ArrayRef<int64_t> contract, bool contractFirst,
-                       int64_t &freeCount) -> Value {
+                       bool mayTranspose, int64_t &freeCount,
+                       bool &transposed) -> Value {
       int64_t rank = llvm::cast<RankedTensorType>(side.getType()).getRank();
-      SmallVector<int64_t> perm(batch.begin(), batch.end()), free;
-      for (int64_t d = 0; d < rank; ++d)
-        if (!llvm::is_contained(batch, d) && !llvm::is_contained(contract, d))
-          free.push_back(d);
-      freeCount = free.size();
-      if (contractFirst) {
-        perm.append(contract.begin(), contract.end());
-        perm.append(free.begin(), free.end());
-      } else {
-        perm.append(free.begin(), free.end());
-        perm.append(contract.begin(), contract.end());
-      }
-      bool identity = true;
-      for (int64_t i = 0; i < rank; ++i)
-        identity &= perm[i] == i;
-      if (identity)
+      SmallVector<int64_t> perm =
+          arrangement(rank, batch, contract, contractFirst, freeCount);
+      transposed = mayTranspose && !isIdentity(perm) &&
+                   isIdentity(arrangement(rank, batch, contract, !contractFirst,
+                                          freeCount));
+      if (isIdentity(perm) || transposed)
         return side;
       SmallVector<OpFoldResult> sizes;
       for (int64_t p : perm)
@@ -254,8 +279,14 @@ struct DotGeneralToBatchMatmul : OpRewritePattern<DotGeneralOp> {
                       lc = op.getLhsContractingDimensions(),
                       rc = op.getRhsContractingDimensions();
     int64_t lhsFree, rhsFree;
-    Value lhs = arrange(op.getLhs(), lb, lc, /*contractFirst=*/false, lhsFree);
-    Value rhs = arrange(op.getRhs(), rb, rc, /*contractFirst=*/true, rhsFree);
+    bool lhsTransposed, rhsTransposed;
+    // At most one operand read transposed (the library has no op with
+    // both): B, attention's case, first.
+    Value rhs = arrange(op.getRhs(), rb, rc, /*contractFirst=*/true,
+                        /*mayTranspose=*/true, rhsFree, rhsTransposed);
+    Value lhs =
+        arrange(op.getLhs(), lb, lc, /*contractFirst=*/false,
+                /*mayTranspose=*/!rhsTransposed, lhsFree, lhsTransposed);
     int64_t nb = lb.size(), nc = lc.size();
     auto range = [](int64_t begin, int64_t count) {
       SmallVector<int64_t> r;
@@ -264,21 +295,40 @@ struct DotGeneralToBatchMatmul : OpRewritePattern<DotGeneralOp> {
       return r;
     };
     Value batch = productOfDims(rewriter, loc, lhs, range(0, nb));
-    Value m = productOfDims(rewriter, loc, lhs, range(nb, lhsFree));
-    Value k = productOfDims(rewriter, loc, lhs, range(nb + lhsFree, nc));
-    Value n = productOfDims(rewriter, loc, rhs, range(nb + nc, rhsFree));
-    Value a = reshapeTo(rewriter, loc, lhs, {batch, m, k}, f32);
-    Value bm = reshapeTo(rewriter, loc, rhs, {batch, k, n}, f32);
+    Value m = productOfDims(rewriter, loc, lhs,
+                            range(lhsTransposed ? nb + nc : nb, lhsFree));
+    Value k = productOfDims(rewriter, loc, lhs,
+                            range(lhsTransposed ? nb : nb + lhsFree, nc));
+    Value n = productOfDims(rewriter, loc, rhs,
+                            range(rhsTransposed ? nb : nb + nc, rhsFree));
+    Value a = lhsTransposed ? reshapeTo(rewriter, loc, lhs, {batch, k, m}, f32)
+                            : reshapeTo(rewriter, loc, lhs, {batch, m, k}, f32);
+    Value bm = rhsTransposed
+                   ? reshapeTo(rewriter, loc, rhs, {batch, n, k}, f32)
+                   : reshapeTo(rewriter, loc, rhs, {batch, k, n}, f32);
     Value empty = rewriter.create<tensor::EmptyOp>(
         loc, ArrayRef<OpFoldResult>{batch, m, n}, f32);
     Value zero =
         rewriter.create<arith::ConstantOp>(loc, rewriter.getF32FloatAttr(0));
     Value acc = rewriter.create<linalg::FillOp>(loc, zero, empty).result();
-    Value product =
-        rewriter
-            .create<linalg::BatchMatmulOp>(loc, TypeRange{acc.getType()},
-                                           ValueRange{a, bm}, ValueRange{acc})
-            .getResult(0);
+    // Owned here: a ValueRange over a braced list would dangle.
+    SmallVector<Type> resultType{acc.getType()};
+    SmallVector<Value> inputs{a, bm}, inits{acc};
+    Value product;
+    if (lhsTransposed)
+      product = rewriter
+                    .create<linalg::BatchMatmulTransposeAOp>(loc, resultType,
+                                                             inputs, inits)
+                    .getResult(0);
+    else if (rhsTransposed)
+      product = rewriter
+                    .create<linalg::BatchMatmulTransposeBOp>(loc, resultType,
+                                                             inputs, inits)
+                    .getResult(0);
+    else
+      product =
+          rewriter.create<linalg::BatchMatmulOp>(loc, resultType, inputs, inits)
+              .getResult(0);
     SmallVector<Value> sizes;
     for (OpFoldResult dim : *resultSizes)
       sizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, dim));

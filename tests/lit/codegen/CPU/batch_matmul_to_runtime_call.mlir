@@ -90,3 +90,28 @@ func.func @zero_filled_c(%a: memref<2x3x4xf32>, %b: memref<2x4x5xf32>, %seen: me
   linalg.batch_matmul ins(%a, %b : memref<2x3x4xf32>, memref<2x4x5xf32>) outs(%e : memref<2x3x5xf32>)
   return %c, %d, %e : memref<2x3x5xf32>, memref<2x3x5xf32>, memref<2x3x5xf32>
 }
+
+// batch_matmul_transpose_b (B as [batch, N, K]: attention's K) passes B
+// as a transposed view of the same buffer, no copy; the runtime reads it
+// in place (its acb layout).
+// CHECK-LABEL: func.func @transpose_b
+// CHECK-SAME: (%[[A:.*]]: memref<?x?x?xf32>, %[[B:.*]]: memref<?x?x?xf32>, %[[C:.*]]: memref<?x?x?xf32>)
+// CHECK: %[[TB:.*]] = memref.transpose %[[B]] (d0, d1, d2) -> (d0, d2, d1)
+// CHECK: %[[CB:.*]] = memref.cast %[[TB]] : memref<?x?x?xf32, strided<[?, 1, ?]>> to memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>
+// CHECK: call @anyshapeBatchMatmulF32(%{{.*}}, %[[CB]], %{{.*}})
+// CHECK-NOT: linalg.batch_matmul
+func.func @transpose_b(%a: memref<?x?x?xf32>, %b: memref<?x?x?xf32>, %c: memref<?x?x?xf32>) {
+  linalg.batch_matmul_transpose_b ins(%a, %b : memref<?x?x?xf32>, memref<?x?x?xf32>) outs(%c : memref<?x?x?xf32>)
+  return
+}
+
+// CHECK-LABEL: func.func @transpose_a
+// CHECK-SAME: (%[[A:.*]]: memref<?x?x?xf32>, %[[B:.*]]: memref<?x?x?xf32>, %[[C:.*]]: memref<?x?x?xf32>)
+// CHECK: %[[TA:.*]] = memref.transpose %[[A]] (d0, d1, d2) -> (d0, d2, d1)
+// CHECK: %[[CA:.*]] = memref.cast %[[TA]]
+// CHECK: call @anyshapeBatchMatmulF32(%[[CA]], %{{.*}}, %{{.*}})
+// CHECK-NOT: linalg.batch_matmul
+func.func @transpose_a(%a: memref<?x?x?xf32>, %b: memref<?x?x?xf32>, %c: memref<?x?x?xf32>) {
+  linalg.batch_matmul_transpose_a ins(%a, %b : memref<?x?x?xf32>, memref<?x?x?xf32>) outs(%c : memref<?x?x?xf32>)
+  return
+}
