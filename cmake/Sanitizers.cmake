@@ -6,8 +6,8 @@
 # ir/import, codegen/) uninstrumented: half the build's compile time,
 # and 1.4x that under ASan, for code the sanitizers see least of (it runs
 # once per compile, on one thread, over MLIR's own uninstrumented data
-# structures). CI builds that way to stay well under its hour; the
-# fuzz-compile target and a full build by hand cover the passes.
+# structures). CI builds that way to stay well under its hour; only a
+# full build by hand (scripts/test-sanitizers --full) instruments them.
 set(ANYSHAPE_SANITIZE OFF CACHE STRING
     "OFF, address (ASan and UBSan) or thread (TSan)")
 option(ANYSHAPE_SANITIZE_COMPILER

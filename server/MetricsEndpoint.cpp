@@ -1,3 +1,8 @@
+// The metrics endpoint (MetricsEndpoint.h): one thread accepting one
+// connection at a time, each bounded by a deadline (Connection below),
+// plain HTTP or OpenSSL's TLS over a non-blocking socket. SIGPIPE from a
+// vanished peer is ignored process-wide (server/main.cpp): OpenSSL's
+// socket BIO writes without MSG_NOSIGNAL.
 #include "server/MetricsEndpoint.h"
 
 #include <openssl/err.h>
@@ -29,8 +34,10 @@ public:
   Connection(int fd, SSL_CTX *tls, Clock::time_point deadline)
       : fd_(fd), deadline_(deadline) {
     ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) | O_NONBLOCK);
-    if (tls && (ssl_ = SSL_new(tls)))
-      SSL_set_fd(ssl_, fd_);
+    if (tls && (ssl_ = SSL_new(tls)) && SSL_set_fd(ssl_, fd_) != 1) {
+      SSL_free(ssl_);
+      ssl_ = nullptr; // open() then refuses the connection
+    }
   }
   ~Connection() {
     if (ssl_)
@@ -38,9 +45,9 @@ public:
     ::close(fd_);
   }
 
-  /// Plain HTTP: nothing to do. TLS: the handshake, with the client's
-  /// certificate verified when the endpoint requires one.
-  bool open(bool tls) {
+  /// Plain HTTP (`tls` null): nothing to do. TLS: the handshake, with
+  /// the client's certificate verified when the endpoint requires one.
+  bool open(SSL_CTX *tls) {
     if (!tls)
       return true;
     return ssl_ && retry([&] { return SSL_accept(ssl_); }) > 0;
@@ -129,6 +136,15 @@ StatusOr<SSL_CTX *> serverContext(const MetricsTls &tls) {
       SSL_CTX_new(TLS_server_method()), SSL_CTX_free);
   if (!ctx || !SSL_CTX_set_min_proto_version(ctx.get(), TLS1_2_VERSION))
     return invalidArgument("metrics TLS: " + sslError());
+  // No session resumption: with client verification on, a resumed TLS 1.2
+  // session needs a session id context, and one scrape per connection
+  // gains nothing from resuming.
+  SSL_CTX_set_session_cache_mode(ctx.get(), SSL_SESS_CACHE_OFF);
+  SSL_CTX_set_options(ctx.get(), SSL_OP_NO_TICKET);
+  static const unsigned char kContext[] = "anyshape-metrics";
+  SSL_CTX_set_session_id_context(ctx.get(), kContext, sizeof(kContext) - 1);
+  // An encrypted key fails here instead of prompting on a terminal.
+  auto noPassphrase = [](char *, int, int, void *) { return 0; };
   auto bio = [](const std::string &pem) {
     return std::unique_ptr<BIO, int (*)(BIO *)>(
         BIO_new_mem_buf(pem.data(), int(pem.size())), BIO_free);
@@ -147,7 +163,7 @@ StatusOr<SSL_CTX *> serverContext(const MetricsTls &tls) {
   ERR_clear_error(); // the chain's end reads as an error
   auto keyText = bio(tls.privateKey);
   EVP_PKEY *key =
-      PEM_read_bio_PrivateKey(keyText.get(), nullptr, nullptr, nullptr);
+      PEM_read_bio_PrivateKey(keyText.get(), nullptr, noPassphrase, nullptr);
   used = key && SSL_CTX_use_PrivateKey(ctx.get(), key) == 1 &&
          SSL_CTX_check_private_key(ctx.get()) == 1;
   EVP_PKEY_free(key);
@@ -240,7 +256,7 @@ void MetricsEndpoint::serve() {
     // The handshake and the request head, bounded to 4 KiB and 2 s in
     // all: one slow client must not stall scrapes for long.
     Connection connection(client, tls_, Clock::now() + std::chrono::seconds(2));
-    if (!connection.open(tls_ != nullptr))
+    if (!connection.open(tls_))
       continue;
     std::string request;
     char buffer[1024];

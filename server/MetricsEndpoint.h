@@ -3,8 +3,8 @@
 // request per connection and nothing else, so it needs no HTTP library;
 // requests are bounded in size and time. With the gRPC port's certificate
 // it serves HTTPS (OpenSSL, TLS 1.2 or later), and with its client CA it
-// requires and verifies a client certificate: the metrics port is as
-// exposed as the gRPC port and is protected the same way.
+// requires and verifies a client certificate, as the gRPC port does (it
+// has no tokens: a plaintext metrics port belongs on loopback).
 #pragma once
 
 #include "runtime/support/Status.h"

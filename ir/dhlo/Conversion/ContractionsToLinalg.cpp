@@ -2,9 +2,10 @@
 //
 // Reductions and contractions as linalg.generic with reduction iterators,
 // accumulating in f32 for f16/bf16 (rounded once at the end) and wrapping
-// for integers. dot_general is one generic over batch, free and
-// contracting dims, valid for every layout; the CPU backend replaces it
-// with a GEMM library call where the layout allows.
+// for integers. An f32 dot_general is one linalg batch matmul (plain, or
+// reading one operand transposed), which the backends hand to their GEMM
+// library; any other dot_general is one generic over batch, free and
+// contracting dims, valid for every layout.
 //
 //===----------------------------------------------------------------------===//
 #include "LoweringUtils.h"
@@ -311,7 +312,8 @@ struct DotGeneralToBatchMatmul : OpRewritePattern<DotGeneralOp> {
     Value zero =
         rewriter.create<arith::ConstantOp>(loc, rewriter.getF32FloatAttr(0));
     Value acc = rewriter.create<linalg::FillOp>(loc, zero, empty).result();
-    // Owned here: a ValueRange over a braced list would dangle.
+    // Owned here: a ValueRange variable over a braced list would dangle
+    // (the list dies at the end of the declaration).
     SmallVector<Type> resultType{acc.getType()};
     SmallVector<Value> inputs{a, bm}, inits{acc};
     Value product;

@@ -490,7 +490,7 @@ TEST_F(CompileCacheTest, ACorruptTierEntryIsDroppedAndRecompiled) {
 TEST_F(CompileCacheTest, ATierEntryThatDoesNotLinkIsRemovedAndRecompiled) {
   auto tier = std::make_shared<FakeTier::Shared>();
   StoredExecutable broken{(*compiled_)->graph(), infoFor(keyOf(1)),
-                          "this is not an object file"};
+                          "this is not an object file", std::nullopt};
   tier->answer = StatusOr<StoredExecutable>(broken);
   std::vector<std::unique_ptr<CacheTier>> tiers;
   tiers.push_back(std::make_unique<FakeTier>(tier));

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <future>
@@ -78,12 +79,14 @@ TEST(LowestIdlePool, AClientThatWaitsForEachAnswerStaysOnThreadZero) {
 }
 
 TEST(LowestIdlePool, ConcurrentTasksFillTheThreadsFromTheBottomThenQueue) {
+  // What the tasks use is declared before the pool, which outlives none
+  // of it: its destructor runs the tasks however the test ends.
   Gate gate;
-  LowestIdlePool pool(3);
-  Gate::ReleaseOnExit release{gate};
   std::mutex mutex;
   std::multiset<int> threads;
   std::atomic<int> done{0};
+  LowestIdlePool pool(3);
+  Gate::ReleaseOnExit release{gate};
   for (int k = 0; k < 5; ++k)
     pool.enqueue([&]() -> LowestIdlePool::Answer {
       gate.wait();
@@ -103,13 +106,15 @@ TEST(LowestIdlePool, ConcurrentTasksFillTheThreadsFromTheBottomThenQueue) {
 }
 
 TEST(LowestIdlePool, IdleThreadsRetireAndComeBack) {
+  // Per round, declared before the pool: a round that fails early leaves
+  // its tasks to the pool's destructor, which must find them alive.
+  std::array<Gate, 2> gates;
+  std::array<std::atomic<int>, 2> dones{};
   LowestIdlePool pool(3, 50ms);
   for (int round = 0; round < 2; ++round) {
-    // The tasks end within the round (the eventually below): the gate and
-    // the counter may live in it.
-    Gate gate;
+    Gate &gate = gates[round];
     Gate::ReleaseOnExit release{gate};
-    std::atomic<int> done{0};
+    std::atomic<int> &done = dones[round];
     for (int k = 0; k < 3; ++k)
       pool.enqueue([&]() -> LowestIdlePool::Answer {
         gate.wait();
