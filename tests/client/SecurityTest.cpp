@@ -143,6 +143,23 @@ client::ClientOptions tlsClient() {
   return options;
 }
 
+/// A socket connected to 127.0.0.1:`port`, reads timing out after 5 s;
+/// -1 when nothing accepts.
+int connectLoopback(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  timeval timeout{5, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  ::inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+  if (::connect(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
 /// What the metrics port at 127.0.0.1:`port` answers to GET /metrics over
 /// TLS, trusting `caPem`, presenting `certPem`/`keyPem` if given; "" when
 /// the connection or the handshake fails.
@@ -169,20 +186,15 @@ std::string httpsGetMetrics(int port, const std::string &caPem,
     X509_free(x);
     EVP_PKEY_free(k);
   }
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  timeval timeout{5, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  ::inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+  int fd = connectLoopback(port);
+  if (fd < 0)
+    return "";
   std::string reply;
   SSL *ssl = SSL_new(ctx.get());
   SSL_set_fd(ssl, fd);
   SSL_set_tlsext_host_name(ssl, "localhost");
   SSL_set1_host(ssl, "localhost"); // the certificate must name it
-  if (::connect(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) == 0 &&
-      SSL_connect(ssl) == 1) {
+  if (SSL_connect(ssl) == 1) {
     std::string request = "GET /metrics HTTP/1.0\r\n\r\n";
     SSL_write(ssl, request.data(), int(request.size()));
     char buffer[4096];
@@ -199,22 +211,15 @@ std::string httpsGetMetrics(int port, const std::string &caPem,
 /// A plaintext GET /metrics to 127.0.0.1:`port`: what a scraper that was
 /// not told about TLS gets.
 std::string plainGetMetrics(int port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  timeval timeout{5, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  ::inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
-  std::string reply;
-  if (::connect(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) == 0) {
-    std::string request = "GET /metrics HTTP/1.0\r\n\r\n";
-    ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
-    char buffer[4096];
-    ssize_t n;
-    while ((n = ::recv(fd, buffer, sizeof buffer, 0)) > 0)
-      reply.append(buffer, size_t(n));
-  }
+  int fd = connectLoopback(port);
+  if (fd < 0)
+    return "";
+  std::string reply, request = "GET /metrics HTTP/1.0\r\n\r\n";
+  ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+  char buffer[4096];
+  ssize_t n;
+  while ((n = ::recv(fd, buffer, sizeof buffer, 0)) > 0)
+    reply.append(buffer, size_t(n));
   ::close(fd);
   return reply;
 }

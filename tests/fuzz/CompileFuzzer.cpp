@@ -14,15 +14,14 @@
 //       tests/fuzz/corpus/compile
 //
 // The first byte of an input picks the decoder (even: binary, odd: text),
-// as in GraphFuzzer.cpp.
-#include "ir/graph/GraphText.h"
+// (tests/fuzz/FuzzedGraph.h).
+#include "FuzzedGraph.h"
 #include "jit/Compiler.h"
 
 #include <google/protobuf/stubs/logging.h>
 
 #include <cstddef>
 #include <cstdint>
-#include <string_view>
 
 namespace {
 
@@ -54,20 +53,10 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   using namespace anyshape;
-  if (size == 0)
+  std::optional<v1::Graph> graph = fuzz::decodeFuzzedGraph(data, size);
+  if (!graph)
     return 0;
-  const char *bytes = reinterpret_cast<const char *>(data) + 1;
-  size_t length = size - 1;
-  v1::Graph graph;
-  if (data[0] & 1) {
-    auto parsed = parseGraphText(std::string_view(bytes, length));
-    if (!parsed.isOk())
-      return 0;
-    graph = std::move(*parsed);
-  } else if (!graph.ParseFromArray(bytes, static_cast<int>(length))) {
-    return 0;
-  }
   static const jit::CompileOptions options = smallCompiles();
-  (void)jit::Compiler::compileToObject(graph, options);
+  (void)jit::Compiler::compileToObject(*graph, options);
   return 0;
 }

@@ -8,33 +8,22 @@
 //   build/bin/anyshape-fuzz-graph -max_total_time=600 CORPUS_DIR \
 //       tests/fuzz/corpus/graph
 //
-// The first byte of an input picks the decoder (even: binary, odd: text),
-// so that one corpus covers both.
+// The first byte of an input picks the decoder (FuzzedGraph.h), so that
+// one corpus covers both encodings.
+#include "FuzzedGraph.h"
 #include "ir/graph/Fingerprint.h"
-#include "ir/graph/GraphText.h"
 #include "ir/graph/Validate.h"
 
 #include <cstddef>
 #include <cstdint>
-#include <string_view>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   using namespace anyshape;
-  if (size == 0)
+  std::optional<v1::Graph> graph = fuzz::decodeFuzzedGraph(data, size);
+  if (!graph)
     return 0;
-  const char *bytes = reinterpret_cast<const char *>(data) + 1;
-  size_t length = size - 1;
-  v1::Graph graph;
-  if (data[0] & 1) {
-    auto parsed = parseGraphText(std::string_view(bytes, length));
-    if (!parsed.isOk())
-      return 0;
-    graph = std::move(*parsed);
-  } else if (!graph.ParseFromArray(bytes, static_cast<int>(length))) {
-    return 0;
-  }
-  auto info = validateGraph(graph);
+  auto info = validateGraph(*graph);
   if (info.isOk())
-    (void)fingerprintGraph(graph, *info);
+    (void)fingerprintGraph(*graph, *info);
   return 0;
 }
