@@ -4,11 +4,11 @@
 // drain waits for precisely the work that was accepted.
 #include "server/AnyShapeService.h"
 
-#include "ir/graph/DType.h"
 #include "jit/Compiler.h"
 #include "runtime/Threading.h"
 #include "runtime/cuda/CudaDriver.h"
 #include "server/ExecutableInfo.h"
+#include "server/TensorUpload.h"
 #include "server/cache/CacheKey.h"
 #include "server/cache/DiskCache.h"
 #include "server/cache/EntryKey.h"
@@ -535,13 +535,15 @@ v1::StatsResponse AnyShapeService::stats() const {
   return s;
 }
 
-// UploadTensor: the first chunk's header fixes the size, which is checked
-// against the caps before any data is kept; later chunks append.
+// UploadTensor: the stream's rules are TensorUpload's; the reactor only
+// reads chunks into it and answers.
 class AnyShapeService::Upload
     : public grpc::ServerReadReactor<v1::UploadTensorChunk> {
 public:
   Upload(AnyShapeService &service, v1::UploadTensorResponse *response)
-      : service_(service), response_(response) {
+      : service_(service), response_(response),
+        upload_(service.tensors_, service.options_.maxUploadBytes,
+                service.options_.limits.maxElementsPerTensor) {
     StartRead(&chunk_);
   }
 
@@ -550,7 +552,7 @@ public:
       complete();
       return;
     }
-    Status status = take();
+    Status status = upload_.take(chunk_);
     if (!status.isOk()) {
       Finish(toGrpcStatus(status));
       return;
@@ -564,71 +566,20 @@ public:
   }
 
 private:
-  Status take() {
-    if (first_) {
-      first_ = false;
-      if (!isKnownDType(chunk_.dtype()) ||
-          chunk_.dtype() == v1::DTYPE_UNSPECIFIED)
-        return invalidArgument("the first chunk must carry a valid dtype");
-      tensor_.set_dtype(chunk_.dtype());
-      int64_t count = 1;
-      for (int64_t d : chunk_.shape()) {
-        if (d < 0 || __builtin_mul_overflow(count, d, &count) ||
-            count > service_.options_.limits.maxElementsPerTensor)
-          return invalidArgument("the uploaded tensor's shape is negative "
-                                 "or too large");
-        tensor_.add_shape(d);
-      }
-      if (__builtin_mul_overflow(count, dtypeByteSize(chunk_.dtype()),
-                                 &expectedBytes_) ||
-          expectedBytes_ > service_.options_.maxUploadBytes)
-        return resourceExhausted(
-            "the tensor has " + std::to_string(expectedBytes_) +
-            " bytes, over the upload limit of " +
-            std::to_string(service_.options_.maxUploadBytes));
-      if (expectedBytes_ > service_.tensors_.bytesLeft())
-        return resourceExhausted("the tensor store has no room for " +
-                                 std::to_string(expectedBytes_) + " bytes");
-      tensor_.mutable_data()->reserve(static_cast<size_t>(expectedBytes_));
-    } else if (chunk_.dtype() != v1::DTYPE_UNSPECIFIED ||
-               chunk_.shape_size() > 0) {
-      return invalidArgument("only the first chunk may carry dtype and shape");
-    }
-    if (static_cast<int64_t>(chunk_.data().size()) >
-        expectedBytes_ - static_cast<int64_t>(tensor_.data().size()))
-      return invalidArgument("more bytes than the shape needs (" +
-                             std::to_string(expectedBytes_) + ")");
-    tensor_.mutable_data()->append(chunk_.data());
-    return Status::ok();
-  }
-
   void complete() {
-    if (first_) {
-      Finish(toGrpcStatus(invalidArgument("no chunks were sent")));
-      return;
+    auto added = upload_.finish(service_.tensors_);
+    if (added.isOk()) {
+      response_->set_tensor_id(added->id);
+      response_->set_bytes(upload_.expectedBytes());
+      response_->set_already_stored(added->alreadyStored);
     }
-    Status status =
-        validateTensor(tensor_, "the uploaded tensor",
-                       service_.options_.limits.maxElementsPerTensor);
-    if (status.isOk()) {
-      auto bytes = static_cast<int64_t>(tensor_.data().size());
-      auto added = service_.tensors_.add(std::move(tensor_));
-      status = added.status();
-      if (added.isOk()) {
-        response_->set_tensor_id(added->id);
-        response_->set_bytes(bytes);
-        response_->set_already_stored(added->alreadyStored);
-      }
-    }
-    Finish(toGrpcStatus(status));
+    Finish(toGrpcStatus(added.status()));
   }
 
   AnyShapeService &service_;
   v1::UploadTensorResponse *response_;
   v1::UploadTensorChunk chunk_;
-  v1::Tensor tensor_;
-  int64_t expectedBytes_ = 0;
-  bool first_ = true;
+  TensorUpload upload_;
 };
 
 grpc::ServerReadReactor<v1::UploadTensorChunk> *

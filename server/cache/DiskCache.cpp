@@ -1,16 +1,11 @@
-// Entry file layout (all integers u64 little-endian):
-//   "ASHAPE03" | len identity | len key | len graph | len info |
-//   len object | len device | HMAC-SHA256 of every byte before it
-// where device is empty for a CPU executable and "cuda" followed by a
-// serialised v1::DeviceCode (its cubins) for a CUDA one, and "len X" is
-// X's byte length followed by its bytes. A reader checks the magic, the
-// MAC (under the server's entry key, EntryKey.h), every length against
-// the bytes left, the identity and the key before parsing anything.
+// One file per entry, named by its key, holding the entry's record
+// (EntryRecord.h: layout, MAC and checks).
 #include "server/cache/DiskCache.h"
 
 #include "server/Io.h"
 #include "server/cache/CacheKey.h"
 #include "server/cache/EntryKey.h"
+#include "server/cache/EntryRecord.h"
 
 #include <cerrno>
 #include <cstring>
@@ -20,34 +15,6 @@
 
 namespace anyshape::server {
 namespace {
-
-constexpr char kMagic[8] = {'A', 'S', 'H', 'A', 'P', 'E', '0', '3'};
-constexpr size_t kMacBytes = kEntryMacBytes;
-/// Beyond any entry a compile can make (GraphLimits bounds embedded
-/// constants to 1 GiB): a bigger file is not ours and is not read.
-constexpr int64_t kLargestEntryBytes = int64_t{4} << 30;
-constexpr char kDevicePrefix[] = "cuda";
-
-void putPart(std::string &out, const std::string &part) {
-  uint64_t size = part.size();
-  out.append(reinterpret_cast<const char *>(&size), sizeof(size));
-  out += part;
-}
-
-/// Reads the next length-prefixed part of `bytes` at `at`.
-bool takePart(const std::string &bytes, size_t &at, size_t end,
-              std::string &part) {
-  uint64_t size;
-  if (end - at < sizeof(size))
-    return false;
-  std::memcpy(&size, bytes.data() + at, sizeof(size));
-  at += sizeof(size);
-  if (size > end - at)
-    return false;
-  part.assign(bytes, at, size);
-  at += size;
-  return true;
-}
 
 Status errnoError(const std::string &what, const std::string &path) {
   return Status(StatusCode::Unavailable,
@@ -102,59 +69,16 @@ StatusOr<StoredExecutable> DiskCache::load(const std::string &key) {
   if (!read.isOk() && read.status().code() == StatusCode::FailedPrecondition)
     return reject(read.status().message());
   ANYSHAPE_RETURN_IF_ERROR(read.status());
-  std::string bytes = std::move(*read);
-  if (bytes.size() < sizeof(kMagic) + kMacBytes ||
-      std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0)
-    return reject("not a cache entry or truncated");
-  // Before anything is parsed: only this server's key makes a valid MAC,
-  // so a file someone else wrote (or damaged) goes here.
-  size_t end = bytes.size() - kMacBytes;
-  if (!sameMac(entryMac(entryKey_, bytes.data(), end), bytes.data() + end,
-               kMacBytes))
-    return reject("not authenticated (written by another server, or "
-                  "damaged)");
-  size_t at = sizeof(kMagic);
-  std::string identity, storedKey, graph, info, object, device;
-  if (!takePart(bytes, at, end, identity) ||
-      !takePart(bytes, at, end, storedKey) ||
-      !takePart(bytes, at, end, graph) || !takePart(bytes, at, end, info) ||
-      !takePart(bytes, at, end, object) || !takePart(bytes, at, end, device) ||
-      at != end)
-    return reject("malformed");
-  if (identity != identity_)
-    return reject("written by another compiler build or for another target");
-  if (storedKey != key)
-    return reject("stored under another key");
-  StoredExecutable entry;
-  if (!entry.compiledGraph.ParseFromString(graph) ||
-      !entry.info.ParseFromString(info))
-    return reject("malformed metadata");
-  entry.objectCode = std::move(object);
-  // "" for a CPU executable; else "cuda" and its DeviceCode.
-  if (!device.empty()) {
-    v1::DeviceCode code;
-    if (device.rfind(kDevicePrefix, 0) != 0 ||
-        !code.ParseFromString(device.substr(sizeof(kDevicePrefix) - 1)))
-      return reject("malformed device code");
-    entry.device = deviceCodeFromProto(code);
-  }
+  auto entry = openEntry(*read, key, identity_, entryKey_);
+  if (!entry.isOk())
+    return reject(entry.status().message());
   return entry;
 }
 
 Status DiskCache::store(const std::string &key, const StoredExecutable &entry) {
   if (!isCacheKey(key))
     return invalidArgument("'" + key + "' is not a cache key");
-  std::string bytes(kMagic, sizeof(kMagic));
-  putPart(bytes, identity_);
-  putPart(bytes, key);
-  putPart(bytes, entry.compiledGraph.SerializeAsString());
-  putPart(bytes, entry.info.SerializeAsString());
-  putPart(bytes, entry.objectCode);
-  putPart(bytes, entry.device
-                     ? kDevicePrefix +
-                           deviceCodeToProto(*entry.device).SerializeAsString()
-                     : std::string());
-  bytes += entryMac(entryKey_, bytes.data(), bytes.size());
+  std::string bytes = sealEntry(entry, key, identity_, entryKey_);
 
   std::string path = pathOf(key);
   std::string temp = path + ".tmp.XXXXXX";
