@@ -7,6 +7,8 @@
 // vectorised bodies).
 #include "runtime/OpenMpAbi.h"
 
+#include "runtime/support/HandOff.h"
+
 #include <algorithm>
 #include <cstdarg>
 #include <cstdlib>
@@ -38,6 +40,13 @@ thread_local int largestTeam = 0;
 
 void runRegion(void *data) {
   auto *region = static_cast<Region *>(data);
+  // The fork and the join are libgomp's (not instrumented): the region's
+  // arguments are handed to each thread, and its writes back at the join.
+  handOffAcquire(region);
+  struct Join {
+    Region *region;
+    ~Join() { handOffRelease(region); }
+  } join{region};
   int32_t thread = omp_get_thread_num();
   if (thread == 0)
     region->team = omp_get_num_threads();
@@ -87,7 +96,9 @@ extern "C" void anyshapeKmpcForkCall(KmpIdent *, int32_t argc,
   va_end(list);
   unsigned threads = static_cast<unsigned>(std::max(pushedTeam, 0));
   pushedTeam = 0;
+  handOffRelease(&region);
   GOMP_parallel(&runRegion, &region, threads, 0);
+  handOffAcquire(&region);
   largestTeam = std::max(largestTeam, region.team);
 }
 

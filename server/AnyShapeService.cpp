@@ -7,6 +7,7 @@
 #include "jit/Compiler.h"
 #include "runtime/Threading.h"
 #include "runtime/cuda/CudaDriver.h"
+#include "runtime/support/HandOff.h"
 #include "server/ExecutableInfo.h"
 #include "server/TensorUpload.h"
 #include "server/cache/CacheKey.h"
@@ -38,6 +39,22 @@ Clock::time_point deadlineOf(grpc::CallbackServerContext *context) {
                   : std::chrono::system_clock::duration::zero();
   return Clock::now() + std::min<std::chrono::system_clock::duration>(
                             left, std::chrono::hours(1));
+}
+
+/// Runs `work` on `arena`. TBB's queue orders the enqueue before the run,
+/// out of TSan's sight: the work is told so (HandOff.h), and TBB's task
+/// holds only a pointer to it, so TBB's copies of the task are its own
+/// uninstrumented writes.
+template <typename Work> void enqueueOn(tbb::task_arena &arena, Work work) {
+  auto owned = std::make_unique<Work>(std::move(work));
+  Work *task = owned.get();
+  handOffRelease(task);
+  arena.enqueue([task] {
+    handOffAcquire(task);
+    std::unique_ptr<Work> ran(task);
+    (*ran)();
+  });
+  owned.release(); // the task deletes it
 }
 
 } // namespace
@@ -111,18 +128,32 @@ Status AnyShapeService::admit(std::atomic<int> &queued, int limit,
 /// A unary reactor counted in flight from creation until gRPC is done with
 /// the call (reply sent or call cancelled), so drain waits for replies to
 /// leave, not merely for handlers to return.
+///
+/// Finish serialises the response on the finishing thread; gRPC then calls
+/// OnDone on one of its own threads and destroys the messages. OnDone
+/// waits for Finish to have returned (in practice it has: the reply
+/// crossed the network in between), which orders everything the
+/// finishing thread did before the teardown in a way ThreadSanitizer sees
+/// too (gRPC's own ordering is in its uninstrumented library).
 class AnyShapeService::Reactor : public grpc::ServerUnaryReactor {
 public:
   explicit Reactor(Metrics &metrics) : metrics_(metrics) {
     ++metrics_.inFlight;
   }
+  void finishWith(const grpc::Status &status) {
+    Finish(status);
+    finished_.store(true, std::memory_order_release);
+  }
   void OnDone() override {
+    while (!finished_.load(std::memory_order_acquire))
+      std::this_thread::yield();
     --metrics_.inFlight;
     delete this;
   }
 
 private:
   Metrics &metrics_;
+  std::atomic<bool> finished_{false};
 };
 
 grpc::ServerUnaryReactor *AnyShapeService::newReactor() {
@@ -157,7 +188,8 @@ static Status checkExecutableId(const std::string &id) {
 
 void AnyShapeService::finish(grpc::ServerUnaryReactor *reactor,
                              const Status &status) {
-  reactor->Finish(toGrpcStatus(status));
+  // Every unary reactor is a Reactor (newReactor).
+  static_cast<Reactor *>(reactor)->finishWith(toGrpcStatus(status));
 }
 
 Status AnyShapeService::stillWanted(grpc::CallbackServerContext *context) {
@@ -299,8 +331,8 @@ Status AnyShapeService::queueCompile(grpc::CallbackServerContext *context,
                                      Clock::time_point queuedAt) {
   ANYSHAPE_RETURN_IF_ERROR(admit(queuedCompiles_, options_.maxQueuedCompiles,
                                  /*admittedBefore=*/true));
-  compilePool_->enqueue([this, context, reactor, &request, key, &response, then,
-                         queuedAt] {
+  enqueueOn(*compilePool_, [this, context, reactor, &request, key, &response,
+                            then, queuedAt] {
     Status status = stillWanted(context);
     if (status.isOk()) {
       StatusOr<CacheResult> result =
@@ -536,7 +568,9 @@ v1::StatsResponse AnyShapeService::stats() const {
 }
 
 // UploadTensor: the stream's rules are TensorUpload's; the reactor only
-// reads chunks into it and answers.
+// reads chunks into it and answers. gRPC calls it back on any of its
+// threads, one callback at a time: each read hands the reactor to the
+// next callback (HandOff.h), through gRPC.
 class AnyShapeService::Upload
     : public grpc::ServerReadReactor<v1::UploadTensorChunk> {
 public:
@@ -544,23 +578,29 @@ public:
       : service_(service), response_(response),
         upload_(service.tensors_, service.options_.maxUploadBytes,
                 service.options_.limits.maxElementsPerTensor) {
+    handOffRelease(this);
     StartRead(&chunk_);
   }
 
   void OnReadDone(bool ok) override {
+    handOffAcquire(this);
     if (!ok) { // the client finished sending (or went away)
       complete();
       return;
     }
     Status status = upload_.take(chunk_);
     if (!status.isOk()) {
-      Finish(toGrpcStatus(status));
+      finishWith(toGrpcStatus(status));
       return;
     }
+    handOffRelease(this);
     StartRead(&chunk_);
   }
 
   void OnDone() override {
+    // As Reactor's: Finish has returned before the teardown.
+    while (!finished_.load(std::memory_order_acquire))
+      std::this_thread::yield();
     --service_.metrics_.inFlight;
     delete this;
   }
@@ -573,13 +613,19 @@ private:
       response_->set_bytes(upload_.expectedBytes());
       response_->set_already_stored(added->alreadyStored);
     }
-    Finish(toGrpcStatus(added.status()));
+    finishWith(toGrpcStatus(added.status()));
+  }
+
+  void finishWith(const grpc::Status &status) {
+    Finish(status);
+    finished_.store(true, std::memory_order_release);
   }
 
   AnyShapeService &service_;
   v1::UploadTensorResponse *response_;
   v1::UploadTensorChunk chunk_;
   TensorUpload upload_;
+  std::atomic<bool> finished_{false};
 };
 
 grpc::ServerReadReactor<v1::UploadTensorChunk> *
@@ -596,12 +642,16 @@ AnyShapeService::UploadTensor(grpc::CallbackServerContext *context,
     struct Refuse : grpc::ServerReadReactor<v1::UploadTensorChunk> {
       Refuse(Metrics &m, const Status &refusal) : metrics(m) {
         Finish(toGrpcStatus(refusal));
+        finished.store(true, std::memory_order_release);
       }
       void OnDone() override {
+        while (!finished.load(std::memory_order_acquire)) // as Reactor's
+          std::this_thread::yield();
         --metrics.inFlight;
         delete this;
       }
       Metrics &metrics;
+      std::atomic<bool> finished{false};
     };
     return new Refuse(metrics_, refusal);
   }

@@ -6,6 +6,7 @@
 
 #include "GrpcSupport.h"
 #include "anyshape/v1/service.grpc.pb.h"
+#include "runtime/support/HandOff.h"
 
 #include <cctype>
 #include <cstdlib>
@@ -239,7 +240,8 @@ struct AsyncRun : std::enable_shared_from_this<AsyncRun> {
   v1::ExecuteResponse response;
   std::unique_ptr<grpc::ClientContext> context;
   std::unique_ptr<grpc::Alarm> alarm;
-  std::shared_ptr<AsyncRun> waiting; // set while the alarm is pending
+  std::shared_ptr<AsyncRun> waiting;   // set while the alarm is pending
+  std::shared_ptr<AsyncRun> executing; // set while an Execute is in flight
   Clock::time_point deadline;
   int attempt = 0;
   grpc::Status lastStatus;
@@ -250,10 +252,16 @@ struct AsyncRun : std::enable_shared_from_this<AsyncRun> {
     context = std::make_unique<grpc::ClientContext>();
     impl->prepareContext(*context, deadline);
     response.Clear();
+    // The strong reference waits in `executing` and the callback holds
+    // `this` raw: gRPC copies the callback on its own threads, and a
+    // plain pointer's copies are gRPC's (HandOff.h).
+    executing = shared_from_this();
+    handOffRelease(this);
     impl->stub->async()->Execute(
-        context.get(), &request, &response,
-        [self = shared_from_this()](grpc::Status status) {
-          self->finished(std::move(status));
+        context.get(), &request, &response, [this](grpc::Status status) {
+          handOffAcquire(this);
+          std::shared_ptr<AsyncRun> self = std::move(executing);
+          finished(std::move(status));
         });
   }
 
@@ -274,7 +282,9 @@ struct AsyncRun : std::enable_shared_from_this<AsyncRun> {
     // when the alarm fires (no alarm -> callback -> this cycle).
     waiting = shared_from_this();
     alarm = std::make_unique<grpc::Alarm>();
+    handOffRelease(this);
     alarm->Set(Clock::now() + *wait, [this](bool fired) {
+      handOffAcquire(this);
       std::shared_ptr<AsyncRun> self = std::move(waiting);
       if (fired)
         start();
