@@ -90,9 +90,24 @@ AnyShapeService::create(const ServiceOptions &options) {
                                               std::move(entryKey)));
     tiers.push_back(std::move(disk));
   }
+  const RedisCache *redis = nullptr;
+  if (options.redis) {
+    // Every server of the fleet authenticates the others' entries: the
+    // key must be one they share, not a fresh one per cache directory.
+    if (options.cacheKeyFile.empty())
+      return invalidArgument("--redis needs --cache-key-file: the key every "
+                             "server sharing the Redis cache holds");
+    ANYSHAPE_ASSIGN_OR_RETURN(std::string entryKey,
+                              loadOrCreateEntryKey(options.cacheKeyFile));
+    auto shared = std::make_unique<RedisCache>(
+        *options.redis, compilerIdentity(), std::move(entryKey));
+    redis = shared.get();
+    tiers.push_back(std::move(shared));
+  }
   std::unique_ptr<AnyShapeService> service(new AnyShapeService(options));
   service->cache_ = std::make_unique<CompileCache>(
       options.cacheBytes, std::move(tiers), options.limits);
+  service->redis_ = redis;
   // Enough TBB workers for the compile pool at full concurrency (TBB's
   // default is one fewer than the cores), and no arena slots reserved for
   // external threads: gRPC threads only enqueue.
@@ -550,6 +565,16 @@ v1::StatsResponse AnyShapeService::stats() const {
   s.set_evictions(cache.evictions);
   s.set_cache_dropped_entries(cache.droppedTierEntries);
   s.set_cache_store_errors(cache.tierStoreErrors);
+  s.set_cache_tier_errors(cache.tierUnavailable);
+  if (redis_) {
+    RedisCacheStats redis = redis_->stats();
+    s.set_redis_hits(redis.hits);
+    s.set_redis_errors(redis.errors);
+    s.set_redis_leases_taken(redis.leasesTaken);
+    s.set_redis_lease_waits(redis.leaseWaits);
+    s.set_redis_lease_takeovers(redis.leaseTakeovers);
+    s.set_redis_available(redis.available);
+  }
   s.set_executions(metrics_.executions.load());
   s.set_execution_errors(metrics_.executionErrors.load());
   s.set_loaded_executables(cache.loaded);

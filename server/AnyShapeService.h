@@ -21,6 +21,7 @@
 #include "server/Metrics.h"
 #include "server/TensorStore.h"
 #include "server/cache/CompileCache.h"
+#include "server/cache/RedisCache.h"
 #include "server/worker/CompileWorkers.h"
 
 #include <oneapi/tbb/global_control.h>
@@ -39,6 +40,10 @@ struct ServiceOptions {
   /// empty: defaultEntryKeyPath(cacheDir), created if missing.
   std::string cacheKeyFile;
   int64_t cacheBytes = int64_t{2} << 30; ///< in-memory executables
+  /// The Redis tier shared with other servers, behind the disk; its
+  /// entries are authenticated with the key in cacheKeyFile, which every
+  /// server sharing it must hold (so cacheKeyFile is required with it).
+  std::optional<RedisCacheOptions> redis;
   int compileThreads = 1;
   int executeThreads = 2;
   int maxQueuedCompiles = 64;
@@ -171,6 +176,7 @@ private:
 
   ServiceOptions options_;
   std::unique_ptr<CompileCache> cache_;
+  const RedisCache *redis_ = nullptr; // one of cache_'s tiers, or none
   std::unique_ptr<CompileWorkers> compileWorkers_; // null: in process
   TensorStore tensors_;
   Metrics metrics_;

@@ -144,6 +144,27 @@ StatusOr<std::unique_ptr<Server>> Server::start(const ServerOptions &options) {
     gauge("anyshape_cache_store_errors_total",
           "Compiles the disk cache could not store (served from memory).",
           "counter", stat(&v1::StatsResponse::cache_store_errors));
+    gauge("anyshape_cache_tier_errors_total",
+          "Cache tier reads that failed (unreadable disk entry, Redis "
+          "failing); served from the next tier or compiled.",
+          "counter", stat(&v1::StatsResponse::cache_tier_errors));
+    gauge("anyshape_redis_hits_total",
+          "Executables loaded from the shared Redis tier.", "counter",
+          stat(&v1::StatsResponse::redis_hits));
+    gauge("anyshape_redis_errors_total",
+          "Redis commands that failed (unreachable, slow, refused).", "counter",
+          stat(&v1::StatsResponse::redis_errors));
+    gauge("anyshape_redis_leases_taken_total",
+          "Compiles run under a Redis lease.", "counter",
+          stat(&v1::StatsResponse::redis_leases_taken));
+    gauge("anyshape_redis_lease_waits_total",
+          "Compiles that waited for another server's.", "counter",
+          stat(&v1::StatsResponse::redis_lease_waits));
+    gauge("anyshape_redis_lease_takeovers_total",
+          "Leases taken over from a server that stopped renewing.", "counter",
+          stat(&v1::StatsResponse::redis_lease_takeovers));
+    gauge("anyshape_redis_available", "1 while Redis is reachable.", "gauge",
+          [service] { return service->stats().redis_available() ? 1.0 : 0.0; });
     gauge("anyshape_cache_evictions_total", "Executables evicted from memory.",
           "counter", stat(&v1::StatsResponse::evictions));
     gauge("anyshape_loaded_executables", "Executables in memory.", "gauge",

@@ -10,6 +10,7 @@
 #include "runtime/Allocator.h"
 #include "runtime/Threading.h"
 #include "runtime/cuda/CudaDevice.h"
+#include "server/Io.h"
 #include "server/Log.h"
 #include "server/worker/WorkerMain.h"
 
@@ -55,6 +56,18 @@ const char *kUsage = R"(usage: anyshape-server [options]
                            not write is refused, so write access to DIR is
                            not enough to run code as the server
   --cache-bytes N          in-memory compile cache bound (default 2 GiB)
+  --redis HOST:PORT        a compile cache shared with other servers, behind
+                           memory and disk: what any of them compiled, this
+                           one loads; a new graph raced across them compiles
+                           once (a lease in Redis). Needs --cache-key-file,
+                           the same key on every server. Redis down or slow
+                           fails no request (default: none)
+  --redis-user NAME        the Redis ACL user to AUTH as (with a password)
+  --redis-password-file F  AUTH with the password in F (mode 0600)
+  --redis-timeout-ms N     Redis connect and command timeout (default 500);
+                           after a failure Redis is skipped for 1 s
+  --redis-lease-ms N       a compile lease's time to live, renewed every
+                           third of it while the compile runs (default 10000)
   --compile-threads N      concurrent compiles (default 1); each runs in a
                            worker process of its own, so that a compile that
                            crashes or runs away fails only its request
@@ -129,6 +142,8 @@ int main(int argc, char **argv) {
   options.service.executeThreads = runtime::hardwareThreads();
   std::string portFile;
   std::string authTokensFile;
+  std::string redisAddress, redisPasswordFile;
+  server::RedisCacheOptions redis;
   int64_t bufferCacheBytes = int64_t{1} << 30;
   int64_t cudaMemoryBytes = 0; // 0: the device's whole memory
   for (int i = 1; i < argc; ++i) {
@@ -178,6 +193,16 @@ int main(int argc, char **argv) {
       options.tls.clientCaFile = value;
     else if (arg == "--auth-tokens")
       authTokensFile = value;
+    else if (arg == "--redis")
+      redisAddress = value;
+    else if (arg == "--redis-user")
+      redis.redis.user = value;
+    else if (arg == "--redis-password-file")
+      redisPasswordFile = value;
+    else if (arg == "--redis-timeout-ms" && needNumber(1, 60000))
+      redis.redis.timeout = std::chrono::milliseconds(number);
+    else if (arg == "--redis-lease-ms" && needNumber(100, 3600000))
+      redis.leaseTtl = std::chrono::milliseconds(number);
     else if (arg == "--cache-bytes" && needNumber(0, INT64_MAX))
       options.service.cacheBytes = number;
     else if (arg == "--compile-threads" && needNumber(1, 256))
@@ -219,6 +244,29 @@ int main(int argc, char **argv) {
     }
     options.service.auth =
         std::make_shared<const server::TokenAuth>(std::move(*auth));
+  }
+  if (!redisAddress.empty()) {
+    Status parsed = server::parseRedisAddress(redisAddress, redis.redis);
+    if (parsed.isOk() && !redisPasswordFile.empty()) {
+      auto password = server::readFileChecked(
+          redisPasswordFile, "Redis password file", 4096, /*ownerOnly=*/true);
+      parsed = password.status();
+      if (password.isOk()) {
+        redis.redis.password = *password;
+        while (!redis.redis.password.empty() &&
+               (redis.redis.password.back() == '\n' ||
+                redis.redis.password.back() == '\r'))
+          redis.redis.password.pop_back();
+      }
+    }
+    if (!parsed.isOk()) {
+      server::logEvent("error", "startup_failed",
+                       {{"message", parsed.toString()}});
+      return 1;
+    }
+    options.service.redis = redis;
+  } else if (!redisPasswordFile.empty() || !redis.redis.user.empty()) {
+    return usageError("--redis-user and --redis-password-file need --redis");
   }
   runtime::setAllocatorCacheLimit(bufferCacheBytes);
   if (cudaMemoryBytes > 0)

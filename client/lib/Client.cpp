@@ -4,6 +4,7 @@
 // anyshape::Status in fromGrpcStatus and nowhere else.
 #include "anyshape/client/Client.h"
 
+#include "ChannelTarget.h"
 #include "GrpcSupport.h"
 #include "anyshape/v1/service.grpc.pb.h"
 #include "runtime/support/HandOff.h"
@@ -173,10 +174,18 @@ struct Client::Impl {
 
   /// How long to wait before retrying after `status` ended attempt
   /// `attempt`, or nothing if the call must not be retried.
+  /// UNAVAILABLE (starting, draining, connection lost), and CANCELLED:
+  /// the SDK never cancels a call, so a CANCELLED is the server's, one
+  /// that began shutting down as the call reached it (gRPC cancels calls
+  /// that arrive during Server::Shutdown), and every RPC is idempotent.
+  static bool retryable(const grpc::Status &status) {
+    return status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+           status.error_code() == grpc::StatusCode::CANCELLED;
+  }
+
   std::optional<Milliseconds> retryWait(const grpc::Status &status, int attempt,
                                         Clock::time_point deadline) const {
-    if (status.error_code() != grpc::StatusCode::UNAVAILABLE ||
-        attempt >= options.maxAttempts)
+    if (!retryable(status) || attempt >= options.maxAttempts)
       return std::nullopt;
     Milliseconds wait = backoffDelay(options, attempt, drawJitter());
     if (deadline != Clock::time_point::max() && Clock::now() + wait >= deadline)
@@ -189,7 +198,7 @@ struct Client::Impl {
   Status finalStatus(const char *method, const grpc::Status &status,
                      int attempts) const {
     Status result = fromGrpcStatus(status);
-    if (status.error_code() != grpc::StatusCode::UNAVAILABLE)
+    if (!retryable(status))
       return result;
     return Status(result.code(),
                   std::string(method) + " on " + address + " failed after " +
@@ -375,12 +384,18 @@ connectWithEnvironment(const std::string &address) {
   return Client::connect(address, std::move(options));
 }
 
+bool namesSeveralServers(const std::string &address) {
+  auto target = channelTarget(address);
+  return target.isOk() && target->balanced;
+}
+
 StatusOr<std::unique_ptr<Client>> Client::connect(const std::string &address,
                                                   ClientOptions options) {
-  if (address.empty())
-    return invalidArgument("no server address given (host:port)");
+  ANYSHAPE_ASSIGN_OR_RETURN(ChannelTarget target, channelTarget(address));
   options.maxAttempts = std::max(1, options.maxAttempts);
   grpc::ChannelArguments args;
+  if (target.balanced)
+    args.SetServiceConfigJSON(balancedServiceConfig());
   int limit = options.maxMessageBytes <= 0
                   ? -1 // unlimited
                   : static_cast<int>(
@@ -420,7 +435,7 @@ StatusOr<std::unique_ptr<Client>> Client::connect(const std::string &address,
   auto impl = std::make_unique<Impl>();
   impl->address = address;
   impl->options = options;
-  impl->channel = grpc::CreateCustomChannel(address, credentials, args);
+  impl->channel = grpc::CreateCustomChannel(target.target, credentials, args);
   if (!impl->channel->WaitForConnected(Clock::now() + options.connectTimeout))
     return Status(StatusCode::Unavailable,
                   "cannot connect to an anyshape server at " + address +

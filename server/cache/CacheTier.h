@@ -1,7 +1,7 @@
 // A storage tier behind the in-memory compile cache: what one compiled
 // executable is when it is not loaded, and the interface every tier (the
-// local disk now; a shared store such as Redis later, DESIGN.md
-// "Scale-out") implements.
+// local disk, DiskCache.h; Redis shared between servers, RedisCache.h)
+// implements.
 #pragma once
 
 #include "anyshape/v1/service.pb.h"
@@ -9,6 +9,7 @@
 #include "jit/Executable.h"
 #include "runtime/support/Status.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -27,6 +28,13 @@ struct StoredExecutable {
 v1::DeviceCode deviceCodeToProto(const jit::DeviceCode &device);
 jit::DeviceCode deviceCodeFromProto(const v1::DeviceCode &device);
 
+/// Held by a server while it compiles an entry that servers sharing a
+/// tier would otherwise compile too; destroying it releases the claim.
+class CompileLease {
+public:
+  virtual ~CompileLease() = default;
+};
+
 class CacheTier {
 public:
   virtual ~CacheTier() = default;
@@ -38,6 +46,21 @@ public:
   virtual Status store(const std::string &key,
                        const StoredExecutable &entry) = 0;
   virtual void remove(const std::string &key) = 0;
+
+  /// How servers sharing this tier compile each entry once: asked after
+  /// every tier missed, before compiling. Either another server's compile
+  /// of `key` finished meanwhile (`entry` set), or this server is to
+  /// compile, holding `lease` (when the tier gave one) until the result
+  /// is stored. A tier that cannot coordinate (down, slow, or local like
+  /// the disk) returns neither: the server compiles, never fails.
+  struct Claim {
+    std::optional<StoredExecutable> entry;
+    std::unique_ptr<CompileLease> lease;
+  };
+  virtual Claim claimCompile(const std::string &key) {
+    (void)key;
+    return {};
+  }
 };
 
 } // namespace anyshape::server

@@ -117,43 +117,64 @@ StatusOr<CacheResult> CompileCache::lookup(const std::string &key,
   return result;
 }
 
+std::optional<CacheResult>
+CompileCache::linkFromTier(const std::string &key, CacheTier &tier,
+                           StatusOr<StoredExecutable> stored) {
+  if (!stored.isOk()) {
+    StatusCode code = stored.status().code();
+    if (code == StatusCode::NotFound)
+      return std::nullopt;
+    // The operator's to see (the message names the file or the Redis
+    // key); the client only sees a recompile.
+    logEvent("warning",
+             code == StatusCode::Unavailable ? "cache_tier_unavailable"
+                                             : "cache_entry_dropped",
+             {{"message", stored.status().toString()}});
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++(code == StatusCode::Unavailable ? stats_.tierUnavailable
+                                       : stats_.droppedTierEntries);
+    return std::nullopt;
+  }
+  StatusOr<CachedExecutable> loaded = loadStored(std::move(*stored), limits_);
+  if (!loaded.isOk()) {
+    // Passed the MAC yet does not link (another build's runtime ABI):
+    // drop it.
+    logEvent("warning", "cache_entry_dropped",
+             {{"message", "entry " + key + " does not load: " +
+                              loaded.status().toString()}});
+    tier.remove(key);
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++stats_.droppedTierEntries;
+    return std::nullopt;
+  }
+  auto entry = std::make_shared<CachedExecutable>(std::move(*loaded));
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++stats_.tierLoads;
+  return CacheResult{std::move(entry), CacheSource::Tier};
+}
+
 StatusOr<CacheResult>
 CompileCache::loadOrCompile(const std::string &key,
                             const CompileFunction *compile) {
-  for (const std::unique_ptr<CacheTier> &tier : tiers_) {
-    StatusOr<StoredExecutable> stored = tier->load(key);
-    if (!stored.isOk()) {
-      if (stored.status().code() != StatusCode::NotFound) {
-        // The operator's to see (the message names the file); the
-        // client only sees a recompile.
-        logEvent("warning", "cache_entry_dropped",
-                 {{"message", stored.status().toString()}});
-        std::lock_guard<std::mutex> lock(mutex_);
-        ++stats_.droppedTierEntries;
-      }
-      continue;
-    }
-    StatusOr<CachedExecutable> loaded = loadStored(std::move(*stored), limits_);
-    if (!loaded.isOk()) {
-      // Passed the MAC yet does not link (another build's runtime ABI):
-      // drop it.
-      logEvent("warning", "cache_entry_dropped",
-               {{"message", "entry " + key + " does not load: " +
-                                loaded.status().toString()}});
-      tier->remove(key);
-      std::lock_guard<std::mutex> lock(mutex_);
-      ++stats_.droppedTierEntries;
-      continue;
-    }
-    auto entry = std::make_shared<CachedExecutable>(std::move(*loaded));
-    std::lock_guard<std::mutex> lock(mutex_);
-    ++stats_.tierLoads;
-    return CacheResult{std::move(entry), CacheSource::Tier};
-  }
+  for (const std::unique_ptr<CacheTier> &tier : tiers_)
+    if (auto found = linkFromTier(key, *tier, tier->load(key)))
+      return std::move(*found);
   if (!compile)
     return notFound("executable " + key +
                     " is not loaded (unloaded or evicted, and in no cache "
                     "tier): compile it again");
+  // Servers sharing a tier compile each key once: one of them holds the
+  // lease while it compiles (kept until its result is stored, below), the
+  // others find its entry here when it is done.
+  std::vector<std::unique_ptr<CompileLease>> leases;
+  for (const std::unique_ptr<CacheTier> &tier : tiers_) {
+    CacheTier::Claim claim = tier->claimCompile(key);
+    if (claim.entry)
+      if (auto found = linkFromTier(key, *tier, std::move(*claim.entry)))
+        return std::move(*found);
+    if (claim.lease)
+      leases.push_back(std::move(claim.lease));
+  }
   StatusOr<CachedExecutable> compiled = (*compile)();
   if (!compiled.isOk()) {
     std::lock_guard<std::mutex> lock(mutex_);

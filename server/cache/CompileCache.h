@@ -8,7 +8,9 @@
 //   (shared_ptr), so eviction never races an execution.
 // - Tiers are consulted in order on a memory miss and written after a
 //   compile. An entry a tier cannot load, or whose object code does not
-//   link, is dropped and recompiled — never trusted.
+//   link, is dropped and recompiled — never trusted. A tier shared between
+//   servers (Redis) is asked for a compile lease before compiling, so a
+//   fleet compiles each key once (CacheTier::claimCompile).
 #pragma once
 
 #include "jit/Executable.h"
@@ -20,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 namespace anyshape::server {
@@ -45,6 +48,7 @@ struct CompileCacheStats {
   int64_t evictions = 0;
   int64_t droppedTierEntries = 0; // corrupt, truncated or incompatible
   int64_t tierStoreErrors = 0;    // compiled, kept in memory, not stored
+  int64_t tierUnavailable = 0;    // a tier could not be read (down, I/O)
   int64_t loaded = 0;
   int64_t bytes = 0;
 };
@@ -85,6 +89,11 @@ private:
                                Miss miss = Miss::Compile);
   StatusOr<CacheResult> loadOrCompile(const std::string &key,
                                       const CompileFunction *compile);
+  /// `stored` (what `tier` gave for `key`) linked, or nothing: absent,
+  /// the tier unreachable, or the entry refused (then dropped).
+  std::optional<CacheResult> linkFromTier(const std::string &key,
+                                          CacheTier &tier,
+                                          StatusOr<StoredExecutable> stored);
   void insert(const std::string &key,
               std::shared_ptr<const CachedExecutable> entry);
 

@@ -1,8 +1,10 @@
 // The client SDK's policies, checked without a server: gRPC statuses map to
 // anyshape::Status code for code, backoff grows and is capped and jittered,
-// offloadConstants uploads exactly the inline constants big enough, and
-// connecting to nothing fails with UNAVAILABLE within the timeout.
+// offloadConstants uploads exactly the inline constants big enough,
+// connecting to nothing fails with UNAVAILABLE within the timeout, and
+// server lists become balanced gRPC targets or clear errors.
 #include "anyshape/client/Client.h"
+#include "client/lib/ChannelTarget.h"
 #include "client/lib/GrpcSupport.h"
 
 #include <google/protobuf/text_format.h>
@@ -189,6 +191,50 @@ TEST(Connect, ATokenGrpcCannotSendIsInvalidNotAnAbort) {
     ASSERT_FALSE(client.isOk());
     EXPECT_EQ(client.status().code(), StatusCode::InvalidArgument);
   }
+}
+
+} // namespace
+} // namespace anyshape::client
+
+namespace anyshape::client {
+namespace {
+
+TEST(ChannelTarget, OneServerListsAndUrisBecomeGrpcTargets) {
+  auto one = channelTarget("10.0.0.1:50051");
+  ASSERT_TRUE(one.isOk());
+  EXPECT_EQ(one->target, "10.0.0.1:50051");
+  EXPECT_FALSE(one->balanced);
+  auto named = channelTarget("anyshape.internal:50051");
+  ASSERT_TRUE(named.isOk());
+  EXPECT_FALSE(named->balanced);
+
+  auto list = channelTarget("127.0.0.1:1,127.0.0.2:2,10.1.2.3:50051");
+  ASSERT_TRUE(list.isOk());
+  EXPECT_EQ(list->target, "ipv4:127.0.0.1:1,127.0.0.2:2,10.1.2.3:50051");
+  EXPECT_TRUE(list->balanced);
+  auto six = channelTarget("[::1]:1,[fe80::2]:2");
+  ASSERT_TRUE(six.isOk());
+  EXPECT_EQ(six->target, "ipv6:[::1]:1,[fe80::2]:2");
+
+  auto dns = channelTarget("dns:///anyshape.internal:50051");
+  ASSERT_TRUE(dns.isOk());
+  EXPECT_EQ(dns->target, "dns:///anyshape.internal:50051");
+  EXPECT_TRUE(dns->balanced);
+}
+
+TEST(ChannelTarget, AListItCannotUseIsAClearError) {
+  for (const char *bad :
+       {"", "127.0.0.1:1,host:2", "127.0.0.1:1,", ",127.0.0.1:1",
+        "127.0.0.1:1,[::1]:2", "127.0.0.1,127.0.0.2", "127.0.0.1:1,1.2.3.4:x",
+        "127.0.0.1:1,1.2.3.4:1234567"}) {
+    auto target = channelTarget(bad);
+    EXPECT_EQ(target.status().code(), StatusCode::InvalidArgument) << bad;
+  }
+  EXPECT_NE(channelTarget("10.0.0.1:1,backend:2")
+                .status()
+                .message()
+                .find("dns:///NAME:PORT"),
+            std::string::npos);
 }
 
 } // namespace

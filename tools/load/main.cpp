@@ -48,7 +48,10 @@ Uploads the graph's weights once, compiles it once, then sends --requests
 Execute requests from --clients concurrent connections, each with random
 inputs sized by a length of --symbol drawn from --dist.
 
-  --server ADDR     the anyshape server (TLS and tokens from the
+  --server ADDR     the anyshape server, or several: IP:PORT,IP:PORT,... or
+                    dns:///NAME:PORT, each connection round-robin over
+                    them (servers sharing a --redis cache serve each
+                    other's executables); TLS and tokens from the
                     environment: ANYSHAPE_TOKEN_FILE, ANYSHAPE_TLS_CA,
                     ANYSHAPE_TLS_CERT, ANYSHAPE_TLS_KEY,
                     ANYSHAPE_TLS_SERVER_NAME; docs/service.md)
@@ -359,10 +362,20 @@ int connectAndCompile(const Options &options, const v1::Graph &graph,
   if (!before)
     return fail("reading stats", before.status());
   target.before = *before;
-  std::fprintf(stderr, "uploading weights of %s...\n", graph.name().c_str());
-  auto offloaded = target.control->offloadConstants(graph);
-  if (!offloaded)
-    return fail("uploading weights", offloaded.status());
+  // Uploaded tensors stay on the server that took them: with several
+  // servers the weights travel inline, in the compile.
+  StatusOr<v1::Graph> offloaded = graph;
+  if (client::namesSeveralServers(options.server)) {
+    std::fprintf(stderr,
+                 "several servers: %s's weights go inline with the "
+                 "compile; stats are one server's\n",
+                 graph.name().c_str());
+  } else {
+    std::fprintf(stderr, "uploading weights of %s...\n", graph.name().c_str());
+    offloaded = target.control->offloadConstants(graph);
+    if (!offloaded)
+      return fail("uploading weights", offloaded.status());
+  }
   std::fprintf(stderr, "compiling...\n");
   auto compiled = target.control->compile(*offloaded);
   if (!compiled)

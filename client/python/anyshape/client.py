@@ -263,7 +263,10 @@ class Client:
                               metadata=self._metadata, wait_for_ready=False)
             except grpc.RpcError as error:
                 code = error.code()
-                if code != grpc.StatusCode.UNAVAILABLE or \
+                # CANCELLED too: this client never cancels a call, so it
+                # is the server's, one shutting down as the call arrived.
+                if code not in (grpc.StatusCode.UNAVAILABLE,
+                                grpc.StatusCode.CANCELLED) or \
                         attempt >= self.max_attempts:
                     details = error.details() or ""
                     if code == grpc.StatusCode.UNAVAILABLE:

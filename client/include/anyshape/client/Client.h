@@ -26,7 +26,8 @@ namespace anyshape::client {
 struct ClientOptions {
   /// Largest message sent or received (the server's default is the same).
   int64_t maxMessageBytes = int64_t(256) << 20;
-  /// Attempts per call, the first included; only UNAVAILABLE is retried.
+  /// Attempts per call, the first included; only UNAVAILABLE and
+  /// CANCELLED (a server shutting down) are retried.
   int maxAttempts = 5;
   /// Backoff before retry n is initialBackoff * 2^(n-1), capped at
   /// maxBackoff, then scaled by a random factor in [0.5, 1].
@@ -84,8 +85,13 @@ public:
   using RunResult = StatusOr<std::vector<v1::Tensor>>;
   using RunCallback = std::function<void(RunResult)>;
 
-  /// Opens a channel to `address` ("host:port") and waits up to
-  /// options.connectTimeout for it to be ready; UNAVAILABLE otherwise.
+  /// Opens a channel to `address` and waits up to options.connectTimeout
+  /// for it to be ready; UNAVAILABLE otherwise. `address` is one server
+  /// ("host:port"), several ("10.0.0.1:50051,10.0.0.2:50051", IP
+  /// addresses) or a gRPC target URI ("dns:///anyshape.internal:50051");
+  /// with several, calls go round-robin over the servers that pass gRPC's
+  /// health check, skipping one that drains or dies (servers sharing a
+  /// cache tier serve each other's executables: docs/service.md).
   static StatusOr<std::unique_ptr<Client>> connect(const std::string &address,
                                                    ClientOptions options = {});
   /// Waits for every runAsync still in flight.
@@ -143,6 +149,11 @@ private:
   explicit Client(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+/// Whether `address` (as Client::connect takes it) may name several
+/// servers: a list or a target URI. Their tensor stores are their own, so
+/// an uploaded tensor is on one of them only.
+bool namesSeveralServers(const std::string &address);
 
 /// Client::connect with clientOptionsFromEnvironment(): what the
 /// command-line tools use.
