@@ -67,11 +67,8 @@ StatusOr<StoredExecutable> RedisCache::fetch(const std::string &key) {
   auto got = client_.command({"GET", entryName(key)});
   if (!got.isOk())
     return got.status();
-  if (!got->isString()) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    ++stats_.misses;
+  if (!got->isString())
     return notFound("no entry " + entryName(key) + " in Redis");
-  }
   auto entry = openEntry(std::string(got->string()), key, identity_, entryKey_);
   if (!entry.isOk()) {
     (void)client_.command({"DEL", entryName(key)});

@@ -42,7 +42,6 @@ struct RedisCacheOptions {
 
 struct RedisCacheStats {
   int64_t hits = 0;
-  int64_t misses = 0;
   int64_t errors = 0; ///< failed commands (RedisClient::errors)
   int64_t leasesTaken = 0;
   int64_t leaseWaits = 0;     ///< claims that waited for another's compile

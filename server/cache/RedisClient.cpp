@@ -43,7 +43,6 @@ Status parseRedisAddress(const std::string &address, RedisOptions &options) {
 void RedisReply::Free::operator()(redisReply *reply) const {
   freeReplyObject(reply);
 }
-bool RedisReply::isNil() const { return reply_->type == REDIS_REPLY_NIL; }
 bool RedisReply::isString() const {
   return reply_->type == REDIS_REPLY_STRING ||
          reply_->type == REDIS_REPLY_STATUS;

@@ -46,7 +46,6 @@ Status parseRedisAddress(const std::string &address, RedisOptions &options);
 class RedisReply {
 public:
   explicit RedisReply(redisReply *reply) : reply_(reply) {}
-  bool isNil() const;
   bool isString() const; ///< a bulk or status string
   bool isInteger() const;
   std::string_view string() const;

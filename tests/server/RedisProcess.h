@@ -1,5 +1,5 @@
 // A real redis-server for the multi-server tests: started on a free
-// loopback port with persistence off, in a scratch directory; stopped with
+// loopback port with persistence off (nothing written to disk); stopped with
 // SIGKILL (a crash, as the tests want it) and restartable on the same
 // port. Tests skip, saying why, where no redis-server is installed
 // (scripts/bootstrap installs it).
@@ -52,16 +52,18 @@ public:
                                   "warning",
                                   "--dir",
                                   "/tmp"};
+    // Built before the fork: the child of a threaded test may only make
+    // async-signal-safe calls.
+    std::vector<char *> raw;
+    for (std::string &a : argv)
+      raw.push_back(a.data());
+    raw.push_back(nullptr);
     pid_ = ::fork();
     if (pid_ == 0) {
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);        // never outlive the test
       int quiet = ::open("/dev/null", O_WRONLY); // its startup banner
       if (quiet >= 0)
         ::dup2(quiet, STDOUT_FILENO);
-      std::vector<char *> raw;
-      for (std::string &a : argv)
-        raw.push_back(a.data());
-      raw.push_back(nullptr);
       ::execv(raw[0], raw.data());
       ::_exit(127);
     }
@@ -143,3 +145,10 @@ private:
 };
 
 } // namespace anyshape::test
+
+/// In a test: skips where no redis-server is installed, fails where the
+/// one started did not answer.
+#define REQUIRE_REDIS(redis)                                                   \
+  if (!anyshape::test::RedisProcess::installed())                              \
+    GTEST_SKIP() << "no redis-server (scripts/bootstrap installs it)";         \
+  ASSERT_TRUE((redis).ready()) << "redis-server did not start"

@@ -23,21 +23,8 @@ const std::string kOtherKey = "fedcba9876543210fedcba9876543210";
 const std::string kIdentity = "anyshape.v1;build=test;llvm=19;x86_64";
 const std::string kEntryKey(32, 'k');
 
-/// An entry with recognisable bytes in every part; the object code holds
-/// NULs and high bytes, as real object code does.
 StoredExecutable sampleEntry(const std::string &tag = "a") {
-  StoredExecutable entry;
-  entry.compiledGraph = test::exampleGraph("elementwise_reduce");
-  entry.info.set_executable_id(kKey);
-  entry.info.set_kernel_count(3);
-  entry.info.set_fusion_plan("plan " + tag);
-  entry.objectCode = std::string("\x7f"
-                                 "ELF\0\0\xff\x01 object ",
-                                 16) +
-                     tag;
-  for (int k = 0; k < 1000; ++k)
-    entry.objectCode.push_back(static_cast<char>(k * 7));
-  return entry;
+  return test::sampleStoredExecutable(kKey, tag);
 }
 
 std::unique_ptr<DiskCache> openCache(const std::string &dir,

@@ -25,15 +25,7 @@ const std::string kIdentity = "anyshape.v1;build=test;llvm=19;x86_64";
 const std::string kEntryKey(32, 'k');
 
 StoredExecutable sampleEntry(const std::string &tag = "a") {
-  StoredExecutable entry;
-  entry.compiledGraph = test::exampleGraph("elementwise_reduce");
-  entry.info.set_executable_id(kKey);
-  entry.info.set_fusion_plan("plan " + tag);
-  entry.objectCode = std::string("\x7f"
-                                 "ELF\0\0\xff object ",
-                                 15) +
-                     tag;
-  return entry;
+  return test::sampleStoredExecutable(kKey, tag);
 }
 
 RedisCacheOptions optionsFor(
@@ -47,11 +39,6 @@ RedisCacheOptions optionsFor(
   options.leaseTtl = leaseTtl;
   return options;
 }
-
-#define REQUIRE_REDIS(redis)                                                   \
-  if (!RedisProcess::installed())                                              \
-    GTEST_SKIP() << "no redis-server (scripts/bootstrap installs it)";         \
-  ASSERT_TRUE((redis).ready()) << "redis-server did not start"
 
 TEST(RedisCache, RecordsRoundTripAndForeignOnesAreDeleted) {
   RedisProcess redis;
