@@ -17,6 +17,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <mutex>
@@ -151,8 +152,12 @@ StatusOr<LinkedCubin> assembleWithPtxas(std::string_view ptx,
   const char *tmp = std::getenv("TMPDIR");
   std::string dir =
       std::string(tmp && *tmp ? tmp : "/tmp") + "/anyshape-ptxas-XXXXXX";
+  // Messages name files inside `dir` by their own names only: a client
+  // reads them, and the server's paths are not the client's business.
   if (!mkdtemp(dir.data()))
-    return internalError("ptxas: cannot create a directory under " + dir);
+    return internalError(std::string("ptxas: cannot create its scratch "
+                                     "directory in TMPDIR: ") +
+                         std::strerror(errno));
   std::string input = dir + "/kernel.ptx", output = dir + "/kernel.cubin",
               logPath = dir + "/ptxas.log";
   std::ofstream(input, std::ios::binary) << ptx;
@@ -181,6 +186,8 @@ StatusOr<LinkedCubin> assembleWithPtxas(std::string_view ptx,
   LinkedCubin linked;
   linked.assembler = "ptxas";
   linked.log = readWholeFile(logPath);
+  for (size_t at; (at = linked.log.find(dir + "/")) != std::string::npos;)
+    linked.log.erase(at, dir.size() + 1);
   linked.cubin = readWholeFile(output);
   for (const std::string &path : {input, output, logPath})
     std::remove(path.c_str());

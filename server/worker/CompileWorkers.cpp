@@ -8,7 +8,9 @@
 #include "server/worker/CompileWorkers.h"
 
 #include "runtime/support/Sanitizers.h"
+#include "server/Log.h"
 #include "server/worker/CompileJob.h"
+#include "server/worker/WorkerMain.h"
 
 #include <cerrno>
 #include <csignal>
@@ -30,6 +32,7 @@ struct CompileWorkers::Outcome {
   std::string output;    // the child's stdout
   std::string errorTail; // the end of its stderr
   int waitStatus = 0;
+  bool jobReceived = false; // the worker wrote kJobReceived (stripped)
   bool pastDeadline = false;
   bool killedAll = false;
   double seconds = 0;
@@ -41,13 +44,20 @@ constexpr size_t kErrorTailBytes = 2048;
 // The result holds object code and a graph: far below this.
 constexpr size_t kMaxOutputBytes = size_t{4} << 30;
 
-/// The last line-ish part of a worker's stderr, for an error message.
-std::string lastWords(const std::string &tail) {
+/// What a failed worker last printed on stderr goes to the server's log,
+/// never to the client: it may name the server's files (an assertion's
+/// source path, the cache directory). Returns the note that ends the
+/// client's message.
+std::string logLastWords(const std::string &tail, const std::string &failure) {
   std::string text = tail;
   while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
     text.pop_back();
+  if (text.empty())
+    return "";
   size_t cut = text.size() > 400 ? text.size() - 400 : 0;
-  return text.empty() ? "" : ": " + text.substr(cut);
+  logEvent("warning", "compile_worker_failed",
+           {{"failure", failure}, {"last_output", text.substr(cut)}});
+  return " (its last output is in the server's log)";
 }
 
 void closeFd(int &fd) {
@@ -139,13 +149,13 @@ StatusOr<CompileWorkers::Child> CompileWorkers::spawnLocked() {
   return child;
 }
 
-StatusOr<CompileWorkers::Child> CompileWorkers::takeWorker() {
+StatusOr<CompileWorkers::Child> CompileWorkers::takeWorker(bool spare) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (killedAll_)
     return Status(StatusCode::Unavailable,
                   "the server is shutting down; no new compiles");
   std::optional<Child> taken;
-  if (spare_) {
+  if (spare && spare_) {
     int status;
     if (::waitpid(spare_->pid, &status, WNOHANG) == 0) {
       taken = *spare_;
@@ -163,14 +173,15 @@ StatusOr<CompileWorkers::Child> CompileWorkers::takeWorker() {
   // The next compile's worker starts now, while this one compiles: its
   // exec and library loading are off the next miss's path. A failure
   // only means the next compile starts its own.
-  if (StatusOr<Child> next = spawnLocked(); next.isOk())
-    spare_ = *next;
+  if (!spare_)
+    if (StatusOr<Child> next = spawnLocked(); next.isOk())
+      spare_ = *next;
   return *taken;
 }
 
 Status CompileWorkers::run(const std::string &input, Clock::time_point deadline,
-                           Outcome &out) {
-  ANYSHAPE_ASSIGN_OR_RETURN(Child child, takeWorker());
+                           bool spare, Outcome &out) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Child child, takeWorker(spare));
   auto start = Clock::now();
   pid_t pid = child.pid;
   int toChild = child.toChild, fromChild = child.fromChild,
@@ -256,6 +267,9 @@ Status CompileWorkers::run(const std::string &input, Clock::time_point deadline,
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  out.jobReceived = !out.output.empty() && out.output[0] == kJobReceived;
+  if (out.jobReceived)
+    out.output.erase(0, 1);
   return Status::ok();
 }
 
@@ -278,7 +292,15 @@ StatusOr<CachedExecutable> CompileWorkers::compile(v1::CompileJob job,
     appendFramed(*tensor, input);
 
   Outcome out;
-  ANYSHAPE_RETURN_IF_ERROR(run(input, deadline, out));
+  ANYSHAPE_RETURN_IF_ERROR(run(input, deadline, /*spare=*/true, out));
+  // A worker killed before it had the job (a spare killed from outside
+  // while it waited: waitpid cannot tell a dying process from a live one)
+  // says nothing about the job, which gets one fresh worker.
+  if (!out.killedAll && !out.pastDeadline && WIFSIGNALED(out.waitStatus) &&
+      !out.jobReceived) {
+    out = Outcome();
+    ANYSHAPE_RETURN_IF_ERROR(run(input, deadline, /*spare=*/false, out));
+  }
   const int status = out.waitStatus;
   const std::string limits =
       " (worker limits: " + std::to_string(options_.addressSpaceBytes >> 20) +
@@ -310,18 +332,19 @@ StatusOr<CachedExecutable> CompileWorkers::compile(v1::CompileJob job,
     if (outOfMemory) {
       ++metrics_.workerLimitKills;
       return resourceExhausted("the compile ran out of memory" + limits +
-                               lastWords(out.errorTail));
+                               logLastWords(out.errorTail, "out of memory"));
     }
     ++metrics_.workerFailures;
     if (signal == SIGKILL)
       return internalError(
           "the compile worker was killed (signal 9) from outside the "
           "server, e.g. by the kernel's out-of-memory killer" +
-          lastWords(out.errorTail));
-    return internalError("the compile worker died of signal " +
-                         std::to_string(signal) + " (" + strsignal(signal) +
-                         "), an anyshape bug on this graph" +
-                         lastWords(out.errorTail));
+          logLastWords(out.errorTail, "killed"));
+    std::string died = "died of signal " + std::to_string(signal) + " (" +
+                       strsignal(signal) + ")";
+    return internalError("the compile worker " + died +
+                         ", an anyshape bug on this graph" +
+                         logLastWords(out.errorTail, died));
   }
   v1::CompileJobResult result;
   uint64_t size = 0;
@@ -335,7 +358,8 @@ StatusOr<CachedExecutable> CompileWorkers::compile(v1::CompileJob job,
     return internalError(
         "the compile worker failed (exit status " +
         std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
-        ") without a result" + lastWords(out.errorTail));
+        ") without a result" +
+        logLastWords(out.errorTail, "exited without a result"));
   }
   if (result.code() != 0 && statusCodeName(static_cast<StatusCode>(
                                 result.code())) == std::string("UNKNOWN")) {

@@ -68,10 +68,14 @@ private:
     pid_t pid;
     int toChild, fromChild, errFromChild;
   };
+  /// Runs `input` through a worker: the spare if `spare` (and it is
+  /// alive), else a new one.
   Status run(const std::string &input,
-             std::chrono::steady_clock::time_point deadline, Outcome &out);
-  /// The spare worker if it is alive (else a new one), and a new spare.
-  StatusOr<Child> takeWorker();
+             std::chrono::steady_clock::time_point deadline, bool spare,
+             Outcome &out);
+  /// The spare worker if `spare` and it is alive (else a new one); a new
+  /// spare whenever none is left.
+  StatusOr<Child> takeWorker(bool spare);
   StatusOr<Child> spawnLocked(); // mutex_ held
   /// Closes `child`'s pipes and reaps it (killing it first if `kill`).
   void reap(Child &child, bool kill); // mutex_ held

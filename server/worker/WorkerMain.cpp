@@ -30,8 +30,12 @@ public:
 /// Test-only misbehaviour (anyshape-server --testing-compile-faults), to
 /// show each is that request's error and nothing more.
 void misbehave(const std::string &fault) {
-  if (fault == "abort")
+  if (fault == "abort") {
+    // As a failed assertion would: it names a source file of the server's.
+    std::fprintf(stderr, "anyshape-server: /build/anyshape/jit/Fake.cpp:1: "
+                         "testing: Assertion failed.\n");
     std::abort();
+  }
   if (fault == "spin")
     for (volatile uint64_t i = 0;; i = i + 1) {
     }
@@ -63,6 +67,9 @@ int runCompileWorker() {
                  read.message().c_str());
     return 3;
   }
+  if (!writeAll(resultFd, std::string(1, kJobReceived), "the job's receipt")
+           .isOk())
+    return 4;
   if (job.testing_delay_ms() > 0)
     std::this_thread::sleep_for(
         std::chrono::milliseconds(job.testing_delay_ms()));

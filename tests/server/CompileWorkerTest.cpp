@@ -17,8 +17,10 @@
 #include <csignal>
 #include <cstdio>
 #include <dirent.h>
+#include <fcntl.h>
 #include <fstream>
 #include <future>
+#include <iterator>
 #include <thread>
 #include <vector>
 
@@ -98,20 +100,38 @@ v1::StatsResponse stats(v1::AnyShape::Stub &stub) {
 }
 
 TEST(CompileWorkers, AnAbortFailsOnlyItsRequest) {
-  ServerProcess server({"--testing-compile-faults"});
+  // The aborting worker first prints an assertion naming a source file
+  // (/build/anyshape/...): the server's log has it, the client does not.
+  std::string log =
+      "/tmp/anyshape-abort-" + std::to_string(::getpid()) + ".log";
+  ServerProcess server({"--testing-compile-faults"}, [&] {
+    int fd =
+        ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd >= 0)
+      ::dup2(fd, STDERR_FILENO);
+  });
   ASSERT_FALSE(server.address().empty());
   auto stub = server.stub();
   Compiled aborted = compile(*stub, faulty("abort"));
   EXPECT_EQ(aborted.status.error_code(), grpc::StatusCode::INTERNAL);
-  EXPECT_NE(aborted.status.error_message().find("died of signal 6"),
-            std::string::npos)
-      << aborted.status.error_message();
+  const std::string &message = aborted.status.error_message();
+  EXPECT_NE(message.find("died of signal 6"), std::string::npos) << message;
+  EXPECT_NE(message.find("server's log"), std::string::npos) << message;
+  EXPECT_EQ(message.find('/'), std::string::npos)
+      << "a server path reached the client: " << message;
   expectServing(*stub);
   v1::StatsResponse s = stats(*stub);
   EXPECT_EQ(s.compile_errors(), 1);
   EXPECT_EQ(s.compiles(), 1);
   EXPECT_EQ(childProcesses(server.pid()), 1) << "only the spare is left";
   EXPECT_EQ(server.stop(), 0);
+  std::ifstream in(log);
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  std::remove(log.c_str());
+  EXPECT_NE(text.find("compile_worker_failed"), std::string::npos) << text;
+  EXPECT_NE(text.find("/build/anyshape/jit/Fake.cpp:1"), std::string::npos)
+      << text;
 }
 
 /// SIGKILL to each of the server's children (as the kernel's OOM killer
@@ -123,14 +143,32 @@ int killChildren(pid_t server) {
   return killed;
 }
 
+/// Whether `pid`'s main thread is in nanosleep or clock_nanosleep (x86-64
+/// numbers 35 and 230): the "sleep" fault's worker once it has its job.
+bool sleeping(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/syscall");
+  long number = -1;
+  return in >> number && (number == 35 || number == 230);
+}
+
 TEST(CompileWorkers, AWorkerKilledMidCompileFailsOnlyItsRequest) {
   ServerProcess server({"--testing-compile-faults"});
   ASSERT_FALSE(server.address().empty());
   auto stub = server.stub();
   auto hung = std::async(std::launch::async,
                          [&] { return compile(*stub, faulty("sleep")); });
-  for (int wait = 0; wait < 200 && childProcesses(server.pid()) < 2; ++wait)
+  // Killed mid-compile, not before it has its job (a worker killed before
+  // that is not the job's fault, and the job would get another).
+  auto compiling = [&] {
+    for (pid_t pid : childPids(server.pid()))
+      if (sleeping(pid))
+        return true;
+    return false;
+  };
+  for (int wait = 0; wait < 1000 && !compiling(); ++wait)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(compiling()) << "no worker began the compile in 10 s";
+  ASSERT_EQ(childProcesses(server.pid()), 2);
   // The compiling worker and the spare: both die, from outside.
   ASSERT_EQ(killChildren(server.pid()), 2);
   Compiled killed = hung.get();
@@ -140,6 +178,33 @@ TEST(CompileWorkers, AWorkerKilledMidCompileFailsOnlyItsRequest) {
   // The next compile starts a worker of its own for the dead spare.
   expectServing(*stub);
   EXPECT_EQ(stats(*stub).compile_errors(), 1);
+  EXPECT_EQ(server.stop(), 0);
+}
+
+// A spare that dies after the server last saw it alive (here: stopped,
+// handed the job, then killed) never read its job; the job gets a fresh
+// worker and succeeds. Killing a spare outright races with its exit, which
+// under a sanitizer's teardown can outlast the next request.
+TEST(CompileWorkers, ASpareKilledBeforeItsJobCostsTheJobNothing) {
+  ServerProcess server({"--testing-compile-faults"});
+  ASSERT_FALSE(server.address().empty());
+  auto stub = server.stub();
+  expectServing(*stub); // leaves one spare
+  for (int wait = 0; wait < 200 && childProcesses(server.pid()) != 1; ++wait)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::vector<pid_t> spare = childPids(server.pid());
+  ASSERT_EQ(spare.size(), 1u);
+  ASSERT_EQ(::kill(spare[0], SIGSTOP), 0);
+  auto next = std::async(std::launch::async, [&] {
+    return compile(*stub, test::exampleGraph("elementwise_reduce"));
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_EQ(::kill(spare[0], SIGKILL), 0);
+  Compiled compiled = next.get();
+  EXPECT_TRUE(compiled.status.ok()) << compiled.status.error_message();
+  v1::StatsResponse s = stats(*stub);
+  EXPECT_EQ(s.compile_errors(), 0);
+  EXPECT_EQ(s.compiles(), 2);
   EXPECT_EQ(server.stop(), 0);
 }
 
