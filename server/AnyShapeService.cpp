@@ -581,6 +581,7 @@ v1::StatsResponse AnyShapeService::stats() const {
   s.set_cache_bytes(cache.bytes);
   s.set_stored_tensors(tensors_.count());
   s.set_stored_tensor_bytes(tensors_.bytes());
+  s.set_requests_in_flight(metrics_.inFlight.load());
   // Probed once; a server without a driver reports none.
   static const std::string cudaDevice = [] {
     auto device = runtime::cuda::probeDevice();

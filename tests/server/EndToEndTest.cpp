@@ -684,4 +684,56 @@ TEST(ServerEndToEnd, DeadlinesExpireInTheQueue) {
   EXPECT_EQ(s.execution_errors(), 1);
 }
 
+TEST(ServerEndToEnd, DeadlinesExpireInFlight) {
+  // A long run (batch 8, seq 512: 0.1-0.5 s) under a deadline of half its
+  // own time, measured first: it starts at once (nothing else is queued),
+  // so the deadline passes while its kernels run. The client hears
+  // DEADLINE_EXCEEDED on time; the server finishes the run (kernels are
+  // not interrupted), counts it as run, not refused, and serves on.
+  ServerProcess server({"--execute-threads", "1"});
+  ASSERT_FALSE(server.address().empty());
+  v1::Graph graph = test::exampleGraph("bert_encoder_layer");
+  auto stub = server.stub();
+  std::string id = compiledId(*stub, graph);
+  ASSERT_FALSE(id.empty());
+  auto shapes = inputShapesFor(graph, {{"batch", 8}, {"seq", 512}});
+  ASSERT_TRUE(shapes.isOk());
+  auto inputs = test::randomInputs(graph, *shapes, 1);
+  v1::ExecuteRequest request;
+  request.set_executable_id(id);
+  for (int i = 0; i < graph.inputs_size(); ++i) {
+    request.add_inputs()->set_name(graph.inputs(i).name());
+    *request.mutable_inputs(i)->mutable_tensor() = inputs.tensors[i];
+  }
+  double runMs = 0;
+  {
+    grpc::ClientContext context;
+    v1::ExecuteResponse response;
+    ASSERT_TRUE(stub->Execute(&context, request, &response).ok());
+    runMs = response.timing().run_us() / 1e3;
+  }
+  auto deadline = std::chrono::milliseconds(static_cast<int>(runMs / 2));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + deadline);
+  v1::ExecuteResponse response;
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(stub->Execute(&context, request, &response).error_code(),
+            grpc::StatusCode::DEADLINE_EXCEEDED);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, deadline + deadline / 2)
+      << "the client waited for the run (" << runMs
+      << " ms) instead of its deadline";
+  v1::StatsResponse s = stats(*stub);
+  for (int wait = 0; wait < 250 && s.executions() < 2; ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    s = stats(*stub);
+  }
+  EXPECT_EQ(s.executions(), 2);
+  EXPECT_EQ(s.execution_errors(), 0)
+      << "refused in the queue, not run: a run of " << runMs
+      << " ms did not start within half of it";
+  EXPECT_TRUE(
+      executeAndCheck(*stub, id, graph, {{"batch", 1}, {"seq", 5}}, 2).ok());
+  EXPECT_EQ(server.stop(), 0);
+}
+
 } // namespace

@@ -2,10 +2,11 @@
 // of a compile, then restarted over the same cache directory (nothing
 // half-written is ever trusted: the entry already written loads, a torn
 // temporary file and a truncated entry are refused); a cache directory it
-// can no longer write, and one on a full file system (served from memory,
-// counted, the cause logged); and clients that
-// vanish in the middle of an upload or an execution (nothing stored,
-// nothing left in flight: the drain still ends at once).
+// can no longer write, one on a full file system and one on a read-only
+// file system (served from memory, counted, the cause logged); and clients
+// that vanish in the middle of an upload or an execution, by a cancel and
+// as a killed process (nothing stored, nothing left in flight: the drain
+// still ends at once).
 #include "../support/ExampleGraph.h"
 #include "E2eSupport.h"
 
@@ -19,8 +20,10 @@
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
+#include <vector>
 
 using namespace anyshape;
 using namespace anyshape::test;
@@ -116,19 +119,58 @@ TEST(ServerFaults, ACacheDirectoryThatCannotBeWrittenCostsNothing) {
 
 /// In the server's child process, before it is executed: a mount
 /// namespace of its own with a 16 KiB tmpfs on `dir` (a real file system
-/// that fills up, smaller than any entry) and the server's stderr in
-/// `log`. Exits 126 when the namespace or the mount is refused (not root,
-/// or no CAP_SYS_ADMIN in a container). System calls only: the test has
-/// threads, the child just one.
-void mountFullDisk(const char *dir, const char *log) {
+/// that fills up, smaller than any entry), mounted read-only if `flags`
+/// has MS_RDONLY, and the server's stderr in `log`. Exits 126 when the
+/// namespace or the mount is refused (not root, or no CAP_SYS_ADMIN in a
+/// container). System calls only: the test has threads, the child just
+/// one.
+void mountCacheFileSystem(const char *dir, const char *log,
+                          unsigned long flags) {
   if (::unshare(CLONE_NEWNS) != 0 ||
       ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
       ::mkdir(dir, 0700) != 0 ||
-      ::mount("tmpfs", dir, "tmpfs", 0, "size=16k,mode=0700") != 0)
+      ::mount("tmpfs", dir, "tmpfs", flags, "size=16k,mode=0700") != 0)
     ::_exit(126);
   int fd = ::open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd >= 0)
     ::dup2(fd, STDERR_FILENO);
+}
+
+/// The server's log (its stderr, as mountCacheFileSystem kept it).
+std::string readLog(const std::string &log) {
+  std::ifstream in(log);
+  return std::string((std::istreambuf_iterator<char>(in)),
+                     std::istreambuf_iterator<char>());
+}
+
+TEST(ServerFaults, AReadOnlyCacheDirectoryCostsNothing) {
+  // The cache directory is a read-only file system (a remount after a
+  // disk error): every store fails with EROFS; compiles are served from
+  // memory, the log names the cause, the metrics count it.
+  std::string dir = freshDirectory();
+  std::string log = dir + ".log";
+  ServerProcess server({"--cache-dir", dir}, [&] {
+    mountCacheFileSystem(dir.c_str(), log.c_str(), MS_RDONLY);
+  });
+  if (server.address().empty() && server.wait() == 126)
+    GTEST_SKIP() << "no private tmpfs can be mounted here (needs root or "
+                    "CAP_SYS_ADMIN): the read-only fault is not run";
+  ASSERT_FALSE(server.address().empty());
+  auto stub = server.stub();
+  v1::Graph graph = exampleGraph("mlp");
+  std::string id = compiledId(*stub, graph);
+  ASSERT_FALSE(id.empty());
+  EXPECT_TRUE(executeAndCheck(*stub, id, graph, {{"batch", 3}}, 2).ok());
+  Called again = compile(*stub, graph);
+  ASSERT_TRUE(again.status.ok()) << again.status.error_message();
+  EXPECT_TRUE(again.compiled.cache_hit()); // from memory
+  v1::StatsResponse s = stats(*stub);
+  EXPECT_EQ(s.compiles(), 1);
+  EXPECT_EQ(s.cache_store_errors(), 1);
+  EXPECT_EQ(server.stop(), 0);
+  std::string text = readLog(log);
+  EXPECT_NE(text.find("cache_store_failed"), std::string::npos) << text;
+  EXPECT_NE(text.find("Read-only file system"), std::string::npos) << text;
 }
 
 TEST(ServerFaults, AFullDiskCostsNothing) {
@@ -137,8 +179,9 @@ TEST(ServerFaults, AFullDiskCostsNothing) {
   // names the cause, the metrics count it, and no client sees an error.
   std::string dir = freshDirectory();
   std::string log = dir + ".log";
-  ServerProcess server({"--cache-dir", dir},
-                       [&] { mountFullDisk(dir.c_str(), log.c_str()); });
+  ServerProcess server({"--cache-dir", dir}, [&] {
+    mountCacheFileSystem(dir.c_str(), log.c_str(), 0);
+  });
   if (server.address().empty() && server.wait() == 126)
     GTEST_SKIP() << "no private tmpfs can be mounted here (needs root or "
                     "CAP_SYS_ADMIN): the full-disk fault is not run";
@@ -159,9 +202,7 @@ TEST(ServerFaults, AFullDiskCostsNothing) {
   EXPECT_EQ(s.compiles(), 2);
   EXPECT_EQ(s.cache_store_errors(), 2);
   EXPECT_EQ(server.stop(), 0);
-  std::ifstream in(log);
-  std::string text((std::istreambuf_iterator<char>(in)),
-                   std::istreambuf_iterator<char>());
+  std::string text = readLog(log);
   EXPECT_NE(text.find("cache_store_failed"), std::string::npos) << text;
   EXPECT_NE(text.find("No space left on device"), std::string::npos) << text;
 }
@@ -223,6 +264,109 @@ TEST(ServerFaults, ClientsThatVanishMidRequestCostNothing) {
   EXPECT_EQ(stats(*stub).stored_tensors(), 1);
   EXPECT_TRUE(executeAndCheck(*stub, id, graph, {{"batch", 5}}, 4).ok());
   // No request is left in flight: the drain ends at once, exit 0.
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(server.stop(), 0);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 4s);
+}
+
+/// A client process (VanishingClient.cpp) started with `args`, once it
+/// says its request is on its way; killed with SIGKILL by kill().
+class VanishingClient {
+public:
+  explicit VanishingClient(std::vector<std::string> args) {
+    args.insert(args.begin(), ANYSHAPE_VANISHING_CLIENT);
+    std::vector<char *> argv;
+    for (std::string &arg : args)
+      argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    int out[2];
+    if (::pipe2(out, O_CLOEXEC) != 0)
+      return;
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::dup2(out[1], STDOUT_FILENO);
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+    ::close(out[1]);
+    char said[5] = {};
+    sent_ =
+        pid_ > 0 && ::read(out[0], said, 4) == 4 && std::string(said) == "sent";
+    ::close(out[0]);
+  }
+  ~VanishingClient() { kill(); }
+  bool sent() const { return sent_; }
+  void kill() {
+    if (pid_ <= 0)
+      return;
+    ::kill(pid_, SIGKILL);
+    int status;
+    ::waitpid(pid_, &status, 0);
+    pid_ = -1;
+  }
+
+private:
+  pid_t pid_ = -1;
+  bool sent_ = false;
+};
+
+/// Waits (up to 10 s) until the server handles `count` calls, the Stats
+/// call that asks included; returns the last count seen.
+int64_t awaitRequestsInFlight(v1::AnyShape::Stub &stub, int64_t count) {
+  int64_t seen = stats(stub).requests_in_flight();
+  for (int wait = 0; wait < 500 && seen != count; ++wait) {
+    std::this_thread::sleep_for(20ms);
+    seen = stats(stub).requests_in_flight();
+  }
+  return seen;
+}
+
+TEST(ServerFaults, AClientProcessKilledMidRequestCostsNothing) {
+  // A client process dies (SIGKILL) while the server is in the middle of
+  // its upload, then of its execution: the connection simply ends. The
+  // server drops the half upload, finishes the run, answers no one, and
+  // holds nothing for either afterwards.
+  ServerProcess server({"--execute-threads", "1", "--drain-seconds", "5"});
+  ASSERT_FALSE(server.address().empty());
+  auto stub = server.stub();
+  ASSERT_EQ(stats(*stub).requests_in_flight(), 1); // this Stats call
+
+  {
+    VanishingClient client({server.address(), "upload"});
+    ASSERT_TRUE(client.sent());
+    ASSERT_EQ(awaitRequestsInFlight(*stub, 2), 2) << "the upload never began";
+    client.kill();
+  }
+  EXPECT_EQ(awaitRequestsInFlight(*stub, 1), 1) << "the upload is still held";
+  EXPECT_EQ(stats(*stub).stored_tensors(), 0);
+
+  v1::Graph graph = exampleGraph("bert_encoder_layer");
+  std::string id = compiledId(*stub, graph);
+  ASSERT_FALSE(id.empty());
+  auto shapes = inputShapesFor(graph, {{"batch", 8}, {"seq", 512}});
+  ASSERT_TRUE(shapes.isOk());
+  auto inputs = randomInputs(graph, *shapes, 5);
+  v1::ExecuteRequest request;
+  request.set_executable_id(id);
+  for (int k = 0; k < graph.inputs_size(); ++k) {
+    v1::NamedTensor *input = request.add_inputs();
+    input->set_name(graph.inputs(k).name());
+    *input->mutable_tensor() = inputs.tensors[k];
+  }
+  std::string file = freshDirectory() + ".request";
+  std::ofstream(file, std::ios::binary) << request.SerializeAsString();
+  {
+    VanishingClient client({server.address(), "execute", file});
+    ASSERT_TRUE(client.sent());
+    ASSERT_EQ(awaitRequestsInFlight(*stub, 2), 2) << "the run never began";
+    client.kill();
+  }
+  std::remove(file.c_str());
+  EXPECT_EQ(awaitRequestsInFlight(*stub, 1), 1) << "the run is still held";
+  EXPECT_EQ(stats(*stub).executions(), 1);
+
+  EXPECT_TRUE(
+      executeAndCheck(*stub, id, graph, {{"batch", 1}, {"seq", 9}}, 6).ok());
   auto start = std::chrono::steady_clock::now();
   EXPECT_EQ(server.stop(), 0);
   EXPECT_LT(std::chrono::steady_clock::now() - start, 4s);
