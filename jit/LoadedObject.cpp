@@ -17,6 +17,7 @@
 
 #include "ir/graph/ConstantData.h"
 #include "runtime/Allocator.h"
+#include "runtime/Bfloat16.h"
 #include "runtime/ExecutionContext.h"
 #include "runtime/Gemm.h"
 #include "runtime/MemrefCopy.h"
@@ -70,6 +71,8 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner &mangle) {
   symbols[mangle("__kmpc_push_num_threads")] =
       bind(&runtime::anyshapeKmpcPushNumThreads);
   symbols[mangle(codegen::kFillSeededUniform)] = bind(&fillSeededUniformAt);
+  // LLVM's f32 -> bf16 libcall where the host has no instruction for it.
+  symbols[mangle("__truncsfbf2")] = bind(&runtime::anyshapeTruncF32ToBf16);
   // A CUDA executable's launches (codegen/CUDA/LaunchesToRuntimeCalls.cpp).
   symbols[mangle(codegen::kCudaLaunch)] =
       bind(&runtime::cuda::anyshapeCudaLaunch);
