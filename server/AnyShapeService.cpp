@@ -4,6 +4,7 @@
 // drain waits for precisely the work that was accepted.
 #include "server/AnyShapeService.h"
 
+#include "ir/graph/Bindings.h"
 #include "jit/Compiler.h"
 #include "runtime/Threading.h"
 #include "runtime/cuda/CudaDriver.h"
@@ -121,7 +122,23 @@ AnyShapeService::create(const ServiceOptions &options) {
       std::make_unique<tbb::task_arena>(options.compileThreads, 0);
   service->executePool_ =
       std::make_unique<LowestIdlePool>(options.executeThreads);
+  if (options.hotShapes.threshold > 0) {
+    AnyShapeService *self = service.get();
+    service->hotShapes_ = std::make_unique<HotShapes>(
+        options.hotShapes,
+        [self](const std::string &id, const InputShapes &shapes) {
+          return self->specialize(id, shapes);
+        });
+  }
   return service;
+}
+
+void AnyShapeService::startDraining() {
+  draining_ = true;
+  if (hotShapes_)
+    hotShapes_->stop();
+  if (compileWorkers_)
+    compileWorkers_->stopBackground();
 }
 
 Status AnyShapeService::admit(std::atomic<int> &queued, int limit,
@@ -249,7 +266,8 @@ AnyShapeService::compileKey(const v1::CompileRequest &request) {
 
 StatusOr<CacheResult> AnyShapeService::compileOrShare(
     const v1::CompileRequest &request, const std::string &key,
-    Clock::time_point deadline, v1::CompileResponse &response) {
+    Clock::time_point deadline, v1::CompileResponse &response,
+    bool background) {
   return cache_->getOrCompile(key, [&]() -> StatusOr<CachedExecutable> {
     auto start = Clock::now();
     StatusOr<CachedExecutable> compiled = internalError("not compiled");
@@ -267,7 +285,8 @@ StatusOr<CacheResult> AnyShapeService::compileOrShare(
       if (options_.testingCompileFaults &&
           request.graph().name().rfind(prefix, 0) == 0)
         job.set_testing_fault(request.graph().name().substr(prefix.size()));
-      compiled = compileWorkers_->compile(std::move(job), tensors_, deadline);
+      compiled = compileWorkers_->compile(std::move(job), tensors_, deadline,
+                                          background);
     } else {
       if (options_.testingCompileDelayMs > 0)
         std::this_thread::sleep_for(
@@ -287,6 +306,36 @@ StatusOr<CacheResult> AnyShapeService::compileOrShare(
     }
     return compiled;
   });
+}
+
+StatusOr<std::string> AnyShapeService::specialize(const std::string &id,
+                                                  const InputShapes &shapes) {
+  ANYSHAPE_ASSIGN_OR_RETURN(CacheResult dynamic, cache_->find(id));
+  const CachedExecutable &entry = *dynamic.entry;
+  if (entry.info.target() == v1::TARGET_CUDA)
+    return Status(StatusCode::FailedPrecondition,
+                  "CUDA executables are not specialised");
+  // The executable's own graph (an ONNX model's, imported) with the sizes
+  // bound; its target's default options (a compile's disable_fusion is
+  // not kept with the executable).
+  ANYSHAPE_ASSIGN_OR_RETURN(auto symbols,
+                            bindSymbols(entry.executable->graph(), shapes));
+  if (symbols.empty())
+    return Status(StatusCode::FailedPrecondition,
+                  "the shapes bind no named symbol");
+  v1::CompileRequest request;
+  *request.mutable_graph() = entry.executable->graph();
+  request.mutable_options()->set_target(entry.info.target());
+  for (const auto &[name, size] : symbols)
+    (*request.mutable_options()->mutable_static_symbols())[name] = size;
+  ANYSHAPE_ASSIGN_OR_RETURN(std::string key, compileKey(request));
+  v1::CompileResponse response;
+  ANYSHAPE_ASSIGN_OR_RETURN(CacheResult compiled,
+                            compileOrShare(request, key,
+                                           Clock::now() + std::chrono::hours(1),
+                                           response, /*background=*/true));
+  (void)compiled;
+  return key;
 }
 
 Status AnyShapeService::answerCompile(const CacheResult &result,
@@ -407,9 +456,25 @@ Status AnyShapeService::execute(
     if (!ordered[k])
       return invalidArgument("missing input '" + graph.inputs(k).name() + "'");
 
+  // A hot shape runs on its specialisation once that is ready; should it
+  // have left the cache since, on the executable itself.
+  const jit::Executable *executable = entry.executable.get();
+  std::shared_ptr<const CachedExecutable> specialised;
+  if (hotShapes_ && !entry.info.symbols().empty()) {
+    InputShapes shapes(ordered.size());
+    for (size_t k = 0; k < ordered.size(); ++k)
+      shapes[k].assign(ordered[k]->shape().begin(), ordered[k]->shape().end());
+    std::string id = hotShapes_->route(entry.info.executable_id(), shapes);
+    if (!id.empty())
+      if (StatusOr<CacheResult> found = cache_->find(id); found.isOk()) {
+        specialised = found->entry;
+        executable = specialised->executable.get();
+      }
+  }
   auto start = Clock::now();
   ANYSHAPE_ASSIGN_OR_RETURN(std::vector<v1::Tensor> outputs,
-                            entry.executable->run(ordered));
+                            executable->run(ordered));
+  response.mutable_timing()->set_specialized(specialised != nullptr);
   response.mutable_timing()->set_run_us(microsSince(start));
   response.mutable_timing()->set_threads(
       static_cast<int32_t>(runtime::anyshapeTeamSize()));
@@ -537,8 +602,11 @@ AnyShapeService::Unload(grpc::CallbackServerContext *context,
     return refuse(allowed);
   grpc::ServerUnaryReactor *reactor = newReactor();
   Status valid = checkExecutableId(request->executable_id());
-  if (valid.isOk())
+  if (valid.isOk()) {
     response->set_was_loaded(cache_->unload(request->executable_id()));
+    if (hotShapes_)
+      hotShapes_->forget(request->executable_id());
+  }
   finish(reactor, valid);
   return reactor;
 }
@@ -582,6 +650,12 @@ v1::StatsResponse AnyShapeService::stats() const {
   s.set_stored_tensors(tensors_.count());
   s.set_stored_tensor_bytes(tensors_.bytes());
   s.set_requests_in_flight(metrics_.inFlight.load());
+  if (hotShapes_) {
+    HotShapeStats hot = hotShapes_->stats();
+    s.set_specializations(hot.compiled);
+    s.set_specialization_errors(hot.failed);
+    s.set_specialized_executions(hot.runs);
+  }
   // Probed once; a server without a driver reports none.
   static const std::string cudaDevice = [] {
     auto device = runtime::cuda::probeDevice();

@@ -17,6 +17,7 @@
 #include "ir/graph/Limits.h"
 #include "runtime/Threading.h"
 #include "server/Auth.h"
+#include "server/HotShapes.h"
 #include "server/LowestIdlePool.h"
 #include "server/Metrics.h"
 #include "server/TensorStore.h"
@@ -58,6 +59,8 @@ struct ServiceOptions {
   /// compileWorkers.program is set (anyshape-server sets it to itself);
   /// empty, they run in this process.
   CompileWorkerOptions compileWorkers;
+  /// Hot-shape specialisation (HotShapes.h); off when threshold is 0.
+  HotShapeOptions hotShapes;
   /// Test-only: every compile sleeps this long before it starts, so that
   /// fault tests can hold a compile slot (anyshape-server
   /// --testing-compile-delay-ms).
@@ -97,8 +100,9 @@ public:
                                   const v1::StatsRequest *request,
                                   v1::StatsResponse *response) override;
 
-  /// New requests get UNAVAILABLE from now on.
-  void startDraining() { draining_ = true; }
+  /// New requests get UNAVAILABLE from now on; no more specialisations
+  /// are compiled (the one in progress is stopped).
+  void startDraining();
   /// Kills every compile worker (their requests fail UNAVAILABLE): for a
   /// drain out of time. No-op when compiling in process.
   void stopCompiles() {
@@ -161,10 +165,17 @@ private:
                       Clock::time_point queuedAt);
   /// The options checked and the cache key of the request's graph.
   StatusOr<std::string> compileKey(const v1::CompileRequest &request);
+  /// `background`: a specialisation's compile (lower CPU priority).
   StatusOr<CacheResult> compileOrShare(const v1::CompileRequest &request,
                                        const std::string &key,
                                        Clock::time_point deadline,
-                                       v1::CompileResponse &response);
+                                       v1::CompileResponse &response,
+                                       bool background = false);
+  /// HotShapes' compile: executable `id` with its symbols bound to the
+  /// sizes of `shapes`, compiled in the background or found in the cache;
+  /// returns its id.
+  StatusOr<std::string> specialize(const std::string &id,
+                                   const InputShapes &shapes);
   Status answerCompile(const CacheResult &result, v1::CompileResponse &response,
                        const AfterCompile &then, Clock::time_point queuedAt);
   Status
@@ -186,6 +197,9 @@ private:
   std::atomic<bool> draining_{false};
   /// The cores, shared by the executions running (runtime/Threading.h).
   runtime::CoreShare cores_{runtime::hardwareThreads()};
+  /// Null when off. Destroyed after the pools (their tasks route through
+  /// it) and before what its background compile uses (above).
+  std::unique_ptr<HotShapes> hotShapes_;
   // Last, so that they are destroyed first: their tasks use everything
   // above. The execute pool joins its threads; TBB's arena does not wait
   // for queued compiles, which the drain (waitUntilIdle) waits for.

@@ -165,6 +165,15 @@ StatusOr<std::unique_ptr<Server>> Server::start(const ServerOptions &options) {
           stat(&v1::StatsResponse::redis_lease_takeovers));
     gauge("anyshape_redis_available", "1 while Redis is reachable.", "gauge",
           [service] { return service->stats().redis_available() ? 1.0 : 0.0; });
+    gauge("anyshape_specializations_total",
+          "Hot shapes' specialisations compiled or loaded in the background.",
+          "counter", stat(&v1::StatsResponse::specializations));
+    gauge("anyshape_specialization_errors_total",
+          "Hot shapes' specialisations that failed (the shape stays dynamic).",
+          "counter", stat(&v1::StatsResponse::specialization_errors));
+    gauge("anyshape_specialized_executions_total",
+          "Executions run on a hot shape's specialisation.", "counter",
+          stat(&v1::StatsResponse::specialized_executions));
     gauge("anyshape_cache_evictions_total", "Executables evicted from memory.",
           "counter", stat(&v1::StatsResponse::evictions));
     gauge("anyshape_loaded_executables", "Executables in memory.", "gauge",

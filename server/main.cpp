@@ -82,6 +82,12 @@ const char *kUsage = R"(usage: anyshape-server [options]
   --execute-threads N      concurrent executions (default: cores); each gets
                            cores / (executions running when it starts)
                            OpenMP threads: a lone request gets every core
+  --specialize-after N     hot-shape specialisation: once one executable has
+                           run N times at the same input shapes, compile it
+                           for those sizes in the background (low CPU
+                           priority, one at a time) and run them on that
+                           from then on; other shapes stay dynamic. At most
+                           8 per executable (default 0: off)
   --max-queue N            queued executions before RESOURCE_EXHAUSTED
                            (default 1024); compiles queue up to 64
   --max-message-bytes N    gRPC message limit, both directions (default 256 MiB)
@@ -230,6 +236,8 @@ int main(int argc, char **argv) {
       options.service.compileWorkers.cpuSeconds = number;
     else if (arg == "--cuda-memory-bytes" && needNumber(0, INT64_MAX))
       cudaMemoryBytes = number;
+    else if (arg == "--specialize-after" && needNumber(0, INT64_MAX))
+      options.service.hotShapes.threshold = number;
     else if (arg == "--testing-compile-delay-ms" && needNumber(0, 600000))
       options.service.testingCompileDelayMs = static_cast<int>(number);
     else

@@ -149,9 +149,10 @@ StatusOr<CompileWorkers::Child> CompileWorkers::spawnLocked() {
   return child;
 }
 
-StatusOr<CompileWorkers::Child> CompileWorkers::takeWorker(bool spare) {
+StatusOr<CompileWorkers::Child> CompileWorkers::takeWorker(bool spare,
+                                                           bool background) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (killedAll_)
+  if (killedAll_ || (background && backgroundStopped_))
     return Status(StatusCode::Unavailable,
                   "the server is shutting down; no new compiles");
   std::optional<Child> taken;
@@ -176,12 +177,17 @@ StatusOr<CompileWorkers::Child> CompileWorkers::takeWorker(bool spare) {
   if (!spare_)
     if (StatusOr<Child> next = spawnLocked(); next.isOk())
       spare_ = *next;
+  if (background) {
+    background_.insert(taken->pid);
+    // Its threads, started by its main thread, inherit this.
+    ::setpriority(PRIO_PROCESS, taken->pid, 10);
+  }
   return *taken;
 }
 
 Status CompileWorkers::run(const std::string &input, Clock::time_point deadline,
-                           bool spare, Outcome &out) {
-  ANYSHAPE_ASSIGN_OR_RETURN(Child child, takeWorker(spare));
+                           bool spare, bool background, Outcome &out) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Child child, takeWorker(spare, background));
   auto start = Clock::now();
   pid_t pid = child.pid;
   int toChild = child.toChild, fromChild = child.fromChild,
@@ -249,7 +255,8 @@ Status CompileWorkers::run(const std::string &input, Clock::time_point deadline,
     // pid (an unreaped child keeps its pid).
     std::lock_guard<std::mutex> guard(mutex_);
     running_.erase(pid);
-    out.killedAll = killedAll_;
+    background_.erase(pid);
+    out.killedAll = killedAll_ || (background && backgroundStopped_);
   }
   // A worker exits right after closing its output; should one linger,
   // the deadline still holds.
@@ -275,7 +282,8 @@ Status CompileWorkers::run(const std::string &input, Clock::time_point deadline,
 
 StatusOr<CachedExecutable> CompileWorkers::compile(v1::CompileJob job,
                                                    const TensorLookup &tensors,
-                                                   Clock::time_point deadline) {
+                                                   Clock::time_point deadline,
+                                                   bool background) {
   std::vector<const v1::Tensor *> stored;
   auto *ids = job.mutable_stored_tensor_ids();
   for (int k = 0; k < ids->size();) {
@@ -292,14 +300,16 @@ StatusOr<CachedExecutable> CompileWorkers::compile(v1::CompileJob job,
     appendFramed(*tensor, input);
 
   Outcome out;
-  ANYSHAPE_RETURN_IF_ERROR(run(input, deadline, /*spare=*/true, out));
+  ANYSHAPE_RETURN_IF_ERROR(
+      run(input, deadline, /*spare=*/true, background, out));
   // A worker killed before it had the job (a spare killed from outside
   // while it waited: waitpid cannot tell a dying process from a live one)
   // says nothing about the job, which gets one fresh worker.
   if (!out.killedAll && !out.pastDeadline && WIFSIGNALED(out.waitStatus) &&
       !out.jobReceived) {
     out = Outcome();
-    ANYSHAPE_RETURN_IF_ERROR(run(input, deadline, /*spare=*/false, out));
+    ANYSHAPE_RETURN_IF_ERROR(
+        run(input, deadline, /*spare=*/false, background, out));
   }
   const int status = out.waitStatus;
   const std::string limits =
@@ -384,6 +394,13 @@ StatusOr<CachedExecutable> CompileWorkers::compile(v1::CompileJob job,
                        std::move(*result.mutable_object_code()),
                        std::move(device)},
       compiledUnder);
+}
+
+void CompileWorkers::stopBackground() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  backgroundStopped_ = true;
+  for (pid_t pid : background_)
+    ::kill(pid, SIGKILL);
 }
 
 void CompileWorkers::killAll() {

@@ -50,14 +50,20 @@ public:
 
   /// Runs `job` in a new worker, with the stored tensors `tensors` has of
   /// job.stored_tensor_ids (the others are dropped from the job: the
-  /// compile then reports them missing); kills it at `deadline`.
+  /// compile then reports them missing); kills it at `deadline`. A
+  /// `background` compile (a hot shape's specialisation, HotShapes.h) runs
+  /// at a lower CPU priority than the server's requests.
   StatusOr<CachedExecutable>
   compile(v1::CompileJob job, const TensorLookup &tensors,
-          std::chrono::steady_clock::time_point deadline);
+          std::chrono::steady_clock::time_point deadline,
+          bool background = false);
 
   /// Kills every running worker; their compiles fail UNAVAILABLE. For a
   /// drain that ran out of time.
   void killAll();
+  /// Kills the background compiles and starts no more (they fail
+  /// UNAVAILABLE). For a drain: nobody waits for them.
+  void stopBackground();
 
   const CompileWorkerOptions &options() const { return options_; }
 
@@ -72,10 +78,10 @@ private:
   /// alive), else a new one.
   Status run(const std::string &input,
              std::chrono::steady_clock::time_point deadline, bool spare,
-             Outcome &out);
+             bool background, Outcome &out);
   /// The spare worker if `spare` and it is alive (else a new one); a new
   /// spare whenever none is left.
-  StatusOr<Child> takeWorker(bool spare);
+  StatusOr<Child> takeWorker(bool spare, bool background);
   StatusOr<Child> spawnLocked(); // mutex_ held
   /// Closes `child`'s pipes and reaps it (killing it first if `kill`).
   void reap(Child &child, bool kill); // mutex_ held
@@ -83,9 +89,11 @@ private:
   const CompileWorkerOptions options_;
   Metrics &metrics_;
   std::mutex mutex_;
-  std::set<pid_t> running_;    // guarded by mutex_; not yet reaped
-  std::optional<Child> spare_; // guarded by mutex_; waiting for a job
-  bool killedAll_ = false;     // guarded by mutex_
+  std::set<pid_t> running_;        // guarded by mutex_; not yet reaped
+  std::optional<Child> spare_;     // guarded by mutex_; waiting for a job
+  bool killedAll_ = false;         // guarded by mutex_
+  std::set<pid_t> background_;     // guarded by mutex_; a subset of running_
+  bool backgroundStopped_ = false; // guarded by mutex_
 };
 
 } // namespace anyshape::server
