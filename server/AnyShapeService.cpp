@@ -330,11 +330,10 @@ StatusOr<std::string> AnyShapeService::specialize(const std::string &id,
     (*request.mutable_options()->mutable_static_symbols())[name] = size;
   ANYSHAPE_ASSIGN_OR_RETURN(std::string key, compileKey(request));
   v1::CompileResponse response;
-  ANYSHAPE_ASSIGN_OR_RETURN(CacheResult compiled,
-                            compileOrShare(request, key,
-                                           Clock::now() + std::chrono::hours(1),
-                                           response, /*background=*/true));
-  (void)compiled;
+  ANYSHAPE_RETURN_IF_ERROR(compileOrShare(request, key,
+                                          Clock::now() + std::chrono::hours(1),
+                                          response, /*background=*/true)
+                               .status());
   return key;
 }
 
