@@ -1,45 +1,84 @@
 // libFuzzer target: an Execute request as a client sends it, decoded and
-// checked as the server does before a kernel runs -- each named input
-// matched to the graph, validated as a wire tensor (server/TensorStore.h),
-// added to a bounded tensor store and read back by its content id (the
-// UploadTensor path), then the symbols bound and every run-time shape
-// condition checked (ir/graph/Bindings.h, what the compiled shape checks
-// decide). The first byte picks one of the example graphs; the rest is a
-// binary v1::ExecuteRequest. Nothing may crash, trip a sanitizer, or
-// exceed libFuzzer's limits, whatever the shapes and sizes claim.
+// checked as the server does, then run on the compiled executable -- each
+// named input matched to the graph, validated as a wire tensor
+// (server/TensorStore.h), added to a bounded tensor store and read back by
+// its content id (the UploadTensor path), the symbols bound and every
+// run-time shape condition checked (ir/graph/Bindings.h), and the inputs
+// run by the example's executable (compiled once, at -O0, by the same
+// uninstrumented compiler the server runs). The executable's generated
+// shape checks must decide as the evaluator's rules do: a run that
+// succeeds where they refuse, or fails where they accept, traps. The
+// first byte picks one of the example graphs; the rest is a binary
+// v1::ExecuteRequest. Nothing may crash, trip a sanitizer, or exceed
+// libFuzzer's limits, whatever the shapes and sizes claim.
 //
 //   build/bin/anyshape-fuzz-execute -max_total_time=600 CORPUS_DIR \
 //       tests/fuzz/corpus/execute
 #include "examples/ExampleGraphs.h"
 #include "ir/graph/Bindings.h"
 #include "ir/graph/Validate.h"
+#include "jit/Compiler.h"
 #include "server/TensorStore.h"
 
 #include "anyshape/v1/service.pb.h"
 
+#include <google/protobuf/stubs/logging.h>
+
+#include <csignal>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
+
+#include <pthread.h>
 
 namespace {
 
 using namespace anyshape;
 
+/// SIGALRM held back while compiled code runs. libFuzzer's timeout alarm
+/// runs its handler on the interrupted thread's stack, and oneDNN's JITed
+/// GEMM runs on a stack it allocated from the heap: ASan then reports the
+/// handler's own frame as a heap overflow. Threads started meanwhile (the
+/// OpenMP team) inherit the block, so the alarm only ever lands on the
+/// fuzzing thread between runs. A run that hangs is still stopped by the
+/// test's timeout (ctest's, 600 s).
+class AlarmHeldBack {
+public:
+  AlarmHeldBack() {
+    sigset_t alarm;
+    sigemptyset(&alarm);
+    sigaddset(&alarm, SIGALRM);
+    pthread_sigmask(SIG_BLOCK, &alarm, &previous_);
+  }
+  ~AlarmHeldBack() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+
+private:
+  sigset_t previous_;
+};
+
 struct Example {
   v1::Graph graph;
   GraphInfo info;
+  std::shared_ptr<jit::Executable> executable;
 };
 
 const std::vector<Example> &exampleGraphs() {
   static const std::vector<Example> made = [] {
+    AlarmHeldBack held; // LLVM's and OpenMP's threads start with it blocked
     std::vector<Example> all;
     for (void (*build)(client::GraphBuilder &) :
          {examples::mlp, examples::elementwiseReduce, examples::embedding,
           examples::bertEncoderLayer}) {
       client::GraphBuilder builder("example");
       build(builder);
-      Example e{*builder.build(), {}};
+      Example e{*builder.build(), {}, nullptr};
       e.info = *validateGraph(e.graph);
+      jit::CompileOptions options;
+      options.optLevel = 0; // the target is the checks, not the kernels
+      auto compiled = jit::Compiler::compile(e.graph, options);
+      if (!compiled.isOk())
+        __builtin_trap(); // an example that does not compile: a bug
+      e.executable = *compiled;
       all.push_back(std::move(e));
     }
     return all;
@@ -78,12 +117,35 @@ void decode(const Example &e, const v1::ExecuteRequest &request) {
       return;
     shapes.emplace_back(tensor->shape().begin(), tensor->shape().end());
   }
-  if (!bindSymbols(graph, shapes).isOk())
-    return;
-  (void)checkConcreteShapes(graph, e.info, shapes);
+  // The compiled checks run before any kernel touches data (dtypes, then
+  // the symbols and every shape rule): they must agree with the declared
+  // dtypes and the evaluator's rules.
+  bool accepted = bindSymbols(graph, shapes).isOk() &&
+                  checkConcreteShapes(graph, e.info, shapes).isOk();
+  for (int k = 0; k < graph.inputs_size(); ++k)
+    accepted =
+        accepted && ordered[k]->dtype() == graph.inputs(k).type().dtype();
+  std::vector<const v1::Tensor *> inputs;
+  for (const auto &tensor : ordered)
+    inputs.push_back(tensor.get());
+  StatusOr<std::vector<v1::Tensor>> ran = [&] {
+    AlarmHeldBack held;
+    return e.executable->run(inputs);
+  }();
+  if (ran.isOk() != accepted)
+    __builtin_trap(); // the compiled checks and the rules disagree
+  if (!ran.isOk() && ran.status().code() != StatusCode::InvalidArgument)
+    __builtin_trap(); // a refusal must be the caller's error
 }
 
 } // namespace
+
+/// Protobuf logs every string field with invalid UTF-8 it parses: most
+/// mutated inputs. Quiet, so that the log shows libFuzzer's progress.
+extern "C" int LLVMFuzzerInitialize(int *, char ***) {
+  google::protobuf::SetLogHandler(nullptr);
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size == 0)
