@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace anyshape::test {
 
@@ -60,6 +61,21 @@ inline v1::StatsResponse stats(v1::AnyShape::Stub &stub) {
   return response;
 }
 
+/// An Execute request of `id` with `tensors` as the graph's inputs, in
+/// order.
+inline v1::ExecuteRequest
+executeRequest(const std::string &id, const v1::Graph &graph,
+               const std::vector<v1::Tensor> &tensors) {
+  v1::ExecuteRequest request;
+  request.set_executable_id(id);
+  for (int k = 0; k < graph.inputs_size(); ++k) {
+    v1::NamedTensor *input = request.add_inputs();
+    input->set_name(graph.inputs(k).name());
+    *input->mutable_tensor() = tensors[k];
+  }
+  return request;
+}
+
 /// Executes `id` at `symbols` on random inputs and checks every output
 /// against the reference evaluator; returns the gRPC status (and the
 /// response's timing in `timing`, if given).
@@ -71,13 +87,7 @@ executeAndCheck(v1::AnyShape::Stub &stub, const std::string &id,
   auto shapes = inputShapesFor(graph, symbols);
   EXPECT_TRUE(shapes.isOk());
   auto inputs = test::randomInputs(graph, *shapes, seed);
-  v1::ExecuteRequest request;
-  request.set_executable_id(id);
-  for (int k = 0; k < graph.inputs_size(); ++k) {
-    v1::NamedTensor *input = request.add_inputs();
-    input->set_name(graph.inputs(k).name());
-    *input->mutable_tensor() = inputs.tensors[k];
-  }
+  v1::ExecuteRequest request = executeRequest(id, graph, inputs.tensors);
   grpc::ClientContext context;
   v1::ExecuteResponse response;
   grpc::Status status = stub.Execute(&context, request, &response);

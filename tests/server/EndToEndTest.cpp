@@ -562,12 +562,7 @@ startLongRuns(const ServerProcess &server, const std::string &id,
   for (int k = 0; k < count; ++k)
     runs.push_back(std::async(std::launch::async, [&server, id, graph, issued,
                                                    tensors = inputs.tensors] {
-      v1::ExecuteRequest request;
-      request.set_executable_id(id);
-      for (int i = 0; i < graph.inputs_size(); ++i) {
-        request.add_inputs()->set_name(graph.inputs(i).name());
-        *request.mutable_inputs(i)->mutable_tensor() = tensors[i];
-      }
+      v1::ExecuteRequest request = executeRequest(id, graph, tensors);
       grpc::ClientContext context;
       v1::ExecuteResponse response;
       auto stub = server.stub();
@@ -699,12 +694,7 @@ TEST(ServerEndToEnd, DeadlinesExpireInFlight) {
   auto shapes = inputShapesFor(graph, {{"batch", 8}, {"seq", 512}});
   ASSERT_TRUE(shapes.isOk());
   auto inputs = test::randomInputs(graph, *shapes, 1);
-  v1::ExecuteRequest request;
-  request.set_executable_id(id);
-  for (int i = 0; i < graph.inputs_size(); ++i) {
-    request.add_inputs()->set_name(graph.inputs(i).name());
-    *request.mutable_inputs(i)->mutable_tensor() = inputs.tensors[i];
-  }
+  v1::ExecuteRequest request = executeRequest(id, graph, inputs.tensors);
   double runMs = 0;
   {
     grpc::ClientContext context;

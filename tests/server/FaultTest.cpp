@@ -235,13 +235,7 @@ TEST(ServerFaults, ClientsThatVanishMidRequestCostNothing) {
   auto shapes = inputShapesFor(graph, {{"batch", 1 << 14}});
   ASSERT_TRUE(shapes.isOk());
   auto inputs = randomInputs(graph, *shapes, 3);
-  v1::ExecuteRequest request;
-  request.set_executable_id(id);
-  for (int k = 0; k < graph.inputs_size(); ++k) {
-    v1::NamedTensor *input = request.add_inputs();
-    input->set_name(graph.inputs(k).name());
-    *input->mutable_tensor() = inputs.tensors[k];
-  }
+  v1::ExecuteRequest request = executeRequest(id, graph, inputs.tensors);
   for (int k = 0; k < 3; ++k) {
     grpc::ClientContext context;
     v1::ExecuteResponse response;
@@ -346,13 +340,7 @@ TEST(ServerFaults, AClientProcessKilledMidRequestCostsNothing) {
   auto shapes = inputShapesFor(graph, {{"batch", 8}, {"seq", 512}});
   ASSERT_TRUE(shapes.isOk());
   auto inputs = randomInputs(graph, *shapes, 5);
-  v1::ExecuteRequest request;
-  request.set_executable_id(id);
-  for (int k = 0; k < graph.inputs_size(); ++k) {
-    v1::NamedTensor *input = request.add_inputs();
-    input->set_name(graph.inputs(k).name());
-    *input->mutable_tensor() = inputs.tensors[k];
-  }
+  v1::ExecuteRequest request = executeRequest(id, graph, inputs.tensors);
   std::string file = freshDirectory() + ".request";
   std::ofstream(file, std::ios::binary) << request.SerializeAsString();
   {
