@@ -7,7 +7,8 @@
 //
 // One background thread compiles the specialisations, one at a time, so
 // they never take a compile slot from a client's compile; the service runs
-// each at a lower CPU priority. A specialisation is an ordinary cache entry
+// each in a compile worker at nice 10 (a server compiling in process runs
+// it at normal priority). A specialisation is an ordinary cache entry
 // (its key is the graph's with the symbols bound): it is shared through the
 // tiers and found again after a restart without compiling.
 //
