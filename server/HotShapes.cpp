@@ -56,7 +56,8 @@ std::string HotShapes::route(const std::string &id, const InputShapes &shapes) {
   if (found == shapes_.end()) {
     if (static_cast<int64_t>(shapes_.size()) >= options_.maxShapes)
       return "";
-    found = shapes_.emplace(key, Shape{id, shapes}).first;
+    found =
+        shapes_.emplace(key, Shape{id, shapes, 0, State::Counting, {}}).first;
   }
   Shape &shape = found->second;
   if (shape.state == State::Ready) {

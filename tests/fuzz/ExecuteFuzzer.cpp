@@ -119,9 +119,9 @@ void decode(const Example &e, const v1::ExecuteRequest &request) {
   }
   // The compiled checks run before any kernel touches data (dtypes, then
   // the symbols and every shape rule): they must agree with the declared
-  // dtypes and the evaluator's rules.
-  bool accepted = bindSymbols(graph, shapes).isOk() &&
-                  checkConcreteShapes(graph, e.info, shapes).isOk();
+  // dtypes and the evaluator's rules (checkConcreteShapes binds the
+  // symbols itself).
+  bool accepted = checkConcreteShapes(graph, e.info, shapes).isOk();
   for (int k = 0; k < graph.inputs_size(); ++k)
     accepted =
         accepted && ordered[k]->dtype() == graph.inputs(k).type().dtype();

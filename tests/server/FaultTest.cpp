@@ -143,48 +143,20 @@ std::string readLog(const std::string &log) {
                      std::istreambuf_iterator<char>());
 }
 
-TEST(ServerFaults, AReadOnlyCacheDirectoryCostsNothing) {
-  // The cache directory is a read-only file system (a remount after a
-  // disk error): every store fails with EROFS; compiles are served from
-  // memory, the log names the cause, the metrics count it.
+/// A server whose cache directory is a file system mounted with `flags`
+/// (mountCacheFileSystem) on which every store fails with `cause`: two
+/// graphs compile and run, a second compile is served from memory, each
+/// failed store is counted and logged with its cause, and no client sees
+/// an error.
+void expectStoresRefusedCostNothing(unsigned long flags, const char *cause) {
   std::string dir = freshDirectory();
   std::string log = dir + ".log";
   ServerProcess server({"--cache-dir", dir}, [&] {
-    mountCacheFileSystem(dir.c_str(), log.c_str(), MS_RDONLY);
+    mountCacheFileSystem(dir.c_str(), log.c_str(), flags);
   });
   if (server.address().empty() && server.wait() == 126)
     GTEST_SKIP() << "no private tmpfs can be mounted here (needs root or "
-                    "CAP_SYS_ADMIN): the read-only fault is not run";
-  ASSERT_FALSE(server.address().empty());
-  auto stub = server.stub();
-  v1::Graph graph = exampleGraph("mlp");
-  std::string id = compiledId(*stub, graph);
-  ASSERT_FALSE(id.empty());
-  EXPECT_TRUE(executeAndCheck(*stub, id, graph, {{"batch", 3}}, 2).ok());
-  Called again = compile(*stub, graph);
-  ASSERT_TRUE(again.status.ok()) << again.status.error_message();
-  EXPECT_TRUE(again.compiled.cache_hit()); // from memory
-  v1::StatsResponse s = stats(*stub);
-  EXPECT_EQ(s.compiles(), 1);
-  EXPECT_EQ(s.cache_store_errors(), 1);
-  EXPECT_EQ(server.stop(), 0);
-  std::string text = readLog(log);
-  EXPECT_NE(text.find("cache_store_failed"), std::string::npos) << text;
-  EXPECT_NE(text.find("Read-only file system"), std::string::npos) << text;
-}
-
-TEST(ServerFaults, AFullDiskCostsNothing) {
-  // The cache directory is a file system with no room for an entry: each
-  // store fails with ENOSPC; compiles are served from memory, the log
-  // names the cause, the metrics count it, and no client sees an error.
-  std::string dir = freshDirectory();
-  std::string log = dir + ".log";
-  ServerProcess server({"--cache-dir", dir}, [&] {
-    mountCacheFileSystem(dir.c_str(), log.c_str(), 0);
-  });
-  if (server.address().empty() && server.wait() == 126)
-    GTEST_SKIP() << "no private tmpfs can be mounted here (needs root or "
-                    "CAP_SYS_ADMIN): the full-disk fault is not run";
+                    "CAP_SYS_ADMIN): this fault is not run";
   ASSERT_FALSE(server.address().empty());
   auto stub = server.stub();
   v1::Graph graph = exampleGraph("mlp");
@@ -204,7 +176,17 @@ TEST(ServerFaults, AFullDiskCostsNothing) {
   EXPECT_EQ(server.stop(), 0);
   std::string text = readLog(log);
   EXPECT_NE(text.find("cache_store_failed"), std::string::npos) << text;
-  EXPECT_NE(text.find("No space left on device"), std::string::npos) << text;
+  EXPECT_NE(text.find(cause), std::string::npos) << text;
+}
+
+TEST(ServerFaults, AReadOnlyCacheDirectoryCostsNothing) {
+  // A read-only file system (a remount after a disk error): EROFS.
+  expectStoresRefusedCostNothing(MS_RDONLY, "Read-only file system");
+}
+
+TEST(ServerFaults, AFullDiskCostsNothing) {
+  // A file system with no room for an entry: ENOSPC.
+  expectStoresRefusedCostNothing(0, "No space left on device");
 }
 
 TEST(ServerFaults, ClientsThatVanishMidRequestCostNothing) {
