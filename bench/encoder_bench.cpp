@@ -62,6 +62,19 @@ void BM_EncoderDynamicUnfused(benchmark::State &state) {
   runLoop(state, *unfused, bench::encoderInputs(state.range(0)));
 }
 
+/// The FFN's wide weight [768, 3072] as the graph has it (range(0) = 0)
+/// or stored transposed (1; anyshape-transpose-wide-weights), whatever
+/// this host's default: which layout its GEMM library reads faster.
+void BM_EncoderWideWeights(benchmark::State &state) {
+  static std::shared_ptr<jit::Executable> byLayout[2] = {nullptr, nullptr};
+  std::shared_ptr<jit::Executable> &executable = byLayout[state.range(0)];
+  if (!executable) {
+    jit::CompileOptions options;
+    options.pipeline.target.transposeWideWeights = state.range(0) == 1;
+    executable = compileOrDie(options);
+  }
+  runLoop(state, *executable, bench::encoderInputs(state.range(1)));
+}
 /// Host overhead: a graph whose kernel work is one element, so the time is
 /// input checks (every shape rule), marshalling and the call itself.
 void BM_HostOverheadTinyGraph(benchmark::State &state) {
@@ -117,6 +130,10 @@ BENCHMARK(BM_EncoderDynamic)
     ->Arg(128)
     ->Arg(256)
     ->Arg(512)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_EncoderWideWeights)
+    ->ArgsProduct({{0, 1}, {4, 16, 64, 128, 256, 512}})
+    ->ArgNames({"transposed", "seq"})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_EncoderStatic)
     ->Arg(16)

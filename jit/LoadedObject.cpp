@@ -39,6 +39,14 @@ void fillSeededUniformAt(int64_t address, int64_t count, int32_t dtype,
                     reinterpret_cast<char *>(address));
 }
 
+/// codegen::kFillSeededUniformTransposed's.
+void fillSeededUniformTransposedAt(int64_t address, int64_t rows, int64_t cols,
+                                   int32_t dtype, uint64_t seed, double low,
+                                   double high) {
+  fillSeededUniformTransposed(seed, low, high, static_cast<v1::DType>(dtype),
+                              rows, cols, reinterpret_cast<char *>(address));
+}
+
 llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner &mangle) {
   auto bind = [](auto *function) {
     return llvm::orc::ExecutorSymbolDef(
@@ -71,6 +79,8 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner &mangle) {
   symbols[mangle("__kmpc_push_num_threads")] =
       bind(&runtime::anyshapeKmpcPushNumThreads);
   symbols[mangle(codegen::kFillSeededUniform)] = bind(&fillSeededUniformAt);
+  symbols[mangle(codegen::kFillSeededUniformTransposed)] =
+      bind(&fillSeededUniformTransposedAt);
   // LLVM's f32 -> bf16 libcall where the host has no instruction for it.
   symbols[mangle("__truncsfbf2")] = bind(&runtime::anyshapeTruncF32ToBf16);
   // A CUDA executable's launches (codegen/CUDA/LaunchesToRuntimeCalls.cpp).

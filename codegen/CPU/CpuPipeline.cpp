@@ -25,6 +25,10 @@ using namespace mlir;
 namespace anyshape::codegen {
 
 void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
+  // Weights in the layout this CPU's GEMM library reads fastest, before
+  // anything plans around their shapes.
+  if (options.target.transposeWideWeights)
+    pm.addNestedPass<func::FuncOp>(createTransposeWideWeights());
   // 0-2. The planned graph in linalg (Stages.h), then vectorisable
   // exp/tanh/erf/...
   buildPlannedLinalgStages(pm, options.fuse);
@@ -136,6 +140,10 @@ void registerCpuPipeline() {
         *this, "vector-bytes",
         llvm::cl::desc("Bytes of the target's vector registers"),
         llvm::cl::init(defaults.target.vectorBytes)};
+    Option<bool> transposeWideWeights{
+        *this, "transpose-wide-weights",
+        llvm::cl::desc("Store constant GEMM weights [K, N], N > K, as [N, K]"),
+        llvm::cl::init(defaults.target.transposeWideWeights)};
   };
   PassPipelineRegistration<CliOptions>(
       "anyshape-cpu-pipeline",
@@ -150,6 +158,7 @@ void registerCpuPipeline() {
         options.maxColumnPartials = cli.maxColumnPartials;
         options.printKernelFusions = cli.printKernelFusions;
         options.target.vectorBytes = cli.vectorBytes;
+        options.target.transposeWideWeights = cli.transposeWideWeights;
         buildCpuPipeline(pm, options);
       });
 }

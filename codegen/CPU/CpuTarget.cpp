@@ -15,6 +15,7 @@ const CpuTarget &CpuTarget::host() {
       t.vectorBytes = 32;
     else
       t.vectorBytes = 16;
+    t.transposeWideWeights = !features.lookup("avx512f");
     return t;
   }();
   return target;

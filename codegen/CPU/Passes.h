@@ -6,6 +6,7 @@
 #pragma once
 
 #include "codegen/Common/Passes.h"
+#include "ir/dhlo/IR/DhloDialect.h"
 
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"

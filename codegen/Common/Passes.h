@@ -36,6 +36,11 @@ inline constexpr const char *kInitializeSymbol = "anyshape_initialize";
 /// The runtime generator of SeededUniform constants: `(address: i64,
 /// count: i64, dtype: i32, seed: i64, low: f64, high: f64) -> ()`.
 inline constexpr const char *kFillSeededUniform = "anyshapeFillSeededUniform";
+/// The same for a `transposed` one: `(address: i64, rows: i64, cols: i64,
+/// dtype: i32, seed: i64, low: f64, high: f64) -> ()`, where [rows, cols]
+/// is the wire constant's shape (fillSeededUniformTransposed).
+inline constexpr const char *kFillSeededUniformTransposed =
+    "anyshapeFillSeededUniformTransposed";
 
 /// Stands for the running execution's team size (`() -> i64`), which
 /// picks a row-reduction kernel's schedule, until

@@ -29,17 +29,24 @@ using namespace mlir;
 
 namespace {
 
-/// `(address: i64, count: i64, dtype: i32, seed: i64, low: f64, high: f64)`,
-/// declared once.
-func::FuncOp declareFill(ModuleOp module, OpBuilder &b) {
-  if (auto existing = module.lookupSymbol<func::FuncOp>(kFillSeededUniform))
+/// The runtime's generator, declared once: kFillSeededUniform `(address,
+/// count, dtype, seed, low, high)`, or with `transposed`
+/// kFillSeededUniformTransposed `(address, rows, cols, dtype, seed, low,
+/// high)`.
+func::FuncOp declareFill(ModuleOp module, OpBuilder &b, bool transposed) {
+  StringRef name =
+      transposed ? kFillSeededUniformTransposed : kFillSeededUniform;
+  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
     return existing;
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(module.getBody());
   Type i64 = b.getI64Type(), f64 = b.getF64Type();
-  auto fill = b.create<func::FuncOp>(
-      module.getLoc(), kFillSeededUniform,
-      b.getFunctionType({i64, i64, b.getI32Type(), i64, f64, f64}, {}));
+  SmallVector<Type> arguments{i64, i64};
+  if (transposed)
+    arguments.push_back(i64);
+  arguments.append({b.getI32Type(), i64, f64, f64});
+  auto fill = b.create<func::FuncOp>(module.getLoc(), name,
+                                     b.getFunctionType(arguments, {}));
   fill.setPrivate();
   return fill;
 }
@@ -88,12 +95,18 @@ struct SeededConstantsAtLoadPass
       auto f64 = [&](APFloat v) -> Value {
         return body.create<arith::ConstantFloatOp>(loc, v, body.getF64Type());
       };
-      body.create<func::CallOp>(
-          loc, declareFill(module, b),
-          ValueRange{address, i64(tensorType.getNumElements()),
-                     body.create<arith::ConstantIntOp>(loc, *dtype, 32),
-                     i64(static_cast<int64_t>(op.getSeed())), f64(op.getLow()),
-                     f64(op.getHigh())});
+      // The wire constant's extent: [rows, cols] transposed, else flat.
+      SmallVector<Value> arguments{address};
+      if (op.getTransposed())
+        arguments.append(
+            {i64(tensorType.getDimSize(1)), i64(tensorType.getDimSize(0))});
+      else
+        arguments.push_back(i64(tensorType.getNumElements()));
+      arguments.append({body.create<arith::ConstantIntOp>(loc, *dtype, 32),
+                        i64(static_cast<int64_t>(op.getSeed())),
+                        f64(op.getLow()), f64(op.getHigh())});
+      body.create<func::CallOp>(loc, declareFill(module, b, op.getTransposed()),
+                                arguments);
 
       OpBuilder at(op);
       Value view =

@@ -39,18 +39,38 @@ double seededUnit(uint64_t seed, uint64_t index) {
   return static_cast<double>(z >> 11) * 0x1.0p-53;
 }
 
+namespace {
+
+/// Element `index` of a SeededUniform constant of `dtype`, encoded at `out`.
+void encodeSeededElement(uint64_t seed, double low, double high,
+                         v1::DType dtype, int64_t index, char *out) {
+  double u = seededUnit(seed, static_cast<uint64_t>(index));
+  double v =
+      dtype == v1::DTYPE_BOOL ? (u >= 0.5 ? 1.0 : 0.0) : low + (high - low) * u;
+  if (isIntegerDType(dtype))
+    v = std::floor(v);
+  encodeElement(v, dtype, out);
+}
+
+} // namespace
+
 void fillSeededUniform(uint64_t seed, double low, double high, v1::DType dtype,
                        int64_t count, char *out) {
   int64_t elementSize = dtypeByteSize(dtype);
-  bool integer = isIntegerDType(dtype);
-  for (int64_t i = 0; i < count; ++i) {
-    double u = seededUnit(seed, static_cast<uint64_t>(i));
-    double v = dtype == v1::DTYPE_BOOL ? (u >= 0.5 ? 1.0 : 0.0)
-                                       : low + (high - low) * u;
-    if (integer)
-      v = std::floor(v);
-    encodeElement(v, dtype, out + i * elementSize);
-  }
+  for (int64_t i = 0; i < count; ++i)
+    encodeSeededElement(seed, low, high, dtype, i, out + i * elementSize);
+}
+
+void fillSeededUniformTransposed(uint64_t seed, double low, double high,
+                                 v1::DType dtype, int64_t rows, int64_t cols,
+                                 char *out) {
+  int64_t elementSize = dtypeByteSize(dtype);
+  // Row by row of the output: its writes are sequential, the generator is
+  // random access anyway.
+  for (int64_t c = 0; c < cols; ++c)
+    for (int64_t r = 0; r < rows; ++r)
+      encodeSeededElement(seed, low, high, dtype, r * cols + c,
+                          out + (c * rows + r) * elementSize);
 }
 
 bool isGeneratedConstant(const v1::ConstantAttrs &attrs) {

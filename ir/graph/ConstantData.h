@@ -49,6 +49,13 @@ double seededUnit(uint64_t seed, uint64_t index);
 /// executables that generate their large constants when they load.
 void fillSeededUniform(uint64_t seed, double low, double high, v1::DType dtype,
                        int64_t count, char *out);
+/// The same constant of shape [rows, cols], written transposed: element
+/// (r, c) -- index r * cols + c of the generator -- lands at position
+/// c * rows + r of `out`. For weights stored in the layout their GEMM
+/// prefers (codegen/CPU anyshape-transpose-wide-weights).
+void fillSeededUniformTransposed(uint64_t seed, double low, double high,
+                                 v1::DType dtype, int64_t rows, int64_t cols,
+                                 char *out);
 
 /// `value` narrowed to float, rounding to odd when inexact, so that
 /// narrowing the result further to f16 or bf16 rounds `value` itself to

@@ -256,7 +256,8 @@ OwningOpRef<ModuleOp> importGraph(MLIRContext &context, const v1::Graph &graph,
           loc, type,
           b.getIntegerAttr(b.getIntegerType(64, /*isSigned=*/false),
                            APInt(64, su.seed())),
-          b.getF64FloatAttr(su.low()), b.getF64FloatAttr(su.high()));
+          b.getF64FloatAttr(su.low()), b.getF64FloatAttr(su.high()),
+          /*transposed=*/nullptr);
       continue;
     }
     OperationState state(loc, "dhlo." + node.op());

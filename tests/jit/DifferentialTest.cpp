@@ -20,6 +20,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstring>
 #include <random>
 #include <thread>
 
@@ -149,6 +150,40 @@ TEST(Differential, ReshapesThatInsertUnitDimsStayViews) {
   checkAcrossShapes(*b.build(),
                     drawShapes({{"seq", {0, 9}}, {"batch", {1, 3}}}, 6, 8),
                     "unit dims");
+}
+
+TEST(Differential, WideWeightsStoredTransposedAgreeAtEveryShape) {
+  // anyshape-transpose-wide-weights on and off, whatever this host's
+  // default: a seeded weight [24, 200] (generated transposed at load), a
+  // dense one [8, 40] (transposed by the compiler) that another op also
+  // reads, and the encoder layer (its FFN weight [768, 3072]). A weight
+  // read in the wrong order, or generated untransposed, gives other sums.
+  GraphBuilder b("wide_weights");
+  Value x = b.parameter("x", v1::DTYPE_F32, {"rows", 24});
+  b.output(b.matmul(x, b.seededUniform(v1::DTYPE_F32, {24, 200}, 5, -1, 1)),
+           "seeded");
+  std::string bytes(8 * 40 * sizeof(float), '\0');
+  std::mt19937 random(3);
+  std::uniform_real_distribution<float> uniform(-1, 1);
+  for (size_t i = 0; i < bytes.size(); i += sizeof(float)) {
+    float v = uniform(random);
+    std::memcpy(&bytes[i], &v, sizeof v);
+  }
+  Value dense = b.constant(v1::DTYPE_F32, {8, 40}, bytes);
+  Value y = b.parameter("y", v1::DTYPE_F32, {"rows", 8});
+  b.output(b.matmul(y, dense), "dense");
+  b.output(b.add(dense, dense), "dense_twice");
+  v1::Graph graph = *b.build();
+  for (bool transpose : {true, false}) {
+    jit::CompileOptions options;
+    options.pipeline.target.transposeWideWeights = transpose;
+    std::string label = transpose ? " transposed" : " as given";
+    checkAcrossShapes(graph, drawShapes({{"rows", {0, 70}}}, 6, 4),
+                      "wide weights" + label, options);
+    checkAcrossShapes(test::exampleGraph("bert_encoder_layer"),
+                      drawShapes({{"batch", {1, 2}}, {"seq", {1, 40}}}, 4, 5),
+                      "encoder" + label, options);
+  }
 }
 
 TEST(Differential, ReshapesToAScalarCompile) {

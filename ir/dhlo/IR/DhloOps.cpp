@@ -207,6 +207,9 @@ LogicalResult SeededUniformOp::verify() {
   if (!std::isfinite(low) || !std::isfinite(high) || low > high)
     return emitOpError("needs finite low <= high, got [")
            << low << ", " << high << "]";
+  if (getTransposed() && type.getRank() != 2)
+    return emitOpError("is transposed, which needs rank 2, not ")
+           << type.getRank();
   return success();
 }
 

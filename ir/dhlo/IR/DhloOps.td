@@ -74,9 +74,13 @@ def Dhlo_SeededUniformOp : Dhlo_Op<"seeded_uniform"> {
     than kLargestEmbeddedGeneratedConstant elements (ConstantData.h). Its
     elements are never materialised by the compiler: the executable
     generates them once when it loads, with the evaluator's own generator.
-    Smaller seeded constants import as `dhlo.constant`.
+    Smaller seeded constants import as `dhlo.constant`. With `transposed`
+    (2-D only) the result is the transpose of the wire constant: the wire
+    tensor is [d1, d0], generated in its own element order and stored
+    with its dims swapped (anyshape-transpose-wide-weights).
   }];
-  let arguments = (ins UI64Attr:$seed, F64Attr:$low, F64Attr:$high);
+  let arguments = (ins UI64Attr:$seed, F64Attr:$low, F64Attr:$high,
+                   UnitAttr:$transposed);
   let results = (outs AnyStaticShapeTensor:$result);
   let assemblyFormat = "attr-dict `:` type($result)";
   let hasVerifier = 1;

@@ -48,3 +48,21 @@ module @none {
     return %x : tensor<4xf32>
   }
 }
+
+// -----
+
+// A transposed one ([96, 32], the wire constant [32, 96]) is generated
+// through the transposed fill, given the wire shape: rows 32, cols 96.
+// CHECK-LABEL: module @transposed
+// CHECK: func.func private @anyshapeFillSeededUniformTransposed(i64, i64, i64, i32, i64, f64, f64)
+// CHECK: memref.global "public" @[[G:anyshape_seeded[_0-9]*]] : memref<96x32xf32>
+// CHECK: func.func @anyshape_initialize()
+// CHECK-DAG: %[[R:.*]] = arith.constant 32 : i64
+// CHECK-DAG: %[[C:.*]] = arith.constant 96 : i64
+// CHECK: call @anyshapeFillSeededUniformTransposed(%{{.*}}, %[[R]], %[[C]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+module @transposed {
+  func.func @main() -> tensor<96x32xf32> {
+    %w = dhlo.seeded_uniform {seed = 7 : ui64, low = -1.0 : f64, high = 0.25 : f64, transposed} : tensor<96x32xf32>
+    return %w : tensor<96x32xf32>
+  }
+}
