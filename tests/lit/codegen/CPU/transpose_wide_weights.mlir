@@ -2,8 +2,8 @@
 // The anyshape-transpose-wide-weights pass. An f32 dot_general reading a
 // constant weight [K, N] with N > K on its dim 0 reads the weight stored
 // [N, K] on its dim 1 instead: a dense constant transposed here, a seeded
-// one marked `transposed` (generated so at load). Square, narrow, batched,
-// non-f32 and non-constant weights stay.
+// one marked `transposed` (generated so at load). Square, narrow and
+// non-constant weights stay, as does one already read on its dim 1.
 
 // CHECK-LABEL: func.func @seeded_wide
 // CHECK: %[[W:.*]] = dhlo.seeded_uniform {high = 5.000000e-01 : f64, low = -5.000000e-01 : f64, seed = 21 : ui64, transposed} : tensor<48x16xf32>
