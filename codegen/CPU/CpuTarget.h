@@ -24,10 +24,11 @@ struct CpuTarget {
   int64_t interleave = 4;
   /// Store a constant GEMM weight [K, N] with N > K transposed
   /// (anyshape-transpose-wide-weights). Without AVX-512, oneDNN 2.6's
-  /// GEMM reads such a weight 1.1-2.4x faster transposed at M < 256 and
-  /// no slower at 512 ([768, 3072]: 0.46 against 1.09 ms at M = 8,
-  /// docs/benchmarks.md); with AVX-512 it runs other kernels, not
-  /// measured this way, so the layout is left as the graph has it.
+  /// GEMM reads such a weight 1.3-2.4x faster transposed at M = 1..16,
+  /// about as fast from 24 to 512 (0.88-1.11x; [768, 3072]: 0.46 against
+  /// 1.09 ms at M = 8, docs/benchmarks.md); with AVX-512 it runs other
+  /// kernels, not measured this way, so the layout is left as the graph
+  /// has it.
   bool transposeWideWeights = false;
 
   /// f32 elements one iteration of a vectorised row loop handles (vector

@@ -171,7 +171,7 @@ def TransposeWideWeights
     [768, 3072]), stores the weight as [N, K] and contracts its second
     dim instead. The product is the same; the GEMM library then reads the
     weight as a transposed view (batch_matmul_transpose_b), which oneDNN
-    2.6's AVX2 GEMM runs 1.1-2.4x faster for such weights at M < 256
+    2.6's AVX2 GEMM runs up to 2.4x faster for such weights at small M
     (docs/benchmarks.md). A dense `dhlo.constant` is transposed here; a
     `dhlo.seeded_uniform` is marked `transposed` and generated so at load.
     A constant other ops also read keeps its own copy for them. Run by

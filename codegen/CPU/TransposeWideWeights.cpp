@@ -43,12 +43,14 @@ ElementsAttr transposed(ElementsAttr attr, RankedTensorType type) {
   auto from = llvm::cast<RankedTensorType>(dense.getType());
   int64_t rows = from.getDimSize(0), cols = from.getDimSize(1);
   ArrayRef<char> raw = dense.getRawData();
-  if (static_cast<int64_t>(raw.size()) != rows * cols * 4)
+  constexpr int64_t size = sizeof(float);
+  if (static_cast<int64_t>(raw.size()) != rows * cols * size)
     return {};
   std::vector<char> out(raw.size());
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t c = 0; c < cols; ++c)
-      std::memcpy(&out[(c * rows + r) * 4], &raw[(r * cols + c) * 4], 4);
+      std::memcpy(&out[(c * rows + r) * size], &raw[(r * cols + c) * size],
+                  size);
   return DenseElementsAttr::getFromRawBuffer(type, out);
 }
 

@@ -29,18 +29,6 @@ std::string shapeString(const google::protobuf::RepeatedField<int64_t> &s) {
   return out + "]";
 }
 
-} // namespace
-
-double seededUnit(uint64_t seed, uint64_t index) {
-  uint64_t z = seed + index * 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return static_cast<double>(z >> 11) * 0x1.0p-53;
-}
-
-namespace {
-
 /// Element `index` of a SeededUniform constant of `dtype`, encoded at `out`.
 void encodeSeededElement(uint64_t seed, double low, double high,
                          v1::DType dtype, int64_t index, char *out) {
@@ -53,6 +41,14 @@ void encodeSeededElement(uint64_t seed, double low, double high,
 }
 
 } // namespace
+
+double seededUnit(uint64_t seed, uint64_t index) {
+  uint64_t z = seed + index * 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return static_cast<double>(z >> 11) * 0x1.0p-53;
+}
 
 void fillSeededUniform(uint64_t seed, double low, double high, v1::DType dtype,
                        int64_t count, char *out) {
