@@ -514,7 +514,8 @@ StatusOr<Compiled> Client::Impl::compile(const v1::CompileRequest &request) {
 }
 
 Client::RunResult Client::run(const Compiled &compiled,
-                              const std::vector<v1::Tensor> &inputs) {
+                              const std::vector<v1::Tensor> &inputs,
+                              v1::ExecuteTiming *timing) {
   ANYSHAPE_ASSIGN_OR_RETURN(v1::ExecuteRequest request,
                             executeRequestFor(compiled, inputs.size()));
   for (size_t k = 0; k < inputs.size(); ++k)
@@ -524,6 +525,8 @@ Client::RunResult Client::run(const Compiled &compiled,
       impl_->call("Execute", [&](grpc::ClientContext &context) {
         return impl_->stub->Execute(&context, request, &response);
       }));
+  if (timing)
+    *timing = response.timing();
   return outputsInOrder(compiled.info.outputs(), response);
 }
 

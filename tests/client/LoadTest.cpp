@@ -2,7 +2,9 @@
 // range, repeat for a seed, and follow the documented skew; a trace file
 // is read as written; a bucket's inputs are padded with zeros; percentiles are
 // nearest-rank; the RSS metric is found among others and fetched over HTTP
-// from a one-shot in-test endpoint.
+// from a one-shot in-test endpoint; --against-in-process sends every length
+// both ways, block by block in alternating order, and sums what it measured.
+#include "tools/load/Compare.h"
 #include "tools/load/Metrics.h"
 #include "tools/load/Workload.h"
 
@@ -15,6 +17,7 @@
 #include <algorithm>
 #include <cstring>
 #include <thread>
+#include <utility>
 
 namespace anyshape::load {
 namespace {
@@ -168,6 +171,106 @@ TEST(LoadMetrics, NothingListeningIsUnavailable) {
   EXPECT_EQ(
       fetchMetrics("nonsense", std::chrono::milliseconds(10)).status().code(),
       StatusCode::InvalidArgument);
+}
+
+// --against-in-process ------------------------------------------------------
+
+/// A side that records (side, length) and fails the lengths in `failing`.
+RunRequest recording(std::vector<std::pair<char, int64_t>> &calls, char side,
+                     std::vector<int64_t> failing = {}) {
+  return [&calls, side, failing](int64_t length,
+                                 const std::vector<v1::Tensor> &inputs,
+                                 ServerTiming &timing) -> Status {
+    EXPECT_EQ(inputs.size(), 1u);
+    calls.emplace_back(side, length);
+    if (std::find(failing.begin(), failing.end(), length) != failing.end())
+      return Status(StatusCode::Internal, "refused " + std::to_string(length));
+    if (side == 's') {
+      timing.queueMs = 0.5;
+      timing.runMs = static_cast<double>(length);
+    }
+    return Status::ok();
+  };
+}
+
+MakeInputs oneInput() {
+  return [](int64_t) -> StatusOr<std::vector<v1::Tensor>> {
+    return std::vector<v1::Tensor>(1);
+  };
+}
+
+TEST(LoadCompare, EveryLengthGoesBothWaysBlockByBlockInAlternatingOrder) {
+  std::vector<int64_t> lengths = {11, 12, 13, 14, 15, 16, 17};
+  std::vector<std::pair<char, int64_t>> calls;
+  CompareOptions options;
+  options.blockSize = 3;
+  options.pause = std::chrono::milliseconds(0);
+  Comparison result =
+      compareAgainstInProcess(lengths, oneInput(), recording(calls, 's'),
+                              recording(calls, 'i'), options);
+  std::vector<std::pair<char, int64_t>> expected = {
+      {'s', 11}, {'s', 12}, {'s', 13}, {'i', 11}, {'i', 12},
+      {'i', 13}, {'i', 14}, {'i', 15}, {'i', 16}, {'s', 14},
+      {'s', 15}, {'s', 16}, {'s', 17}, {'i', 17}};
+  EXPECT_EQ(calls, expected);
+  EXPECT_EQ(result.errors, 0);
+  ASSERT_EQ(result.serverMs.size(), lengths.size());
+  ASSERT_EQ(result.inProcessMs.size(), lengths.size());
+  // The server's own account is kept per request, in trace order.
+  for (size_t i = 0; i < lengths.size(); ++i) {
+    EXPECT_EQ(result.serverRunMs[i], static_cast<double>(lengths[i]));
+    EXPECT_EQ(result.serverQueueMs[i], 0.5);
+    EXPECT_GE(result.serverMs[i], 0);
+  }
+}
+
+TEST(LoadCompare, ARequestThatFailsEitherWayCountsInNeitherSide) {
+  std::vector<int64_t> lengths = {1, 2, 3, 4, 5, 6};
+  std::vector<std::pair<char, int64_t>> calls;
+  CompareOptions options;
+  options.pause = std::chrono::milliseconds(0);
+  Comparison result =
+      compareAgainstInProcess(lengths, oneInput(), recording(calls, 's', {2}),
+                              recording(calls, 'i', {2, 5}), options);
+  EXPECT_EQ(result.errors, 2); // length 2 failed twice: one request
+  EXPECT_EQ(result.firstError, "INTERNAL: refused 2");
+  EXPECT_EQ(result.serverMs.size(), 4u);
+  EXPECT_EQ(result.inProcessMs.size(), 4u);
+  EXPECT_EQ(result.serverRunMs, (std::vector<double>{1, 3, 4, 6}));
+  EXPECT_EQ(calls.size(), 12u); // a failure does not stop the trace
+}
+
+TEST(LoadCompare, InputsThatCannotBeMadeAreAnErrorNotARun) {
+  std::vector<std::pair<char, int64_t>> calls;
+  CompareOptions options;
+  options.pause = std::chrono::milliseconds(0);
+  MakeInputs noInputs = [](int64_t) -> StatusOr<std::vector<v1::Tensor>> {
+    return invalidArgument("no such shape");
+  };
+  Comparison result = compareAgainstInProcess(
+      {1, 2}, noInputs, recording(calls, 's'), recording(calls, 'i'), options);
+  EXPECT_EQ(result.errors, 2);
+  EXPECT_TRUE(calls.empty());
+  EXPECT_TRUE(result.serverMs.empty());
+}
+
+TEST(LoadCompare, SummarySumsLatenciesAndTakesTheOverheadPerRequest) {
+  Comparison comparison;
+  comparison.serverMs = {4, 2, 9};
+  comparison.serverRunMs = {1, 1.5, 8.5};
+  comparison.serverQueueMs = {0.1, 0.2, 0.3};
+  comparison.inProcessMs = {3, 1, 6};
+  ComparisonSummary summary = summarise(comparison);
+  EXPECT_DOUBLE_EQ(summary.serverTotalS, 0.015);
+  EXPECT_DOUBLE_EQ(summary.inProcessTotalS, 0.010);
+  EXPECT_EQ(summary.serverP50, 4);
+  EXPECT_EQ(summary.inProcessP50, 3);
+  EXPECT_EQ(summary.serverP99, 9);
+  EXPECT_EQ(summary.serverRunP50, 1.5);
+  EXPECT_EQ(summary.serverQueueP50, 0.2);
+  // Overheads 3, 0.5, 0.5: the median of the differences (0.5), not the
+  // difference of the medians (4 - 1.5).
+  EXPECT_EQ(summary.overheadP50, 0.5);
 }
 
 } // namespace

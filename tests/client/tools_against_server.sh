@@ -2,7 +2,8 @@
 # The command-line tools against one real anyshape-server: `anyshape
 # --server` eval (checked against the reference evaluator) and stats,
 # anyshape-load with the server's RSS from its metrics endpoint (and the
-# same trace --in-process, no server), and the
+# same trace --in-process, no server, and both ways --against-in-process),
+# and the
 # encoder client example that scripts/demo runs; then SIGTERM must stop the
 # server cleanly and the CLI must report it unreachable (exit 1).
 #   tools_against_server.sh SERVER ANYSHAPE LOAD ENCODER_CLIENT EXAMPLES_DIR
@@ -49,6 +50,7 @@ out=$("$load" --server "$address" --graph "$examples/mlp.pbtxt" \
 echo "$out"
 expect '"ok": 40, "errors": 0' "$out"
 expect '"compiles": 0, "cache_hits": 1, "cache_misses": 0' "$out"
+expect '"server_run_ms_p50": [0-9.]+, "overhead_ms_p50": [0-9.]+' "$out"
 if [ -n "$metrics" ]; then expect '"peak_rss_bytes": [0-9]' "$out"; fi
 
 echo "== anyshape-load --in-process (the same trace without a server)"
@@ -57,9 +59,25 @@ out=$("$load" --in-process --graph "$examples/mlp.pbtxt" \
   --json)
 echo "$out"
 expect '^\{"server": "in-process", ' "$out"
+expect '"server_run_ms_p50": null, "overhead_ms_p50": null' "$out"
 expect '"ok": 40, "errors": 0' "$out"
 expect '"compiles": 1, "cache_hits": 0, "cache_misses": 0' "$out"
 expect '"peak_rss_bytes": [0-9]' "$out"
+
+echo "== anyshape-load --against-in-process (the trace both ways, one client)"
+out=$("$load" --server "$address" --against-in-process --graph \
+  "$examples/mlp.pbtxt" --symbol batch --min 1 --max 16 --requests 20 \
+  --passes 2 --json)
+echo "$out"
+expect '"mode": "against-in-process", "requests": 20, "errors": 0, ' "$out"
+expect '"total_ratio": [0-9.]+, ' "$out"
+expect '"server_run_ms_p50": [0-9.]+, ' "$out"
+expect '"passes": \[\{[^]]*\}, \{[^]]*\}\]' "$out" # two passes
+status=0
+out=$("$load" --server "$address" --against-in-process --clients 2 2>&1) ||
+  status=$?
+[ "$status" -eq 2 ] || { echo "FAIL: expected exit 2, got $status" >&2; exit 1; }
+expect "one client's comparison" "$out"
 
 echo "== anyshape-load --in-process --mode static|buckets: compiles per size"
 echo "3 5 3 8 1" >"$dir/lengths"
@@ -80,7 +98,7 @@ out=$("$encoder" --server "$address" --lengths 1,3,20)
 echo "$out"
 expect "uploaded 7 weight tensors" "$out"
 expect " 20 +[0-9.]+  y: f32\[1, 20, 768\]" "$out"
-expect "server: 2 compiles, 1 cache hits, 2 cache misses" "$out"
+expect "server: 2 compiles, 2 cache hits, 2 cache misses" "$out" # mlp: load, against
 
 echo "== SIGTERM"
 kill -TERM "$pid"

@@ -62,7 +62,8 @@ Status compileInProcess(const v1::Graph &graph, CompileMode mode,
     std::fprintf(stderr, "compiled (%.0f ms)\n", report.seconds * 1e3);
     target.compileMs = report.seconds * 1e3;
     target.execute = [&target](int64_t, int64_t,
-                               const std::vector<v1::Tensor> &inputs) {
+                               const std::vector<v1::Tensor> &inputs,
+                               ServerTiming &) {
       runtime::CoreShare::Claim threads(*target.cores);
       return target.executable->run(inputs).status();
     };
@@ -86,10 +87,10 @@ Status compileInProcess(const v1::Graph &graph, CompileMode mode,
     return compiled;
   };
   std::map<std::string, int64_t> binding = otherDims;
-  target.execute =
-      [&target, &graph, mode, executableFor, symbol,
-       binding](int64_t, int64_t length,
-                const std::vector<v1::Tensor> &inputs) mutable -> Status {
+  target.execute = [&target, &graph, mode, executableFor, symbol,
+                    binding](int64_t, int64_t length,
+                             const std::vector<v1::Tensor> &inputs,
+                             ServerTiming &) mutable -> Status {
     int64_t size = mode == CompileMode::Static ? length : bucketOf(length);
     ANYSHAPE_ASSIGN_OR_RETURN(std::shared_ptr<jit::Executable> executable,
                               executableFor(size));

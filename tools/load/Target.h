@@ -6,6 +6,7 @@
 // token).
 #pragma once
 
+#include "Compare.h"
 #include "anyshape/client/Client.h"
 #include "jit/Compiler.h"
 #include "runtime/Threading.h"
@@ -34,9 +35,11 @@ std::optional<CompileMode> parseCompileMode(std::string_view name);
 const char *compileModeName(CompileMode mode);
 
 struct Target {
-  /// Runs one request: `length` is the varying symbol's size in `inputs`.
+  /// Runs one request: `length` is the varying symbol's size in `inputs`;
+  /// a server's target fills `timing`.
   std::function<Status(int64_t client, int64_t length,
-                       const std::vector<v1::Tensor> &inputs)>
+                       const std::vector<v1::Tensor> &inputs,
+                       ServerTiming &timing)>
       execute;
   std::function<StatusOr<CacheCounts>()> counts;
   CacheCounts before;   ///< counts before the setup's compile

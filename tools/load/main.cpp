@@ -9,6 +9,7 @@
 // (runtime::CoreShare): the same trace without the service, so the
 // service's overhead is the difference. Progress goes to stderr, results
 // to stdout (text, or one JSON object).
+#include "Compare.h"
 #include "Metrics.h"
 #include "Soak.h"
 #include "Workload.h"
@@ -59,6 +60,14 @@ inputs sized by a length of --symbol drawn from --dist.
                     --clients threads in this process, each execution's
                     threads sized as the server sizes them (the service's
                     overhead is the difference between the two)
+  --against-in-process
+                    with --server: also compile here, and send the trace
+                    both ways from one client, block by block (8 requests
+                    to one side, a 20 ms pause, the same 8 to the other,
+                    the order alternating), so that both sides see the
+                    same machine; reports each side's total and
+                    percentiles, their ratios and the server's own run
+                    time (implies --clients 1)
   --mode NAME       --in-process only: dynamic, one compile for every
                     length (default); static, a compile for each new
                     length, in the request that first needs it (as
@@ -108,6 +117,8 @@ struct Options {
   load::LengthDistribution dist = load::LengthDistribution::Uniform;
   bool json = false;
   bool inProcess = false;
+  bool againstInProcess = false; ///< --against-in-process (Compare.h)
+  bool clientsGiven = false;
   load::CompileMode mode = load::CompileMode::Dynamic;
   std::string lengthsFile;
   int64_t passes = 1;
@@ -145,8 +156,11 @@ int parseArgs(int argc, char **argv, Options &options) {
       std::fputs(kUsage, stdout);
       return -1;
     }
-    if (arg == "--json" || arg == "--in-process") {
-      (arg == "--json" ? options.json : options.inProcess) = true;
+    if (arg == "--json" || arg == "--in-process" ||
+        arg == "--against-in-process") {
+      (arg == "--json"         ? options.json
+       : arg == "--in-process" ? options.inProcess
+                               : options.againstInProcess) = true;
       continue;
     }
     std::string name = arg, value;
@@ -196,9 +210,10 @@ int parseArgs(int argc, char **argv, Options &options) {
       ok = needNumber(options.min, 0);
     else if (name == "--max")
       ok = needNumber(options.max, 0);
-    else if (name == "--clients")
+    else if (name == "--clients") {
       ok = needNumber(options.clients, 1);
-    else if (name == "--requests")
+      options.clientsGiven = true;
+    } else if (name == "--requests")
       ok = needNumber(options.requests, 1);
     else if (name == "--seed") {
       ok = needNumber(seed, 0);
@@ -230,6 +245,14 @@ int parseArgs(int argc, char **argv, Options &options) {
                       "own peak RSS");
   if (options.min > options.max)
     return usageError("--min is greater than --max");
+  if (options.againstInProcess) {
+    if (options.inProcess || options.soakSeconds > 0)
+      return usageError("--against-in-process compares a --server's trace "
+                        "with this process's");
+    if (options.clientsGiven && options.clients != 1)
+      return usageError("--against-in-process is one client's comparison");
+    options.clients = 1;
+  }
   return 0;
 }
 
@@ -311,7 +334,10 @@ private:
 
 struct Results {
   std::mutex mutex;
-  std::vector<double> latencyMs;               // guarded by mutex
+  std::vector<double> latencyMs; // guarded by mutex
+  /// A server's run time of each request and the rest of its latency
+  /// (queue, transport, (de)serialisation); empty in process.
+  std::vector<double> serverRunMs, overheadMs; // guarded by mutex
   std::map<std::string, int64_t> errorsByCode; // guarded by mutex
   std::string firstError;                      // guarded by mutex
   std::atomic<int64_t> next{0}, finished{0};
@@ -392,8 +418,15 @@ int connectAndCompile(const Options &options, const v1::Graph &graph,
     target.clients.push_back(std::move(*connected));
   }
   target.execute = [&target](int64_t client, int64_t,
-                             const std::vector<v1::Tensor> &inputs) {
-    return target.clients[client]->run(*target.compiled, inputs).status();
+                             const std::vector<v1::Tensor> &inputs,
+                             load::ServerTiming &timing) {
+    v1::ExecuteTiming reported;
+    Status status = target.clients[client]
+                        ->run(*target.compiled, inputs, &reported)
+                        .status();
+    timing.queueMs = reported.queue_us() / 1e3;
+    timing.runMs = reported.run_us() / 1e3;
+    return status;
   };
   return 0;
 }
@@ -412,6 +445,51 @@ double ownPeakRssBytes() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<double>(usage.ru_maxrss) * 1024; // ru_maxrss: KiB
+}
+
+/// --against-in-process, once the server has the graph: compiles it here
+/// too, runs the passes both ways (Compare.h) and prints them; the exit
+/// status.
+int compareWithInProcess(const Options &options, const v1::Graph &graph,
+                         const std::map<std::string, int64_t> &otherDims,
+                         const std::vector<int64_t> &lengths,
+                         const load::MakeInputs &inputsFor, Target &server) {
+  Target inProcess;
+  if (Status compiled =
+          load::compileInProcess(graph, load::CompileMode::Dynamic,
+                                 options.symbol, otherDims, inProcess);
+      !compiled.isOk())
+    return fail("compiling in this process", compiled);
+  auto on = [](Target &target) -> load::RunRequest {
+    return [&target](int64_t length, const std::vector<v1::Tensor> &inputs,
+                     load::ServerTiming &timing) {
+      return target.execute(0, length, inputs, timing);
+    };
+  };
+  load::CompareOptions compare;
+  std::fprintf(stderr, "running %zu requests both ways, in blocks of %lld...\n",
+               lengths.size(), static_cast<long long>(compare.blockSize));
+  std::vector<load::ComparisonSummary> passes;
+  int64_t errors = 0;
+  for (int64_t p = 0; p < options.passes; ++p) {
+    load::Comparison pass = load::compareAgainstInProcess(
+        lengths, inputsFor, on(server), on(inProcess), compare);
+    if (pass.errors > 0)
+      std::fprintf(stderr, "anyshape-load: pass %lld: %lld failed; first: %s\n",
+                   static_cast<long long>(p + 1),
+                   static_cast<long long>(pass.errors),
+                   pass.firstError.c_str());
+    errors += pass.errors;
+    passes.push_back(load::summarise(pass));
+  }
+  load::printComparison(
+      passes, static_cast<int64_t>(lengths.size()), errors, options.json,
+      "anyshape-load: " + graph.name() + " on " + options.server +
+          " against this process, block by block",
+      "\"server\": " + jsonString(options.server) +
+          ", \"graph\": " + jsonString(options.graph) +
+          ", \"symbol\": " + jsonString(options.symbol));
+  return errors == 0 ? 0 : 1;
 }
 
 } // namespace
@@ -500,34 +578,47 @@ int main(int argc, char **argv) {
   }
   const CacheCounts *before = &target.before;
 
+  auto inputsFor = [&](int64_t length) -> StatusOr<std::vector<v1::Tensor>> {
+    ANYSHAPE_ASSIGN_OR_RETURN(auto shapes,
+                              inputShapesFor(*graph, bindingFor(length)));
+    std::vector<v1::Tensor> inputs(graph->inputs_size());
+    for (int k = 0; k < graph->inputs_size(); ++k) {
+      v1::Tensor &tensor = inputs[k];
+      tensor.set_dtype(pool.dtypes[k]);
+      int64_t n = 1;
+      for (int64_t d : shapes[k]) {
+        tensor.add_shape(d);
+        n *= d;
+      }
+      int64_t bytes = n * dtypeByteSize(pool.dtypes[k]);
+      if (bytes <= static_cast<int64_t>(pool.bytes[k].size()))
+        tensor.set_data(pool.bytes[k].data(), bytes);
+      else // a shape that does not grow with the symbol
+        tensor = literalToTensor(
+            randomLiteral(pool.dtypes[k], shapes[k], options.seed + k));
+    }
+    return inputs;
+  };
+  if (options.againstInProcess) {
+    std::map<std::string, int64_t> otherDims = *dims;
+    otherDims.erase(options.symbol);
+    return compareWithInProcess(options, *graph, otherDims, lengths, inputsFor,
+                                target);
+  }
+
   Results results;
   RssSampler rss(options.metrics);
   auto work = [&](int64_t client) {
     for (int64_t i; (i = results.next++) < options.requests;) {
       Status error;
       double ms = 0;
-      auto shapes = inputShapesFor(*graph, bindingFor(lengths[i]));
-      if (!shapes) {
-        error = shapes.status();
+      load::ServerTiming timing;
+      auto inputs = inputsFor(lengths[i]);
+      if (!inputs) {
+        error = inputs.status();
       } else {
-        std::vector<v1::Tensor> inputs(graph->inputs_size());
-        for (int k = 0; k < graph->inputs_size(); ++k) {
-          v1::Tensor &tensor = inputs[k];
-          tensor.set_dtype(pool.dtypes[k]);
-          int64_t n = 1;
-          for (int64_t d : (*shapes)[k]) {
-            tensor.add_shape(d);
-            n *= d;
-          }
-          int64_t bytes = n * dtypeByteSize(pool.dtypes[k]);
-          if (bytes <= static_cast<int64_t>(pool.bytes[k].size()))
-            tensor.set_data(pool.bytes[k].data(), bytes);
-          else // a shape that does not grow with the symbol
-            tensor = literalToTensor(
-                randomLiteral(pool.dtypes[k], (*shapes)[k], options.seed + k));
-        }
         auto start = std::chrono::steady_clock::now();
-        error = target.execute(client, lengths[i], inputs);
+        error = target.execute(client, lengths[i], *inputs, timing);
         ms = std::chrono::duration<double, std::milli>(
                  std::chrono::steady_clock::now() - start)
                  .count();
@@ -536,6 +627,10 @@ int main(int argc, char **argv) {
         std::lock_guard<std::mutex> lock(results.mutex);
         if (error.isOk()) {
           results.latencyMs.push_back(ms);
+          if (timing.runMs >= 0) {
+            results.serverRunMs.push_back(timing.runMs);
+            results.overheadMs.push_back(ms - timing.runMs);
+          }
         } else {
           ++results.errorsByCode[statusCodeName(error.code())];
           if (results.firstError.empty())
@@ -572,6 +667,8 @@ int main(int argc, char **argv) {
     results.next = 0;
     results.finished = 0;
     results.latencyMs.clear();
+    results.serverRunMs.clear(); // the last pass's are reported
+    results.overheadMs.clear();
     auto start = std::chrono::steady_clock::now();
     std::vector<std::thread> threads;
     for (int64_t c = 0; c < options.clients; ++c)
@@ -617,6 +714,14 @@ int main(int argc, char **argv) {
          p90 = load::percentile(latency, 90),
          p99 = load::percentile(latency, 99);
   double maxMs = latency.empty() ? 0 : latency.back();
+  // The server's side of the last pass (nothing in process).
+  std::optional<double> serverRunP50, overheadP50;
+  if (!results.serverRunMs.empty()) {
+    std::sort(results.serverRunMs.begin(), results.serverRunMs.end());
+    std::sort(results.overheadMs.begin(), results.overheadMs.end());
+    serverRunP50 = load::percentile(results.serverRunMs, 50);
+    overheadP50 = load::percentile(results.overheadMs, 50);
+  }
   if (!options.metrics.empty() && !rss.peak())
     std::fprintf(stderr, "anyshape-load: no RSS sample: %s\n",
                  rss.error().c_str());
@@ -649,7 +754,7 @@ int main(int argc, char **argv) {
         "\"mean\": %.3f, \"max\": %.3f}, \"compiles\": %lld, \"cache_hits\": "
         "%lld, \"cache_misses\": %lld, \"cache_hit_rate\": %s, "
         "\"peak_rss_bytes\": %s, \"compile_ms\": %.1f, \"mode\": \"%s\", "
-        "\"passes\": %s}\n",
+        "\"server_run_ms_p50\": %s, \"overhead_ms_p50\": %s, \"passes\": %s}\n",
         jsonString(options.inProcess ? "in-process" : options.server).c_str(),
         jsonString(options.graph).c_str(), jsonString(options.symbol).c_str(),
         static_cast<long long>(options.min),
@@ -664,7 +769,8 @@ int main(int argc, char **argv) {
         jsonNumberOrNull(hitRate, "%.4f").c_str(),
         jsonNumberOrNull(peakRss, "%.0f").c_str(), target.compileMs,
         options.inProcess ? load::compileModeName(options.mode) : "server",
-        passesJson.c_str());
+        jsonNumberOrNull(serverRunP50, "%.3f").c_str(),
+        jsonNumberOrNull(overheadP50, "%.3f").c_str(), passesJson.c_str());
   } else {
     std::printf("anyshape-load: %s on %s%s\n", graph->name().c_str(),
                 options.inProcess ? "this process (--in-process), compiled "
@@ -687,6 +793,10 @@ int main(int argc, char **argv) {
     std::printf("  latency ms   p50 %.2f  p90 %.2f  p99 %.2f  (mean %.2f, "
                 "max %.2f)\n",
                 p50, p90, p99, mean, maxMs);
+    if (serverRunP50)
+      std::printf("  server side  run p50 %.2f ms; the rest of the latency "
+                  "(queue, transport) p50 %.2f ms\n",
+                  *serverRunP50, *overheadP50);
     std::printf("  compiles     %lld (setup and run)\n",
                 static_cast<long long>(compiles));
     if (hitRate)

@@ -119,9 +119,12 @@ public:
                                  const v1::CompileOptions &options = {});
 
   /// Executes with inputs in graph input order; returns the outputs in graph
-  /// output order.
+  /// output order. With `timing`, also what the server measured: the
+  /// request's wait for an execution slot and the run itself (what is left
+  /// of the call's latency is transport and (de)serialisation).
   RunResult run(const Compiled &compiled,
-                const std::vector<v1::Tensor> &inputsInGraphOrder);
+                const std::vector<v1::Tensor> &inputsInGraphOrder,
+                v1::ExecuteTiming *timing = nullptr);
   /// Executes by executable id with named inputs (inline or tensor_id);
   /// returns the outputs named by the graph's output names.
   StatusOr<std::vector<v1::NamedTensor>>
