@@ -5,9 +5,13 @@
 #include "ShapeInference.h"
 #include "runtime/support/Half.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <system_error>
+#include <thread>
+#include <vector>
 
 namespace anyshape {
 namespace {
@@ -29,15 +33,62 @@ std::string shapeString(const google::protobuf::RepeatedField<int64_t> &s) {
   return out + "]";
 }
 
-/// Element `index` of a SeededUniform constant of `dtype`, encoded at `out`.
-void encodeSeededElement(uint64_t seed, double low, double high,
-                         v1::DType dtype, int64_t index, char *out) {
+/// Element `index` of a SeededUniform constant before encoding: the one
+/// formula, so that every fill path produces the same bits.
+double seededValue(uint64_t seed, double low, double high, v1::DType dtype,
+                   int64_t index) {
   double u = seededUnit(seed, static_cast<uint64_t>(index));
   double v =
       dtype == v1::DTYPE_BOOL ? (u >= 0.5 ? 1.0 : 0.0) : low + (high - low) * u;
-  if (isIntegerDType(dtype))
-    v = std::floor(v);
-  encodeElement(v, dtype, out);
+  return isIntegerDType(dtype) ? std::floor(v) : v;
+}
+
+/// Writes element index(k) of the constant to at(k) for k in [begin, end).
+/// f32, the dtype of every weight, skips encodeElement's per-element
+/// dispatch.
+template <typename Index, typename At>
+void fillElements(uint64_t seed, double low, double high, v1::DType dtype,
+                  int64_t begin, int64_t end, Index index, At at) {
+  if (dtype == v1::DTYPE_F32) {
+    for (int64_t k = begin; k < end; ++k) {
+      float f = static_cast<float>(
+          low + (high - low) * seededUnit(seed, uint64_t(index(k))));
+      std::memcpy(at(k), &f, sizeof f);
+    }
+    return;
+  }
+  for (int64_t k = begin; k < end; ++k)
+    encodeElement(seededValue(seed, low, high, dtype, index(k)), dtype, at(k));
+}
+
+/// Runs body(begin, end) over [0, count) in contiguous parts, one per
+/// core when the work (`count` items of `elementsEach` elements) is worth
+/// it. Generating a model's weights at load
+/// is most of a large executable's link (85 M elements for 12 encoder
+/// layers); plain threads, not OpenMP, so that a loading thread gets no
+/// OpenMP team of its own to keep spinning afterwards.
+template <typename Body>
+void inParts(int64_t count, int64_t elementsEach, Body body) {
+  constexpr int64_t kMinPerThread = int64_t{1} << 18; // elements
+  int64_t threads = std::min<int64_t>(
+      {int64_t{std::thread::hardware_concurrency()}, count,
+       count * elementsEach / kMinPerThread}); // a buffer: no overflow
+  if (threads <= 1) {
+    body(int64_t{0}, count);
+    return;
+  }
+  std::vector<std::thread> workers;
+  for (int64_t t = 1; t < threads; ++t) {
+    int64_t begin = count * t / threads, end = count * (t + 1) / threads;
+    try {
+      workers.emplace_back(body, begin, end);
+    } catch (const std::system_error &) { // no thread to be had: do it here
+      body(begin, end);
+    }
+  }
+  body(int64_t{0}, count / threads);
+  for (std::thread &worker : workers)
+    worker.join();
 }
 
 } // namespace
@@ -53,20 +104,26 @@ double seededUnit(uint64_t seed, uint64_t index) {
 void fillSeededUniform(uint64_t seed, double low, double high, v1::DType dtype,
                        int64_t count, char *out) {
   int64_t elementSize = dtypeByteSize(dtype);
-  for (int64_t i = 0; i < count; ++i)
-    encodeSeededElement(seed, low, high, dtype, i, out + i * elementSize);
+  inParts(count, 1, [&](int64_t begin, int64_t end) {
+    fillElements(
+        seed, low, high, dtype, begin, end, [](int64_t k) { return k; },
+        [&](int64_t k) { return out + k * elementSize; });
+  });
 }
 
 void fillSeededUniformTransposed(uint64_t seed, double low, double high,
                                  v1::DType dtype, int64_t rows, int64_t cols,
                                  char *out) {
   int64_t elementSize = dtypeByteSize(dtype);
-  // Row by row of the output: its writes are sequential, the generator is
-  // random access anyway.
-  for (int64_t c = 0; c < cols; ++c)
-    for (int64_t r = 0; r < rows; ++r)
-      encodeSeededElement(seed, low, high, dtype, r * cols + c,
-                          out + (c * rows + r) * elementSize);
+  // Column c of the constant is row c of the output: its writes are
+  // sequential, the generator is random access anyway.
+  inParts(cols, rows, [&](int64_t firstColumn, int64_t endColumn) {
+    for (int64_t c = firstColumn; c < endColumn; ++c)
+      fillElements(
+          seed, low, high, dtype, 0, rows,
+          [&](int64_t r) { return r * cols + c; },
+          [&](int64_t r) { return out + (c * rows + r) * elementSize; });
+  });
 }
 
 bool isGeneratedConstant(const v1::ConstantAttrs &attrs) {

@@ -8,6 +8,9 @@
 // interior padding, zero-sized dims and the init values of empty reductions.
 #include "EvaluatorOpsHelpers.h"
 
+#include <cstring>
+#include <vector>
+
 namespace anyshape {
 namespace {
 
@@ -131,6 +134,44 @@ TEST(EvaluatorOpsTest, ConstantSeededUniform) {
   // Another seed gives other values.
   f.mutable_seeded_uniform()->set_seed(43);
   EXPECT_NE(evalConstant(f).f, fv.f);
+}
+
+// A weight-sized fill is generated in parts on several threads: every
+// element, across the parts' boundaries, is the formula's, and the
+// transposed fill is the plain one transposed. The buffers start as NaN
+// bytes, so an element no part wrote fails too.
+TEST(EvaluatorOpsTest, SeededFillsInPartsMatchTheFormulaEverywhere) {
+  const int64_t count = 3 * (int64_t{1} << 18) + 7; // several parts
+  std::vector<float> plain(count);
+  std::memset(plain.data(), 0xff, count * sizeof(float));
+  fillSeededUniform(5, -0.25, 0.5, v1::DTYPE_F32, count,
+                    reinterpret_cast<char *>(plain.data()));
+  int64_t wrong = 0;
+  for (int64_t k = 0; k < count; ++k)
+    wrong += plain[k] != static_cast<float>(-0.25 + 0.75 * splitMixUnit(5, k));
+  EXPECT_EQ(wrong, 0);
+
+  std::vector<int32_t> ints(count);
+  fillSeededUniform(6, -100, 100, v1::DTYPE_I32, count,
+                    reinterpret_cast<char *>(ints.data()));
+  wrong = 0;
+  for (int64_t k = 0; k < count; ++k)
+    wrong += ints[k] != static_cast<int32_t>(
+                            std::floor(-100 + 200 * splitMixUnit(6, k)));
+  EXPECT_EQ(wrong, 0);
+
+  const int64_t rows = 700, cols = 1100; // 770,000 elements
+  std::vector<float> square(rows * cols), transposed(rows * cols);
+  std::memset(transposed.data(), 0xff, transposed.size() * sizeof(float));
+  fillSeededUniform(8, -1, 1, v1::DTYPE_F32, rows * cols,
+                    reinterpret_cast<char *>(square.data()));
+  fillSeededUniformTransposed(8, -1, 1, v1::DTYPE_F32, rows, cols,
+                              reinterpret_cast<char *>(transposed.data()));
+  wrong = 0;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      wrong += transposed[c * rows + r] != square[r * cols + c];
+  EXPECT_EQ(wrong, 0);
 }
 
 class MapLookup : public TensorLookup {
