@@ -156,8 +156,8 @@ TEST(EvaluatorOpsTest, SeededFillsInPartsMatchTheFormulaEverywhere) {
                     reinterpret_cast<char *>(ints.data()));
   wrong = 0;
   for (int64_t k = 0; k < count; ++k)
-    wrong += ints[k] != static_cast<int32_t>(
-                            std::floor(-100 + 200 * splitMixUnit(6, k)));
+    wrong += ints[k] !=
+             static_cast<int32_t>(std::floor(-100 + 200 * splitMixUnit(6, k)));
   EXPECT_EQ(wrong, 0);
 
   const int64_t rows = 700, cols = 1100; // 770,000 elements

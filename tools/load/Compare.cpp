@@ -67,8 +67,8 @@ Comparison compareAgainstInProcess(const std::vector<int64_t> &lengths,
           continue;
         }
         ServerTiming timing;
-        StatusOr<double> ms = timed(toServer ? server : inProcess, lengths[i],
-                                    *inputs, timing);
+        StatusOr<double> ms =
+            timed(toServer ? server : inProcess, lengths[i], *inputs, timing);
         if (!ms) {
           fail(i, ms.status());
         } else if (toServer) {
