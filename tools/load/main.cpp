@@ -7,8 +7,9 @@
 // With --in-process it compiles the graph itself and its client threads
 // run the executable directly, sharing the cores as the server does
 // (runtime::CoreShare): the same trace without the service, so the
-// service's overhead is the difference. Progress goes to stderr, results
-// to stdout (text, or one JSON object).
+// service's overhead is the difference; --against-in-process measures
+// that difference in one run, both ways block by block (Compare.h).
+// Progress goes to stderr, results to stdout (text, or one JSON object).
 #include "Compare.h"
 #include "Metrics.h"
 #include "Soak.h"
@@ -251,6 +252,9 @@ int parseArgs(int argc, char **argv, Options &options) {
                         "with this process's");
     if (options.clientsGiven && options.clients != 1)
       return usageError("--against-in-process is one client's comparison");
+    if (!options.metrics.empty())
+      return usageError("--against-in-process reports no RSS; run without "
+                        "--metrics");
     options.clients = 1;
   }
   return 0;
