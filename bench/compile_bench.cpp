@@ -8,7 +8,9 @@
 // data) or generated at load (seeded). The peak_mib counter is the
 // process's peak resident memory, so sizes run in ascending order and each
 // reading is that compile's own peak: run one kind per process
-// (--benchmark_filter=EncoderLayers) to read its peaks.
+// (--benchmark_filter=EncoderLayers) to read its peaks. The encoder
+// emitted whole and in parts (BM_CompileEncoderInParts) compares the
+// parallel emit with the serial one in one run.
 //
 //   build/bin/anyshape-bench-compile [--benchmark_filter=...]
 #include "anyshape/client/GraphBuilder.h"
@@ -32,10 +34,11 @@ double peakMib() {
   return static_cast<double>(usage.ru_maxrss) / 1024; // ru_maxrss: KiB
 }
 
-void compileOnce(benchmark::State &state, const v1::Graph &graph) {
+void compileOnce(benchmark::State &state, const v1::Graph &graph,
+                 const jit::CompileOptions &options = {}) {
   for (auto _ : state) {
     jit::CompileReport report;
-    auto compiled = jit::Compiler::compile(graph, {}, &report);
+    auto compiled = jit::Compiler::compile(graph, options, &report);
     if (!compiled.isOk()) {
       state.SkipWithError(compiled.status().toString().c_str());
       return;
@@ -43,6 +46,9 @@ void compileOnce(benchmark::State &state, const v1::Graph &graph) {
     state.counters["mlir_s"] = report.pipelineSeconds;
     state.counters["llvm_s"] = report.codegenSeconds;
     state.counters["functions"] = static_cast<double>(report.kernelFunctions);
+    for (const jit::CompileStage &stage : report.stages)
+      if (stage.name == "LLVM emit")
+        state.counters["emit_s"] = stage.seconds;
   }
   state.counters["peak_mib"] = peakMib();
   state.counters["per_unit"] =
@@ -112,6 +118,31 @@ BENCHMARK(BM_CompileEncoderLayers)
     ->Arg(2)
     ->Arg(6)
     ->Arg(12)
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+
+/// The encoder's object code emitted whole (second argument 1) and in as
+/// many parts as the module's size and the cores allow (0; jit/
+/// ParallelCodegen.h), side by side: --benchmark_filter=InParts
+/// --benchmark_repetitions=3 --benchmark_enable_random_interleaving=true.
+void BM_CompileEncoderInParts(benchmark::State &state) {
+  client::GraphBuilder builder("bert_encoder");
+  examples::bertEncoder(builder, static_cast<int>(state.range(0)));
+  auto graph = builder.build();
+  if (!graph.isOk()) {
+    state.SkipWithError(graph.status().toString().c_str());
+    return;
+  }
+  jit::CompileOptions options;
+  options.codegenParts = static_cast<int>(state.range(1));
+  compileOnce(state, *graph, options);
+}
+BENCHMARK(BM_CompileEncoderInParts)
+    ->ArgNames({"layers", "parts"})
+    ->Args({1, 1})
+    ->Args({1, 0})
+    ->Args({12, 1})
+    ->Args({12, 0})
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
 

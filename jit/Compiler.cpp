@@ -144,10 +144,11 @@ compileValidated(const v1::Graph &graph, const GraphInfo &info,
                       std::to_string((*device)->kernels.size()) + " cubins");
         }
         ANYSHAPE_ASSIGN_OR_RETURN(
-            object,
-            emitObjectCode(module, options.optLevel, options.pipeline.target,
-                           options.dumpIrDir,
-                           [&](const char *stage) { stages.done(stage); }));
+            object, emitObjectCode(
+                        module, options.optLevel, options.pipeline.target,
+                        options.dumpIrDir,
+                        [&](const char *stage) { stages.done(stage); },
+                        options.codegenParts));
         return Status::ok();
       }));
   return object;

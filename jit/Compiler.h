@@ -52,6 +52,11 @@ struct CompileOptions {
   /// O2: O3 took 7x longer on the encoder (unrolling and interleaving
   /// of already vectorised loops) for no measured speed-up.
   int optLevel = 2;
+  /// Parts the optimised module is emitted in, on as many threads
+  /// (jit/ParallelCodegen.h): 0 lets the module's size and the cores
+  /// decide. The code is equivalent either way, so it is not part of the
+  /// cache key.
+  int codegenParts = 0;
   /// Write the IR after each pipeline stage into this directory.
   std::string dumpIrDir;
   /// Codegen choices (fusion on or off); `target` is also the host the

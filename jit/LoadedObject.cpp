@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "jit/LoadedObject.h"
+#include "jit/ObjectBundle.h"
 
 #include "codegen/CUDA/Passes.h"
 #include "codegen/Common/Passes.h"
@@ -120,11 +121,16 @@ LoadedObject::load(std::string_view object) {
   if (llvm::Error error =
           dylib.define(llvm::orc::absoluteSymbols(runtimeSymbols(mangle))))
     return internalError(llvm::toString(std::move(error)));
-  if (llvm::Error error = (*jit)->addObjectFile(
-          dylib, llvm::MemoryBuffer::getMemBufferCopy(
-                     llvm::StringRef(object.data(), object.size()))))
-    return invalidArgument("cannot load object code: " +
-                           llvm::toString(std::move(error)));
+  // A module emitted in parts is several objects: one JITDylib links them
+  // to each other (their shared symbols are hidden, not exported).
+  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<std::string_view> objects,
+                            objectsIn(object));
+  for (std::string_view part : objects)
+    if (llvm::Error error = (*jit)->addObjectFile(
+            dylib, llvm::MemoryBuffer::getMemBufferCopy(
+                       llvm::StringRef(part.data(), part.size()))))
+      return invalidArgument("cannot load object code: " +
+                             llvm::toString(std::move(error)));
   // Links now, so no run pays for it and a bad object fails here.
   auto entry = (*jit)->lookup(kEntrySymbol);
   if (!entry)

@@ -10,6 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "jit/ObjectCode.h"
+#include "jit/ObjectBundle.h"
+#include "jit/ParallelCodegen.h"
 
 #include "codegen/CPU/CpuTarget.h"
 #include "codegen/CPU/LoopHints.h"
@@ -294,7 +296,8 @@ int64_t llvmPassesLeftOut() { return passesLeftOut.load(); }
 StatusOr<std::string>
 emitObjectCode(mlir::ModuleOp module, int optLevel,
                const codegen::CpuTarget &target, const std::string &dumpDir,
-               llvm::function_ref<void(const char *)> stageDone) {
+               llvm::function_ref<void(const char *)> stageDone,
+               int requestedParts) {
   auto dump = [&](const llvm::Module &m, const char *name) {
     if (dumpDir.empty())
       return;
@@ -329,23 +332,35 @@ emitObjectCode(mlir::ModuleOp module, int optLevel,
   if (stageDone)
     stageDone("LLVM optimise");
 
-  llvm::SmallVector<char, 0> buffer;
-  llvm::raw_svector_ostream stream(buffer);
-  llvm::legacy::PassManager codegen;
-  if (machine->addPassesToEmitFile(codegen, stream, nullptr,
-                                   llvm::CodeGenFileType::ObjectFile))
-    return internalError("the target cannot emit object files");
-  codegen.run(*llvmModule);
-  if (!dumpDir.empty() && !diagnostics.text.empty()) {
-    std::error_code error;
-    llvm::raw_fd_ostream(dumpDir + "/llvm_diagnostics.txt", error)
-        << diagnostics.text;
+  auto writeDiagnostics = [&] {
+    if (!dumpDir.empty() && !diagnostics.text.empty()) {
+      std::error_code error;
+      llvm::raw_fd_ostream(dumpDir + "/llvm_diagnostics.txt", error)
+          << diagnostics.text;
+    }
+  };
+  std::vector<std::string> objects;
+  if (int parts = codegenParts(*llvmModule, requestedParts); parts > 1) {
+    writeDiagnostics(); // the parts' own go with their errors
+    if (diagnostics.error)
+      return internalError("LLVM failed: " + diagnostics.text);
+    ANYSHAPE_ASSIGN_OR_RETURN(objects, emitInParts(*llvmModule, parts));
+  } else {
+    llvm::SmallVector<char, 0> buffer;
+    llvm::raw_svector_ostream stream(buffer);
+    llvm::legacy::PassManager codegen;
+    if (machine->addPassesToEmitFile(codegen, stream, nullptr,
+                                     llvm::CodeGenFileType::ObjectFile))
+      return internalError("the target cannot emit object files");
+    codegen.run(*llvmModule);
+    writeDiagnostics();
+    if (diagnostics.error)
+      return internalError("LLVM failed: " + diagnostics.text);
+    objects.emplace_back(buffer.begin(), buffer.end());
   }
-  if (diagnostics.error)
-    return internalError("LLVM failed: " + diagnostics.text);
   if (stageDone)
     stageDone("LLVM emit");
-  return std::string(buffer.begin(), buffer.end());
+  return bundleObjects(objects);
 }
 
 } // namespace anyshape::jit

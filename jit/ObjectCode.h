@@ -69,10 +69,14 @@ int64_t llvmPassesLeftOut();
 /// `target` is what the pipeline generated for (its loop hints follow it).
 /// `stageDone` is called with "LLVM optimise" once the module is
 /// translated and optimised, and with "LLVM emit" once the object exists.
+/// A large module is emitted in parts on several cores (ParallelCodegen.h;
+/// `codegenParts` > 0 forces that many) and its objects come back bundled
+/// (ObjectBundle.h).
 StatusOr<std::string>
 emitObjectCode(mlir::ModuleOp module, int optLevel,
                const codegen::CpuTarget &target,
                const std::string &dumpDir = "",
-               llvm::function_ref<void(const char *)> stageDone = {});
+               llvm::function_ref<void(const char *)> stageDone = {},
+               int codegenParts = 0);
 
 } // namespace anyshape::jit

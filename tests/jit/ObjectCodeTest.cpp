@@ -2,9 +2,11 @@
 // (what the compile cache stores) computes the same results without
 // compiling, and damaged object code is an error, never a crash. And what
 // LLVM reports while emitting it goes to the IR dump, not to stderr. A long
-// host flow is cut into functions and computes what it did whole. A compile
-// validates its graph once. Asked to, it names its functions for perf;
-// its kernels use the widest vectors.
+// host flow is cut into functions and computes what it did whole. A large
+// module emitted in parts on several threads computes what the whole one
+// does, reloads from its bundle of objects, and a damaged bundle is an
+// error. A compile validates its graph once. Asked to, it names its
+// functions for perf; its kernels use the widest vectors.
 #include "jit/ObjectCode.h"
 #include "../support/ExampleGraph.h"
 #include "anyshape/client/GraphBuilder.h"
@@ -14,6 +16,7 @@
 #include "ir/graph/Validate.h"
 #include "ir/reference/Evaluator.h"
 #include "jit/Compiler.h"
+#include "jit/ObjectBundle.h"
 #include "jit/PerfMap.h"
 #include "runtime/Allocator.h"
 
@@ -26,6 +29,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <thread>
 
 using namespace anyshape;
 
@@ -86,6 +90,65 @@ TEST(ObjectCode, DamagedObjectCodeIsAnError) {
     auto loaded = jit::Executable::load(graph, damaged);
     EXPECT_FALSE(loaded.isOk()) << damaged.size() << " bytes loaded";
   }
+}
+
+TEST(ObjectCode, ModulesEmittedInPartsComputeWhatOneObjectDoes) {
+  v1::Graph graph = test::exampleGraph("bert_encoder_layer");
+  jit::CompileOptions whole, parts;
+  whole.codegenParts = 1;
+  parts.codegenParts = 3; // more than this machine may have cores
+  auto one = jit::Compiler::compile(graph, whole);
+  auto three = jit::Compiler::compile(graph, parts);
+  ASSERT_TRUE(one.isOk()) << one.status().toString();
+  ASSERT_TRUE(three.isOk()) << three.status().toString();
+  EXPECT_EQ((*one)->objectCode().substr(0, 4), "\x7f"
+                                               "ELF");
+  auto objects = jit::objectsIn((*three)->objectCode());
+  ASSERT_TRUE(objects.isOk()) << objects.status().toString();
+  ASSERT_EQ(objects->size(), 3u);
+  for (std::string_view object : *objects)
+    EXPECT_EQ(object.substr(0, 4), "\x7f"
+                                   "ELF");
+  // The same optimised functions, emitted apart: the same bits out.
+  auto reloaded =
+      jit::Executable::load((*three)->graph(), (*three)->objectCode());
+  ASSERT_TRUE(reloaded.isOk()) << reloaded.status().toString();
+  for (int64_t seq : {1, 5, 64}) {
+    std::map<std::string, int64_t> symbols{{"batch", 1}, {"seq", seq}};
+    auto expected = runAt(**one, symbols, 3 + seq);
+    ASSERT_FALSE(expected.empty());
+    for (const jit::Executable *executable : {three->get(), reloaded->get()}) {
+      auto actual = runAt(*executable, symbols, 3 + seq);
+      ASSERT_EQ(actual.size(), expected.size());
+      for (size_t k = 0; k < expected.size(); ++k)
+        EXPECT_EQ(actual[k].data(), expected[k].data()) << "seq " << seq;
+    }
+  }
+  // A bundle cut short or with a part damaged does not load.
+  const std::string &bundle = (*three)->objectCode();
+  std::string damaged = bundle;
+  size_t second = objects->at(1).data() - bundle.data();
+  damaged[second + 1] = 'X'; // the second object's ELF magic
+  for (const std::string &bad :
+       {bundle.substr(0, bundle.size() - 1), bundle.substr(0, 20), damaged}) {
+    auto loaded = jit::Executable::load((*three)->graph(), bad);
+    EXPECT_FALSE(loaded.isOk()) << bad.size() << " bytes loaded";
+  }
+}
+
+TEST(ObjectCode, SmallModulesStayOneObjectAndLargeOnesUseTheCores) {
+  // mlp is far under kMinInstructionsPerPart: one object, as before.
+  auto small = jit::Compiler::compile(test::exampleGraph("mlp"));
+  ASSERT_TRUE(small.isOk());
+  EXPECT_EQ((*small)->objectCode().substr(0, 4), "\x7f"
+                                                 "ELF");
+  if (std::thread::hardware_concurrency() < 2)
+    GTEST_SKIP() << "one core: every module is one object";
+  auto large = jit::Compiler::compile(test::exampleGraph("bert_encoder_layer"));
+  ASSERT_TRUE(large.isOk());
+  auto objects = jit::objectsIn((*large)->objectCode());
+  ASSERT_TRUE(objects.isOk());
+  EXPECT_GE(objects->size(), 2u);
 }
 
 TEST(ObjectCode, HostTargetIsDescribed) {
