@@ -27,9 +27,9 @@ template <typename T> bool read(std::string_view code, size_t &at, T &value) {
 
 } // namespace
 
-std::string bundleObjects(const std::vector<std::string> &objects) {
+std::string bundleObjects(std::vector<std::string> objects) {
   if (objects.size() == 1)
-    return objects.front();
+    return std::move(objects.front());
   std::string out(kMagic);
   append(out, static_cast<uint32_t>(objects.size()));
   for (const std::string &object : objects) {

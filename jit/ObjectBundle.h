@@ -25,9 +25,10 @@ namespace anyshape::jit {
 
 inline constexpr int kMaxBundledObjects = 64;
 
-/// `objects` (at least one) as one string: the object itself when there
-/// is one, a bundle otherwise.
-std::string bundleObjects(const std::vector<std::string> &objects);
+/// `objects` (1..kMaxBundledObjects) as one string: the object itself,
+/// moved (it may hold a model's weights), when there is one; a bundle
+/// otherwise.
+std::string bundleObjects(std::vector<std::string> objects);
 
 /// The objects in `code` (views into it): one for a plain object, each of
 /// a bundle's otherwise. INVALID_ARGUMENT for a damaged bundle (a count

@@ -360,7 +360,7 @@ emitObjectCode(mlir::ModuleOp module, int optLevel,
   }
   if (stageDone)
     stageDone("LLVM emit");
-  return bundleObjects(objects);
+  return bundleObjects(std::move(objects));
 }
 
 } // namespace anyshape::jit

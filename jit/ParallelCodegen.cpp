@@ -2,6 +2,7 @@
 // (ParallelCodegen.h).
 #include "jit/ParallelCodegen.h"
 
+#include "jit/ObjectBundle.h"
 #include "jit/ObjectCode.h"
 
 #include "llvm/Bitcode/BitcodeReader.h"
@@ -71,8 +72,8 @@ StatusOr<std::string> emitPart(const llvm::SmallVector<char, 0> &bitcode,
 } // namespace
 
 int codegenParts(const llvm::Module &module, int requested) {
-  if (requested > 0)
-    return requested;
+  if (requested > 0) // a bundle holds at most kMaxBundledObjects
+    return std::min(requested, kMaxBundledObjects);
   const llvm::DataLayout &layout = module.getDataLayout();
   int64_t constantBytes = 0;
   for (const llvm::GlobalVariable &global : module.globals())

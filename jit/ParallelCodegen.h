@@ -26,7 +26,8 @@ class Module;
 
 namespace anyshape::jit {
 
-/// How many parts `module` is emitted in: `requested` if positive (tests),
+/// How many parts `module` is emitted in: `requested` if positive (tests;
+/// at most kMaxBundledObjects),
 /// otherwise one per kMinInstructionsPerPart instructions, up to one per
 /// core (at most 4), and one whenever its globals hold more than
 /// kMaxConstantBytesToSplit of data (embedded weights would be copied

@@ -2,6 +2,7 @@
 // size and the cores, never split when its globals hold large constants,
 // and what a caller asks for when it asks.
 #include "jit/ParallelCodegen.h"
+#include "jit/ObjectBundle.h"
 
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
@@ -50,6 +51,7 @@ TEST(ParallelCodegen, LargeModulesUseTheCoresUpToFour) {
   auto module = moduleOf(context, 10 * jit::kMinInstructionsPerPart);
   EXPECT_EQ(jit::codegenParts(*module, 0), std::clamp<int64_t>(cores(), 1, 4));
   EXPECT_EQ(jit::codegenParts(*module, 3), 3); // asked for
+  EXPECT_EQ(jit::codegenParts(*module, 1000), jit::kMaxBundledObjects);
 }
 
 TEST(ParallelCodegen, LargeConstantsKeepAModuleWhole) {
