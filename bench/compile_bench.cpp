@@ -103,7 +103,9 @@ BENCHMARK(BM_CompileMatmulChain)
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
 
-void BM_CompileEncoderLayers(benchmark::State &state) {
+/// Compiles `state.range(0)` stacked encoder layers with `options`.
+void compileEncoderLayers(benchmark::State &state,
+                          const jit::CompileOptions &options = {}) {
   client::GraphBuilder builder("bert_encoder");
   examples::bertEncoder(builder, static_cast<int>(state.range(0)));
   auto graph = builder.build();
@@ -111,7 +113,11 @@ void BM_CompileEncoderLayers(benchmark::State &state) {
     state.SkipWithError(graph.status().toString().c_str());
     return;
   }
-  compileOnce(state, *graph);
+  compileOnce(state, *graph, options);
+}
+
+void BM_CompileEncoderLayers(benchmark::State &state) {
+  compileEncoderLayers(state);
 }
 BENCHMARK(BM_CompileEncoderLayers)
     ->Arg(1)
@@ -126,16 +132,9 @@ BENCHMARK(BM_CompileEncoderLayers)
 /// ParallelCodegen.h), side by side: --benchmark_filter=InParts
 /// --benchmark_repetitions=3 --benchmark_enable_random_interleaving=true.
 void BM_CompileEncoderInParts(benchmark::State &state) {
-  client::GraphBuilder builder("bert_encoder");
-  examples::bertEncoder(builder, static_cast<int>(state.range(0)));
-  auto graph = builder.build();
-  if (!graph.isOk()) {
-    state.SkipWithError(graph.status().toString().c_str());
-    return;
-  }
   jit::CompileOptions options;
   options.codegenParts = static_cast<int>(state.range(1));
-  compileOnce(state, *graph, options);
+  compileEncoderLayers(state, options);
 }
 BENCHMARK(BM_CompileEncoderInParts)
     ->ArgNames({"layers", "parts"})

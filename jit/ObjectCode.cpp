@@ -346,17 +346,12 @@ emitObjectCode(mlir::ModuleOp module, int optLevel,
       return internalError("LLVM failed: " + diagnostics.text);
     ANYSHAPE_ASSIGN_OR_RETURN(objects, emitInParts(*llvmModule, parts));
   } else {
-    llvm::SmallVector<char, 0> buffer;
-    llvm::raw_svector_ostream stream(buffer);
-    llvm::legacy::PassManager codegen;
-    if (machine->addPassesToEmitFile(codegen, stream, nullptr,
-                                     llvm::CodeGenFileType::ObjectFile))
-      return internalError("the target cannot emit object files");
-    codegen.run(*llvmModule);
+    ANYSHAPE_ASSIGN_OR_RETURN(std::string object,
+                              emitObject(*llvmModule, *machine));
     writeDiagnostics();
     if (diagnostics.error)
       return internalError("LLVM failed: " + diagnostics.text);
-    objects.emplace_back(buffer.begin(), buffer.end());
+    objects.push_back(std::move(object));
   }
   if (stageDone)
     stageDone("LLVM emit");

@@ -57,19 +57,25 @@ StatusOr<std::string> emitPart(const llvm::SmallVector<char, 0> &bitcode,
     return internalError(name + ": " + llvm::toString(module.takeError()));
   ANYSHAPE_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> machine,
                             createHostTargetMachine());
-  llvm::SmallVector<char, 0> buffer;
-  llvm::raw_svector_ostream stream(buffer);
-  llvm::legacy::PassManager codegen;
-  if (machine->addPassesToEmitFile(codegen, stream, nullptr,
-                                   llvm::CodeGenFileType::ObjectFile))
-    return internalError("the target cannot emit object files");
-  codegen.run(**module);
+  ANYSHAPE_ASSIGN_OR_RETURN(std::string object, emitObject(**module, *machine));
   if (!diagnostics.errors.empty())
     return internalError("LLVM failed on " + name + ": " + diagnostics.errors);
-  return std::string(buffer.begin(), buffer.end());
+  return object;
 }
 
 } // namespace
+
+StatusOr<std::string> emitObject(llvm::Module &module,
+                                 llvm::TargetMachine &machine) {
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream stream(buffer);
+  llvm::legacy::PassManager codegen;
+  if (machine.addPassesToEmitFile(codegen, stream, nullptr,
+                                  llvm::CodeGenFileType::ObjectFile))
+    return internalError("the target cannot emit object files");
+  codegen.run(module);
+  return std::string(buffer.begin(), buffer.end());
+}
 
 int codegenParts(const llvm::Module &module, int requested) {
   if (requested > 0) // a bundle holds at most kMaxBundledObjects

@@ -22,6 +22,7 @@
 
 namespace llvm {
 class Module;
+class TargetMachine;
 } // namespace llvm
 
 namespace anyshape::jit {
@@ -37,6 +38,11 @@ int codegenParts(const llvm::Module &module, int requested);
 
 inline constexpr int64_t kMinInstructionsPerPart = 4000;
 inline constexpr int64_t kMaxConstantBytesToSplit = int64_t{64} << 20;
+
+/// `module` emitted by `machine` as one ELF object; its context's
+/// diagnostic handler sees what LLVM reports.
+StatusOr<std::string> emitObject(llvm::Module &module,
+                                 llvm::TargetMachine &machine);
 
 /// The object code of each part of `module` (which the split consumes:
 /// do not use it afterwards), `parts` >= 2, emitted in parallel (a part
