@@ -4,6 +4,7 @@
 
 #include "jit/ObjectBundle.h"
 #include "jit/ObjectCode.h"
+#include "runtime/support/RunOnThreads.h"
 
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
@@ -20,7 +21,6 @@
 #include "llvm/Transforms/Utils/SplitModule.h"
 
 #include <algorithm>
-#include <system_error>
 #include <thread>
 
 namespace anyshape::jit {
@@ -113,19 +113,9 @@ StatusOr<std::vector<std::string>> emitInParts(llvm::Module &module,
       /*PreserveLocals=*/false, /*RoundRobin=*/true);
   std::vector<StatusOr<std::string>> objects(
       bitcode.size(), internalError("a part was not emitted"));
-  std::vector<std::thread> threads;
-  for (size_t k = 1; k < bitcode.size(); ++k) {
-    auto emit = [&, k] { objects[k] = emitPart(bitcode[k], int(k)); };
-    try {
-      threads.emplace_back(emit);
-    } catch (const std::system_error &) { // no thread to be had
-      emit();
-    }
-  }
-  if (!bitcode.empty())
-    objects[0] = emitPart(bitcode[0], 0);
-  for (std::thread &thread : threads)
-    thread.join();
+  runOnThreads(static_cast<int64_t>(bitcode.size()), [&](int64_t k) {
+    objects[k] = emitPart(bitcode[k], static_cast<int>(k));
+  });
   std::vector<std::string> out;
   for (StatusOr<std::string> &object : objects) {
     if (!object.isOk())
