@@ -9,6 +9,7 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
 
 namespace anyshape::jit {
 
@@ -55,6 +56,8 @@ Status lowerGraph(const LoweringRequest &request,
     request.imported();
   mlir::PassManager pm(&context);
   buildPipeline(pm);
+  bool verifyEachPass = request.verifyEachPass || !request.dumpIrDir.empty();
+  pm.enableVerifier(verifyEachPass);
   if (!request.dumpIrDir.empty())
     pm.enableIRPrintingToFileTree(
         [](mlir::Pass *, mlir::Operation *) { return false; },
@@ -65,6 +68,12 @@ Status lowerGraph(const LoweringRequest &request,
         mlir::OpPrintingFlags().elideLargeElementsAttrs(16));
   if (mlir::failed(pm.run(*module)))
     return internalError(pipelineName + " failed: " + diagnostics);
+  // Nothing invalid goes on to LLVM: one verification of the result costs
+  // what one pass's did.
+  if (!verifyEachPass && mlir::failed(mlir::verify(*module)))
+    return internalError(pipelineName + " left invalid IR: " + diagnostics +
+                         " (a compile with --dump-ir verifies after every pass and names "
+                         "the one at fault)");
   return use(*module);
 }
 
