@@ -71,9 +71,10 @@ Status lowerGraph(const LoweringRequest &request,
   // Nothing invalid goes on to LLVM: one verification of the result costs
   // what one pass's did.
   if (!verifyEachPass && mlir::failed(mlir::verify(*module)))
-    return internalError(pipelineName + " left invalid IR: " + diagnostics +
-                         " (a compile with --dump-ir verifies after every pass and names "
-                         "the one at fault)");
+    return internalError(
+        pipelineName + " left invalid IR: " + diagnostics +
+        " (a compile with --dump-ir verifies after every pass and names "
+        "the one at fault)");
   return use(*module);
 }
 

@@ -28,7 +28,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <set>
+#include <sstream>
 #include <thread>
 
 using namespace anyshape;
@@ -430,5 +432,49 @@ TEST(ObjectCode, KernelsUseTheWidestVectorRegisters) {
   ASSERT_TRUE(jit::Compiler::compile(*graph, options).isOk());
   std::string ir = readText(dir + "/llvm_after_opt.ll");
   EXPECT_NE(ir.find("<16 x float>"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ObjectCode, KernelsStayOutOfLineInTheOptimisedModule) {
+  // Inlined, a small kernel's serial version was copied into @main at
+  // every launch and optimised and emitted once per copy (ObjectCode.cpp:
+  // keepKernelsOutOfLine). Every kernel of the pipeline's last IR but the
+  // library calls must still be defined after LLVM's optimisation.
+  std::string dir = ::testing::TempDir() + "/anyshape_kernels_out_of_line";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  jit::CompileOptions options;
+  options.dumpIrDir = dir;
+  ASSERT_TRUE(
+      jit::Compiler::compile(test::exampleGraph("bert_encoder_layer"), options)
+          .isOk());
+  // The dump's MLIR files are numbered by stage: the last is what LLVM got.
+  std::filesystem::path last;
+  int lastStage = -1;
+  for (const auto &entry : std::filesystem::recursive_directory_iterator(dir))
+    if (entry.path().extension() == ".mlir") {
+      int stage = std::atoi(entry.path().filename().c_str());
+      if (stage > lastStage)
+        std::tie(lastStage, last) = std::make_pair(stage, entry.path());
+    }
+  ASSERT_GE(lastStage, 0) << "no MLIR in the dump";
+  auto matches = [](const std::string &text, const std::regex &pattern) {
+    std::set<std::string> found;
+    for (std::sregex_iterator it(text.begin(), text.end(), pattern), end;
+         it != end; ++it)
+      found.insert((*it)[1]);
+    return found;
+  };
+  std::string mlir = readText(last.string());
+  std::set<std::string> kernels = matches(
+      mlir,
+      std::regex(
+          R"re(llvm.func @(main_kernel[0-9]+)\(.*dhlo.kernel = "k(Loop|Input|Stitch)")re"));
+  std::set<std::string> defined =
+      matches(readText(dir + "/llvm_after_opt.ll"),
+              std::regex(R"re(\ndefine .*@(main_kernel[0-9]+)\()re"));
+  EXPECT_GE(kernels.size(), 4u);
+  for (const std::string &kernel : kernels)
+    EXPECT_TRUE(defined.count(kernel)) << kernel << " was inlined";
   std::filesystem::remove_all(dir);
 }
