@@ -89,9 +89,13 @@ StatusOr<std::unique_ptr<Server>> Server::start(const ServerOptions &options) {
   // Reflection answers without a token: with tokens, it is off.
   if (!options.service.auth)
     grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  // A Unix domain socket (unix:PATH, unix-abstract:NAME) reaches only
+  // this machine, as loopback does, and has no port to report.
+  bool unixSocket = options.listen.rfind("unix:", 0) == 0 ||
+                    options.listen.rfind("unix-abstract:", 0) == 0;
   std::string host = options.listen.substr(0, options.listen.rfind(':'));
-  bool loopback =
-      host.rfind("127.", 0) == 0 || host == "localhost" || host == "[::1]";
+  bool loopback = unixSocket || host.rfind("127.", 0) == 0 ||
+                  host == "localhost" || host == "[::1]";
   if (options.service.auth && options.tls.certFile.empty() && !loopback)
     logEvent(
         "warning", "tokens_in_plaintext",
@@ -110,7 +114,8 @@ StatusOr<std::unique_ptr<Server>> Server::start(const ServerOptions &options) {
   if (!server->server_ || port == 0)
     return Status(StatusCode::Unavailable,
                   "cannot listen on " + options.listen);
-  server->address_ = host + ":" + std::to_string(port);
+  server->address_ =
+      unixSocket ? options.listen : host + ":" + std::to_string(port);
 
   if (!options.metricsListen.empty()) {
     AnyShapeService *service = server->service_.get();

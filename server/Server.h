@@ -40,7 +40,7 @@ public:
   static StatusOr<std::unique_ptr<Server>> start(const ServerOptions &options);
   ~Server();
 
-  /// "host:port" actually bound.
+  /// "host:port" actually bound, or a unix: address as given.
   const std::string &address() const { return address_; }
   const std::string &metricsAddress() const;
   AnyShapeService &service() { return *service_; }

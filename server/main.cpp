@@ -27,8 +27,10 @@ const char *kUsage = R"(usage: anyshape-server [options]
 
   --listen ADDR            gRPC address (default 127.0.0.1:50051; loopback
                            only unless you choose otherwise; port 0 picks a
-                           free port)
-  --port-file FILE         write the bound host:port to FILE once serving
+                           free port; unix:PATH listens on a Unix domain
+                           socket, for clients on this machine)
+  --port-file FILE         write the bound host:port (or the unix: address)
+                           to FILE once serving
   --tls-cert FILE          serve TLS with this PEM certificate chain ...
   --tls-key FILE           ... and this PEM private key (default: plaintext,
                            for loopback)

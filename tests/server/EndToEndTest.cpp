@@ -519,6 +519,24 @@ TEST(ServerEndToEnd, ALoneExecutionRunsOnEveryCore) {
   }
 }
 
+TEST(ServerEndToEnd, AUnixSocketServesAndItsPortFileNamesIt) {
+  // --listen unix:PATH, for clients on the same machine: the port file
+  // holds the address a client dials (it said "unix:1"), and requests
+  // are served through it.
+  std::string path =
+      "/tmp/anyshape-test-" + std::to_string(::getpid()) + ".sock";
+  std::remove(path.c_str());
+  ServerProcess server({"--listen", "unix:" + path});
+  ASSERT_EQ(server.address(), "unix:" + path);
+  auto stub = server.stub();
+  v1::Graph graph = test::exampleGraph("mlp");
+  std::string id = compiledId(*stub, graph);
+  ASSERT_FALSE(id.empty());
+  EXPECT_TRUE(executeAndCheck(*stub, id, graph, {{"batch", 5}}, 3).ok());
+  EXPECT_EQ(server.stop(), 0);
+  std::remove(path.c_str());
+}
+
 TEST(ServerEndToEnd, HealthReflectionAndPrometheusMetrics) {
   int port = 20000 + ::getpid() % 20000;
   std::string metrics = "127.0.0.1:" + std::to_string(port);
