@@ -210,8 +210,8 @@ Status addEntry(llvm::Module &module) {
 /// launch: the 12-layer encoder's @main grew to 20,000 instructions with
 /// 37 loop nests (its three bias-and-transpose launches per layer), all
 /// optimised and emitted again, on one thread, for each copy. Kept out of
-/// line, each kernel is optimised and emitted once: LLVM's optimisation
-/// went from 1.0 to 0.55 s and its emit from 1.4 to 0.7 s on that model.
+/// line, each kernel is optimised and emitted once: LLVM's share of that
+/// model's compile went from 1.65-1.81 to 1.19-1.30 s on a 2-core VM.
 /// The kernel loses nothing: its static sizes are in its own code (MLIR's
 /// types), and a launch costs a call. A library kernel is the opposite
 /// case, one call into the runtime with its operands' descriptors:
