@@ -75,6 +75,19 @@ void BM_EncoderWideWeights(benchmark::State &state) {
   }
   runLoop(state, *executable, bench::encoderInputs(state.range(1)));
 }
+/// The GEMMs on the layer's weights as the library packs them in every
+/// call (range(0) = 0) or from packs made by the first run (1;
+/// anyshape-pack-constant-weights).
+void BM_EncoderPackedWeights(benchmark::State &state) {
+  static std::shared_ptr<jit::Executable> byChoice[2] = {nullptr, nullptr};
+  std::shared_ptr<jit::Executable> &executable = byChoice[state.range(0)];
+  if (!executable) {
+    jit::CompileOptions options;
+    options.pipeline.packConstantWeights = state.range(0) == 1;
+    executable = compileOrDie(options);
+  }
+  runLoop(state, *executable, bench::encoderInputs(state.range(1)));
+}
 /// Host overhead: a graph whose kernel work is one element, so the time is
 /// input checks (every shape rule), marshalling and the call itself.
 void BM_HostOverheadTinyGraph(benchmark::State &state) {
@@ -134,6 +147,10 @@ BENCHMARK(BM_EncoderDynamic)
 BENCHMARK(BM_EncoderWideWeights)
     ->ArgsProduct({{0, 1}, {4, 16, 64, 128, 256, 512}})
     ->ArgNames({"transposed", "seq"})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_EncoderPackedWeights)
+    ->ArgsProduct({{0, 1}, {1, 4, 16, 64, 128, 256, 512}})
+    ->ArgNames({"packed", "seq"})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_EncoderStatic)
     ->Arg(16)

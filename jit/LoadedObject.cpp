@@ -23,6 +23,7 @@
 #include "runtime/Gemm.h"
 #include "runtime/MemrefCopy.h"
 #include "runtime/OpenMpAbi.h"
+#include "runtime/PackedGemm.h"
 #include "runtime/Threading.h"
 #include "runtime/cuda/CudaLaunch.h"
 
@@ -58,6 +59,11 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner &mangle) {
   symbols[mangle("memrefCopy")] = bind(&runtime::anyshapeMemrefCopy);
   symbols[mangle(std::string("_mlir_ciface_") + codegen::kBatchMatmulF32)] =
       bind(&runtime::anyshapeBatchMatmulF32);
+  symbols[mangle(std::string("_mlir_ciface_") +
+                 codegen::kBatchMatmulPackedF32)] =
+      bind(&runtime::anyshapeBatchMatmulPackedF32);
+  symbols[mangle(codegen::kReleaseGemmPack)] =
+      bind(&runtime::anyshapeReleaseGemmPack);
   // The execution context's allocator (ExecutionContext.h), and MLIR's
   // generic allocation functions for code that has no context (the shape
   // checks, the initializer).
@@ -100,7 +106,11 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner &mangle) {
 LoadedObject::LoadedObject(std::unique_ptr<llvm::orc::LLJIT> jit)
     : jit_(std::move(jit)) {}
 
-LoadedObject::~LoadedObject() = default;
+LoadedObject::~LoadedObject() {
+  // The executable that owns this object is gone, so no run is left.
+  if (finalize_)
+    finalize_();
+}
 
 StatusOr<std::unique_ptr<LoadedObject>>
 LoadedObject::load(std::string_view object) {
@@ -144,6 +154,11 @@ LoadedObject::load(std::string_view object) {
   initialize->toPtr<void (*)()>()();
   std::unique_ptr<LoadedObject> loaded(new LoadedObject(std::move(*jit)));
   loaded->entry_ = entry->toPtr<EntryFunction>();
+  // Optional: only an object holding something to free defines it.
+  if (auto finalize = loaded->jit_->lookup(codegen::kFinalizeSymbol))
+    loaded->finalize_ = finalize->toPtr<void (*)()>();
+  else
+    llvm::consumeError(finalize.takeError());
   return loaded;
 }
 

@@ -3,7 +3,8 @@
 // Links an object from emitObjectCode (ObjectCode.h) into this process
 // with ORC's LLJIT, binding the runtime functions it calls (allocator,
 // GEMM, strided copy, constant generator) as absolute addresses, resolves
-// its entry once and runs its initializer (load-time constants).
+// its entry once and runs its initializer (load-time constants); its
+// finalizer, when it has one (the GEMM packs it made), runs on unload.
 // The same path serves fresh compiles and objects read back from the
 // compile cache, so a cached executable is exactly what was tested.
 //
@@ -39,6 +40,7 @@ private:
   explicit LoadedObject(std::unique_ptr<llvm::orc::LLJIT> jit);
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   EntryFunction entry_ = nullptr;
+  void (*finalize_)() = nullptr;
 };
 
 } // namespace anyshape::jit

@@ -185,8 +185,10 @@ Status addEntry(llvm::Module &module) {
   }
   // Emulated CUDA kernels (a fake driver's: codegen/CUDA/Passes.h) stay
   // exported too.
+  // The finalizer, where there is one, is the loader's too.
+  llvm::Function *finalize = module.getFunction(codegen::kFinalizeSymbol);
   auto exported = [&](const llvm::Function &f) {
-    return &f == entry || &f == initialize ||
+    return &f == entry || &f == initialize || (finalize && &f == finalize) ||
            f.getName().ends_with(codegen::kEmulatedKernelSuffix);
   };
   for (llvm::Function &f : module)

@@ -38,6 +38,9 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
   // 4. f32 matmuls to the GEMM library; everything else to loops (5); then
   // the LLVM dialect.
   pm.addPass(createBatchMatmulToRuntimeCall());
+  // GEMMs on constant weights reuse a pack of the weight made once.
+  if (options.packConstantWeights)
+    pm.addPass(createPackConstantWeights());
   // 5. Parallel dims become scf.parallel; each outermost one gets a serial
   // twin chosen at run time by its amount of work, and the parallel
   // version becomes an OpenMP region (runtime/OpenMpAbi.h).
@@ -133,6 +136,10 @@ void registerCpuPipeline() {
         *this, "max-column-partials",
         llvm::cl::desc("Partial sums above which columns are chunked"),
         llvm::cl::init(defaults.maxColumnPartials)};
+    Option<bool> packConstantWeights{
+        *this, "pack-constant-weights",
+        llvm::cl::desc("GEMMs on constant weights run from a pack made once"),
+        llvm::cl::init(defaults.packConstantWeights)};
     Option<bool> printKernelFusions{
         *this, "print-kernel-fusions",
         llvm::cl::desc("Print each kernel with its fusions of the plan")};
@@ -156,6 +163,7 @@ void registerCpuPipeline() {
         options.parallelChunk = cli.parallelChunk;
         options.splitRowMinWork = cli.splitRowMinWork;
         options.maxColumnPartials = cli.maxColumnPartials;
+        options.packConstantWeights = cli.packConstantWeights;
         options.printKernelFusions = cli.printKernelFusions;
         options.target.vectorBytes = cli.vectorBytes;
         options.target.transposeWideWeights = cli.transposeWideWeights;

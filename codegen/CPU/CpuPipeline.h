@@ -36,6 +36,11 @@ struct CpuPipelineOptions {
   /// its threads share chunks of columns instead (64 MiB of f32); tests set
   /// 0 to run the column chunks.
   int64_t maxColumnPartials = int64_t{16} << 20;
+  /// GEMMs on constant weights run from a pack of the weight the first
+  /// run makes (anyshape-pack-constant-weights, runtime/PackedGemm.h):
+  /// 2-4x faster GEMMs at a few rows, for each weight used its bytes once
+  /// more in memory. Off, the library packs the weight in every call.
+  bool packConstantWeights = true;
   /// Print every kernel with its plan fusions, and the departures, after
   /// kernel formation (anyshape-opt's `print-kernel-fusions`, for lit).
   bool printKernelFusions = false;

@@ -162,6 +162,27 @@ def SplitVectorRemainders
                            "::mlir::scf::SCFDialect"];
 }
 
+def PackConstantWeights
+    : Pass<"anyshape-pack-constant-weights", "mlir::ModuleOp"> {
+  let summary = "GEMMs on a constant weight run from a pack made once";
+  let description = [{
+    Each call of `anyshapeBatchMatmulF32` whose B is a view of a constant
+    of the executable (a constant `memref.global`, or a load-time one
+    marked `anyshape.load_time_constant`) becomes a call of
+    `anyshapeBatchMatmulPackedF32` (runtime/PackedGemm.h) with one more
+    operand: a slot, a private zero-initialised `memref<1xi64>` global, one
+    per weight view, where the first run keeps the weight packed for the
+    library. Its `memref.get_global` sits in the host flow, before the
+    fusion, so the slot reaches the kernel as an operand as the weight does
+    and stacked layers' kernels stay identical. `anyshape_finalize`
+    (created if absent) releases each slot's pack when the object is
+    unloaded. Other GEMMs are left alone.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def TransposeWideWeights
     : Pass<"anyshape-transpose-wide-weights", "mlir::func::FuncOp"> {
   let summary = "Store a wide constant GEMM weight transposed";

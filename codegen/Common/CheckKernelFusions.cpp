@@ -63,10 +63,12 @@ struct CheckKernelFusionsPass
   using CheckKernelFusionsBase::CheckKernelFusionsBase;
 
   void runOnOperation() override {
-    // Declarations have no kernels; the initializer runs once at load,
-    // outside any plan (its calls fill constants).
+    // Declarations have no kernels; the initializer and the finalizer run
+    // once, at load and unload, outside any plan (their calls fill
+    // constants and free GEMM packs).
     if (getOperation().isExternal() ||
-        getOperation().getSymName() == kInitializeSymbol)
+        getOperation().getSymName() == kInitializeSymbol ||
+        getOperation().getSymName() == kFinalizeSymbol)
       return;
     std::vector<Kernel> kernels;
     auto collect = [&](Block &block, dhlo::FusionOp fusion) {

@@ -65,7 +65,8 @@ struct ExecutionContextPass : impl::ExecutionContextBase<ExecutionContextPass> {
       func.walk([&](func::CallOp call) {
         if (isKernel(call)) {
           call->insertOperands(0, context);
-        } else if (call.getCallee() == kBatchMatmulF32) {
+        } else if (call.getCallee() == kBatchMatmulF32 ||
+                   call.getCallee() == kBatchMatmulPackedF32) {
           call->insertOperands(call->getNumOperands(), context);
         } else if (call.getCallee() == kTeamSizeFunction) {
           OpBuilder b(call);
@@ -85,11 +86,12 @@ struct ExecutionContextPass : impl::ExecutionContextBase<ExecutionContextPass> {
       });
     }
     // The GEMM runs on the run's team too (runtime/Gemm.h).
-    if (auto gemm = symbols.lookup<func::FuncOp>(kBatchMatmulF32)) {
-      SmallVector<Type> inputs(gemm.getFunctionType().getInputs());
-      inputs.push_back(pointer);
-      gemm.setFunctionType(FunctionType::get(mlirContext, inputs, {}));
-    }
+    for (const char *name : {kBatchMatmulF32, kBatchMatmulPackedF32})
+      if (auto gemm = symbols.lookup<func::FuncOp>(name)) {
+        SmallVector<Type> inputs(gemm.getFunctionType().getInputs());
+        inputs.push_back(pointer);
+        gemm.setFunctionType(FunctionType::get(mlirContext, inputs, {}));
+      }
     if (auto teamSize = symbols.lookup<func::FuncOp>(kTeamSizeFunction))
       if (SymbolTable::symbolKnownUseEmpty(teamSize, module))
         teamSize.erase();

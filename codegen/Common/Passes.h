@@ -27,11 +27,26 @@ namespace anyshape::codegen {
 
 /// The runtime function the GEMM calls go to (C interface name).
 inline constexpr const char *kBatchMatmulF32 = "anyshapeBatchMatmulF32";
+/// The same with B a constant packed once into a slot (runtime/PackedGemm.h;
+/// anyshape-pack-constant-weights): one more operand, the slot.
+inline constexpr const char *kBatchMatmulPackedF32 =
+    "anyshapeBatchMatmulPackedF32";
+/// Frees the pack in a slot: `(slot address: i64) -> ()`.
+inline constexpr const char *kReleaseGemmPack = "anyshapeReleaseGemmPack";
 
 /// The function every object defines to fill its load-time constants
 /// (`() -> ()`; anyshape-seeded-constants-at-load), called once by the
 /// loader before any run.
 inline constexpr const char *kInitializeSymbol = "anyshape_initialize";
+/// The function an object defines when it holds what must be freed before
+/// its code is unloaded (`() -> ()`; today the GEMM packs of
+/// anyshape-pack-constant-weights); the loader calls it, when defined, once
+/// no run is left.
+inline constexpr const char *kFinalizeSymbol = "anyshape_finalize";
+/// Marks a memref.global that only the initializer writes: a constant of
+/// every run, as a `constant` global is.
+inline constexpr const char *kLoadTimeConstantAttr =
+    "anyshape.load_time_constant";
 
 /// The runtime generator of SeededUniform constants: `(address: i64,
 /// count: i64, dtype: i32, seed: i64, low: f64, high: f64) -> ()`.

@@ -83,6 +83,8 @@ struct SeededConstantsAtLoadPass
           /*initial_value=*/b.getUnitAttr(), /*constant=*/false,
           /*alignment=*/b.getI64IntegerAttr(64));
       symbols.insert(global); // uniquifies the name
+      // Written by the initializer only: a constant to every run.
+      global->setAttr(kLoadTimeConstantAttr, b.getUnitAttr());
 
       Value buffer =
           body.create<memref::GetGlobalOp>(loc, type, global.getSymName());

@@ -13,6 +13,7 @@
 #include "ir/reference/Compare.h"
 #include "ir/reference/Evaluator.h"
 #include "jit/Compiler.h"
+#include "runtime/PackedGemm.h"
 
 #include "MatchesReference.h"
 #include "RandomInputs.h"
@@ -183,6 +184,57 @@ TEST(Differential, WideWeightsStoredTransposedAgreeAtEveryShape) {
     checkAcrossShapes(test::exampleGraph("bert_encoder_layer"),
                       drawShapes({{"batch", {1, 2}}, {"seq", {1, 40}}}, 4, 5),
                       "encoder" + label, options);
+  }
+}
+
+TEST(Differential, PackedWeightsAgreeAtEveryShapeAndAreFreedWithThem) {
+  // anyshape-pack-constant-weights on and off: a seeded weight read by a
+  // product and by a batched one (two views of it: two packs), a dense
+  // weight read by two products (one view: one pack) and an add, a weight
+  // contracted on its second dim (read transposed), and the encoder layer.
+  // On, the products run from packs, which each executable frees when it
+  // goes; off, none is made.
+  GraphBuilder b("packed_weights");
+  Value x = b.parameter("x", v1::DTYPE_F32, {"rows", 24});
+  Value seeded = b.seededUniform(v1::DTYPE_F32, {24, 200}, 5, -1, 1);
+  b.output(b.matmul(x, seeded), "seeded");
+  Value t = b.parameter("t", v1::DTYPE_F32, {2, "rows", 24});
+  b.output(b.matmul(t, seeded), "batched");
+  std::string bytes(24 * 40 * sizeof(float), '\0');
+  std::mt19937 random(4);
+  std::uniform_real_distribution<float> uniform(-1, 1);
+  for (size_t i = 0; i < bytes.size(); i += sizeof(float)) {
+    float v = uniform(random);
+    std::memcpy(&bytes[i], &v, sizeof v);
+  }
+  Value dense = b.constant(v1::DTYPE_F32, {24, 40}, bytes);
+  b.output(b.matmul(x, dense), "dense");
+  b.output(b.matmul(b.neg(x), dense), "dense_again");
+  b.output(b.add(dense, dense), "dense_twice");
+  Value rowsOfK = b.seededUniform(v1::DTYPE_F32, {70, 24}, 6, -1, 1);
+  b.output(b.dotGeneral(x, rowsOfK, {}, {}, {1}, {1}), "contracted_second");
+  v1::Graph graph = *b.build();
+  for (bool packed : {true, false}) {
+    jit::CompileOptions options;
+    options.pipeline.packConstantWeights = packed;
+    std::string label = packed ? " packed" : " unpacked";
+    runtime::PackedGemmCounts before = runtime::packedGemmCounts();
+    checkAcrossShapes(graph, drawShapes({{"rows", {0, 70}}}, 6, 4),
+                      "constant weights" + label, options);
+    checkAcrossShapes(test::exampleGraph("bert_encoder_layer"),
+                      drawShapes({{"batch", {1, 2}}, {"seq", {1, 40}}}, 4, 5),
+                      "encoder" + label, options);
+    runtime::PackedGemmCounts after = runtime::packedGemmCounts();
+    int64_t packs = after.packs - before.packs;
+    if (packed && runtime::packedGemmAvailable()) {
+      // 4 of the small graph's views, 6 of the encoder's weights.
+      EXPECT_EQ(packs, 10) << label;
+      EXPECT_GT(after.packedCalls - before.packedCalls, 0) << label;
+    } else {
+      EXPECT_EQ(packs, 0) << label;
+      EXPECT_EQ(after.packedCalls - before.packedCalls, 0) << label;
+    }
+    EXPECT_EQ(after.releases - before.releases, packs) << label;
   }
 }
 

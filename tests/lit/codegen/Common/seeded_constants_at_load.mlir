@@ -3,7 +3,9 @@
 // becomes a read-only view of an uninitialised public global, and
 // @anyshape_initialize fills each global once through the runtime's
 // generator with the op's parameters (address, element count, wire dtype,
-// seed, low, high). A module without one still gets an empty initializer.
+// seed, low, high); each global is marked anyshape.load_time_constant (a
+// constant to every run: anyshape-pack-constant-weights packs GEMM weights
+// it reads). A module without one still gets an empty initializer.
 
 // CHECK-LABEL: module @weights
 // CHECK: func.func private @anyshapeFillSeededUniform(i64, i64, i32, i64, f64, f64)
@@ -13,8 +15,8 @@
 // CHECK: bufferization.to_tensor %[[W]] restrict : memref<64x128xf32>
 // CHECK: %[[H:.*]] = memref.get_global @[[G1:anyshape_seeded[_0-9]*]] : memref<5000xf16>
 // CHECK: bufferization.to_tensor %[[H]] restrict : memref<5000xf16>
-// CHECK-DAG: memref.global "public" @[[G0]] : memref<64x128xf32> = uninitialized {alignment = 64 : i64}
-// CHECK-DAG: memref.global "public" @[[G1]] : memref<5000xf16> = uninitialized {alignment = 64 : i64}
+// CHECK-DAG: memref.global "public" @[[G0]] : memref<64x128xf32> = uninitialized {alignment = 64 : i64, anyshape.load_time_constant}
+// CHECK-DAG: memref.global "public" @[[G1]] : memref<5000xf16> = uninitialized {alignment = 64 : i64, anyshape.load_time_constant}
 // CHECK: func.func @anyshape_initialize()
 // CHECK: %[[B0:.*]] = memref.get_global @[[G0]]
 // CHECK: %[[P0:.*]] = memref.extract_aligned_pointer_as_index %[[B0]]
