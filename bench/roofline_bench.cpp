@@ -1,10 +1,12 @@
 // The encoder layer against its GEMM roofline, side by side in one run: the
 // compiled layer (examples/bert_encoder_layer, compiled once for every
 // length) against the layer's matrix products alone, each run by the same
-// oneDNN GEMM the compiled code calls (runtime/Gemm.h), on dense operands
-// in the layout the GEMM likes best. The GEMMs alone are what the layer
-// would cost if everything that is not a GEMM (bias, softmax, layer norm,
-// GELU, transposes, the host flow, allocation) were free, so
+// oneDNN GEMM the compiled code calls (runtime/Gemm.h; the six weight
+// products from weights packed once, runtime/PackedGemm.h, as the compiled
+// code runs them), on dense operands in the layout the GEMM likes best. The
+// GEMMs alone are what the layer would cost if everything that is not a GEMM
+// (bias, softmax, layer norm, GELU, transposes, the host flow, allocation) were
+// free, so
 //
 //   roofline = gemm time / layer time
 //
@@ -21,12 +23,14 @@
 #include "ExampleFile.h"
 #include "jit/Compiler.h"
 #include "runtime/Gemm.h"
+#include "runtime/PackedGemm.h"
 #include "tools/load/Workload.h"
 
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <memory>
 #include <vector>
 
@@ -55,8 +59,8 @@ struct Product {
 };
 
 /// The layer's products at batch 1 and `seq`: Q, K, V and the output
-/// projection; the two FFN products; scores QK^T and their product with V
-/// per head.
+/// projection; the two FFN products (these six on weights); scores QK^T
+/// and their product with V per head.
 std::vector<Product> layerProducts(int64_t seq) {
   std::vector<Product> products(4, {1, seq, kHidden, kHidden});
   products.push_back({1, seq, kHidden, kFfn});
@@ -65,6 +69,7 @@ std::vector<Product> layerProducts(int64_t seq) {
   products.push_back({kHeads, seq, seq, kHeadDim});
   return products;
 }
+constexpr size_t kWeightProducts = 6;
 
 /// Dense buffers for every product at lengths up to `longest`, made once:
 /// the layer keeps one set of weights whatever the length, so the GEMMs
@@ -74,9 +79,8 @@ class LayerGemms {
 public:
   explicit LayerGemms(int64_t longest) {
     for (const Product &p : layerProducts(longest))
-      buffers_.push_back({std::vector<float>(p.batch * p.m * p.k, 0.5f),
-                          std::vector<float>(p.batch * p.k * p.n, 0.01f),
-                          std::vector<float>(p.batch * p.m * p.n)});
+      buffers_.emplace_back(p.batch * p.m * p.k, p.batch * p.k * p.n,
+                            p.batch * p.m * p.n);
   }
   void run(int64_t seq) {
     std::vector<Product> products = layerProducts(seq);
@@ -86,19 +90,31 @@ public:
       runtime::Memref3D a = dense(b.a, p.batch, p.m, p.k),
                         w = dense(b.w, p.batch, p.k, p.n),
                         c = dense(b.c, p.batch, p.m, p.n);
-      runtime::anyshapeBatchMatmulF32(&a, &w, &c, nullptr);
+      if (i < kWeightProducts)
+        runtime::anyshapeBatchMatmulPackedF32(&a, &w, &c, &b.slotView, nullptr);
+      else
+        runtime::anyshapeBatchMatmulF32(&a, &w, &c, nullptr);
     }
+  }
+  ~LayerGemms() {
+    for (Buffers &b : buffers_)
+      runtime::anyshapeReleaseGemmPack(reinterpret_cast<int64_t>(&b.slot));
   }
 
 private:
   struct Buffers {
+    Buffers(int64_t as, int64_t ws, int64_t cs)
+        : a(as, 0.5f), w(ws, 0.01f), c(cs) {}
+    Buffers(const Buffers &) = delete; // the slot's view points into it
     std::vector<float> a, w, c;
+    int64_t slot = 0; // a weight's pack, as generated code's slot
+    runtime::SlotMemref slotView{&slot, &slot, 0, {1}, {1}};
   };
   static runtime::Memref3D dense(std::vector<float> &data, int64_t d0,
                                  int64_t d1, int64_t d2) {
     return {data.data(), data.data(), 0, {d0, d1, d2}, {d1 * d2, d2, 1}};
   }
-  std::vector<Buffers> buffers_;
+  std::deque<Buffers> buffers_; // stable addresses: the slots
 };
 
 double seconds(std::chrono::steady_clock::time_point since) {

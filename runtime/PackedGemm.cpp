@@ -53,12 +53,6 @@ namespace {
 
 constexpr int64_t kEmpty = 0, kPacking = 1, kUnpackable = 2;
 
-/// Fewer columns per slice than this and the per-call cost shows.
-constexpr int64_t kMinSliceColumns = 32;
-/// The row count the pack's blocking is chosen for: the middle of the
-/// sequence lengths served; measured as fast as any other from 2 to 4096.
-constexpr int64_t kPackedForRows = 512;
-
 std::atomic<int64_t> packCount{0}, packedCallCount{0}, plainCallCount{0},
     releaseCount{0};
 
@@ -84,11 +78,12 @@ struct PackedWeight {
   }
 };
 
-// The slot is generated code's int64_t, so it is read and written with
-// the compiler's atomic builtins (C++17 has no atomic_ref).
-int64_t loadSlot(int64_t *slot) {
-  return __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-}
+#if ANYSHAPE_DNNL_PACKED_SGEMM
+/// Fewer columns per slice than this and the per-call cost shows.
+constexpr int64_t kMinSliceColumns = 32;
+/// The row count the pack's blocking is chosen for: the middle of the
+/// sequence lengths served; measured as fast as any other from 2 to 4096.
+constexpr int64_t kPackedForRows = 512;
 
 /// Runs task(thread, threads) on a team of `threads` (this thread alone
 /// for 1); each member's oneDNN calls then run on that member alone.
@@ -111,7 +106,6 @@ int64_t teamOf(const AnyshapeExecutionContext *context) {
   return std::max<int64_t>(1, context ? context->teamSize : anyshapeTeamSize());
 }
 
-#if ANYSHAPE_DNNL_PACKED_SGEMM
 using dnnl::impl::cpu::sgemm_compute;
 using dnnl::impl::cpu::sgemm_pack;
 using dnnl::impl::cpu::sgemm_pack_get_size;
@@ -185,7 +179,9 @@ std::unique_ptr<PackedWeight> pack(const Memref3D &b, int threads) {
 /// The pack in `slot`, making it if the slot is empty and this call wins
 /// the race to; null while another call packs, or if it cannot be packed.
 const PackedWeight *packedIn(int64_t *slot, const Memref3D &b, int threads) {
-  int64_t value = loadSlot(slot);
+  // The slot is generated code's int64_t, so it is read and written with
+  // the compiler's atomic builtins (C++17 has no atomic_ref).
+  int64_t value = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
   if (value == kEmpty &&
       __atomic_compare_exchange_n(slot, &value, kPacking, false,
                                   __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
