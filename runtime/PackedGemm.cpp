@@ -199,8 +199,7 @@ const PackedWeight *packedIn(int64_t *slot, const Memref3D &b, int threads) {
 bool runPacked(const PackedWeight &weight, const Memref3D &a, const Memref3D &b,
                const Memref3D &c, int threads) {
   int64_t batch = c.sizes[0], m = c.sizes[1], n = c.sizes[2], k = a.sizes[2];
-  if (m == 0 || batch == 0 || (batch == 1 && m == 1) ||
-      (b.sizes[0] != 1 && b.strides[0] != 0))
+  if (m == 0 || batch == 0 || (b.sizes[0] != 1 && b.strides[0] != 0))
     return false;
   // X' = A as [K, M]: 'N' for row-major A, 'T' for a transposed view.
   char transX;
@@ -247,8 +246,10 @@ anyshapeBatchMatmulPackedF32(Memref3D *a, Memref3D *b, Memref3D *c,
                              AnyshapeExecutionContext *context) {
 #if ANYSHAPE_DNNL_PACKED_SGEMM
   int threads = static_cast<int>(teamOf(context));
+  // One row: the library's GEMV is as fast. One weight for every batch
+  // item, or nothing to pack.
   bool worthIt = c->sizes[0] * c->sizes[1] > 1 && a->sizes[2] > 0 &&
-                 c->sizes[2] > 0; // one row: the library's GEMV is as fast
+                 c->sizes[2] > 0 && (b->sizes[0] == 1 || b->strides[0] == 0);
   if (worthIt && slot && slot->aligned)
     if (const PackedWeight *weight =
             packedIn(slot->aligned + slot->offset, *b, threads))

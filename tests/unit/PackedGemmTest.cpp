@@ -53,7 +53,7 @@ struct Slot {
 };
 
 /// Runs c = a x w through the packed entry on a team of `team` and checks
-/// every element against a triple loop; `w`'s batch is 1 (or broadcast).
+/// every element against a triple loop.
 void runAndCheck(Tensor &a, Tensor &w, Slot &slot, int team,
                  const std::string &what) {
   int64_t batch = a.view.sizes[0], m = a.view.sizes[1], k = a.view.sizes[2];
@@ -67,7 +67,7 @@ void runAndCheck(Tensor &a, Tensor &w, Slot &slot, int team,
       for (int64_t col = 0; col < n; ++col) {
         double expected = 0;
         for (int64_t l = 0; l < k; ++l)
-          expected += double(a.at(i, r, l)) * w.at(0, l, col);
+          expected += double(a.at(i, r, l)) * w.at(i, l, col);
         ASSERT_NEAR(c.at(i, r, col), expected, 1e-4)
             << what << " team " << team << " at [" << i << ", " << r << ", "
             << col << "]";
@@ -141,10 +141,16 @@ TEST(PackedGemm, WhatThePackCannotServeRunsThePlainGemm) {
   Tensor wide = make(1, 10, 96, false, random);
   wide.view.sizes[2] = 48, wide.view.strides[2] = 2;
   runAndCheck(wide, w, slot, 2, "a strided input");
+  // A weight of its own per batch item: nothing to pack in its slot.
+  Tensor perItem = make(2, 48, 64, false, random);
+  Tensor pair = make(2, 10, 48, false, random);
+  Slot unused;
+  runAndCheck(pair, perItem, unused, 2, "a weight per batch item");
+  EXPECT_EQ(unused.value, 0);
   PackedGemmCounts after = packedGemmCounts();
   EXPECT_EQ(after.packs - before.packs, 1);
   EXPECT_EQ(after.packedCalls - before.packedCalls, 1);
-  EXPECT_EQ(after.plainCalls - before.plainCalls, 3);
+  EXPECT_EQ(after.plainCalls - before.plainCalls, 4);
 }
 
 TEST(PackedGemm, RacingFirstCallsPackOnceAndAllGetTheProduct) {
