@@ -32,6 +32,19 @@ namespace {
 
 using test::drawShapes;
 
+/// The bytes of `count` f32 values uniform in [-1, 1), drawn with `seed`:
+/// a dense constant's contents.
+std::string randomF32Bytes(size_t count, unsigned seed) {
+  std::string bytes(count * sizeof(float), '\0');
+  std::mt19937 random(seed);
+  std::uniform_real_distribution<float> uniform(-1, 1);
+  for (size_t i = 0; i < bytes.size(); i += sizeof(float)) {
+    float v = uniform(random);
+    std::memcpy(&bytes[i], &v, sizeof v);
+  }
+  return bytes;
+}
+
 /// Runs `graph` compiled once at `shapes` symbol bindings; checks each run
 /// against the reference and that exactly one compile happened.
 void checkAcrossShapes(
@@ -163,14 +176,7 @@ TEST(Differential, WideWeightsStoredTransposedAgreeAtEveryShape) {
   Value x = b.parameter("x", v1::DTYPE_F32, {"rows", 24});
   b.output(b.matmul(x, b.seededUniform(v1::DTYPE_F32, {24, 200}, 5, -1, 1)),
            "seeded");
-  std::string bytes(8 * 40 * sizeof(float), '\0');
-  std::mt19937 random(3);
-  std::uniform_real_distribution<float> uniform(-1, 1);
-  for (size_t i = 0; i < bytes.size(); i += sizeof(float)) {
-    float v = uniform(random);
-    std::memcpy(&bytes[i], &v, sizeof v);
-  }
-  Value dense = b.constant(v1::DTYPE_F32, {8, 40}, bytes);
+  Value dense = b.constant(v1::DTYPE_F32, {8, 40}, randomF32Bytes(8 * 40, 3));
   Value y = b.parameter("y", v1::DTYPE_F32, {"rows", 8});
   b.output(b.matmul(y, dense), "dense");
   b.output(b.add(dense, dense), "dense_twice");
@@ -200,14 +206,7 @@ TEST(Differential, PackedWeightsAgreeAtEveryShapeAndAreFreedWithThem) {
   b.output(b.matmul(x, seeded), "seeded");
   Value t = b.parameter("t", v1::DTYPE_F32, {2, "rows", 24});
   b.output(b.matmul(t, seeded), "batched");
-  std::string bytes(24 * 40 * sizeof(float), '\0');
-  std::mt19937 random(4);
-  std::uniform_real_distribution<float> uniform(-1, 1);
-  for (size_t i = 0; i < bytes.size(); i += sizeof(float)) {
-    float v = uniform(random);
-    std::memcpy(&bytes[i], &v, sizeof v);
-  }
-  Value dense = b.constant(v1::DTYPE_F32, {24, 40}, bytes);
+  Value dense = b.constant(v1::DTYPE_F32, {24, 40}, randomF32Bytes(24 * 40, 4));
   b.output(b.matmul(x, dense), "dense");
   b.output(b.matmul(b.neg(x), dense), "dense_again");
   b.output(b.add(dense, dense), "dense_twice");
