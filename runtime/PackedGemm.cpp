@@ -8,6 +8,7 @@
 
 #include "runtime/ExecutionContext.h"
 #include "runtime/Threading.h"
+#include "runtime/support/HandOff.h"
 
 #include <algorithm>
 #include <atomic>
@@ -93,13 +94,19 @@ template <typename Task> void onTeam(int threads, Task &task) {
     task(0, 1);
     return;
   }
+  // The fork and the join are libgomp's, which ThreadSanitizer does not
+  // see: the task is handed to each member, and their writes back.
+  handOffRelease(&task);
   GOMP_parallel(
       [](void *data) {
+        handOffAcquire(data);
         omp_set_num_threads(1); // this member's library calls: one thread
         (*static_cast<Task *>(data))(omp_get_thread_num(),
                                      omp_get_num_threads());
+        handOffRelease(data);
       },
       &task, static_cast<unsigned>(threads), 0);
+  handOffAcquire(&task);
 }
 
 int64_t teamOf(const AnyshapeExecutionContext *context) {
