@@ -2,8 +2,10 @@
 //
 // Each block carries a header just below the pointer handed out: the
 // system allocation it lives in and its size class. Classes are four per
-// power of two (waste at most 25%) from 64 bytes up; requests beyond the
-// largest class, or aligned beyond 64, bypass the cache. One mutex guards
+// power of two (waste at most 25%) from 64 bytes up; a request its own
+// class cannot serve takes a cached block of up to twice its size (waste
+// at most 50% then); requests beyond the largest class, or aligned beyond
+// 64, bypass the cache. One mutex guards
 // the cache: a host flow allocates a few dozen buffers per run, each a
 // short critical section, so contention is negligible next to the kernels.
 #include "runtime/Allocator.h"
@@ -88,17 +90,29 @@ extern "C" void *anyshapeAlloc(uint64_t size) {
   Cache &c = cache();
   {
     std::lock_guard<std::mutex> lock(c.mutex);
+    // The request's class, or else a cached block up to twice its size
+    // (the next kSubClasses classes): with lengths varying from run to
+    // run, nearby sizes then share blocks instead of each keeping its own
+    // (at batch 8 the cache had grown to its 1 GiB bound).
+    uint32_t last = std::min<uint32_t>(
+        sizeClass + kSubClasses, static_cast<uint32_t>(c.free.size()) - 1);
+    for (uint32_t index = sizeClass; index <= last; ++index) {
+      std::vector<void *> &blocks = c.free[index];
+      if (blocks.empty())
+        continue;
+      void *system = blocks.back();
+      blocks.pop_back();
+      auto held = static_cast<int64_t>(classSize(index));
+      c.stats.bytesCached -= held;
+      c.stats.bytesInUse += held;
+      c.stats.peakBytesInUse =
+          std::max(c.stats.peakBytesInUse, c.stats.bytesInUse);
+      ++c.stats.cacheHits;
+      return finish(system, kAlignment, index);
+    }
     c.stats.bytesInUse += static_cast<int64_t>(bytes);
     c.stats.peakBytesInUse =
         std::max(c.stats.peakBytesInUse, c.stats.bytesInUse);
-    std::vector<void *> &blocks = c.free[sizeClass];
-    if (!blocks.empty()) {
-      void *system = blocks.back();
-      blocks.pop_back();
-      c.stats.bytesCached -= static_cast<int64_t>(bytes);
-      ++c.stats.cacheHits;
-      return finish(system, kAlignment, sizeClass);
-    }
     ++c.stats.systemAllocs;
   }
   // aligned_alloc wants a multiple of the alignment (ASan checks it).

@@ -44,6 +44,30 @@ TEST(Allocator, FreedBlocksAreReusedForNearbySizes) {
   anyshapeFree(second);
 }
 
+TEST(Allocator, AMissTakesACachedBlockUpToTwiceItsSize) {
+  // Sizes that vary from run to run share blocks: a request whose own
+  // class has nothing cached takes a larger cached block (at most twice
+  // its size), and a block more than twice as large is left alone.
+  setAllocatorCacheLimit(0); // nothing cached by earlier tests
+  setAllocatorCacheLimit(int64_t{1} << 30);
+  void *large = anyshapeAlloc(3 << 20);
+  anyshapeFree(large);
+  AllocatorStats before = allocatorStats();
+  void *smaller = anyshapeAlloc((3 << 20) * 5 / 8); // 4 classes down
+  EXPECT_EQ(smaller, large);
+  std::memset(smaller, 7, (3 << 20) * 5 / 8);
+  AllocatorStats after = allocatorStats();
+  EXPECT_EQ(after.cacheHits, before.cacheHits + 1);
+  EXPECT_EQ(after.systemAllocs, before.systemAllocs);
+  EXPECT_EQ(after.bytesCached, before.bytesCached - (3 << 20));
+  anyshapeFree(smaller); // back to its own class: 3 MiB cached again
+  EXPECT_EQ(allocatorStats().bytesCached, before.bytesCached);
+  void *tiny = anyshapeAlloc(1 << 20); // 3 MiB is over twice its size
+  EXPECT_NE(tiny, large);
+  EXPECT_EQ(allocatorStats().systemAllocs, before.systemAllocs + 1);
+  anyshapeFree(tiny);
+}
+
 TEST(Allocator, DistinctLiveBlocksNeverOverlap) {
   std::vector<char *> blocks;
   for (int k = 0; k < 64; ++k) {
