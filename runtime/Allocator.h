@@ -4,9 +4,11 @@
 // from here: the CPU pipeline lowers memref.alloc/dealloc to calls of MLIR's
 // generic allocation functions, which executables bind to these. Buffers
 // are 64-byte aligned (a cache line, the widest vector register) and freed
-// blocks are kept per size class, so a steady stream of runs at varying
-// sequence lengths stops calling the system allocator after warm-up. The
-// cache is bounded in bytes; blocks beyond the bound go back to the system.
+// blocks are kept per size class, and serve requests of their class or of
+// up to half their size, so a steady stream of runs at varying sequence
+// lengths stops calling the system allocator after warm-up without each
+// size keeping blocks of its own. The cache is bounded in bytes; blocks
+// beyond the bound go back to the system.
 #pragma once
 
 #include <cstdint>
