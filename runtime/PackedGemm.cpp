@@ -201,13 +201,12 @@ const PackedWeight *packedIn(int64_t *slot, const Memref3D &b, int threads) {
   return reinterpret_cast<const PackedWeight *>(value);
 }
 
-/// C = A B from the pack; false (C then rewritten by the caller) if the
-/// operands' views are not ones it reads, or the library fails.
-bool runPacked(const PackedWeight &weight, const Memref3D &a, const Memref3D &b,
-               const Memref3D &c, int threads) {
+/// C = A B from the pack, B being the pack's weight for every batch item
+/// (the caller checks both); false (C then rewritten by the caller) if
+/// A's or C's view is not one it reads, or the library fails.
+bool runPacked(const PackedWeight &weight, const Memref3D &a, const Memref3D &c,
+               int threads) {
   int64_t batch = c.sizes[0], m = c.sizes[1], n = c.sizes[2], k = a.sizes[2];
-  if (m == 0 || batch == 0 || (b.sizes[0] != 1 && b.strides[0] != 0))
-    return false;
   // X' = A as [K, M]: 'N' for row-major A, 'T' for a transposed view.
   char transX;
   int64_t ldx;
@@ -260,7 +259,7 @@ anyshapeBatchMatmulPackedF32(Memref3D *a, Memref3D *b, Memref3D *c,
   if (worthIt && slot && slot->aligned)
     if (const PackedWeight *weight =
             packedIn(slot->aligned + slot->offset, *b, threads))
-      if (weight->serves(*b) && runPacked(*weight, *a, *b, *c, threads)) {
+      if (weight->serves(*b) && runPacked(*weight, *a, *c, threads)) {
         packedCallCount.fetch_add(1, std::memory_order_relaxed);
         return;
       }

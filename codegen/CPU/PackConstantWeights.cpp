@@ -94,13 +94,18 @@ struct PackConstantWeightsPass
     if (!plain)
       return;
     SymbolTableCollection symbols;
-    SmallVector<std::pair<func::CallOp, Value>> weighted;
+    struct Weighted {
+      func::CallOp call;
+      Operation *fusion; // the call's fusion, if any
+      Value view;        // the weight's view in the host flow
+    };
+    SmallVector<Weighted> weighted;
     module.walk([&](func::CallOp call) {
       if (call.getCallee() != kBatchMatmulF32 || call.getNumOperands() != 3)
         return;
       Operation *fusion = call->getParentOfType<dhlo::FusionOp>();
       if (Value view = constantWeightView(call.getOperand(1), fusion, symbols))
-        weighted.push_back({call, view});
+        weighted.push_back({call, fusion, view});
     });
     if (weighted.empty())
       return;
@@ -119,7 +124,7 @@ struct PackConstantWeightsPass
     }
     SymbolTable table(module);
     llvm::DenseMap<Value, memref::GlobalOp> slotOf;
-    for (auto [call, view] : weighted) {
+    for (auto [call, fusion, view] : weighted) {
       Location loc = call.getLoc();
       memref::GlobalOp &slot = slotOf[view];
       if (!slot) {
@@ -139,7 +144,6 @@ struct PackConstantWeightsPass
       }
       // In the host flow, before the GEMM's fusion (where its weight view
       // is), so that outlining makes the slot a kernel operand.
-      Operation *fusion = call->getParentOfType<dhlo::FusionOp>();
       b.setInsertionPoint(fusion ? fusion : call.getOperation());
       Value slotView =
           b.create<memref::GetGlobalOp>(loc, slotType, slot.getSymName());

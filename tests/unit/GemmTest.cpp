@@ -3,6 +3,7 @@
 // and _b), and any other strided view (packed first), against a plain
 // triple loop, over sizes with ones, odd sizes and an empty contraction.
 #include "runtime/Gemm.h"
+#include "GemmOperand.h"
 
 #include <gtest/gtest.h>
 
@@ -12,50 +13,9 @@
 namespace {
 
 using anyshape::runtime::anyshapeBatchMatmulF32;
-using anyshape::runtime::Memref3D;
-
-enum class Layout { kDense, kTransposed, kStrided };
-
-/// A [b, rows, cols] operand stored as `layout` says, with its values.
-struct Operand {
-  std::vector<float> storage;
-  Memref3D view;
-  float at(int64_t i, int64_t r, int64_t c) const {
-    return view.aligned[view.offset + i * view.strides[0] +
-                        r * view.strides[1] + c * view.strides[2]];
-  }
-};
-
-Operand make(int64_t b, int64_t rows, int64_t cols, Layout layout,
-             std::mt19937 &random) {
-  Operand o;
-  // Strided: every other column of a twice-as-wide buffer, 3 floats in.
-  int64_t wide = layout == Layout::kStrided ? 2 * cols : cols;
-  o.storage.resize(b * rows * wide + 3);
-  std::uniform_real_distribution<float> value(-1, 1);
-  for (float &x : o.storage)
-    x = value(random);
-  o.view.allocated = o.view.aligned = o.storage.data();
-  o.view.sizes[0] = b, o.view.sizes[1] = rows, o.view.sizes[2] = cols;
-  switch (layout) {
-  case Layout::kDense:
-    o.view.offset = 0;
-    o.view.strides[0] = rows * cols, o.view.strides[1] = cols;
-    o.view.strides[2] = 1;
-    break;
-  case Layout::kTransposed: // [b, cols, rows] in memory
-    o.view.offset = 0;
-    o.view.strides[0] = rows * cols, o.view.strides[1] = 1;
-    o.view.strides[2] = rows;
-    break;
-  case Layout::kStrided:
-    o.view.offset = 3;
-    o.view.strides[0] = rows * wide, o.view.strides[1] = wide;
-    o.view.strides[2] = 2;
-    break;
-  }
-  return o;
-}
+using anyshape::test::Layout;
+using Operand = anyshape::test::GemmOperand;
+constexpr auto make = anyshape::test::makeGemmOperand;
 
 class GemmLayouts
     : public ::testing::TestWithParam<std::tuple<Layout, Layout>> {};
@@ -76,14 +36,11 @@ TEST_P(GemmLayouts, MatchTheTripleLoop) {
     anyshapeBatchMatmulF32(&a.view, &bm.view, &c.view, nullptr);
     for (int64_t i = 0; i < b; ++i)
       for (int64_t r = 0; r < m; ++r)
-        for (int64_t col = 0; col < n; ++col) {
-          double expected = 0;
-          for (int64_t l = 0; l < k; ++l)
-            expected += double(a.at(i, r, l)) * bm.at(i, l, col);
-          ASSERT_NEAR(c.at(i, r, col), expected, 1e-4)
+        for (int64_t col = 0; col < n; ++col)
+          ASSERT_NEAR(c.at(i, r, col),
+                      anyshape::test::productAt(a, bm, i, r, col), 1e-4)
               << "b=" << b << " m=" << m << " n=" << n << " k=" << k << " at ["
               << i << ", " << r << ", " << col << "]";
-        }
   }
 }
 

@@ -6,6 +6,8 @@
 // race of first calls; and the slot's release.
 #include "runtime/PackedGemm.h"
 
+#include "GemmOperand.h"
+
 #include "runtime/ExecutionContext.h"
 #include "runtime/Threading.h"
 
@@ -17,32 +19,17 @@
 
 namespace {
 
+using namespace anyshape;
 using namespace anyshape::runtime;
 
-/// A [batch, rows, cols] view over `storage`, row-major or stored
-/// transposed (each batch item [cols, rows] in memory).
-struct Tensor {
-  std::vector<float> storage;
-  Memref3D view{};
-  float at(int64_t i, int64_t r, int64_t c) const {
-    return view.aligned[view.offset + i * view.strides[0] +
-                        r * view.strides[1] + c * view.strides[2]];
-  }
-};
+using test::Layout;
+using Tensor = test::GemmOperand;
 
 Tensor make(int64_t batch, int64_t rows, int64_t cols, bool transposed,
             std::mt19937 &random) {
-  Tensor t;
-  t.storage.resize(batch * rows * cols + 1);
-  std::uniform_real_distribution<float> value(-1, 1);
-  for (float &x : t.storage)
-    x = value(random);
-  t.view.allocated = t.view.aligned = t.storage.data();
-  t.view.sizes[0] = batch, t.view.sizes[1] = rows, t.view.sizes[2] = cols;
-  t.view.strides[0] = rows * cols;
-  t.view.strides[1] = transposed ? 1 : cols;
-  t.view.strides[2] = transposed ? rows : 1;
-  return t;
+  return test::makeGemmOperand(
+      batch, rows, cols, transposed ? Layout::kTransposed : Layout::kDense,
+      random);
 }
 
 /// An empty slot, as generated code's memref<1xi64> global.
@@ -56,7 +43,7 @@ struct Slot {
 /// every element against a triple loop.
 void runAndCheck(Tensor &a, Tensor &w, Slot &slot, int team,
                  const std::string &what) {
-  int64_t batch = a.view.sizes[0], m = a.view.sizes[1], k = a.view.sizes[2];
+  int64_t batch = a.view.sizes[0], m = a.view.sizes[1];
   int64_t n = w.view.sizes[2];
   std::mt19937 random(3);
   Tensor c = make(batch, m, n, false, random); // garbage to overwrite
@@ -64,14 +51,10 @@ void runAndCheck(Tensor &a, Tensor &w, Slot &slot, int team,
   anyshapeBatchMatmulPackedF32(&a.view, &w.view, &c.view, &slot.view, &context);
   for (int64_t i = 0; i < batch; ++i)
     for (int64_t r = 0; r < m; ++r)
-      for (int64_t col = 0; col < n; ++col) {
-        double expected = 0;
-        for (int64_t l = 0; l < k; ++l)
-          expected += double(a.at(i, r, l)) * w.at(i, l, col);
-        ASSERT_NEAR(c.at(i, r, col), expected, 1e-4)
+      for (int64_t col = 0; col < n; ++col)
+        ASSERT_NEAR(c.at(i, r, col), test::productAt(a, w, i, r, col), 1e-4)
             << what << " team " << team << " at [" << i << ", " << r << ", "
             << col << "]";
-      }
 }
 
 TEST(PackedGemm, MatchesTheTripleLoopForEveryLayoutAndTeam) {
@@ -138,9 +121,8 @@ TEST(PackedGemm, WhatThePackCannotServeRunsThePlainGemm) {
   runAndCheck(a, other, slot, 2, "another weight in the slot");
   runAndCheck(row, w, slot, 2, "one row");
   // Every other column of the input: no layout the library reads.
-  Tensor wide = make(1, 10, 96, false, random);
-  wide.view.sizes[2] = 48, wide.view.strides[2] = 2;
-  runAndCheck(wide, w, slot, 2, "a strided input");
+  Tensor strided = test::makeGemmOperand(1, 10, 48, Layout::kStrided, random);
+  runAndCheck(strided, w, slot, 2, "a strided input");
   // A weight of its own per batch item: nothing to pack in its slot.
   Tensor perItem = make(2, 48, 64, false, random);
   Tensor pair = make(2, 10, 48, false, random);
