@@ -15,6 +15,8 @@
 //   - BM_StitchSoftmaxDynamicRowLength: the same with the row length
 //     symbolic too, at 1024 and 1023 (a multiple of the 16-lane vector
 //     width and not);
+//   - BM_StitchMaskedSoftmax: attention's softmax(x * 0.125 + mask) over
+//     a BERT layer's scores at seq 128 (in cache) and 512 (12 MiB);
 //   - BM_SoftmaxOneRow: softmax over [1, n], its row shared among the
 //     threads (the split-row version) or on one thread, at 64 MiB, in
 //     cache and on either side of the split-row threshold;
@@ -159,6 +161,26 @@ void BM_StitchSoftmaxDynamicRowLength(benchmark::State &state) {
   runExecutable(state, *executable, inputs, 2 * rows * cols * 4);
 }
 
+/// Attention's softmax: softmax(x * 0.125 + mask) over rows of [rows, n],
+/// the mask [1, n] broadcast over the rows; at seq s a BERT layer's scores
+/// are [12 s, s]. The stitch stores the scaled, masked row first; the
+/// exp-sum and the quotient then reuse what it stored (one exp per
+/// element).
+void BM_StitchMaskedSoftmax(benchmark::State &state) {
+  static auto executable = [] {
+    client::GraphBuilder b("masked_softmax");
+    client::Value x = b.parameter("x", v1::DTYPE_F32, {"rows", "n"});
+    client::Value mask = b.parameter("mask", v1::DTYPE_F32, {1, "n"});
+    b.output(b.softmax(b.add(b.mul(x, b.scalar(0.125)), mask), 1), "y");
+    return compileOrDie(*b.build());
+  }();
+  int64_t rows = state.range(0), n = state.range(1);
+  std::vector<v1::Tensor> inputs{
+      literalToTensor(randomLiteral(v1::DTYPE_F32, {rows, n}, 0)),
+      literalToTensor(randomLiteral(v1::DTYPE_F32, {1, n}, 1))};
+  runExecutable(state, *executable, inputs, 2 * rows * n * 4);
+}
+
 /// Softmax over one row of n: with split-row at every row length (range(1)
 /// = 1), the row is shared among the threads; off, the whole row runs on
 /// one thread (what every row reduction did before the split-row version).
@@ -245,6 +267,11 @@ BENCHMARK(BM_StitchSoftmaxDynamicRowLength)
 // One row of 64 MiB, of 1 MiB (in L2 cache), and of 16 Ki and 64 Ki (on
 // either side of the split-row threshold), split among the threads (1) or
 // not (0).
+BENCHMARK(BM_StitchMaskedSoftmax)
+    ->Args({12 * 128, 128})
+    ->Args({12 * 512, 512})
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_SoftmaxOneRow)
     ->ArgsProduct({{kElements, 256 << 10, 16 << 10, 64 << 10}, {0, 1}})
     ->Unit(benchmark::kMicrosecond)

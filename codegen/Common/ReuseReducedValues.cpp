@@ -11,12 +11,29 @@
 // value into the elementwise member's output row, and the elementwise
 // member reads it back as its output's current value (in the L1 cache).
 //
+// A stitch often stores an intermediate row first: attention's softmax
+// writes its scaled, masked scores s = x * c + mask into the quotient's
+// output row while it finds their max, and the quotient then reads s back
+// as its output's old value while the sum recomputes s from x and mask.
+// So the pass first makes a later member read back what an earlier one
+// stored instead of recomputing it (the sum then reads s from the row),
+// and treats a member's read of a row and another's read of the same row
+// as its output's old value as the same input: the sum then writes
+// exp(s - max) over s, and the quotient divides that.
+//
+// Legality of a read-back (G stores v into row B, a later member L
+// recomputes v): L has G's loops and reads one input with the identity
+// map as G does, B's map in G is the identity and G does not read B's old
+// value, v is the same computation on the same inputs, and nothing
+// between G and L touches B's buffer.
+//
 // Legality, per pair (reduction R, elementwise E) in one stitched body:
 //   - R has one reduction dim, its last; E is all-parallel with the same
-//     number of dims, one output O with the identity map whose old value
-//     it does not read and whose element type is the value's, and R and E
-//     read one input with the same identity map (so their index spaces
-//     match element for element);
+//     number of dims, one output O with the identity map whose element
+//     type is the value's, and R and E read one input with the same
+//     identity map (so their index spaces match element for element);
+//   - E reads O's old value only to recompute the value (those reads die
+//     with the recomputation);
 //   - the value is the same computation on the same inputs through the
 //     same maps (compared op by op);
 //   - nothing from R to E touches O's buffer: R's write of O is the one
@@ -44,7 +61,10 @@ namespace {
 /// for element, reading the same inputs through the same maps.
 class SameComputation {
 public:
-  SameComputation(linalg::GenericOp a, linalg::GenericOp b) : a_(a), b_(b) {}
+  /// `oldOutputs`: b's reads of its outputs' old values count as reads of
+  /// those rows (the caller checks that nothing writes them from a to b).
+  SameComputation(linalg::GenericOp a, linalg::GenericOp b, bool oldOutputs)
+      : a_(a), b_(b), oldOutputs_(oldOutputs) {}
 
   bool operator()(Value x, Value y) {
     if (x == y)
@@ -67,7 +87,9 @@ private:
         return false;
       OpOperand *operandX = a_.getMatchingOpOperand(argX);
       OpOperand *operandY = b_.getMatchingOpOperand(argY);
-      return a_.isDpsInput(operandX) && b_.isDpsInput(operandY) &&
+      return a_.isDpsInput(operandX) &&
+             (b_.isDpsInput(operandY) ||
+              (oldOutputs_ && b_.isDpsInit(operandY))) &&
              operandX->get() == operandY->get() &&
              a_.getMatchingIndexingMap(operandX) ==
                  b_.getMatchingIndexingMap(operandY);
@@ -89,6 +111,7 @@ private:
   }
 
   linalg::GenericOp a_, b_;
+  bool oldOutputs_;
   llvm::DenseMap<std::pair<Value, Value>, bool> memo_;
 };
 
@@ -135,6 +158,108 @@ bool touches(Operation *op, Value root) {
   return walk.wasInterrupted();
 }
 
+/// True if an op strictly between `first` and `last` (one block) may
+/// read or write `root`.
+bool touchedBetween(Operation *first, Operation *last, Value root) {
+  for (Operation *op = first->getNextNode(); op != last; op = op->getNextNode())
+    if (touches(op, root))
+      return true;
+  return false;
+}
+
+/// The first result in `generic`'s body that computes what `value` of
+/// `earlier` computes (null if none).
+Value findSameComputation(linalg::GenericOp earlier, Value value,
+                          linalg::GenericOp generic, bool oldOutputs) {
+  SameComputation same(earlier, generic, oldOutputs);
+  Value match;
+  generic.getBody()->walk([&](Operation *op) {
+    for (Value result : op->getResults())
+      if (!match && same(value, result))
+        match = result;
+  });
+  return match;
+}
+
+/// The ops of `body` left without a use once `match`'s uses go elsewhere.
+llvm::SmallPtrSet<Operation *, 16> deadOnceReplaced(Block *body, Value match) {
+  llvm::SmallPtrSet<Operation *, 16> dead;
+  for (Operation &op : llvm::reverse(body->without_terminator())) {
+    bool unused = llvm::all_of(op.getResults(), [&](Value result) {
+      return result == match ||
+             llvm::all_of(result.getUsers(),
+                          [&](Operation *user) { return dead.contains(user); });
+    });
+    if (unused && isMemoryEffectFree(&op))
+      dead.insert(&op);
+  }
+  return dead;
+}
+
+/// Erases the ops of `generic`'s body that nothing uses any more.
+void eraseDeadOps(linalg::GenericOp generic) {
+  SmallVector<Operation *> body;
+  for (Operation &op : generic.getBody()->without_terminator())
+    body.push_back(&op);
+  for (Operation *op : llvm::reverse(body))
+    if (op->use_empty() && isMemoryEffectFree(op))
+      op->erase();
+}
+
+/// Rewrites `generic` to also read `input` (identity map); returns the
+/// new op and sets `argument` to the input's block argument.
+linalg::GenericOp addInput(linalg::GenericOp generic, Value input,
+                           BlockArgument &argument) {
+  OpBuilder b(generic);
+  SmallVector<Value> inputs(generic.getDpsInputs());
+  unsigned position = inputs.size();
+  inputs.push_back(input);
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  maps.insert(maps.begin() + position,
+              b.getMultiDimIdentityMap(generic.getNumLoops()));
+  auto rewritten = b.create<linalg::GenericOp>(
+      generic.getLoc(), TypeRange{}, inputs, generic.getDpsInits(), maps,
+      generic.getIteratorTypesArray());
+  rewritten.getRegion().takeBody(generic.getRegion());
+  argument = rewritten.getBody()->insertArgument(
+      position, llvm::cast<MemRefType>(input.getType()).getElementType(),
+      generic.getLoc());
+  generic.erase();
+  return rewritten;
+}
+
+/// Tries to make `later` read back a row `stored` writes instead of
+/// recomputing it; true if it did.
+bool readBack(linalg::GenericOp stored, linalg::GenericOp &later) {
+  if (later.getNumLoops() != stored.getNumLoops() ||
+      !sharesIdentityInput(stored, later))
+    return false;
+  auto yield = llvm::cast<linalg::YieldOp>(stored.getBody()->getTerminator());
+  for (OpOperand &init : stored.getDpsInitsMutable()) {
+    Value row = init.get();
+    Value value =
+        yield.getOperand(init.getOperandNumber() - stored.getNumDpsInputs());
+    if (!stored.getMatchingIndexingMap(&init).isIdentity() ||
+        !stored.getMatchingBlockArgument(&init).use_empty() ||
+        llvm::isa<BlockArgument>(value))
+      continue;
+    Value root = rootBuffer(row);
+    if (touchedBetween(stored, later, root) ||
+        llvm::any_of(later.getDpsInits(),
+                     [&](Value output) { return rootBuffer(output) == root; }))
+      continue;
+    Value match = findSameComputation(stored, value, later, false);
+    if (!match)
+      continue;
+    BlockArgument argument;
+    later = addInput(later, row, argument); // moves the body, match included
+    match.replaceAllUsesWith(argument);
+    eraseDeadOps(later);
+    return true;
+  }
+  return false;
+}
+
 /// Rewrites R to also write `value` into `output` (identity map).
 linalg::GenericOp addOutput(linalg::GenericOp reduction, Value value,
                             Value output) {
@@ -173,16 +298,13 @@ bool reuse(linalg::GenericOp &reduction, linalg::GenericOp elementwise) {
       iterators.back() != utils::IteratorType::reduction)
     return false;
   Value output = elementwise.getDpsInits()[0];
-  // E must not read its output's old value (it is about to become the
-  // reused one), and the value must fit the output as it is.
-  if (!elementwise.getRegionOutputArgs()[0].use_empty() ||
-      value.getType() !=
-          llvm::cast<MemRefType>(output.getType()).getElementType())
+  // The value must fit the output as it is.
+  if (value.getType() !=
+      llvm::cast<MemRefType>(output.getType()).getElementType())
     return false;
   Value root = rootBuffer(output);
-  for (Operation *op = reduction; op != elementwise; op = op->getNextNode())
-    if (touches(op, root))
-      return false;
+  if (touchedBetween(reduction, elementwise, root))
+    return false;
   // R writes the output row, so the view naming it must come before R.
   Operation *view = output.getDefiningOp();
   bool viewAfterReduction = view && view->getBlock() == reduction->getBlock() &&
@@ -194,26 +316,21 @@ bool reuse(linalg::GenericOp &reduction, linalg::GenericOp elementwise) {
                !def->isBeforeInBlock(reduction);
       }))
     return false;
-  SameComputation same(reduction, elementwise);
-  Value match;
-  elementwise.getBody()->walk([&](Operation *op) {
-    for (Value result : op->getResults())
-      if (!match && same(value, result))
-        match = result;
-  });
+  Value match = findSameComputation(reduction, value, elementwise, true);
   if (!match)
+    return false;
+  // E's reads of its output's old value must die with the recomputation:
+  // the output is about to hold the reused value instead.
+  llvm::SmallPtrSet<Operation *, 16> dead =
+      deadOnceReplaced(elementwise.getBody(), match);
+  if (llvm::any_of(elementwise.getRegionOutputArgs()[0].getUsers(),
+                   [&](Operation *user) { return !dead.contains(user); }))
     return false;
   if (viewAfterReduction)
     view->moveBefore(reduction);
   reduction = addOutput(reduction, value, output);
   match.replaceAllUsesWith(elementwise.getRegionOutputArgs()[0]);
-  // The recomputation is dead now.
-  SmallVector<Operation *> body;
-  for (Operation &op : elementwise.getBody()->without_terminator())
-    body.push_back(&op);
-  for (Operation *op : llvm::reverse(body))
-    if (op->use_empty() && isMemoryEffectFree(op))
-      op->erase();
+  eraseDeadOps(elementwise); // the recomputation
   return true;
 }
 
@@ -225,12 +342,26 @@ struct ReuseReducedValuesPass
         return;
       SmallVector<linalg::GenericOp> generics(
           loop.getBody()->getOps<linalg::GenericOp>());
-      for (size_t r = 0; r < generics.size(); ++r) {
-        if (generics[r].getNumReductionLoops() == 0)
-          continue;
-        for (size_t e = r + 1; e < generics.size(); ++e)
-          if (reuse(generics[r], generics[e]))
-            break;
+      // Each rewrite can enable others: a reuse makes a row hold a value
+      // that later members may read back, and a read-back makes two
+      // members read the same row. Each removes a recomputation, so this
+      // ends; the bound only guards against a rewrite that does not.
+      for (size_t round = 0; round < 4 * generics.size(); ++round) {
+        bool changed = false;
+        for (size_t g = 0; g < generics.size(); ++g)
+          for (size_t l = g + 1; l < generics.size(); ++l)
+            changed |= readBack(generics[g], generics[l]);
+        for (size_t r = 0; r < generics.size(); ++r) {
+          if (generics[r].getNumReductionLoops() == 0)
+            continue;
+          for (size_t e = r + 1; e < generics.size(); ++e)
+            if (reuse(generics[r], generics[e])) {
+              changed = true;
+              break;
+            }
+        }
+        if (!changed)
+          break;
       }
     });
   }
