@@ -302,8 +302,12 @@ bool reuse(linalg::GenericOp &reduction, linalg::GenericOp elementwise) {
   if (value.getType() !=
       llvm::cast<MemRefType>(output.getType()).getElementType())
     return false;
+  // E's old value of O must be what R read of it: R must not write O
+  // already, nor anything between them.
   Value root = rootBuffer(output);
-  if (touchedBetween(reduction, elementwise, root))
+  if (touchedBetween(reduction, elementwise, root) ||
+      llvm::any_of(reduction.getDpsInits(),
+                   [&](Value init) { return rootBuffer(init) == root; }))
     return false;
   // R writes the output row, so the view naming it must come before R.
   Operation *view = output.getDefiningOp();
