@@ -1,9 +1,9 @@
 // RUN: %anyshape-opt %s -anyshape-math-approximation | FileCheck %s
 // The anyshape-math-approximation pass. tanh, exp and erf on f32 (scalars,
-// as in linalg.generic bodies, and vectors) are replaced by MLIR's
-// polynomial approximations: fma chains and plain arithmetic, with no call
-// to the transcendental left for libm. f16 is computed in f32 and
-// truncated back; f64 has no approximation and keeps the math op. Every
+// as in linalg.generic bodies, and vectors) are replaced by polynomial
+// approximations (MLIR's; erf's is ours): fma chains and plain
+// arithmetic, with no call to the transcendental left for libm. f16 is
+// computed in f32 and truncated back; f64 has no approximation and keeps the math op. Every
 // float division, the graph's and the approximations', may go through a
 // reciprocal (arcp), except a division by a square root.
 
@@ -38,18 +38,35 @@ func.func @exp_vector(%x: vector<8xf32>) -> vector<8xf32> {
   return %y : vector<8xf32>
 }
 
-// erf: a rational approximation, odd in x.
+// erf(x) = x P(x^2) / Q(x^2) on x clamped to [-4, 4], the result clamped
+// to [-1, 1]: one rational function for every x (ours; MLIR's picks one
+// of three per element with selects), odd because P and Q are even.
 // CHECK-LABEL: func.func @erf_f32
 // CHECK-NOT: math.erf
-// CHECK: math.fma
-// CHECK: arith.divf
-// CHECK: %[[NEG:.*]] = arith.negf %[[ABS:.*]] : f32
-// CHECK: %[[Y:.*]] = arith.select %{{.*}}, %[[NEG]], %[[ABS]] : f32
-// CHECK-NOT: math.erf
-// CHECK: return %[[Y]] : f32
+// CHECK: %[[HI:.*]] = arith.minimumf %{{.*}}, %{{.*}} : f32
+// CHECK: %[[X:.*]] = arith.maximumf %[[HI]], %{{.*}} : f32
+// CHECK: %[[T:.*]] = arith.mulf %[[X]], %[[X]] : f32
+// CHECK-COUNT-10: math.fma %{{.*}}, %[[T]], %{{.*}} : f32
+// CHECK: %[[R:.*]] = arith.divf %{{.*}}, %{{.*}} fastmath<arcp> : f32
+// CHECK: %[[Y:.*]] = arith.mulf %[[X]], %[[R]] : f32
+// CHECK: %[[YHI:.*]] = arith.minimumf %[[Y]], %{{.*}} : f32
+// CHECK: %[[E:.*]] = arith.maximumf %[[YHI]], %{{.*}} : f32
+// CHECK-NEXT: return %[[E]] : f32
 func.func @erf_f32(%x: f32) -> f32 {
   %y = math.erf %x : f32
   return %y : f32
+}
+
+// The same on vectors, with splat coefficients; no select.
+// CHECK-LABEL: func.func @erf_vector
+// CHECK-NOT: math.erf
+// CHECK-NOT: arith.select
+// CHECK: math.fma %{{.*}} : vector<8xf32>
+// CHECK-NOT: arith.select
+// CHECK: return
+func.func @erf_vector(%x: vector<8xf32>) -> vector<8xf32> {
+  %y = math.erf %x : vector<8xf32>
+  return %y : vector<8xf32>
 }
 
 // softmax's last step: the row sum, the same for the whole row, is
