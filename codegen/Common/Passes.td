@@ -284,7 +284,12 @@ def ReuseReducedValues
     range over the same row element for element (a shared input read with
     the identity map), the value is the same computation on the same inputs
     through the same maps, and nothing between them touches the output.
-    Run CSE first, so that identical row views are one value.
+    A member that recomputes a row an earlier member stored reads it back
+    instead, and reading a row counts as the same input as another
+    member's read of its output's old value in that row: attention's
+    softmax, whose max stores x * c + mask first, then also evaluates one
+    exp per element. Run CSE first, so that identical row views are one
+    value.
   }];
 }
 
