@@ -264,14 +264,15 @@ BENCHMARK(BM_StitchSoftmaxDynamicRowLength)
     ->Args({kElements / 1024, 1023})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
-// One row of 64 MiB, of 1 MiB (in L2 cache), and of 16 Ki and 64 Ki (on
-// either side of the split-row threshold), split among the threads (1) or
-// not (0).
+// A BERT layer's scores at seq 128 (in cache) and 512 (12 MiB).
 BENCHMARK(BM_StitchMaskedSoftmax)
     ->Args({12 * 128, 128})
     ->Args({12 * 512, 512})
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
+// One row of 64 MiB, of 1 MiB (in L2 cache), and of 16 Ki and 64 Ki (on
+// either side of the split-row threshold), split among the threads (1) or
+// not (0).
 BENCHMARK(BM_SoftmaxOneRow)
     ->ArgsProduct({{kElements, 256 << 10, 16 << 10, 64 << 10}, {0, 1}})
     ->Unit(benchmark::kMicrosecond)

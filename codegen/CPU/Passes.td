@@ -49,9 +49,10 @@ def MathApproximation : Pass<"anyshape-math-approximation"> {
     Rewrites exp, log, tanh, erf, sin, cos and friends on f32 into
     MLIR's polynomial approximations (erf into one rational function of
     ours, without MLIR's per-element choice among three): plain
-    arithmetic the loop vectoriser can widen, where a libm call (tanhf: 1 GB/s, erff: 3 GB/s measured
-    here) would keep a fused kernel far from memory bandwidth. Accuracy is
-    tested against the reference evaluator (tests/jit/OpCoverageTest.cpp).
+    arithmetic the loop vectoriser can widen, where a libm call (tanhf:
+    1 GB/s, erff: 3 GB/s measured here) would keep a fused kernel far
+    from memory bandwidth. Accuracy is tested against the reference
+    evaluator (tests/jit/OpCoverageTest.cpp).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect",
