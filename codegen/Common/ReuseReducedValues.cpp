@@ -202,27 +202,30 @@ void eraseDeadOps(linalg::GenericOp generic) {
   for (Operation &op : generic.getBody()->without_terminator())
     body.push_back(&op);
   for (Operation *op : llvm::reverse(body))
-    if (op->use_empty() && isMemoryEffectFree(op))
+    if (isOpTriviallyDead(op))
       op->erase();
 }
 
-/// Rewrites `generic` to also read `input` (identity map); returns the
-/// new op and sets `argument` to the input's block argument.
-linalg::GenericOp addInput(linalg::GenericOp generic, Value input,
-                           BlockArgument &argument) {
+/// `generic` with one more operand, `value` read (an input) or written
+/// (an output) with the identity map; its body moves over, with the new
+/// block argument, which `argument` is set to. The old op is erased.
+linalg::GenericOp withOperand(linalg::GenericOp generic, Value value,
+                              bool output, BlockArgument &argument) {
   OpBuilder b(generic);
-  SmallVector<Value> inputs(generic.getDpsInputs());
-  unsigned position = inputs.size();
-  inputs.push_back(input);
+  SmallVector<Value> inputs(generic.getDpsInputs()),
+      inits(generic.getDpsInits());
+  unsigned position =
+      output ? generic->getNumOperands() : generic.getNumDpsInputs();
+  (output ? inits : inputs).push_back(value);
   SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
   maps.insert(maps.begin() + position,
               b.getMultiDimIdentityMap(generic.getNumLoops()));
-  auto rewritten = b.create<linalg::GenericOp>(
-      generic.getLoc(), TypeRange{}, inputs, generic.getDpsInits(), maps,
-      generic.getIteratorTypesArray());
+  auto rewritten =
+      b.create<linalg::GenericOp>(generic.getLoc(), TypeRange{}, inputs, inits,
+                                  maps, generic.getIteratorTypesArray());
   rewritten.getRegion().takeBody(generic.getRegion());
   argument = rewritten.getBody()->insertArgument(
-      position, llvm::cast<MemRefType>(input.getType()).getElementType(),
+      position, llvm::cast<MemRefType>(value.getType()).getElementType(),
       generic.getLoc());
   generic.erase();
   return rewritten;
@@ -234,11 +237,9 @@ bool readBack(linalg::GenericOp stored, linalg::GenericOp &later) {
   if (later.getNumLoops() != stored.getNumLoops() ||
       !sharesIdentityInput(stored, later))
     return false;
-  auto yield = llvm::cast<linalg::YieldOp>(stored.getBody()->getTerminator());
   for (OpOperand &init : stored.getDpsInitsMutable()) {
     Value row = init.get();
-    Value value =
-        yield.getOperand(init.getOperandNumber() - stored.getNumDpsInputs());
+    Value value = stored.getMatchingYieldValue(&init)->get();
     if (!stored.getMatchingIndexingMap(&init).isIdentity() ||
         !stored.getMatchingBlockArgument(&init).use_empty() ||
         llvm::isa<BlockArgument>(value))
@@ -252,7 +253,8 @@ bool readBack(linalg::GenericOp stored, linalg::GenericOp &later) {
     if (!match)
       continue;
     BlockArgument argument;
-    later = addInput(later, row, argument); // moves the body, match included
+    // The body moves to the new op, `match` included.
+    later = withOperand(later, row, /*output=*/false, argument);
     match.replaceAllUsesWith(argument);
     eraseDeadOps(later);
     return true;
@@ -263,21 +265,11 @@ bool readBack(linalg::GenericOp stored, linalg::GenericOp &later) {
 /// Rewrites R to also write `value` into `output` (identity map).
 linalg::GenericOp addOutput(linalg::GenericOp reduction, Value value,
                             Value output) {
-  OpBuilder b(reduction);
-  SmallVector<Value> inits(reduction.getDpsInits());
-  inits.push_back(output);
-  SmallVector<AffineMap> maps = reduction.getIndexingMapsArray();
-  maps.push_back(b.getMultiDimIdentityMap(reduction.getNumLoops()));
-  auto rewritten = b.create<linalg::GenericOp>(
-      reduction.getLoc(), TypeRange{}, reduction.getDpsInputs(), inits, maps,
-      reduction.getIteratorTypesArray());
-  rewritten.getRegion().takeBody(reduction.getRegion());
-  Block *body = rewritten.getBody();
-  body->addArgument(llvm::cast<MemRefType>(output.getType()).getElementType(),
-                    reduction.getLoc());
-  Operation *yield = body->getTerminator();
+  BlockArgument argument;
+  linalg::GenericOp rewritten =
+      withOperand(reduction, output, /*output=*/true, argument);
+  Operation *yield = rewritten.getBody()->getTerminator();
   yield->insertOperands(yield->getNumOperands(), value);
-  reduction.erase();
   return rewritten;
 }
 
