@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace anyshape::dhlo {
 
@@ -18,13 +19,21 @@ namespace anyshape::dhlo {
 #define GEN_PASS_REGISTRATION
 #include "ir/dhlo/Transforms/Passes.h.inc"
 
+/// The symbols something in `module` refers to (a call, or any other
+/// use), by their root name; every function's when some op's uses cannot
+/// be known. One walk of the module, made by a module pass before it
+/// changes any function: a function pass reading its siblings raced with
+/// the threads changing them (a crash in CI).
+llvm::DenseSet<mlir::StringAttr> referencedSymbols(mlir::ModuleOp module);
+
 /// What a shape pass may retype in one function. Whether a symbol refers
-/// to the function takes a walk of the module, so it is looked up once
-/// here, not once per value (per value, it made a function of n arguments
-/// cost n module walks: quadratic, 1.9 s at 400 inputs).
+/// to the function is looked up once (referencedSymbols), not once per
+/// value (per value, it made a function of n arguments cost n module
+/// walks: quadratic, 1.9 s at 400 inputs).
 class Retyping {
 public:
-  explicit Retyping(mlir::func::FuncOp func);
+  Retyping(mlir::func::FuncOp func,
+           const llvm::DenseSet<mlir::StringAttr> &referenced);
 
   /// Whether `value` (of this function) may change type: every user is a
   /// dhlo op (their verifiers accept any refinement) or the return of a

@@ -24,7 +24,7 @@ def FormFusions : Pass<"dhlo-form-fusions", "mlir::func::FuncOp"> {
   let dependentDialects = ["::anyshape::dhlo::DhloDialect"];
 }
 
-def ShapePropagation : Pass<"dhlo-shape-propagation", "mlir::func::FuncOp"> {
+def ShapePropagation : Pass<"dhlo-shape-propagation", "mlir::ModuleOp"> {
   let summary = "Refine result types from operand types and attributes";
   let description = [{
     Re-infers every inferable dhlo op's result type in program order with
@@ -33,19 +33,24 @@ def ShapePropagation : Pass<"dhlo-shape-propagation", "mlir::func::FuncOp"> {
     over an unknown `?`. The function's result types follow its returned
     values. Hand-written or partially typed IR (`tensor<?xf32>` everywhere)
     comes out with every dim the rules can derive.
+
+    On the module, one function after another: whether a function's
+    signature may change depends on the other functions (a call to it),
+    which a function pass may not read while they change in parallel.
   }];
   let dependentDialects = ["::anyshape::dhlo::DhloDialect"];
 }
 
 def ShapeSimplification
-    : Pass<"dhlo-shape-simplification", "mlir::func::FuncOp"> {
+    : Pass<"dhlo-shape-simplification", "mlir::ModuleOp"> {
   let summary = "Rewrite types to canonical dims; drop no-op shape ops";
   let description = [{
     Runs the shape constraint analysis and rewrites every tensor type so
     each dim is its canonical form: a static size where proven static, the
     class representative symbol otherwise (so `?3` becomes `seq` once an
     add proves them equal). Then broadcasts, reshapes and transposes that
-    the canonical types show to be no-ops fold away.
+    the canonical types show to be no-ops fold away. On the module, one
+    function after another, as dhlo-shape-propagation.
   }];
   let dependentDialects = ["::anyshape::dhlo::DhloDialect"];
 }

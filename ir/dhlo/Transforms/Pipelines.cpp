@@ -18,15 +18,23 @@
 
 namespace anyshape::dhlo {
 
-namespace {
-bool isUncalled(mlir::func::FuncOp func) {
-  auto module = func->getParentOfType<mlir::ModuleOp>();
-  return !module || mlir::SymbolTable::symbolKnownUseEmpty(func, module);
+llvm::DenseSet<mlir::StringAttr> referencedSymbols(mlir::ModuleOp module) {
+  llvm::DenseSet<mlir::StringAttr> referenced;
+  std::optional<mlir::SymbolTable::UseRange> uses =
+      mlir::SymbolTable::getSymbolUses(&module.getBodyRegion());
+  if (!uses) { // an op whose uses cannot be known: every function is used
+    for (auto func : module.getOps<mlir::func::FuncOp>())
+      referenced.insert(func.getSymNameAttr());
+    return referenced;
+  }
+  for (const mlir::SymbolTable::SymbolUse &use : *uses)
+    referenced.insert(use.getSymbolRef().getRootReference());
+  return referenced;
 }
-} // namespace
 
-Retyping::Retyping(mlir::func::FuncOp func)
-    : func_(func), uncalled_(isUncalled(func)) {}
+Retyping::Retyping(mlir::func::FuncOp func,
+                   const llvm::DenseSet<mlir::StringAttr> &referenced)
+    : func_(func), uncalled_(!referenced.contains(func.getSymNameAttr())) {}
 
 bool Retyping::canRetype(mlir::Value value) const {
   mlir::func::FuncOp func = func_; // op handles' accessors are not const
@@ -57,11 +65,12 @@ void Retyping::updateSignature() const {
 }
 
 void buildDhloSimplifyPipeline(mlir::OpPassManager &pm) {
-  mlir::OpPassManager &func = pm.nest<mlir::func::FuncOp>();
   // First, so that propagation types the chunks it makes.
-  func.addPass(createSplitWideConcatenations());
-  func.addPass(createShapePropagation());
-  func.addPass(createShapeSimplification());
+  pm.addNestedPass<mlir::func::FuncOp>(createSplitWideConcatenations());
+  // On the module: they look at calls between functions.
+  pm.addPass(createShapePropagation());
+  pm.addPass(createShapeSimplification());
+  mlir::OpPassManager &func = pm.nest<mlir::func::FuncOp>();
   func.addPass(mlir::createCanonicalizerPass());
   func.addPass(mlir::createCSEPass());
 }

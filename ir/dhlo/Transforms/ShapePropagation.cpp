@@ -53,27 +53,39 @@ RankedTensorType refine(RankedTensorType declared, RankedTensorType inferred) {
   return RankedTensorType::get(shape, declared.getElementType(), encoding);
 }
 
+/// Refines the result types of `func`'s dhlo ops in program order.
+LogicalResult propagate(func::FuncOp func, const Retyping &retyping) {
+  MLIRContext *context = func.getContext();
+  auto *dhlo = context->getLoadedDialect<DhloDialect>();
+  WalkResult walked = func.walk([&](InferTypeOpInterface op) {
+    if (op->getDialect() != dhlo)
+      return WalkResult::advance();
+    SmallVector<Type> inferred;
+    if (failed(op.inferReturnTypes(
+            context, op->getLoc(), op->getOperands(), op->getAttrDictionary(),
+            op->getPropertiesStorage(), op->getRegions(), inferred)))
+      return WalkResult::interrupt();
+    for (auto [result, type] : llvm::zip(op->getResults(), inferred)) {
+      auto declared = llvm::dyn_cast<RankedTensorType>(result.getType());
+      auto better = llvm::dyn_cast<RankedTensorType>(type);
+      if (declared && better && retyping.canRetype(result))
+        result.setType(refine(declared, better));
+    }
+    return WalkResult::advance();
+  });
+  if (walked.wasInterrupted())
+    return failure();
+  retyping.updateSignature();
+  return success();
+}
+
 struct ShapePropagationPass : impl::ShapePropagationBase<ShapePropagationPass> {
   void runOnOperation() override {
-    func::FuncOp func = getOperation();
-    MLIRContext *context = &getContext();
-    Retyping retyping(func);
-    func.walk([&](InferTypeOpInterface op) {
-      if (op->getDialect() != context->getLoadedDialect<DhloDialect>())
-        return;
-      SmallVector<Type> inferred;
-      if (failed(op.inferReturnTypes(
-              context, op->getLoc(), op->getOperands(), op->getAttrDictionary(),
-              op->getPropertiesStorage(), op->getRegions(), inferred)))
+    ModuleOp module = getOperation();
+    llvm::DenseSet<StringAttr> referenced = referencedSymbols(module);
+    for (func::FuncOp func : module.getOps<func::FuncOp>())
+      if (failed(propagate(func, Retyping(func, referenced))))
         return signalPassFailure();
-      for (auto [result, type] : llvm::zip(op->getResults(), inferred)) {
-        auto declared = llvm::dyn_cast<RankedTensorType>(result.getType());
-        auto better = llvm::dyn_cast<RankedTensorType>(type);
-        if (declared && better && retyping.canRetype(result))
-          result.setType(refine(declared, better));
-      }
-    });
-    retyping.updateSignature();
   }
 };
 

@@ -83,48 +83,59 @@ Type canonicalType(const ShapeConstraintAnalysis &analysis, Value v) {
   return RankedTensorType::get(shape, type.getElementType(), encoding);
 }
 
+/// Rewrites `func`'s types to their canonical dims, then folds what became
+/// a no-op with `patterns` (dhlo's canonicalizations).
+LogicalResult simplify(func::FuncOp func,
+                       const llvm::DenseSet<StringAttr> &referenced,
+                       const FrozenRewritePatternSet &patterns) {
+  {
+    ShapeConstraintAnalysis analysis(func);
+    for (const std::string &c : analysis.contradictions())
+      func.emitWarning("shape constraints contradict (the function fails "
+                       "at run time for every input): ")
+          << c;
+    // Canonical types of contradictory constraints would make ops
+    // invalid; leave the types as they are then.
+    if (analysis.contradictions().empty()) {
+      Retyping retyping(func, referenced);
+      SmallVector<std::pair<Value, Type>> updates;
+      func.walk([&](Operation *op) {
+        for (Region &region : op->getRegions())
+          for (Block &block : region)
+            for (BlockArgument arg : block.getArguments())
+              if (retyping.canRetype(arg))
+                updates.emplace_back(arg, canonicalType(analysis, arg));
+        // Only dhlo ops accept any refinement of their result types.
+        if (!llvm::isa<DhloDialect>(op->getDialect()))
+          return;
+        for (Value result : op->getResults())
+          if (retyping.canRetype(result))
+            updates.emplace_back(result, canonicalType(analysis, result));
+      });
+      for (auto &[value, type] : updates)
+        value.setType(type);
+      retyping.updateSignature();
+      readDimsFromArguments(func, analysis);
+    }
+  }
+
+  return applyPatternsAndFoldGreedily(func, patterns);
+}
+
 struct ShapeSimplificationPass
     : impl::ShapeSimplificationBase<ShapeSimplificationPass> {
   void runOnOperation() override {
-    func::FuncOp func = getOperation();
+    ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
-    {
-      ShapeConstraintAnalysis analysis(func);
-      for (const std::string &c : analysis.contradictions())
-        func.emitWarning("shape constraints contradict (the function fails "
-                         "at run time for every input): ")
-            << c;
-      // Canonical types of contradictory constraints would make ops
-      // invalid; leave the types as they are then.
-      if (analysis.contradictions().empty()) {
-        Retyping retyping(func);
-        SmallVector<std::pair<Value, Type>> updates;
-        func.walk([&](Operation *op) {
-          for (Region &region : op->getRegions())
-            for (Block &block : region)
-              for (BlockArgument arg : block.getArguments())
-                if (retyping.canRetype(arg))
-                  updates.emplace_back(arg, canonicalType(analysis, arg));
-          // Only dhlo ops accept any refinement of their result types.
-          if (!llvm::isa<DhloDialect>(op->getDialect()))
-            return;
-          for (Value result : op->getResults())
-            if (retyping.canRetype(result))
-              updates.emplace_back(result, canonicalType(analysis, result));
-        });
-        for (auto &[value, type] : updates)
-          value.setType(type);
-        retyping.updateSignature();
-        readDimsFromArguments(func, analysis);
-      }
-    }
-
-    RewritePatternSet patterns(context);
+    RewritePatternSet set(context);
     for (RegisteredOperationName name : context->getRegisteredOperations())
       if (&name.getDialect() == context->getLoadedDialect<DhloDialect>())
-        name.getCanonicalizationPatterns(patterns, context);
-    if (failed(applyPatternsAndFoldGreedily(func, std::move(patterns))))
-      return signalPassFailure();
+        name.getCanonicalizationPatterns(set, context);
+    FrozenRewritePatternSet patterns(std::move(set));
+    llvm::DenseSet<StringAttr> referenced = referencedSymbols(module);
+    for (func::FuncOp func : module.getOps<func::FuncOp>())
+      if (failed(simplify(func, referenced, patterns)))
+        return signalPassFailure();
   }
 };
 

@@ -1,4 +1,4 @@
-// RUN: %anyshape-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(dhlo-shape-propagation, dhlo-shape-simplification), canonicalize)' | FileCheck %s
+// RUN: %anyshape-opt %s -split-input-file -pass-pipeline='builtin.module(dhlo-shape-propagation, dhlo-shape-simplification, canonicalize)' | FileCheck %s
 // Regressions of the shape passes and folds: signatures follow retyped
 // arguments; equal types with unknown dims never fold a reshape or a
 // broadcast; values with non-dhlo users and called functions keep their
