@@ -1,15 +1,27 @@
-// The encoder layer on the CUDA backend (a real GPU; scripts/gpu-check
-// runs it there): the shape-agnostic executable, compiled once for any
-// seq, against one specialised to each seq (static fallback), side by
-// side in one run. Both are timed end to end through Executable::run —
-// inputs copied to the device, the host flow's launches and GEMMs, outputs
-// copied back — so the copies are the same on both sides and
-// static_time / dynamic_time is the fraction of static performance the
-// CUDA issue tracks (goal >= 95%). Without a device every benchmark is
-// skipped with the reason.
+// The CUDA backend on a real GPU (scripts/gpu-check runs it there), side
+// by side in one run:
+//   - BM_CudaEncoderDynamic / Static: the encoder layer's shape-agnostic
+//     executable, compiled once for any seq, against one specialised to
+//     each seq (static fallback). Both are timed end to end through
+//     Executable::run — inputs copied to the device, the host flow's
+//     launches and GEMMs, outputs copied back — so the copies are the same
+//     on both sides and static_time / dynamic_time is the fraction of
+//     static performance the CUDA issue tracks (goal >= 95%). Counters
+//     from timed runs after the loop split a run's device time: gemm_ms
+//     (cuBLASLt), kernels_ms (the fusions), per run.
+//   - BM_CudaCopy: a device-to-device copy of 1 GiB, timed with CUDA
+//     events: the bandwidth reference (as the triad is on the CPU).
+//   - BM_CudaLoopFusion, BM_CudaGelu, BM_CudaSoftmax, BM_CudaMaskedSoftmax,
+//     BM_CudaLayerNorm: memory-bound fusions, each timed by its kernels'
+//     device time (Executable::timeDevice: events around each launch), so
+//     bytes_per_second is the kernels' compulsory traffic (each input read
+//     once, the output written once) over their time on the device, and
+//     of_copy that against BM_CudaCopy's (goal >= 0.7 of HBM bandwidth).
+// Without a device every benchmark is skipped with the reason.
 //
 //   anyshape-bench-cuda [--benchmark_filter=...]
 #include "ExampleFile.h"
+#include "anyshape/client/GraphBuilder.h"
 #include "ir/graph/Bindings.h"
 #include "ir/graph/GraphText.h"
 #include "ir/reference/Literal.h"
@@ -36,13 +48,14 @@ StatusOr<int> deviceChip() {
 }
 
 StatusOr<std::shared_ptr<jit::Executable>>
-compileFor(const std::map<std::string, int64_t> &staticSymbols) {
+compileFor(const v1::Graph &graph,
+           const std::map<std::string, int64_t> &staticSymbols) {
   ANYSHAPE_ASSIGN_OR_RETURN(int chip, deviceChip());
   jit::CompileOptions options;
   options.backend = jit::KernelBackend::kCuda;
   options.cuda.target.smVersion = chip;
   options.staticSymbols = staticSymbols;
-  return jit::Compiler::compile(encoder(), options);
+  return jit::Compiler::compile(graph, options);
 }
 
 void runLoop(benchmark::State &state,
@@ -62,14 +75,182 @@ void runLoop(benchmark::State &state,
     benchmark::DoNotOptimize((*executable)->run(inputs));
 }
 
+/// Device milliseconds of the GEMMs and of the other kernels, summed.
+std::pair<double, double> gemmAndKernelMilliseconds(const jit::Executable &e) {
+  double gemm = 0, kernels = 0;
+  for (const auto &time : e.deviceTimes())
+    (time.name == runtime::cuda::kGemmName ? gemm : kernels) +=
+        time.milliseconds;
+  return {gemm, kernels};
+}
+
+/// After the timed loop: `runs` timed runs, their device time per run
+/// split into the counters gemm_ms and kernels_ms.
+void reportDeviceTime(benchmark::State &state, const jit::Executable &e,
+                      const std::vector<v1::Tensor> &inputs, int runs = 10) {
+  if (!e.timeDevice(true).isOk())
+    return;
+  for (int k = 0; k < runs; ++k)
+    if (!e.run(inputs).isOk())
+      return;
+  auto [gemm, kernels] = gemmAndKernelMilliseconds(e);
+  (void)e.timeDevice(false);
+  state.counters["gemm_ms"] = gemm / runs;
+  state.counters["kernels_ms"] = kernels / runs;
+}
+
 void BM_CudaEncoderDynamic(benchmark::State &state) {
-  static const auto dynamic = compileFor({});
-  runLoop(state, dynamic, bench::encoderInputs(state.range(0)));
+  static const auto dynamic = compileFor(encoder(), {});
+  auto inputs = bench::encoderInputs(state.range(0));
+  runLoop(state, dynamic, inputs);
+  if (dynamic.isOk())
+    reportDeviceTime(state, **dynamic, inputs);
 }
 
 void BM_CudaEncoderStatic(benchmark::State &state) {
-  runLoop(state, compileFor({{"batch", 1}, {"seq", state.range(0)}}),
-          bench::encoderInputs(state.range(0)));
+  auto executable =
+      compileFor(encoder(), {{"batch", 1}, {"seq", state.range(0)}});
+  auto inputs = bench::encoderInputs(state.range(0));
+  runLoop(state, executable, inputs);
+  if (executable.isOk())
+    reportDeviceTime(state, **executable, inputs);
+}
+
+/// The device's copy bandwidth in bytes per second (read + write), from
+/// the last BM_CudaCopy; 0 before it ran.
+double copyBytesPerSecond = 0;
+
+void BM_CudaCopy(benchmark::State &state) {
+  auto device = runtime::cuda::CudaDevice::get();
+  if (!device.isOk()) {
+    state.SkipWithError(device.status().toString().c_str());
+    return;
+  }
+  const runtime::cuda::Driver &d = (*device)->driver();
+  if (!d.cuEventCreate || !(*device)->makeCurrent().isOk()) {
+    state.SkipWithError("this driver has no CUDA events");
+    return;
+  }
+  constexpr int64_t kBytes = int64_t{1} << 30;
+  int64_t fromSize = 0, toSize = 0;
+  auto from = (*device)->memory().allocate(kBytes, &fromSize);
+  auto to = (*device)->memory().allocate(kBytes, &toSize);
+  auto stream = (*device)->acquireStream();
+  void *start = nullptr, *stop = nullptr;
+  if (!from.isOk() || !to.isOk() || !stream.isOk() ||
+      d.cuEventCreate(&start, 0) != 0 || d.cuEventCreate(&stop, 0) != 0) {
+    state.SkipWithError("no device memory, stream or event for the copy");
+    return;
+  }
+  double seconds = 0;
+  for (auto _ : state) {
+    float milliseconds = 0;
+    if (d.cuEventRecord(start, *stream) != 0 ||
+        d.cuMemcpyDtoDAsync_v2(*to, *from, kBytes, *stream) != 0 ||
+        d.cuEventRecord(stop, *stream) != 0 ||
+        d.cuStreamSynchronize(*stream) != 0 ||
+        d.cuEventElapsedTime(&milliseconds, start, stop) != 0) {
+      state.SkipWithError("the copy failed");
+      break;
+    }
+    state.SetIterationTime(milliseconds / 1e3);
+    seconds += milliseconds / 1e3;
+  }
+  d.cuEventDestroy_v2(start);
+  d.cuEventDestroy_v2(stop);
+  (*device)->releaseStream(*stream);
+  (*device)->memory().recycle(*from, fromSize);
+  (*device)->memory().recycle(*to, toSize);
+  state.SetBytesProcessed(state.iterations() * 2 * kBytes);
+  if (seconds > 0)
+    copyBytesPerSecond = 2.0 * kBytes * state.iterations() / seconds;
+}
+
+/// A memory-bound graph on the device, each iteration's time its kernels'
+/// device time; `bytes` its compulsory traffic per run.
+void runFusion(benchmark::State &state, const v1::Graph &graph,
+               const std::vector<v1::Tensor> &inputs, int64_t bytes) {
+  auto executable = compileFor(graph, {});
+  if (!executable.isOk()) {
+    state.SkipWithError(executable.status().toString().c_str());
+    return;
+  }
+  const jit::Executable &e = **executable;
+  if (Status on = e.timeDevice(true); !on.isOk()) {
+    state.SkipWithError(on.toString().c_str());
+    return;
+  }
+  double before = 0;
+  for (auto _ : state) {
+    if (auto run = e.run(inputs); !run.isOk()) {
+      state.SkipWithError(run.status().toString().c_str());
+      return;
+    }
+    double total = gemmAndKernelMilliseconds(e).second;
+    state.SetIterationTime((total - before) / 1e3);
+    before = total;
+  }
+  state.SetBytesProcessed(state.iterations() * bytes);
+  if (copyBytesPerSecond > 0 && before > 0)
+    state.counters["of_copy"] = static_cast<double>(bytes) *
+                                state.iterations() / (before / 1e3) /
+                                copyBytesPerSecond;
+}
+
+constexpr int64_t kElements = int64_t{32} << 20; // 128 MiB of f32
+
+std::vector<v1::Tensor>
+randomInputs(const std::vector<std::vector<int64_t>> &shapes) {
+  std::vector<v1::Tensor> tensors;
+  for (size_t k = 0; k < shapes.size(); ++k)
+    tensors.push_back(literalToTensor(
+        randomLiteral(v1::DTYPE_F32, shapes[k], static_cast<uint64_t>(k))));
+  return tensors;
+}
+
+void BM_CudaLoopFusion(benchmark::State &state) {
+  client::GraphBuilder b("loop");
+  client::Value x = b.parameter("x", v1::DTYPE_F32, {"n"});
+  client::Value z = b.parameter("z", v1::DTYPE_F32, {"n"});
+  b.output(b.add(b.mul(x, b.scalar(0.5)), z), "y");
+  runFusion(state, *b.build(), randomInputs({{kElements}, {kElements}}),
+            3 * kElements * 4);
+}
+
+void BM_CudaGelu(benchmark::State &state) {
+  client::GraphBuilder b("gelu");
+  b.output(b.gelu(b.parameter("x", v1::DTYPE_F32, {"n"})), "y");
+  runFusion(state, *b.build(), randomInputs({{kElements}}), 2 * kElements * 4);
+}
+
+void BM_CudaSoftmax(benchmark::State &state) {
+  client::GraphBuilder b("softmax");
+  b.output(b.softmax(b.parameter("x", v1::DTYPE_F32, {"rows", 1024}), 1), "y");
+  int64_t rows = kElements / 1024;
+  runFusion(state, *b.build(), randomInputs({{rows, 1024}}), 2 * kElements * 4);
+}
+
+/// Attention's softmax over a BERT layer's scores: [12 seq, seq] per
+/// sequence, here 32 sequences of 512 (384 MiB).
+void BM_CudaMaskedSoftmax(benchmark::State &state) {
+  client::GraphBuilder b("masked_softmax");
+  client::Value x = b.parameter("x", v1::DTYPE_F32, {"rows", "n"});
+  client::Value mask = b.parameter("mask", v1::DTYPE_F32, {1, "n"});
+  b.output(b.softmax(b.add(b.mul(x, b.scalar(0.125)), mask), 1), "y");
+  int64_t rows = 32 * 12 * 512, n = 512;
+  runFusion(state, *b.build(), randomInputs({{rows, n}, {1, n}}),
+            2 * rows * n * 4);
+}
+
+void BM_CudaLayerNorm(benchmark::State &state) {
+  client::GraphBuilder b("layer_norm");
+  client::Value x = b.parameter("x", v1::DTYPE_F32, {"rows", 768});
+  client::Value gamma = b.parameter("gamma", v1::DTYPE_F32, {768});
+  client::Value beta = b.parameter("beta", v1::DTYPE_F32, {768});
+  b.output(b.layerNorm(x, gamma, beta), "y");
+  int64_t rows = kElements / 768;
+  runFusion(state, *b.build(), randomInputs({{rows, 768}, {768}, {768}}),
+            2 * rows * 768 * 4);
 }
 
 } // namespace
@@ -86,5 +267,14 @@ BENCHMARK(BM_CudaEncoderStatic)
     ->Arg(512)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+
+BENCHMARK(BM_CudaCopy)->Iterations(20)->UseManualTime();
+// Fixed iterations: each run also copies its inputs and output over PCIe
+// (tens of ms), which the manual time leaves out.
+BENCHMARK(BM_CudaLoopFusion)->Iterations(10)->UseManualTime();
+BENCHMARK(BM_CudaGelu)->Iterations(10)->UseManualTime();
+BENCHMARK(BM_CudaSoftmax)->Iterations(10)->UseManualTime();
+BENCHMARK(BM_CudaMaskedSoftmax)->Iterations(10)->UseManualTime();
+BENCHMARK(BM_CudaLayerNorm)->Iterations(10)->UseManualTime();
 
 BENCHMARK_MAIN();

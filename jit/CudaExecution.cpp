@@ -6,9 +6,10 @@
 // copied in through pinned staging buffers, the JITed entry (shape checks,
 // then the host flow's launches on the stream: runtime/cuda/CudaLaunch.h),
 // outputs copied back after the stream is synchronised, every device
-// buffer returned. A failure anywhere (out of device memory, a launch the
-// driver refuses) is the run's Status; the executable and the device stay
-// usable.
+// buffer returned; with timing on, each launch and GEMM timed by events
+// (runtime/cuda/DeviceTimer.h). A failure anywhere (out of device memory, a
+// launch the driver refuses) is the run's Status; the executable and the device
+// stay usable.
 //
 //===----------------------------------------------------------------------===//
 #include "jit/Executable.h"
@@ -17,6 +18,7 @@
 #include "runtime/Allocator.h"
 
 #include <cstring>
+#include <optional>
 
 namespace anyshape::jit {
 
@@ -88,6 +90,9 @@ Executable::runOnDevice(const std::vector<const std::string *> &inputBytes,
   run.allocator = &allocator;
   run.constants = &loadedKernels_->constants();
   run.gemm = &loadedKernels_->gemm();
+  std::optional<runtime::cuda::RunTimer> timer;
+  if (loadedKernels_->times().enabled())
+    run.timer = &timer.emplace(driver, loadedKernels_->times());
   auto synchronise = [&]() -> Status {
     return runtime::cuda::checkCall(driver, "cuStreamSynchronize",
                                     driver.cuStreamSynchronize(stream));
@@ -158,6 +163,8 @@ Executable::runOnDevice(const std::vector<const std::string *> &inputBytes,
     pending.push_back({staging, bytes});
   }
   ANYSHAPE_RETURN_IF_ERROR(synchronise());
+  if (timer)
+    ANYSHAPE_RETURN_IF_ERROR(timer->collect());
 
   OutputBuffers outputs;
   for (size_t k = 0; k < results.size(); ++k) {
@@ -184,6 +191,21 @@ Executable::runOnDevice(const std::vector<const std::string *> &inputBytes,
                          std::to_string(allocator.liveCount()) +
                          " device buffers allocated");
   return outputs;
+}
+
+Status Executable::timeDevice(bool on) const {
+  if (!device_)
+    return Status(StatusCode::FailedPrecondition,
+                  "device timing is for CUDA executables");
+  if (!loadedKernels_)
+    return deviceError_;
+  return loadedKernels_->times().enable(on);
+}
+
+std::vector<runtime::cuda::DeviceTime> Executable::deviceTimes() const {
+  if (!loadedKernels_)
+    return {};
+  return loadedKernels_->times().snapshot();
 }
 
 } // namespace anyshape::jit

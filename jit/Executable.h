@@ -125,6 +125,14 @@ public:
   Target target() const { return device_ ? Target::kCuda : Target::kCpu; }
   /// A CUDA executable's device half, as load() took it.
   const std::optional<DeviceCode> &deviceCode() const { return device_; }
+  /// Times a CUDA executable's runs on the device (on: totals cleared):
+  /// each launch and GEMM between two CUDA events, for benchmarks; untimed
+  /// runs record nothing. FailedPrecondition on the CPU, without a device,
+  /// or with a driver that has no events.
+  Status timeDevice(bool on) const;
+  /// Device time per kernel and for the GEMMs, summed over the runs since
+  /// timeDevice(true); empty when none ran.
+  std::vector<runtime::cuda::DeviceTime> deviceTimes() const;
   /// A CUDA executable's kernel images; empty on the CPU.
   const std::vector<runtime::cuda::KernelImage> &deviceKernels() const {
     static const std::vector<runtime::cuda::KernelImage> none;

@@ -37,7 +37,10 @@ const Loaded &loaded() {
   d.name = reinterpret_cast<Result(*) params>(dlsym(handle, #name));           \
   if (!d.name && l.error.empty())                                              \
     l.error = "the CUDA driver " + path + " lacks " #name;
+#define OPTIONAL_X(name, params)                                               \
+  d.name = reinterpret_cast<Result(*) params>(dlsym(handle, #name));
 #include "runtime/cuda/CudaDriverEntries.def"
+#undef OPTIONAL_X
 #undef X
     d.fakeEmulate = reinterpret_cast<decltype(d.fakeEmulate)>(
         dlsym(handle, "anyshapeFakeCudaEmulate"));

@@ -119,6 +119,10 @@ LoadedKernels::load(CudaDevice &device, const std::vector<KernelImage> &images,
                          static_cast<int>(kernel.parameters));
     loaded->kernels_.push_back(std::move(kernel));
   }
+  std::vector<std::string> names;
+  for (const KernelImage &image : images)
+    names.push_back(image.name);
+  loaded->times_ = std::make_unique<DeviceTimes>(driver, names);
   return loaded;
 }
 
@@ -176,6 +180,11 @@ extern "C" void anyshapeCudaLaunch(AnyshapeExecutionContext *context,
   std::array<void *, kMaxParameterWords> parameters;
   for (int64_t i = 0; i < count; ++i)
     parameters[i] = &slots[i];
+  if (run->timer)
+    if (Status started = run->timer->start(run->stream); !started.isOk()) {
+      run->error = started;
+      return;
+    }
   int result = run->driver->cuLaunchKernel(
       k.function, static_cast<unsigned>(gridX), static_cast<unsigned>(gridY),
       static_cast<unsigned>(gridZ), static_cast<unsigned>(blockX),
@@ -185,7 +194,11 @@ extern "C" void anyshapeCudaLaunch(AnyshapeExecutionContext *context,
   if (result != 0) {
     run->error =
         checkCall(*run->driver, "cuLaunchKernel", result).withContext(k.name);
+    return;
   }
+  if (run->timer)
+    if (Status stopped = run->timer->stop(run->stream, kernel); !stopped.isOk())
+      run->error = stopped;
 }
 
 extern "C" void anyshapeCudaCopy(AnyshapeExecutionContext *context, int64_t to,
@@ -215,9 +228,20 @@ extern "C" void anyshapeCudaBatchMatmulF32(Memref3D *a, Memref3D *b,
   auto *run = static_cast<CudaRun *>(context->moduleTable);
   if (!run->error.isOk())
     return;
+  if (run->timer)
+    if (Status started = run->timer->start(run->stream); !started.isOk()) {
+      run->error = started;
+      return;
+    }
   if (Status status = run->gemm->run(*a, *b, *c, run->stream, *run->allocator);
-      !status.isOk())
+      !status.isOk()) {
     run->error = status;
+    return;
+  }
+  if (run->timer)
+    if (Status stopped = run->timer->stop(run->stream, run->timer->gemmSlot());
+        !stopped.isOk())
+      run->error = stopped;
 }
 
 } // namespace anyshape::runtime::cuda

@@ -20,6 +20,7 @@
 #include "runtime/ExecutionContext.h"
 #include "runtime/cuda/CublasLt.h"
 #include "runtime/cuda/CudaDevice.h"
+#include "runtime/cuda/DeviceTimer.h"
 
 #include <atomic>
 #include <memory>
@@ -89,6 +90,8 @@ public:
   CudaDevice &device() const { return device_; }
   DeviceConstants &constants() const { return *constants_; }
   DeviceGemm &gemm() const { return *gemm_; }
+  /// The device time of its runs, when timing is on.
+  DeviceTimes &times() const { return *times_; }
 
 private:
   explicit LoadedKernels(CudaDevice &device) : device_(device) {}
@@ -97,6 +100,7 @@ private:
   std::vector<LoadedKernel> kernels_;
   std::unique_ptr<DeviceConstants> constants_;
   std::unique_ptr<DeviceGemm> gemm_; // its algorithm choices
+  std::unique_ptr<DeviceTimes> times_;
 };
 
 /// One run's CUDA state (the context's moduleTable).
@@ -108,6 +112,8 @@ struct CudaRun {
   StreamAllocator *allocator = nullptr;
   DeviceConstants *constants = nullptr;
   DeviceGemm *gemm = nullptr;
+  /// Set only for a timed run: each launch and GEMM between two events.
+  RunTimer *timer = nullptr;
   Status error; ///< the first failure of the run
 };
 

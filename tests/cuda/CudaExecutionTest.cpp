@@ -277,6 +277,47 @@ TEST(FakeDevice, EverythingIsReleased) {
   EXPECT_EQ((*device)->memory().heldBytes(), 0);
 }
 
+TEST(FakeDevice, DeviceTimingCountsEveryLaunchAndGemm) {
+  v1::Graph graph = test::exampleGraph("mlp");
+  auto executable = jit::Compiler::compile(graph, onDevice());
+  ASSERT_TRUE(executable.isOk()) << executable.status().toString();
+  auto shapes = inputShapesFor(graph, {{"batch", 5}});
+  auto [inputs, tensors] = test::randomInputs(graph, *shapes, 0);
+  ASSERT_TRUE((*executable)->run(tensors).isOk()); // untimed
+  EXPECT_TRUE((*executable)->deviceTimes().empty());
+
+  ASSERT_TRUE((*executable)->timeDevice(true).isOk());
+  int64_t launches = fakeCounter("Launches");
+  constexpr int kRuns = 3;
+  for (int run = 0; run < kRuns; ++run)
+    ASSERT_TRUE((*executable)->run(tensors).isOk());
+  auto times = (*executable)->deviceTimes();
+  int64_t kernelCalls = 0, gemmCalls = 0;
+  for (const auto &time : times) {
+    EXPECT_EQ(time.calls % kRuns, 0) << time.name;
+    EXPECT_GE(time.milliseconds, 0) << time.name;
+    (time.name == runtime::cuda::kGemmName ? gemmCalls : kernelCalls) +=
+        time.calls;
+  }
+  EXPECT_EQ(kernelCalls, fakeCounter("Launches") - launches);
+  EXPECT_GT(gemmCalls, 0); // the MLP's layers
+  EXPECT_EQ(fakeCounter("LiveEvents"), 0);
+
+  // Off: runs add nothing; on again: the totals start afresh.
+  ASSERT_TRUE((*executable)->timeDevice(false).isOk());
+  ASSERT_TRUE((*executable)->run(tensors).isOk());
+  int64_t callsAfter = 0;
+  for (const auto &time : (*executable)->deviceTimes())
+    callsAfter += time.calls;
+  EXPECT_EQ(callsAfter, kernelCalls + gemmCalls);
+  ASSERT_TRUE((*executable)->timeDevice(true).isOk());
+  EXPECT_TRUE((*executable)->deviceTimes().empty());
+
+  auto cpu = jit::Compiler::compile(graph);
+  ASSERT_TRUE(cpu.isOk());
+  EXPECT_EQ((*cpu)->timeDevice(true).code(), StatusCode::FailedPrecondition);
+}
+
 // On a real device (scripts/gpu-check, a lent GPU machine): the same
 // examples, kernels on the GPU, GEMMs through the real cuBLASLt. Without
 // a device they skip and say why.

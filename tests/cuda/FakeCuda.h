@@ -15,6 +15,7 @@ constexpr int kInvalidImage = 200;
 constexpr int kInvalidContext = 201;
 constexpr int kInvalidHandle = 400;
 constexpr int kNotFound = 500;
+constexpr int kNotReady = 600;
 constexpr int kLaunchOutOfResources = 701;
 
 /// cuInit succeeded.

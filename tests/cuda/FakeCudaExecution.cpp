@@ -16,10 +16,13 @@
 //     words), as CUDA does.
 //   - A launch runs the kernel's CPU emulation when the runtime gave one
 //     (anyshapeFakeCudaEmulate); otherwise it is only counted.
+//   - An event is stamped with the host's clock when its stream reaches
+//     it; its elapsed time is NOT_READY until both ends are stamped.
 // Counters for tests: anyshapeFakeCuda{LiveAllocations,LiveModules,
-// Launches,EmulatedLaunches,PendingOperations}.
+// LiveEvents,Launches,EmulatedLaunches,PendingOperations}.
 #include "FakeCuda.h"
 
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -44,6 +47,11 @@ struct Function {
   int parameters = 0;
 };
 
+struct Event {
+  bool stamped = false; ///< its stream has reached its last record
+  std::chrono::steady_clock::time_point at;
+};
+
 struct State {
   std::mutex mutex;
   int primaryContext = 0; // its address is the context handle
@@ -53,6 +61,7 @@ struct State {
   std::map<void *, std::string> modules; // handle -> image
   std::map<void *, std::unique_ptr<Function>> functions;
   std::map<void *, std::deque<std::function<void()>>> streams;
+  std::map<void *, std::shared_ptr<Event>> events;
   int64_t launches = 0, emulatedLaunches = 0;
 };
 
@@ -398,6 +407,65 @@ int cuLaunchKernel(void *function, unsigned int gridX, unsigned int gridY,
   return kSuccess;
 }
 
+int cuEventCreate(void **event, unsigned int) {
+  record("cuEventCreate");
+  if (!hasContext())
+    return kInvalidContext;
+  State &s = state();
+  std::lock_guard lock(s.mutex);
+  auto created = std::make_shared<Event>();
+  *event = created.get();
+  s.events[*event] = std::move(created);
+  return kSuccess;
+}
+
+int cuEventRecord(void *event, void *stream) {
+  record("cuEventRecord");
+  if (!hasContext())
+    return kInvalidContext;
+  State &s = state();
+  std::lock_guard lock(s.mutex);
+  auto it = s.events.find(event);
+  if (it == s.events.end())
+    return kInvalidHandle;
+  std::shared_ptr<Event> e = it->second;
+  e->stamped = false;
+  // The queued stamp holds the event: CUDA lets it be destroyed before
+  // its stream reaches it.
+  return enqueue(s, stream, [e] {
+    e->at = std::chrono::steady_clock::now();
+    e->stamped = true;
+  });
+}
+
+int cuEventElapsedTime(float *milliseconds, void *start, void *end) {
+  record("cuEventElapsedTime");
+  if (!hasContext())
+    return kInvalidContext;
+  State &s = state();
+  std::lock_guard lock(s.mutex);
+  auto from = s.events.find(start), to = s.events.find(end);
+  if (from == s.events.end() || to == s.events.end() || !milliseconds)
+    return kInvalidHandle;
+  if (!from->second->stamped || !to->second->stamped)
+    return kNotReady;
+  *milliseconds = std::chrono::duration<float, std::milli>(to->second->at -
+                                                           from->second->at)
+                      .count();
+  return kSuccess;
+}
+
+int cuEventDestroy_v2(void *event) {
+  record("cuEventDestroy_v2");
+  State &s = state();
+  std::lock_guard lock(s.mutex);
+  auto it = s.events.find(event);
+  if (it == s.events.end())
+    return kInvalidHandle;
+  s.events.erase(it);
+  return kSuccess;
+}
+
 /// The runtime's hook (CudaDriver.h, Driver::fakeEmulate): `function`'s
 /// launches run `emulation`.
 void anyshapeFakeCudaEmulate(void *function, void (*emulation)(void **),
@@ -431,6 +499,10 @@ int64_t anyshapeFakeCudaLiveAllocations() {
 int64_t anyshapeFakeCudaLiveModules() {
   std::lock_guard lock(state().mutex);
   return static_cast<int64_t>(state().modules.size());
+}
+int64_t anyshapeFakeCudaLiveEvents() {
+  std::lock_guard lock(state().mutex);
+  return static_cast<int64_t>(state().events.size());
 }
 int64_t anyshapeFakeCudaLaunches() {
   std::lock_guard lock(state().mutex);
