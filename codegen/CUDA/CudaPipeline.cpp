@@ -77,6 +77,11 @@ void buildCudaPipeline(OpPassManager &pm, const CudaPipelineOptions &options) {
   buildKernelFormationStages(pm, options.fuse, options.printKernelFusions);
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+  // Canonicalization folds a unit dim's induction variable to 0, so two
+  // views of one row that differed only there become two identical ops;
+  // the row schedules forward a scalar from its store to its load only
+  // through one view (static shapes lost every shared-row version).
+  pm.addNestedPass<func::FuncOp>(createCSEPass());
   // Column reductions as a parallel loop of reduction loops; accumulators
   // in registers: the reduction form the row and column schedules split.
   pm.addNestedPass<func::FuncOp>(createParallelOutsideReductions());

@@ -5,6 +5,7 @@
 // RandomGraphTest).
 #include "jit/CudaKernels.h"
 #include "../support/ExampleGraph.h"
+#include "ir/graph/Specialize.h"
 #include "jit/NvJitLink.h"
 
 #include "RandomGraph.h"
@@ -190,4 +191,28 @@ TEST(NvJitLink, PtxasFallbackAgreesWithTheLibrary) {
   ASSERT_FALSE(bad.isOk());
   EXPECT_NE(bad.status().message().find("ptxas rejected"), std::string::npos)
       << bad.status().toString();
+}
+
+TEST(CudaKernels, StaticShapesKeepTheSharedRowVersions) {
+  // The row kernels' warp- and block-per-row versions (blocks of 128 and
+  // of 256 with shared memory) exist for fixed shapes too. They once did
+  // not: with batch = 1 canonicalization left two views of one row, the
+  // scalar a stitched row stores was not forwarded to its reload, and only
+  // the thread-per-row version was built (on an H200, the static encoder's
+  // fusions took 7-15x the dynamic one's).
+  v1::Graph graph = test::exampleGraph("bert_encoder_layer");
+  auto fixed = specializeGraph(graph, {{"batch", 1}, {"seq", 128}});
+  ASSERT_TRUE(fixed.isOk()) << fixed.status().toString();
+  auto rowVersions = [](const std::vector<jit::CudaKernel> &kernels) {
+    int64_t warp = 0, block = 0;
+    for (const jit::CudaKernel &k : kernels) {
+      warp += k.blockSize == 128;
+      block += k.linked.resources.sharedBytes > 0;
+    }
+    return std::pair{warp, block};
+  };
+  auto dynamic = rowVersions(checkCubins(graph, "sm_90", "dynamic"));
+  auto specialised = rowVersions(checkCubins(*fixed, "sm_90", "static"));
+  EXPECT_GE(dynamic.first, 2); // softmax and the layer norms
+  EXPECT_EQ(specialised, dynamic);
 }
