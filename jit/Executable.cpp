@@ -174,7 +174,10 @@ OutputBuffers::~OutputBuffers() { release(); }
 
 void OutputBuffers::release() {
   for (Buffer &b : buffers_)
-    runtime::anyshapeFree(b.allocated);
+    if (b.release)
+      b.release(b.allocated);
+    else
+      runtime::anyshapeFree(b.allocated);
   buffers_.clear();
 }
 

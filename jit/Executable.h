@@ -20,6 +20,7 @@
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -35,14 +36,18 @@ struct TensorSignature {
 };
 
 /// Outputs as the generated code produced them: buffers of the runtime
-/// allocator (strided views), freed when this object is destroyed.
+/// allocator (strided views; on CUDA, the pinned blocks they were copied
+/// back into), freed when this object is destroyed.
 class OutputBuffers {
 public:
   struct Buffer {
     v1::DType dtype;
     std::vector<int64_t> shape, strides; // strides in elements
     const char *data;                    // first element
-    void *allocated;                     // what anyshapeFree takes
+    void *allocated; // what anyshapeFree takes, unless `release` is set
+    /// Frees `allocated` instead (a CUDA run's pinned staging block,
+    /// back to the device's pool).
+    std::function<void(void *)> release;
   };
   OutputBuffers() = default;
   OutputBuffers(OutputBuffers &&other) noexcept;
