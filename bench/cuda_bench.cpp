@@ -8,7 +8,8 @@
 //     on both sides and static_time / dynamic_time is the fraction of
 //     static performance the CUDA issue tracks (goal >= 95%). Counters
 //     from timed runs after the loop split a run's device time: gemm_ms
-//     (cuBLASLt), kernels_ms (the fusions), per run.
+//     (cuBLASLt), kernels_ms (the fusions), and count its launches and
+//     GEMMs (calls), per run.
 //   - BM_CudaCopy: a device-to-device copy of 1 GiB, timed with CUDA
 //     events: the bandwidth reference (as the triad is on the CPU).
 //   - BM_CudaLoopFusion, BM_CudaGelu, BM_CudaSoftmax, BM_CudaMaskedSoftmax,
@@ -17,6 +18,8 @@
 //     bytes_per_second is the kernels' compulsory traffic (each input read
 //     once, the output written once) over their time on the device, and
 //     of_copy that against BM_CudaCopy's (goal >= 0.7 of HBM bandwidth).
+//   - BM_CudaRowSchedules: softmax and layer norm at five row lengths with
+//     the warp-per-row, block-per-row and chosen version side by side.
 // Without a device every benchmark is skipped with the reason.
 //
 //   anyshape-bench-cuda [--benchmark_filter=...]
@@ -30,6 +33,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <array>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -49,12 +53,14 @@ StatusOr<int> deviceChip() {
 
 StatusOr<std::shared_ptr<jit::Executable>>
 compileFor(const v1::Graph &graph,
-           const std::map<std::string, int64_t> &staticSymbols) {
+           const std::map<std::string, int64_t> &staticSymbols,
+           const std::string &rowSchedule = "auto") {
   ANYSHAPE_ASSIGN_OR_RETURN(int chip, deviceChip());
   jit::CompileOptions options;
   options.backend = jit::KernelBackend::kCuda;
   options.cuda.target.smVersion = chip;
   options.staticSymbols = staticSymbols;
+  options.cuda.rowSchedule = rowSchedule;
   return jit::Compiler::compile(graph, options);
 }
 
@@ -94,9 +100,13 @@ void reportDeviceTime(benchmark::State &state, const jit::Executable &e,
     if (!e.run(inputs).isOk())
       return;
   auto [gemm, kernels] = gemmAndKernelMilliseconds(e);
+  int64_t calls = 0;
+  for (const auto &time : e.deviceTimes())
+    calls += time.calls;
   (void)e.timeDevice(false);
   state.counters["gemm_ms"] = gemm / runs;
   state.counters["kernels_ms"] = kernels / runs;
+  state.counters["calls"] = static_cast<double>(calls) / runs;
 }
 
 void BM_CudaEncoderDynamic(benchmark::State &state) {
@@ -169,8 +179,9 @@ void BM_CudaCopy(benchmark::State &state) {
 /// A memory-bound graph on the device, each iteration's time its kernels'
 /// device time; `bytes` its compulsory traffic per run.
 void runFusion(benchmark::State &state, const v1::Graph &graph,
-               const std::vector<v1::Tensor> &inputs, int64_t bytes) {
-  auto executable = compileFor(graph, {});
+               const std::vector<v1::Tensor> &inputs, int64_t bytes,
+               const std::string &rowSchedule = "auto") {
+  auto executable = compileFor(graph, {}, rowSchedule);
   if (!executable.isOk()) {
     state.SkipWithError(executable.status().toString().c_str());
     return;
@@ -253,6 +264,32 @@ void BM_CudaLayerNorm(benchmark::State &state) {
             2 * rows * 768 * 4);
 }
 
+/// The row schedules side by side: softmax (range(2) = 0) or layer norm
+/// (1) over rows of range(0) elements, 64 MiB in all, each row shared by
+/// a warp (range(1) = 0), a block (1), or as the host flow picks per run
+/// (2): where the warp version's limit (CudaTarget::warpMaxRow) belongs.
+void BM_CudaRowSchedules(benchmark::State &state) {
+  int64_t n = state.range(0);
+  const char *schedule = std::array{"warp", "block", "auto"}[state.range(1)];
+  bool layerNorm = state.range(2) == 1;
+  client::GraphBuilder b(layerNorm ? "layer_norm" : "softmax");
+  client::Value x = b.parameter("x", v1::DTYPE_F32, {"rows", n});
+  std::vector<std::vector<int64_t>> shapes{{(kElements / 2) / n, n}};
+  if (layerNorm) {
+    client::Value gamma = b.parameter("gamma", v1::DTYPE_F32, {n});
+    client::Value beta = b.parameter("beta", v1::DTYPE_F32, {n});
+    b.output(b.layerNorm(x, gamma, beta), "y");
+    shapes.push_back({n});
+    shapes.push_back({n});
+  } else {
+    b.output(b.softmax(x, 1), "y");
+  }
+  state.SetLabel(std::string(layerNorm ? "layer norm" : "softmax") + ", " +
+                 schedule);
+  runFusion(state, *b.build(), randomInputs(shapes), 2 * shapes[0][0] * n * 4,
+            schedule);
+}
+
 } // namespace
 
 BENCHMARK(BM_CudaEncoderDynamic)
@@ -276,5 +313,9 @@ BENCHMARK(BM_CudaGelu)->Iterations(10)->UseManualTime();
 BENCHMARK(BM_CudaSoftmax)->Iterations(10)->UseManualTime();
 BENCHMARK(BM_CudaMaskedSoftmax)->Iterations(10)->UseManualTime();
 BENCHMARK(BM_CudaLayerNorm)->Iterations(10)->UseManualTime();
+BENCHMARK(BM_CudaRowSchedules)
+    ->ArgsProduct({{128, 512, 768, 1024, 3072}, {0, 1, 2}, {0, 1}})
+    ->Iterations(10)
+    ->UseManualTime();
 
 BENCHMARK_MAIN();

@@ -6,7 +6,8 @@
 The encoder's fraction of static performance per seq (goal >= 95%) and
 its device time split into GEMMs and fusions; PyTorch eager on the same
 GPU against anyshape (goal >= 2x at seq 128); memory-bound fusions'
-bandwidth against the device-to-device copy and HBM's peak (goal >= 70%).
+bandwidth against the device-to-device copy and HBM's peak (goal >= 70%);
+the row kernels' schedules side by side.
 A missing file leaves its columns empty and says why.
 """
 
@@ -38,9 +39,9 @@ def main():
              or {}).get("seqs", {})
 
     print("\n| encoder, batch 1 | dynamic ms | static ms | static / dynamic "
-          "| GEMMs ms (device) | fusions ms (device) | PyTorch eager ms "
-          "| PyTorch / anyshape |")
-    print("|---|---|---|---|---|---|---|---|")
+          "| GEMMs ms (device) | fusions ms (device) | launches + GEMMs "
+          "| PyTorch eager ms | PyTorch / anyshape |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for seq in (16, 128, 512):
         d = runs.get(f"BM_CudaEncoderDynamic/{seq}/real_time")
         s = runs.get(f"BM_CudaEncoderStatic/{seq}/real_time")
@@ -50,7 +51,8 @@ def main():
         cells = [f"seq {seq}", f"{d['real_time']:.3f}"]
         cells += ([f"{s['real_time']:.3f}",
                    f"{s['real_time'] / d['real_time']:.3f}"] if s else ["", ""])
-        cells += [f"{d.get('gemm_ms', 0):.3f}", f"{d.get('kernels_ms', 0):.3f}"]
+        cells += [f"{d.get('gemm_ms', 0):.3f}", f"{d.get('kernels_ms', 0):.3f}",
+                  f"{d.get('calls', 0):.0f}"]
         cells += ([f"{t['median_ms']:.3f}",
                    f"{t['median_ms'] / d['real_time']:.2f}"] if t else ["", ""])
         print("| " + " | ".join(cells) + " |")
@@ -69,6 +71,23 @@ def main():
             rate = b["bytes_per_second"]
             print(f"| {name} | {rate / 1e9:.0f} | {b.get('of_copy', 0):.2f} "
                   f"| {rate / HBM_PEAK:.2f} |")
+
+    sweep = {}
+    for name, b in runs.items():
+        parts = name.split("/")
+        if parts[0] == "BM_CudaRowSchedules" and len(parts) >= 4:
+            n, schedule, op = (int(p) for p in parts[1:4])
+            sweep[(op, n, schedule)] = b
+    if sweep:
+        print("\n| row kernel, device time | row length | warp per row GB/s "
+              "| block per row GB/s | chosen per run GB/s |")
+        print("|---|---|---|---|---|")
+        for op, n in sorted({(op, n) for op, n, _ in sweep}):
+            cells = ["layer norm" if op else "softmax", str(n)]
+            for schedule in (0, 1, 2):
+                b = sweep.get((op, n, schedule))
+                cells.append(f"{b['bytes_per_second'] / 1e9:.0f}" if b else "")
+            print("| " + " | ".join(cells) + " |")
     return 0
 
 

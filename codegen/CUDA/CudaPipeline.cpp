@@ -92,6 +92,7 @@ void buildCudaPipeline(OpPassManager &pm, const CudaPipelineOptions &options) {
   mapping.rowSchedule = options.rowSchedule;
   mapping.columnSchedule = options.columnSchedule;
   mapping.warpMaxRow = options.target.warpMaxRow;
+  mapping.warpManyRows = options.target.warpManyRows;
   mapping.warpsPerBlock = options.target.warpsPerBlock;
   mapping.vectorAccesses = options.vectorAccesses;
   pm.addNestedPass<func::FuncOp>(createMapKernelsToGpu(mapping));

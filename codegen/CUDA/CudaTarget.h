@@ -28,6 +28,13 @@ struct CudaTarget {
   /// per lane), longer ones by a block of `blockSize` each: DISC's split,
   /// where a block's barriers and shared memory start to pay.
   int64_t warpMaxRow = 512;
+  /// Rows of up to twice warpMaxRow also go one per warp when there are
+  /// at least this many: then the warps fill the device, and a warp per
+  /// row is the faster. Measured on an H200 (anyshape-bench-cuda,
+  /// docs/cuda.md): 21,845 rows of 768, 1.5 TB/s a warp per row against
+  /// 0.85 a block per row; the encoder's 512 rows of 768, 30% more device
+  /// time for its fusions a warp per row.
+  int64_t warpManyRows = 4096;
   /// Rows per block of the warp-per-row version: 4 warps, 128 threads.
   int64_t warpsPerBlock = 4;
 

@@ -115,9 +115,12 @@ struct MapKernelsToGpuPass : impl::MapKernelsToGpuBase<MapKernelsToGpuPass> {
 
   void runOnOperation() override {
     if (blockSize < 1 || blockSize > 1024 || maxBlocks < 1 ||
-        warpsPerBlock < 1 || warpsPerBlock > 32) {
-      getOperation().emitError("block-size must be in [1, 1024], max-blocks "
-                               "at least 1, warps-per-block in [1, 32]");
+        warpsPerBlock < 1 || warpsPerBlock > 32 || warpMaxRow < 0 ||
+        warpMaxRow > (int64_t{1} << 40) || warpManyRows < 0) {
+      getOperation().emitError(
+          "block-size must be in [1, 1024], max-blocks at least 1, "
+          "warps-per-block in [1, 32], warp-max-row in [0, 2^40], "
+          "warp-many-rows at least 0");
       return signalPassFailure();
     }
     if (rowSchedule != "auto" && rowSchedule != "thread" &&
@@ -250,9 +253,10 @@ struct MapKernelsToGpuPass : impl::MapKernelsToGpuBase<MapKernelsToGpuPass> {
       buildSharedRowLaunch(b, loop, rowSchedule == "warp", blockSize,
                            warpsPerBlock);
     } else {
-      // Short rows: a warp each; long rows: a block each, unless there
-      // are more rows than a grid has blocks; no rows: the grid-stride
-      // version, which runs nothing.
+      // Short rows: a warp each, and rows up to twice as long when there
+      // are enough of them to fill the device with warps; long rows: a
+      // block each, unless there are more rows than a grid has blocks; no
+      // rows: the grid-stride version, which runs nothing.
       Value length = reductionLength(b, loop);
       Value count = rowCount(b, loop);
       auto constant = [&](int64_t v) {
@@ -262,6 +266,12 @@ struct MapKernelsToGpuPass : impl::MapKernelsToGpuBase<MapKernelsToGpuPass> {
                                            count, constant(0));
       Value shortRows = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sle,
                                                 length, constant(warpMaxRow));
+      Value fairlyShort = b.create<arith::CmpIOp>(
+          loc, arith::CmpIPredicate::sle, length, constant(2 * warpMaxRow));
+      Value many = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge,
+                                           count, constant(warpManyRows));
+      shortRows = b.create<arith::OrIOp>(
+          loc, shortRows, b.create<arith::AndIOp>(loc, fairlyShort, many));
       Value gridFits = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sle,
                                                count, constant(kMaxGridX));
       auto warp = b.create<scf::IfOp>(

@@ -180,6 +180,9 @@ def MapKernelsToGpu
            "the scalar one, for tests)">,
     Option<"warpMaxRow", "warp-max-row", "int64_t", /*default=*/"512",
            "Longest row a warp reduces on its own">,
+    Option<"warpManyRows", "warp-many-rows", "int64_t", /*default=*/"4096",
+           "Rows from which rows of up to twice warp-max-row go one per "
+           "warp too">,
     Option<"warpsPerBlock", "warps-per-block", "int64_t", /*default=*/"4",
            "Rows per block of the warp-per-row version">,
   ];

@@ -67,7 +67,8 @@ func.func @grid_stride(%x: memref<?x?xf32>, %out: memref<?x?xf32>) {
 
 // A row kernel (a reduction over the row, then an elementwise consumer of
 // it: a stitched row) has three versions, chosen in the host flow by the
-// row length and count: a warp per row (4 rows per block of 128), a block
+// row length and count: a warp per row (4 rows per block of 128; up to
+// 512 elements, or 1024 given 4096 rows or more), a block
 // per row, and one row per thread. Shared, each loop strides over the row
 // by the group's width from the lane, a reduction's partials meet in a
 // subgroup_reduce or all_reduce, and idle threads (past the last row) run
@@ -80,8 +81,12 @@ func.func @grid_stride(%x: memref<?x?xf32>, %out: memref<?x?xf32>) {
 // CHECK-NEXT: gpu.terminator
 // CHECK: %[[SOME:.*]] = arith.cmpi sgt, %[[ROWS:.*]], %c0
 // CHECK: %[[SHORT:.*]] = arith.cmpi sle, %[[LENGTH:.*]], %c512
+// CHECK: %[[UNDER2X:.*]] = arith.cmpi sle, %[[LENGTH]], %c1024
+// CHECK: %[[MANY:.*]] = arith.cmpi sge, %[[ROWS]], %c4096
+// CHECK: %[[MEDIUM:.*]] = arith.andi %[[UNDER2X]], %[[MANY]]
+// CHECK: %[[WARPROWS:.*]] = arith.ori %[[SHORT]], %[[MEDIUM]]
 // CHECK: %[[FITS:.*]] = arith.cmpi sle, %[[ROWS]], %c2147483647
-// CHECK: %[[WARP:.*]] = arith.andi %[[SOME]], %[[SHORT]]
+// CHECK: %[[WARP:.*]] = arith.andi %[[SOME]], %[[WARPROWS]]
 // CHECK: scf.if %[[WARP]] {
 // CHECK: gpu.launch {{.*}} threads(%[[TID:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c128
 // CHECK: %[[LANE:.*]] = arith.remui %[[TID]], %c32
