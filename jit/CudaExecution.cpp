@@ -5,8 +5,8 @@
 // stream-ordered allocator for everything the run allocates, inputs
 // copied in through pinned staging buffers, the JITed entry (shape checks,
 // then the host flow's launches on the stream: runtime/cuda/CudaLaunch.h),
-// outputs copied back after the stream is synchronised, every device
-// buffer returned; with timing on, each launch and GEMM timed by events
+// outputs copied back into pinned blocks that become their buffers, every
+// device buffer returned; with timing on, each launch and GEMM timed by events
 // (runtime/cuda/DeviceTimer.h). A failure anywhere (out of device memory, a
 // launch the driver refuses) is the run's Status; the executable and the device
 // stay usable.
@@ -45,8 +45,9 @@ public:
       blocks_.emplace_back(pointer, size);
     return pointer;
   }
-  /// Hands `pointer` (from take) to the caller: its release() gives it
-  /// back to the device instead of this object.
+  /// Hands `pointer` (from take) to the caller: the function returned
+  /// gives it back to the device instead of this object. Null only for a
+  /// pointer take() did not return.
   std::function<void(void *)> keep(void *pointer) {
     for (auto it = blocks_.begin(); it != blocks_.end(); ++it)
       if (it->first == pointer) {
