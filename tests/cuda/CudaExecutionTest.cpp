@@ -275,6 +275,37 @@ TEST(FakeDevice, EverythingIsReleased) {
   (*device)->trim();
   EXPECT_EQ(fakeCounter("LiveAllocations"), 0);
   EXPECT_EQ((*device)->memory().heldBytes(), 0);
+  EXPECT_EQ(fakeCounter("LivePinned"), 0);
+}
+
+TEST(FakeDevice, OutputsLiveInPinnedBlocksUntilReleased) {
+  // A run's outputs are the pinned blocks they were copied back into:
+  // held while the caller holds them, back to the device's pool after.
+  v1::Graph graph = test::exampleGraph("elementwise_reduce");
+  auto executable = jit::Compiler::compile(graph, onDevice());
+  ASSERT_TRUE(executable.isOk()) << executable.status().toString();
+  auto device = runtime::cuda::CudaDevice::get();
+  ASSERT_TRUE(device.isOk());
+  auto shapes = inputShapesFor(graph, {{"rows", 7}, {"cols", 300}});
+  auto [inputs, tensors] = test::randomInputs(graph, *shapes, 0);
+  std::vector<const v1::Tensor *> pointers;
+  for (const v1::Tensor &t : tensors)
+    pointers.push_back(&t);
+  auto want = (*executable)->run(tensors);
+  ASSERT_TRUE(want.isOk()) << want.status().toString();
+  {
+    auto held = (*executable)->runToBuffers(pointers);
+    ASSERT_TRUE(held.isOk()) << held.status().toString();
+    (*device)->trim(); // frees idle blocks only
+    EXPECT_GE(fakeCounter("LivePinned"),
+              static_cast<int64_t>(held->buffers().size()));
+    auto again = held->toTensors();
+    ASSERT_EQ(again.size(), want->size());
+    for (size_t k = 0; k < again.size(); ++k)
+      EXPECT_EQ(again[k].data(), (*want)[k].data()) << "output " << k;
+  }
+  (*device)->trim();
+  EXPECT_EQ(fakeCounter("LivePinned"), 0);
 }
 
 TEST(FakeDevice, DeviceTimingCountsEveryLaunchAndGemm) {

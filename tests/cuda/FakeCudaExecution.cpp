@@ -19,7 +19,7 @@
 //   - An event is stamped with the host's clock when its stream reaches
 //     it; its elapsed time is NOT_READY until both ends are stamped.
 // Counters for tests: anyshapeFakeCuda{LiveAllocations,LiveModules,
-// LiveEvents,Launches,EmulatedLaunches,PendingOperations}.
+// LivePinned,LiveEvents,Launches,EmulatedLaunches,PendingOperations}.
 #include "FakeCuda.h"
 
 #include <chrono>
@@ -499,6 +499,10 @@ int64_t anyshapeFakeCudaLiveAllocations() {
 int64_t anyshapeFakeCudaLiveModules() {
   std::lock_guard lock(state().mutex);
   return static_cast<int64_t>(state().modules.size());
+}
+int64_t anyshapeFakeCudaLivePinned() {
+  std::lock_guard lock(state().mutex);
+  return static_cast<int64_t>(state().pinned.size());
 }
 int64_t anyshapeFakeCudaLiveEvents() {
   std::lock_guard lock(state().mutex);
