@@ -35,11 +35,11 @@ inline const v1::Graph &encoderLayer() {
   return graph;
 }
 
-/// Random inputs of the encoder layer at batch 1 and `seq` (seeded by
+/// Random inputs of the encoder layer at `batch` and `seq` (seeded by
 /// input index: the same for every run).
-inline std::vector<v1::Tensor> encoderInputs(int64_t seq) {
+inline std::vector<v1::Tensor> encoderInputs(int64_t seq, int64_t batch = 1) {
   const v1::Graph &graph = encoderLayer();
-  auto shapes = inputShapesFor(graph, {{"batch", 1}, {"seq", seq}});
+  auto shapes = inputShapesFor(graph, {{"batch", batch}, {"seq", seq}});
   std::vector<v1::Tensor> tensors;
   for (int k = 0; k < graph.inputs_size(); ++k)
     tensors.push_back(literalToTensor(

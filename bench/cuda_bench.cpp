@@ -9,7 +9,8 @@
 //     static performance the CUDA issue tracks (goal >= 95%). Counters
 //     from timed runs after the loop split a run's device time: gemm_ms
 //     (cuBLASLt), kernels_ms (the fusions), and count its launches and
-//     GEMMs (calls), per run.
+//     GEMMs (calls), per run. BM_CudaEncoderBatch8: the dynamic one at
+//     batch 8.
 //   - BM_CudaCopy: a device-to-device copy of 1 GiB, timed with CUDA
 //     events: the bandwidth reference (as the triad is on the CPU).
 //   - BM_CudaLoopFusion, BM_CudaGelu, BM_CudaSoftmax, BM_CudaMaskedSoftmax,
@@ -112,6 +113,16 @@ void reportDeviceTime(benchmark::State &state, const jit::Executable &e,
 void BM_CudaEncoderDynamic(benchmark::State &state) {
   static const auto dynamic = compileFor(encoder(), {});
   auto inputs = bench::encoderInputs(state.range(0));
+  runLoop(state, dynamic, inputs);
+  if (dynamic.isOk())
+    reportDeviceTime(state, **dynamic, inputs);
+}
+
+/// The same executable at batch 8: bigger GEMMs, and rows enough for the
+/// warp-per-row layer norms at seq 512 (4,096 rows of 768).
+void BM_CudaEncoderBatch8(benchmark::State &state) {
+  static const auto dynamic = compileFor(encoder(), {});
+  auto inputs = bench::encoderInputs(state.range(0), 8);
   runLoop(state, dynamic, inputs);
   if (dynamic.isOk())
     reportDeviceTime(state, **dynamic, inputs);
@@ -305,6 +316,11 @@ BENCHMARK(BM_CudaEncoderStatic)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
+BENCHMARK(BM_CudaEncoderBatch8)
+    ->Arg(128)
+    ->Arg(512)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(BM_CudaCopy)->Iterations(20)->UseManualTime();
 // Fixed iterations: each run also copies its inputs and output over PCIe
 // (tens of ms), which the manual time leaves out.

@@ -57,6 +57,22 @@ def main():
                    f"{t['median_ms'] / d['real_time']:.2f}"] if t else ["", ""])
         print("| " + " | ".join(cells) + " |")
 
+    torch8 = (load(os.path.join(results, "torch-cuda-batch8.json"),
+                   "PyTorch batch-8 results") or {}).get("seqs", {})
+    print("\n| encoder, batch 8 | dynamic ms | GEMMs ms (device) "
+          "| fusions ms (device) | PyTorch eager ms | PyTorch / anyshape |")
+    print("|---|---|---|---|---|---|")
+    for seq in (128, 512):
+        d = runs.get(f"BM_CudaEncoderBatch8/{seq}/real_time")
+        t = torch8.get(str(seq))
+        if not d:
+            continue
+        cells = [f"seq {seq}", f"{d['real_time']:.3f}",
+                 f"{d.get('gemm_ms', 0):.3f}", f"{d.get('kernels_ms', 0):.3f}"]
+        cells += ([f"{t['median_ms']:.3f}",
+                   f"{t['median_ms'] / d['real_time']:.2f}"] if t else ["", ""])
+        print("| " + " | ".join(cells) + " |")
+
     print("\n| memory-bound, device time | GB/s | of the copy | of 4.8 TB/s |")
     print("|---|---|---|---|")
     copy = runs.get("BM_CudaCopy/iterations:20/manual_time")

@@ -10,7 +10,7 @@ CUBLAS_COMPUTE_32F. The output at the first length is checked against the
 numpy reference first.
 
   python3 bench/peers/torch_cuda.py [--seqs 16,128,512] [--layers 1]
-                                    [--runs 50] [--out FILE.json]
+                                    [--batch 1] [--runs 50] [--out FILE.json]
                                     [--device cpu]  (a check without a GPU)
 """
 
@@ -49,6 +49,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seqs", default="16,128,512")
     parser.add_argument("--layers", type=int, default=1)
+    parser.add_argument("--batch", type=int, default=1)
     parser.add_argument("--runs", type=int, default=50)
     parser.add_argument("--out", help="write the results as JSON here")
     parser.add_argument("--device", default="cuda")
@@ -64,11 +65,13 @@ def main():
                    else args.device)
     results = {"system": f"PyTorch eager ({args.device})",
                "device": device_name,
-               "torch": torch.__version__, "layers": args.layers, "seqs": {}}
+               "torch": torch.__version__, "layers": args.layers,
+               "batch": args.batch, "seqs": {}}
     for index, seq in enumerate(int(s) for s in args.seqs.split(",")):
-        x = rng.uniform(-1, 1, (1, seq, encoder.HIDDEN)).astype(np.float32)
-        mask = np.ones((1, seq), np.float32)
-        mask[0, seq - seq // 4:] = 0  # a padded tail
+        x = rng.uniform(-1, 1, (args.batch, seq, encoder.HIDDEN)).astype(
+            np.float32)
+        mask = np.ones((args.batch, seq), np.float32)
+        mask[:, seq - seq // 4:] = 0  # a padded tail
         if index == 0:
             want = systems.reference(x, mask, system.weights)
             error = float(np.max(np.abs(system.run(x, mask) - want)))
