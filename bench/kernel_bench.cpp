@@ -5,6 +5,8 @@
 //     bandwidth reference;
 //   - BM_LoopFusion: y = x * 0.5 + z (one kLoop kernel) compiled once for
 //     every n, run at n = 16 Mi (64 MiB per tensor);
+//   - BM_LoopFusionToTensors: the same through run(), the output copied
+//     into a wire tensor;
 //   - BM_Gelu: GELU (erf form) over 64 MiB: arithmetic-bound, erf's
 //     rational approximation divides once per element;
 //   - BM_LoopFusionOneRow: the same on [1, n]: one row, shared among the
@@ -92,7 +94,9 @@ void runExecutable(benchmark::State &state, const jit::Executable &executable,
   state.SetBytesProcessed(state.iterations() * bytes);
 }
 
-void BM_LoopFusion(benchmark::State &state) {
+/// y = x * 0.5 + z (one kLoop kernel), compiled once for every n, and
+/// its inputs at n = kElements.
+const jit::Executable &loopFusion() {
   static auto executable = [] {
     client::GraphBuilder b("loop");
     client::Value x = b.parameter("x", v1::DTYPE_F32, {"n"});
@@ -100,11 +104,28 @@ void BM_LoopFusion(benchmark::State &state) {
     b.output(b.add(b.mul(x, b.scalar(0.5)), z), "y");
     return compileOrDie(*b.build());
   }();
+  return *executable;
+}
+
+std::vector<v1::Tensor> loopFusionInputs() {
   std::vector<v1::Tensor> inputs;
   for (int k = 0; k < 2; ++k)
     inputs.push_back(
         literalToTensor(randomLiteral(v1::DTYPE_F32, {kElements}, k)));
-  runExecutable(state, *executable, inputs, 3 * kElements * 4);
+  return inputs;
+}
+
+void BM_LoopFusion(benchmark::State &state) {
+  runExecutable(state, loopFusion(), loopFusionInputs(), 3 * kElements * 4);
+}
+
+/// The same through run(): the kernel, then the output copied into a wire
+/// tensor (what a caller of run() and the server's responses pay).
+void BM_LoopFusionToTensors(benchmark::State &state) {
+  std::vector<v1::Tensor> inputs = loopFusionInputs();
+  for (auto _ : state)
+    benchmark::DoNotOptimize(loopFusion().run(inputs));
+  state.SetBytesProcessed(state.iterations() * 3 * kElements * 4);
 }
 
 /// GELU (erf form, as BERT's FFN): one loop kernel whose cost is its
@@ -248,6 +269,7 @@ void BM_ImplicitBroadcastAdd(benchmark::State &state) {
 
 BENCHMARK(BM_Triad)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_LoopFusion)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_LoopFusionToTensors)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_LoopFusionOneRow)->Unit(benchmark::kMillisecond)->UseRealTime();
 // 64 MiB (memory-bound) and 256 KiB (in cache: the kernel's own speed).
 BENCHMARK(BM_Gelu)->UseRealTime()->Unit(benchmark::kMillisecond);

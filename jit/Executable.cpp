@@ -48,15 +48,19 @@ void copyOut(const char *base, const std::vector<int64_t> &shape,
   int64_t count = 1;
   for (int64_t d : shape)
     count *= d;
-  out.resize(static_cast<size_t>(count * elementSize));
-  if (count == 0)
+  auto bytes = static_cast<size_t>(count * elementSize);
+  if (count == 0) {
+    out.clear();
     return;
+  }
   llvm::SmallVector<int64_t, 8> dense;
   appendRowMajorStrides(shape, dense);
   if (llvm::ArrayRef<int64_t>(strides) == llvm::ArrayRef<int64_t>(dense)) {
-    std::memcpy(out.data(), base, out.size());
+    // One pass: resize() would first write zeros over every byte.
+    out.assign(base, bytes);
     return;
   }
+  out.resize(bytes);
   std::vector<int64_t> index(shape.size(), 0);
   for (int64_t k = 0; k < count; ++k) {
     int64_t offset = 0;
