@@ -18,7 +18,6 @@
 #include "runtime/Allocator.h"
 
 #include <cstring>
-#include <functional>
 #include <optional>
 
 namespace anyshape::jit {
@@ -45,18 +44,19 @@ public:
       blocks_.emplace_back(pointer, size);
     return pointer;
   }
-  /// Hands `pointer` (from take) to the caller: the function returned
-  /// gives it back to the device instead of this object. Null only for a
-  /// pointer take() did not return.
-  std::function<void(void *)> keep(void *pointer) {
+  /// Hands `b.allocated` (from take) to the output `b`: its release
+  /// gives the block back to the device instead of this object.
+  void keep(OutputBuffers::Buffer &b) {
     for (auto it = blocks_.begin(); it != blocks_.end(); ++it)
-      if (it->first == pointer) {
-        int64_t size = it->second;
+      if (it->first == b.allocated) {
+        b.owner = &device_; // a process-wide singleton
+        b.bytes = it->second;
+        b.release = [](void *device, void *pointer, int64_t bytes) {
+          static_cast<CudaDevice *>(device)->releasePinned(pointer, bytes);
+        };
         blocks_.erase(it);
-        CudaDevice *device = &device_; // a process-wide singleton
-        return [device, size](void *p) { device->releasePinned(p, size); };
+        return;
       }
-    return nullptr;
   }
 
 private:
@@ -190,7 +190,7 @@ Executable::runOnDevice(const std::vector<const std::string *> &inputBytes,
     allocator.free(b.allocated);
     if (pending[k].bytes > 0) {
       b.allocated = pending[k].staging;
-      b.release = pinned.keep(pending[k].staging);
+      pinned.keep(b);
     } else {
       b.allocated = runtime::anyshapeAlloc(1);
       if (!b.allocated)

@@ -179,7 +179,7 @@ OutputBuffers::~OutputBuffers() { release(); }
 void OutputBuffers::release() {
   for (Buffer &b : buffers_)
     if (b.release)
-      b.release(b.allocated);
+      b.release(b.owner, b.allocated, b.bytes);
     else
       runtime::anyshapeFree(b.allocated);
   buffers_.clear();
