@@ -82,13 +82,21 @@ void runLoop(benchmark::State &state,
     benchmark::DoNotOptimize((*executable)->run(inputs));
 }
 
-/// Device milliseconds of the GEMMs and of the other kernels, summed.
-std::pair<double, double> gemmAndKernelMilliseconds(const jit::Executable &e) {
+/// An executable's device time since timing went on: the GEMMs' and the
+/// other kernels' milliseconds, and how many calls.
+struct DeviceSplit {
   double gemm = 0, kernels = 0;
-  for (const auto &time : e.deviceTimes())
-    (time.name == runtime::cuda::kGemmName ? gemm : kernels) +=
+  int64_t calls = 0;
+};
+
+DeviceSplit deviceSplit(const jit::Executable &e) {
+  DeviceSplit split;
+  for (const auto &time : e.deviceTimes()) {
+    (time.name == runtime::cuda::kGemmName ? split.gemm : split.kernels) +=
         time.milliseconds;
-  return {gemm, kernels};
+    split.calls += time.calls;
+  }
+  return split;
 }
 
 /// After the timed loop: `runs` timed runs, their device time per run
@@ -100,14 +108,11 @@ void reportDeviceTime(benchmark::State &state, const jit::Executable &e,
   for (int k = 0; k < runs; ++k)
     if (!e.run(inputs).isOk())
       return;
-  auto [gemm, kernels] = gemmAndKernelMilliseconds(e);
-  int64_t calls = 0;
-  for (const auto &time : e.deviceTimes())
-    calls += time.calls;
+  DeviceSplit split = deviceSplit(e);
   (void)e.timeDevice(false);
-  state.counters["gemm_ms"] = gemm / runs;
-  state.counters["kernels_ms"] = kernels / runs;
-  state.counters["calls"] = static_cast<double>(calls) / runs;
+  state.counters["gemm_ms"] = split.gemm / runs;
+  state.counters["kernels_ms"] = split.kernels / runs;
+  state.counters["calls"] = static_cast<double>(split.calls) / runs;
 }
 
 void BM_CudaEncoderDynamic(benchmark::State &state) {
@@ -208,7 +213,7 @@ void runFusion(benchmark::State &state, const v1::Graph &graph,
       state.SkipWithError(run.status().toString().c_str());
       return;
     }
-    double total = gemmAndKernelMilliseconds(e).second;
+    double total = deviceSplit(e).kernels;
     state.SetIterationTime((total - before) / 1e3);
     before = total;
   }
@@ -245,11 +250,28 @@ void BM_CudaGelu(benchmark::State &state) {
   runFusion(state, *b.build(), randomInputs({{kElements}}), 2 * kElements * 4);
 }
 
+/// Softmax (or layer norm, with gamma and beta inputs) over `rows` rows
+/// of `n`, and its inputs' shapes.
+std::pair<v1::Graph, std::vector<std::vector<int64_t>>>
+rowGraph(bool layerNorm, int64_t rows, int64_t n) {
+  client::GraphBuilder b(layerNorm ? "layer_norm" : "softmax");
+  client::Value x = b.parameter("x", v1::DTYPE_F32, {"rows", n});
+  std::vector<std::vector<int64_t>> shapes{{rows, n}};
+  if (layerNorm) {
+    client::Value gamma = b.parameter("gamma", v1::DTYPE_F32, {n});
+    client::Value beta = b.parameter("beta", v1::DTYPE_F32, {n});
+    b.output(b.layerNorm(x, gamma, beta), "y");
+    shapes.push_back({n});
+    shapes.push_back({n});
+  } else {
+    b.output(b.softmax(x, 1), "y");
+  }
+  return {*b.build(), shapes};
+}
+
 void BM_CudaSoftmax(benchmark::State &state) {
-  client::GraphBuilder b("softmax");
-  b.output(b.softmax(b.parameter("x", v1::DTYPE_F32, {"rows", 1024}), 1), "y");
-  int64_t rows = kElements / 1024;
-  runFusion(state, *b.build(), randomInputs({{rows, 1024}}), 2 * kElements * 4);
+  auto [graph, shapes] = rowGraph(false, kElements / 1024, 1024);
+  runFusion(state, graph, randomInputs(shapes), 2 * kElements * 4);
 }
 
 /// Attention's softmax over a BERT layer's scores: [12 seq, seq] per
@@ -265,14 +287,9 @@ void BM_CudaMaskedSoftmax(benchmark::State &state) {
 }
 
 void BM_CudaLayerNorm(benchmark::State &state) {
-  client::GraphBuilder b("layer_norm");
-  client::Value x = b.parameter("x", v1::DTYPE_F32, {"rows", 768});
-  client::Value gamma = b.parameter("gamma", v1::DTYPE_F32, {768});
-  client::Value beta = b.parameter("beta", v1::DTYPE_F32, {768});
-  b.output(b.layerNorm(x, gamma, beta), "y");
   int64_t rows = kElements / 768;
-  runFusion(state, *b.build(), randomInputs({{rows, 768}, {768}, {768}}),
-            2 * rows * 768 * 4);
+  auto [graph, shapes] = rowGraph(true, rows, 768);
+  runFusion(state, graph, randomInputs(shapes), 2 * rows * 768 * 4);
 }
 
 /// The row schedules side by side: softmax (range(2) = 0) or layer norm
@@ -280,25 +297,13 @@ void BM_CudaLayerNorm(benchmark::State &state) {
 /// a warp (range(1) = 0), a block (1), or as the host flow picks per run
 /// (2): where the warp version's limit (CudaTarget::warpMaxRow) belongs.
 void BM_CudaRowSchedules(benchmark::State &state) {
-  int64_t n = state.range(0);
+  int64_t n = state.range(0), rows = (kElements / 2) / n;
   const char *schedule = std::array{"warp", "block", "auto"}[state.range(1)];
   bool layerNorm = state.range(2) == 1;
-  client::GraphBuilder b(layerNorm ? "layer_norm" : "softmax");
-  client::Value x = b.parameter("x", v1::DTYPE_F32, {"rows", n});
-  std::vector<std::vector<int64_t>> shapes{{(kElements / 2) / n, n}};
-  if (layerNorm) {
-    client::Value gamma = b.parameter("gamma", v1::DTYPE_F32, {n});
-    client::Value beta = b.parameter("beta", v1::DTYPE_F32, {n});
-    b.output(b.layerNorm(x, gamma, beta), "y");
-    shapes.push_back({n});
-    shapes.push_back({n});
-  } else {
-    b.output(b.softmax(x, 1), "y");
-  }
+  auto [graph, shapes] = rowGraph(layerNorm, rows, n);
   state.SetLabel(std::string(layerNorm ? "layer norm" : "softmax") + ", " +
                  schedule);
-  runFusion(state, *b.build(), randomInputs(shapes), 2 * shapes[0][0] * n * 4,
-            schedule);
+  runFusion(state, graph, randomInputs(shapes), 2 * rows * n * 4, schedule);
 }
 
 } // namespace

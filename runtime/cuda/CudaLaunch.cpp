@@ -34,6 +34,21 @@ void release(void *allocator, void *pointer) {
   static_cast<CudaRun *>(allocator)->allocator->free(pointer);
 }
 
+/// A timed run's event before a call; false (the run's error set) when
+/// it could not be recorded. Untimed runs: true, nothing done.
+bool startTimer(CudaRun &run) {
+  if (!run.timer)
+    return true;
+  run.error = run.timer->start(run.stream);
+  return run.error.isOk();
+}
+
+/// A timed run's event after a call, its time going to `slot`.
+void stopTimer(CudaRun &run, int64_t slot) {
+  if (run.timer)
+    run.error = run.timer->stop(run.stream, slot);
+}
+
 } // namespace
 
 DeviceConstants::DeviceConstants(CudaDevice &device, int64_t count)
@@ -180,11 +195,8 @@ extern "C" void anyshapeCudaLaunch(AnyshapeExecutionContext *context,
   std::array<void *, kMaxParameterWords> parameters;
   for (int64_t i = 0; i < count; ++i)
     parameters[i] = &slots[i];
-  if (run->timer)
-    if (Status started = run->timer->start(run->stream); !started.isOk()) {
-      run->error = started;
-      return;
-    }
+  if (!startTimer(*run))
+    return;
   int result = run->driver->cuLaunchKernel(
       k.function, static_cast<unsigned>(gridX), static_cast<unsigned>(gridY),
       static_cast<unsigned>(gridZ), static_cast<unsigned>(blockX),
@@ -196,9 +208,7 @@ extern "C" void anyshapeCudaLaunch(AnyshapeExecutionContext *context,
         checkCall(*run->driver, "cuLaunchKernel", result).withContext(k.name);
     return;
   }
-  if (run->timer)
-    if (Status stopped = run->timer->stop(run->stream, kernel); !stopped.isOk())
-      run->error = stopped;
+  stopTimer(*run, kernel);
 }
 
 extern "C" void anyshapeCudaCopy(AnyshapeExecutionContext *context, int64_t to,
@@ -228,20 +238,15 @@ extern "C" void anyshapeCudaBatchMatmulF32(Memref3D *a, Memref3D *b,
   auto *run = static_cast<CudaRun *>(context->moduleTable);
   if (!run->error.isOk())
     return;
-  if (run->timer)
-    if (Status started = run->timer->start(run->stream); !started.isOk()) {
-      run->error = started;
-      return;
-    }
+  if (!startTimer(*run))
+    return;
   if (Status status = run->gemm->run(*a, *b, *c, run->stream, *run->allocator);
       !status.isOk()) {
     run->error = status;
     return;
   }
   if (run->timer)
-    if (Status stopped = run->timer->stop(run->stream, run->timer->gemmSlot());
-        !stopped.isOk())
-      run->error = stopped;
+    stopTimer(*run, run->timer->gemmSlot());
 }
 
 } // namespace anyshape::runtime::cuda
