@@ -3,6 +3,9 @@
 //   - Execute of a small graph vs a raw gRPC echo of the same request
 //     bytes (a callback generic service that returns what it receives):
 //     the ratio is what anyshape adds to a round trip (goal <= 1.5x);
+//   - the echo through gRPC's other APIs (a completion queue polled by the
+//     thread that answers; a client that waits on its own queue): the
+//     floor of a round trip, whichever API the service used;
 //   - Compile when the executable is cached (the graph's weights stored
 //     by id, so the request is small): the cache-hit latency (goal < 1 ms);
 //   - Compile on a miss, in a compile worker process vs in the server's
@@ -14,6 +17,7 @@
 //   build/bin/anyshape-bench-service [--benchmark_filter=...]
 #include "ir/graph/ConstantData.h"
 #include "ir/graph/GraphText.h"
+#include "server/HeapPolicy.h"
 #include "server/Server.h"
 
 #include <benchmark/benchmark.h>
@@ -25,6 +29,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <thread>
 
 using namespace anyshape;
 
@@ -53,7 +58,67 @@ class EchoService : public grpc::CallbackGenericService {
   }
 };
 
+/// Echoes like EchoService, but through the completion-queue API: one
+/// thread both polls the connection and answers, so a call costs no
+/// hand-off between threads (the callback API's nexting threads and
+/// executor take several).
+class PollingEcho {
+public:
+  void start(grpc::ServerBuilder &builder) {
+    builder.RegisterAsyncGenericService(&service_);
+    queue_ = builder.AddCompletionQueue();
+  }
+  void run() {
+    thread_ = std::thread([this] {
+      requestOne();
+      void *tag;
+      bool ok;
+      while (queue_->Next(&tag, &ok)) {
+        auto *call = static_cast<Call *>(tag);
+        switch (call->step++) {
+        case 0: // a call arrived, or the server is shutting down
+          if (!ok) {
+            delete call;
+            break;
+          }
+          requestOne();
+          call->stream.Read(&call->message, call);
+          break;
+        case 1: // its request was read, or the client went away
+          if (ok)
+            call->stream.WriteAndFinish(call->message, grpc::WriteOptions(),
+                                        grpc::Status::OK, call);
+          else
+            call->stream.Finish(grpc::Status::CANCELLED, call);
+          break;
+        default:
+          delete call;
+        }
+      }
+    });
+  }
+
+private:
+  struct Call {
+    grpc::GenericServerContext context;
+    grpc::GenericServerAsyncReaderWriter stream{&context};
+    grpc::ByteBuffer message;
+    int step = 0;
+  };
+  void requestOne() {
+    auto *call = new Call;
+    service_.RequestCall(&call->context, &call->stream, queue_.get(),
+                         queue_.get(), call);
+  }
+  grpc::AsyncGenericService service_;
+  std::unique_ptr<grpc::ServerCompletionQueue> queue_;
+  std::thread thread_;
+};
+
 struct Servers {
+  PollingEcho pollingEcho;
+  std::unique_ptr<grpc::Server> pollingEchoServer;
+  std::string pollingEchoAddress;
   std::unique_ptr<server::Server> anyshape; // compiles in process
   std::unique_ptr<server::Server> withWorkers;
   EchoService echo;
@@ -63,6 +128,9 @@ struct Servers {
 
 Servers &servers() {
   static Servers *s = [] {
+    // As anyshape-server's main does (both sides of every round trip here
+    // are in this process, so the echoes get it too).
+    server::keepFreedHeap(server::kDefaultHeapKeepBytes);
     auto *s = new Servers;
     server::ServerOptions options;
     options.listen = "127.0.0.1:0";
@@ -88,6 +156,15 @@ Servers &servers() {
     builder.RegisterCallbackGenericService(&s->echo);
     s->echoServer = builder.BuildAndStart();
     s->echoAddress = "127.0.0.1:" + std::to_string(port);
+    grpc::ServerBuilder polling;
+    polling.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                             &port);
+    polling.SetMaxReceiveMessageSize(256 << 20);
+    polling.SetMaxSendMessageSize(256 << 20);
+    s->pollingEcho.start(polling);
+    s->pollingEchoServer = polling.BuildAndStart();
+    s->pollingEcho.run();
+    s->pollingEchoAddress = "127.0.0.1:" + std::to_string(port);
     return s;
   }();
   return *s;
@@ -163,6 +240,14 @@ std::string compiledAddId() {
   return response.info().executable_id();
 }
 
+/// f32 elements per request: one, the encoder's hidden state at 29 tokens
+/// (the log-uniform trace's median) and at 128, and 256 KiB.
+void payloadSizes(benchmark::internal::Benchmark *b) {
+  for (int64_t n : {int64_t{1}, int64_t{29 * 768}, int64_t{128 * 768},
+                    int64_t{1} << 16})
+    b->Arg(n);
+}
+
 void BM_Execute(benchmark::State &state) {
   static const std::string id = compiledAddId();
   auto stub = v1::AnyShape::NewStub(channelTo(servers().anyshape->address()));
@@ -178,7 +263,7 @@ void BM_Execute(benchmark::State &state) {
   }
   state.SetBytesProcessed(state.iterations() * state.range(0) * 4);
 }
-BENCHMARK(BM_Execute)->Arg(1)->Arg(1 << 16)->UseRealTime();
+BENCHMARK(BM_Execute)->Apply(payloadSizes)->UseRealTime();
 
 void BM_RawGrpcEcho(benchmark::State &state) {
   grpc::GenericStub stub(channelTo(servers().echoAddress));
@@ -197,7 +282,55 @@ void BM_RawGrpcEcho(benchmark::State &state) {
   }
   state.SetBytesProcessed(state.iterations() * state.range(0) * 4);
 }
-BENCHMARK(BM_RawGrpcEcho)->Arg(1)->Arg(1 << 16)->UseRealTime();
+BENCHMARK(BM_RawGrpcEcho)->Apply(payloadSizes)->UseRealTime();
+
+void BM_PollingGrpcEcho(benchmark::State &state) {
+  grpc::GenericStub stub(channelTo(servers().pollingEchoAddress));
+  std::string bytes =
+      executeRequest(std::string(32, '0'), state.range(0)).SerializeAsString();
+  grpc::Slice slice(bytes);
+  grpc::ByteBuffer request(&slice, 1);
+  Wait wait;
+  for (auto _ : state) {
+    grpc::ClientContext context;
+    grpc::ByteBuffer response;
+    stub.UnaryCall(&context, "/bench.Echo/Echo", grpc::StubOptions(), &request,
+                   &response, [&](grpc::Status s) { wait.done(std::move(s)); });
+    if (!wait.get().ok())
+      state.SkipWithError("echo failed");
+  }
+  state.SetBytesProcessed(state.iterations() * state.range(0) * 4);
+}
+BENCHMARK(BM_PollingGrpcEcho)->Apply(payloadSizes)->UseRealTime();
+
+/// The client side without the callback API's threads: the calling thread
+/// starts the call and waits on its own completion queue, as a blocking
+/// call does.
+template <bool Polling> void BM_BlockingGrpcEcho(benchmark::State &state) {
+  grpc::GenericStub stub(channelTo(Polling ? servers().pollingEchoAddress
+                                           : servers().echoAddress));
+  std::string bytes =
+      executeRequest(std::string(32, '0'), state.range(0)).SerializeAsString();
+  grpc::Slice slice(bytes);
+  grpc::ByteBuffer request(&slice, 1);
+  grpc::CompletionQueue queue;
+  for (auto _ : state) {
+    grpc::ClientContext context;
+    grpc::ByteBuffer response;
+    grpc::Status status;
+    auto call = stub.PrepareUnaryCall(&context, "/bench.Echo/Echo", request,
+                                      &queue);
+    call->StartCall();
+    call->Finish(&response, &status, &queue);
+    void *tag;
+    bool ok;
+    if (!queue.Next(&tag, &ok) || !ok || !status.ok())
+      state.SkipWithError("echo failed");
+  }
+  state.SetBytesProcessed(state.iterations() * state.range(0) * 4);
+}
+BENCHMARK(BM_BlockingGrpcEcho<false>)->Apply(payloadSizes)->UseRealTime();
+BENCHMARK(BM_BlockingGrpcEcho<true>)->Apply(payloadSizes)->UseRealTime();
 
 /// The encoder with its weights in the tensor store (as clients that
 /// upload weights once send it), compiled once before timing.

@@ -10,6 +10,7 @@
 #include "runtime/Allocator.h"
 #include "runtime/Threading.h"
 #include "runtime/cuda/CudaDevice.h"
+#include "server/HeapPolicy.h"
 #include "server/Io.h"
 #include "server/Log.h"
 #include "server/worker/WorkerMain.h"
@@ -97,6 +98,10 @@ const char *kUsage = R"(usage: anyshape-server [options]
   --max-upload-bytes N     one uploaded tensor's bound (default 2 GiB)
   --max-elements N         elements of any one tensor (default 2^32)
   --buffer-cache-bytes N   freed buffers kept for reuse (default 1 GiB)
+  --heap-keep-bytes N      freed heap memory kept for the next request instead
+                           of given back to the system (default 256 MiB; 0:
+                           glibc's defaults, which fault every page of a
+                           large tensor in again on each request)
   --drain-seconds N        on SIGTERM, wait this long for in-flight work
                            (default 30)
   --testing-compile-delay-ms N
@@ -153,6 +158,7 @@ int main(int argc, char **argv) {
   std::string redisAddress, redisPasswordFile;
   server::RedisCacheOptions redis;
   int64_t bufferCacheBytes = int64_t{1} << 30;
+  int64_t heapKeepBytes = server::kDefaultHeapKeepBytes;
   int64_t cudaMemoryBytes = 0; // 0: the device's whole memory
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -229,6 +235,8 @@ int main(int argc, char **argv) {
       options.service.limits.maxElementsPerTensor = number;
     else if (arg == "--buffer-cache-bytes" && needNumber(0, INT64_MAX))
       bufferCacheBytes = number;
+    else if (arg == "--heap-keep-bytes" && needNumber(0, INT32_MAX))
+      heapKeepBytes = number;
     else if (arg == "--drain-seconds" && needNumber(0, 3600))
       options.drainTimeout = std::chrono::seconds(number);
     else if (arg == "--compile-memory-bytes" &&
@@ -279,6 +287,8 @@ int main(int argc, char **argv) {
     return usageError("--redis-user and --redis-password-file need --redis");
   }
   runtime::setAllocatorCacheLimit(bufferCacheBytes);
+  server::logEvent("info", "heap_policy",
+                   {{"freed_memory", server::keepFreedHeap(heapKeepBytes)}});
   if (cudaMemoryBytes > 0)
     runtime::cuda::setDeviceMemoryLimit(cudaMemoryBytes);
 

@@ -101,6 +101,7 @@ ComparisonSummary summarise(const Comparison &comparison) {
   ComparisonSummary summary;
   summary.serverTotalS = sumSeconds(server);
   summary.inProcessTotalS = sumSeconds(inProcess);
+  summary.serverRunTotalS = sumSeconds(comparison.serverRunMs);
   summary.serverP50 = percentile(server, 50);
   summary.inProcessP50 = percentile(inProcess, 50);
   summary.serverP99 = percentile(server, 99);
@@ -139,12 +140,14 @@ void printComparison(const std::vector<ComparisonSummary> &passes,
         "\"in_process_p50\": %.3f, \"p50_ratio\": %.4f, \"server_p99\": "
         "%.3f, \"in_process_p99\": %.3f, \"server_run_ms_p50\": %.3f, "
         "\"server_queue_ms_p50\": %.3f, \"overhead_ms_p50\": %.3f, "
+        "\"server_run_total_s\": %.4f, \"run_ratio\": %.4f, "
         "\"passes\": [%s]}\n",
         header.c_str(), static_cast<long long>(requests),
         static_cast<long long>(errors), s.serverTotalS, s.inProcessTotalS,
         ratio(s.serverTotalS, s.inProcessTotalS), s.serverP50, s.inProcessP50,
         ratio(s.serverP50, s.inProcessP50), s.serverP99, s.inProcessP99,
-        s.serverRunP50, s.serverQueueP50, s.overheadP50, passesJson.c_str());
+        s.serverRunP50, s.serverQueueP50, s.overheadP50, s.serverRunTotalS,
+        ratio(s.serverRunTotalS, s.inProcessTotalS), passesJson.c_str());
     return;
   }
   std::printf("%s\n", title.c_str());
@@ -166,6 +169,9 @@ void printComparison(const std::vector<ComparisonSummary> &passes,
   std::printf("  server side  run p50 %.2f ms, queue p50 %.3f ms; the rest of "
               "the latency (transport) p50 %.2f ms\n",
               s.serverRunP50, s.serverQueueP50, s.overheadP50);
+  std::printf("  server runs  %10.3f s  (%.2fx in process; the rest %.3f s)\n",
+              s.serverRunTotalS, ratio(s.serverRunTotalS, s.inProcessTotalS),
+              s.serverTotalS - s.serverRunTotalS);
 }
 
 } // namespace anyshape::load
