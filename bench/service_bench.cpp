@@ -240,11 +240,11 @@ std::string compiledAddId() {
   return response.info().executable_id();
 }
 
-/// f32 elements per request: one, the encoder's hidden state at 29 tokens
-/// (the log-uniform trace's median) and at 128, and 256 KiB.
+/// f32 elements per request: one; the encoder's hidden state at 8 tokens,
+/// at 29 (the log-uniform trace's median) and at 128; and 256 KiB.
 void payloadSizes(benchmark::internal::Benchmark *b) {
-  for (int64_t n : {int64_t{1}, int64_t{29 * 768}, int64_t{128 * 768},
-                    int64_t{1} << 16})
+  for (int64_t n : {int64_t{1}, int64_t{8 * 768}, int64_t{29 * 768},
+                    int64_t{128 * 768}, int64_t{1} << 16})
     b->Arg(n);
 }
 
