@@ -318,8 +318,8 @@ template <bool Polling> void BM_BlockingGrpcEcho(benchmark::State &state) {
     grpc::ClientContext context;
     grpc::ByteBuffer response;
     grpc::Status status;
-    auto call = stub.PrepareUnaryCall(&context, "/bench.Echo/Echo", request,
-                                      &queue);
+    auto call =
+        stub.PrepareUnaryCall(&context, "/bench.Echo/Echo", request, &queue);
     call->StartCall();
     call->Finish(&response, &status, &queue);
     void *tag;

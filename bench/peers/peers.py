@@ -35,8 +35,9 @@ sys.path.insert(0, HERE)
 import encoder  # noqa: E402
 
 # anyshape's own modes: compiled once in process (the base of the ratios),
-# the same through a server, and two alternatives a user weighs: a compile
-# per new length (static) and one per power-of-two bucket, inputs padded.
+# the same through a server, and the alternatives a user weighs: a compile
+# per new length (static), one per power-of-two bucket, inputs padded, and
+# none at all (the reference evaluator, eager: one op at a time).
 ANYSHAPE_SYSTEMS = {
     "anyshape": ("anyshape (in process)", ["--in-process"]),
     "anyshape-server": ("anyshape (server, 1 client)", None),
@@ -44,7 +45,12 @@ ANYSHAPE_SYSTEMS = {
                         ["--in-process", "--mode", "static"]),
     "anyshape-buckets": ("anyshape static per pow2 bucket, padded",
                          ["--in-process", "--mode", "buckets"]),
+    "anyshape-reference": ("anyshape reference evaluator (eager)",
+                           ["--in-process", "--mode", "reference"]),
 }
+# Left out of the default with several layers: an interpreter's minutes
+# per layer (about 0.6 s a request at 128 tokens, 65x the compiled layer).
+SLOW_PER_LAYER = {"anyshape-reference"}
 
 
 def draw_trace(kind, count, seed, longest=512):
@@ -210,8 +216,11 @@ def main():
     parser.add_argument("--count", type=int, default=60,
                         help="requests per pass")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--systems", default=",".join(names),
-                        help="comma-separated, of: " + ", ".join(names))
+    parser.add_argument("--systems",
+                        help="comma-separated, of: " + ", ".join(names) +
+                        " (default: all; with --layers above 1 all but "
+                        "anyshape-reference, an interpreter that takes about "
+                        "2.5 minutes over the uniform trace per layer)")
     parser.add_argument("--out", help="also write the results as JSON here")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -221,6 +230,9 @@ def main():
         print(json.dumps(run_peer(args.worker, args.layers, args.batch, trace)))
         return 0
 
+    if args.systems is None:
+        args.systems = ",".join(
+            n for n in names if args.layers == 1 or n not in SLOW_PER_LAYER)
     chosen = [s for s in args.systems.split(",") if s]
     unknown = [s for s in chosen if s not in names]
     if unknown:

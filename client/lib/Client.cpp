@@ -514,12 +514,12 @@ StatusOr<Compiled> Client::Impl::compile(const v1::CompileRequest &request) {
 }
 
 Client::RunResult Client::run(const Compiled &compiled,
-                              const std::vector<v1::Tensor> &inputs,
+                              std::vector<v1::Tensor> inputs,
                               v1::ExecuteTiming *timing) {
   ANYSHAPE_ASSIGN_OR_RETURN(v1::ExecuteRequest request,
                             executeRequestFor(compiled, inputs.size()));
   for (size_t k = 0; k < inputs.size(); ++k)
-    *request.mutable_inputs(k)->mutable_tensor() = inputs[k];
+    request.mutable_inputs(k)->mutable_tensor()->Swap(&inputs[k]);
   v1::ExecuteResponse response;
   ANYSHAPE_RETURN_IF_ERROR(
       impl_->call("Execute", [&](grpc::ClientContext &context) {

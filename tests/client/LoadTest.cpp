@@ -263,6 +263,7 @@ TEST(LoadCompare, SummarySumsLatenciesAndTakesTheOverheadPerRequest) {
   ComparisonSummary summary = summarise(comparison);
   EXPECT_DOUBLE_EQ(summary.serverTotalS, 0.015);
   EXPECT_DOUBLE_EQ(summary.inProcessTotalS, 0.010);
+  EXPECT_DOUBLE_EQ(summary.serverRunTotalS, 0.011); // the runs alone
   EXPECT_EQ(summary.serverP50, 4);
   EXPECT_EQ(summary.inProcessP50, 3);
   EXPECT_EQ(summary.serverP99, 9);

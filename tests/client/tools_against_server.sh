@@ -93,6 +93,14 @@ echo "$out"
 expect '"ok": 5, "errors": 0' "$out"
 expect '"compiles": 3, ' "$out" # buckets 4, 8, 1
 
+echo "== anyshape-load --in-process --mode reference: no compile"
+out=$("$load" --in-process --graph "$examples/mlp.pbtxt" --symbol batch \
+  --lengths "$dir/lengths" --clients 2 --mode reference --json)
+echo "$out"
+expect '"ok": 5, "errors": 0' "$out"
+expect '"compiles": 0, ' "$out"
+expect '"mode": "reference"' "$out"
+
 echo "== encoder client"
 out=$("$encoder" --server "$address" --lengths 1,3,20)
 echo "$out"

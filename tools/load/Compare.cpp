@@ -12,8 +12,7 @@ namespace {
 
 /// `request` timed: the latency in ms, or its error.
 StatusOr<double> timed(const RunRequest &request, int64_t length,
-                       const std::vector<v1::Tensor> &inputs,
-                       ServerTiming &timing) {
+                       std::vector<v1::Tensor> &inputs, ServerTiming &timing) {
   auto start = std::chrono::steady_clock::now();
   ANYSHAPE_RETURN_IF_ERROR(request(length, inputs, timing));
   return std::chrono::duration<double, std::milli>(

@@ -25,9 +25,9 @@ struct ServerTiming {
   double queueMs = -1, runMs = -1;
 };
 
-/// Runs one request of `length` with `inputs`.
+/// Runs one request of `length` with `inputs`, which it may consume.
 using RunRequest = std::function<Status(
-    int64_t length, const std::vector<v1::Tensor> &inputs, ServerTiming &)>;
+    int64_t length, std::vector<v1::Tensor> &inputs, ServerTiming &)>;
 using MakeInputs =
     std::function<StatusOr<std::vector<v1::Tensor>>(int64_t length)>;
 

@@ -1,10 +1,13 @@
 // anyshape-load --in-process (Target.h): the executable in the load
 // generator, each execution's threads shared as the server shares them,
-// compiled once, per length or per bucket.
+// compiled once, per length or per bucket; or no executable, the graph
+// run eagerly by the reference evaluator.
 #include "Target.h"
 #include "Workload.h"
 
 #include "ir/graph/Bindings.h"
+#include "ir/reference/Evaluator.h"
+#include "ir/reference/Literal.h"
 
 #include <cstdio>
 
@@ -17,6 +20,8 @@ std::optional<CompileMode> parseCompileMode(std::string_view name) {
     return CompileMode::Static;
   if (name == "buckets")
     return CompileMode::Buckets;
+  if (name == "reference")
+    return CompileMode::Reference;
   return std::nullopt;
 }
 
@@ -28,6 +33,8 @@ const char *compileModeName(CompileMode mode) {
     return "static";
   case CompileMode::Buckets:
     return "buckets";
+  case CompileMode::Reference:
+    return "reference";
   }
   return "?";
 }
@@ -62,10 +69,24 @@ Status compileInProcess(const v1::Graph &graph, CompileMode mode,
     std::fprintf(stderr, "compiled (%.0f ms)\n", report.seconds * 1e3);
     target.compileMs = report.seconds * 1e3;
     target.execute = [&target](int64_t, int64_t,
-                               const std::vector<v1::Tensor> &inputs,
+                               std::vector<v1::Tensor> &inputs,
                                ServerTiming &) {
       runtime::CoreShare::Claim threads(*target.cores);
       return target.executable->run(inputs).status();
+    };
+    return Status::ok();
+  }
+  if (mode == CompileMode::Reference) {
+    // The evaluator's own bound on a tensor is 2^28 elements; the graph's
+    // limits here are the compiler's, as for the other modes.
+    target.execute = [&graph](int64_t, int64_t, std::vector<v1::Tensor> &inputs,
+                              ServerTiming &) -> Status {
+      std::vector<Literal> literals;
+      for (const v1::Tensor &tensor : inputs) {
+        ANYSHAPE_ASSIGN_OR_RETURN(Literal literal, literalFromTensor(tensor));
+        literals.push_back(std::move(literal));
+      }
+      return evaluateGraph(graph, literals).status();
     };
     return Status::ok();
   }
@@ -87,10 +108,9 @@ Status compileInProcess(const v1::Graph &graph, CompileMode mode,
     return compiled;
   };
   std::map<std::string, int64_t> binding = otherDims;
-  target.execute = [&target, &graph, mode, executableFor, symbol,
-                    binding](int64_t, int64_t length,
-                             const std::vector<v1::Tensor> &inputs,
-                             ServerTiming &) mutable -> Status {
+  target.execute = [&target, &graph, mode, executableFor, symbol, binding](
+                       int64_t, int64_t length, std::vector<v1::Tensor> &inputs,
+                       ServerTiming &) mutable -> Status {
     int64_t size = mode == CompileMode::Static ? length : bucketOf(length);
     ANYSHAPE_ASSIGN_OR_RETURN(std::shared_ptr<jit::Executable> executable,
                               executableFor(size));

@@ -40,7 +40,9 @@ inputs sized by a length of --symbol drawn from --dist.
                     length, in the request that first needs it (as
                     recompiling systems do); buckets, a compile for each
                     power-of-two bucket, inputs zero-padded to it (a zero
-                    mask entry masks a padded token)
+                    mask entry masks a padded token); reference, no
+                    compile: each request run by the reference evaluator,
+                    one op at a time (eager, as an interpreter runs it)
   --graph FILE      a graph (.pbtxt, .pb) or an ONNX model (.onnx)
                     (default examples/bert_encoder_layer.pbtxt)
   --symbol NAME     the symbol whose size varies (default seq)

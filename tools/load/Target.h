@@ -27,19 +27,21 @@ struct CacheCounts {
 };
 
 enum class CompileMode {
-  Dynamic, ///< one compile, every shape (anyshape's)
-  Static,  ///< a compile for each new length
-  Buckets, ///< a compile for each power-of-two bucket; inputs padded
+  Dynamic,   ///< one compile, every shape (anyshape's)
+  Static,    ///< a compile for each new length
+  Buckets,   ///< a compile for each power-of-two bucket; inputs padded
+  Reference, ///< no compile: the reference evaluator, one op at a time
 };
 std::optional<CompileMode> parseCompileMode(std::string_view name);
 const char *compileModeName(CompileMode mode);
 
 struct Target {
-  /// Runs one request: `length` is the varying symbol's size in `inputs`;
-  /// a server's target fills `timing`.
+  /// Runs one request: `length` is the varying symbol's size in `inputs`,
+  /// which it may consume (a server's target moves them into the request,
+  /// as a client that builds its inputs per request would); a server's
+  /// target fills `timing`.
   std::function<Status(int64_t client, int64_t length,
-                       const std::vector<v1::Tensor> &inputs,
-                       ServerTiming &timing)>
+                       std::vector<v1::Tensor> &inputs, ServerTiming &timing)>
       execute;
   std::function<StatusOr<CacheCounts>()> counts;
   CacheCounts before;   ///< counts before the setup's compile
@@ -58,7 +60,8 @@ struct Target {
 
 /// In-process setup: compiles `graph` (Dynamic: now; Static and Buckets:
 /// each size when first asked for, inside the run as those systems
-/// would) with `symbol` the varying symbol and `otherDims` the fixed ones.
+/// would; Reference: never) with `symbol` the varying symbol and
+/// `otherDims` the fixed ones.
 Status compileInProcess(const v1::Graph &graph, CompileMode mode,
                         const std::string &symbol,
                         const std::map<std::string, int64_t> &otherDims,

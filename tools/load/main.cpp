@@ -197,11 +197,11 @@ int connectAndCompile(const Options &options, const v1::Graph &graph,
     target.clients.push_back(std::move(*connected));
   }
   target.execute = [&target](int64_t client, int64_t,
-                             const std::vector<v1::Tensor> &inputs,
+                             std::vector<v1::Tensor> &inputs,
                              load::ServerTiming &timing) {
     v1::ExecuteTiming reported;
     Status status = target.clients[client]
-                        ->run(*target.compiled, inputs, &reported)
+                        ->run(*target.compiled, std::move(inputs), &reported)
                         .status();
     timing.queueMs = reported.queue_us() / 1e3;
     timing.runMs = reported.run_us() / 1e3;
@@ -240,7 +240,7 @@ int compareWithInProcess(const Options &options, const v1::Graph &graph,
       !compiled.isOk())
     return fail("compiling in this process", compiled);
   auto on = [](Target &target) -> load::RunRequest {
-    return [&target](int64_t length, const std::vector<v1::Tensor> &inputs,
+    return [&target](int64_t length, std::vector<v1::Tensor> &inputs,
                      load::ServerTiming &timing) {
       return target.execute(0, length, inputs, timing);
     };

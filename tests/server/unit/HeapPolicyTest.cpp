@@ -55,9 +55,8 @@ int64_t faultsPerGrowingBlock(int64_t keep) {
       std::free(block);
     }
     int64_t perBlock = (minorFaults() - before) / kBlocks;
-    _exit(write(pipeFds[1], &perBlock, sizeof perBlock) == sizeof perBlock
-              ? 0
-              : 1);
+    _exit(write(pipeFds[1], &perBlock, sizeof perBlock) == sizeof perBlock ? 0
+                                                                           : 1);
   }
   close(pipeFds[1]);
   int64_t perBlock = -1;

@@ -121,9 +121,10 @@ public:
   /// Executes with inputs in graph input order; returns the outputs in graph
   /// output order. With `timing`, also what the server measured: the
   /// request's wait for an execution slot and the run itself (what is left
-  /// of the call's latency is transport and (de)serialisation).
+  /// of the call's latency is transport and (de)serialisation). Inputs
+  /// passed with std::move go into the request without a copy.
   RunResult run(const Compiled &compiled,
-                const std::vector<v1::Tensor> &inputsInGraphOrder,
+                std::vector<v1::Tensor> inputsInGraphOrder,
                 v1::ExecuteTiming *timing = nullptr);
   /// Executes by executable id with named inputs (inline or tensor_id);
   /// returns the outputs named by the graph's output names.
