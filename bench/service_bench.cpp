@@ -265,8 +265,10 @@ void BM_Execute(benchmark::State &state) {
 }
 BENCHMARK(BM_Execute)->Apply(payloadSizes)->UseRealTime();
 
-void BM_RawGrpcEcho(benchmark::State &state) {
-  grpc::GenericStub stub(channelTo(servers().echoAddress));
+/// Round trips of an ExecuteRequest's bytes (n f32) to the echo at
+/// `address`, each called with the callback API and waited on.
+void echoWithCallbacks(benchmark::State &state, const std::string &address) {
+  grpc::GenericStub stub(channelTo(address));
   std::string bytes =
       executeRequest(std::string(32, '0'), state.range(0)).SerializeAsString();
   grpc::Slice slice(bytes);
@@ -282,24 +284,14 @@ void BM_RawGrpcEcho(benchmark::State &state) {
   }
   state.SetBytesProcessed(state.iterations() * state.range(0) * 4);
 }
+
+void BM_RawGrpcEcho(benchmark::State &state) {
+  echoWithCallbacks(state, servers().echoAddress);
+}
 BENCHMARK(BM_RawGrpcEcho)->Apply(payloadSizes)->UseRealTime();
 
 void BM_PollingGrpcEcho(benchmark::State &state) {
-  grpc::GenericStub stub(channelTo(servers().pollingEchoAddress));
-  std::string bytes =
-      executeRequest(std::string(32, '0'), state.range(0)).SerializeAsString();
-  grpc::Slice slice(bytes);
-  grpc::ByteBuffer request(&slice, 1);
-  Wait wait;
-  for (auto _ : state) {
-    grpc::ClientContext context;
-    grpc::ByteBuffer response;
-    stub.UnaryCall(&context, "/bench.Echo/Echo", grpc::StubOptions(), &request,
-                   &response, [&](grpc::Status s) { wait.done(std::move(s)); });
-    if (!wait.get().ok())
-      state.SkipWithError("echo failed");
-  }
-  state.SetBytesProcessed(state.iterations() * state.range(0) * 4);
+  echoWithCallbacks(state, servers().pollingEchoAddress);
 }
 BENCHMARK(BM_PollingGrpcEcho)->Apply(payloadSizes)->UseRealTime();
 
