@@ -19,8 +19,10 @@ namespace anyshape::server {
 /// The default bound of freed memory kept at the top of the heap.
 inline constexpr int64_t kDefaultHeapKeepBytes = int64_t{256} << 20;
 
-/// Keeps up to `bytes` of freed memory at the top of each heap and serves
-/// blocks below glibc's largest mapping threshold (32 MiB) from the heap.
+/// Keeps up to `bytes` of freed memory at the top of each heap (glibc has
+/// one per thread that allocates concurrently, at most 8 per core) and
+/// serves blocks below glibc's largest mapping threshold (32 MiB) from the
+/// heap.
 /// 0 leaves glibc's defaults. The user's own GLIBC_TUNABLES for malloc
 /// take precedence: then nothing is changed. Returns what was done, for
 /// the startup log.
