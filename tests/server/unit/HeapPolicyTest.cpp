@@ -26,14 +26,19 @@ int64_t minorFaults() {
 
 /// In a child whose heap starts as a fresh process's does (this process's
 /// heap has adjusted its thresholds to what the tests before freed), then
-/// keepFreedHeap(keep): the page faults per block of blocks of 1 MiB and
-/// more, each 64 KiB larger than the last, written, then freed, as
+/// keepFreedHeap(keep): the page faults per block, over blocks of 1 MiB
+/// and more, each 64 KiB larger than the last, written, then freed, as
 /// requests of growing lengths do. -1 on failure.
 int64_t faultsPerGrowingBlock(int64_t keep) {
   int pipeFds[2];
   if (pipe(pipeFds) != 0)
     return -1;
   pid_t child = fork();
+  if (child < 0) {
+    close(pipeFds[0]);
+    close(pipeFds[1]);
+    return -1;
+  }
   if (child == 0) {
     // glibc's initial thresholds: blocks of 128 KiB and more are mapped;
     // 128 KiB free at the heap's top is given back.
