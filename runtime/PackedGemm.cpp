@@ -7,6 +7,7 @@
 #include "runtime/PackedGemm.h"
 
 #include "runtime/ExecutionContext.h"
+#include "runtime/HugePages.h"
 #include "runtime/Threading.h"
 #include "runtime/support/HandOff.h"
 
@@ -67,16 +68,14 @@ struct PackedWeight {
   int64_t k, n;
   int64_t rowStride, columnStride; // of the weight's [K, N] view
   std::vector<Slice> slices;
+  void *storage = nullptr; // every slice's data, one block (HugePages.h)
 
   bool serves(const Memref3D &b) const {
     return b.aligned + b.offset == source && b.sizes[1] == k &&
            b.sizes[2] == n && b.strides[1] == rowStride &&
            b.strides[2] == columnStride;
   }
-  ~PackedWeight() {
-    for (Slice &slice : slices)
-      std::free(slice.data);
-  }
+  ~PackedWeight() { std::free(storage); }
 };
 
 #if ANYSHAPE_DNNL_PACKED_SGEMM
@@ -152,27 +151,37 @@ std::unique_ptr<PackedWeight> pack(const Memref3D &b, int threads) {
     weight->slices[s].firstColumn = first;
     weight->slices[s].columns = weight->n * (s + 1) / count - first;
   }
+  // The slices' sizes first, so that they share one block: the weights
+  // are then in as few huge pages as they fill (runtime/HugePages.h).
+  const char transA[2] = {trans, 0};
+  int64_t k = weight->k, ldb = weight->k, rows = kPackedForRows;
+  std::vector<size_t> offsets(static_cast<size_t>(count) + 1, 0);
+  for (int64_t s = 0; s < count; ++s) {
+    int64_t columns = weight->slices[s].columns;
+    size_t bytes = 0;
+    bool copies = true;
+    if (sgemm_pack_get_size("A", transA, "N", &columns, &rows, &k, &lda, &ldb,
+                            &bytes, &copies) != dnnl_success)
+      return nullptr;
+    offsets[s + 1] = offsets[s] + (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
+  }
+  weight->storage = allocateForHugePages(offsets.back());
+  if (!weight->storage)
+    return nullptr;
+  for (int64_t s = 0; s < count; ++s)
+    weight->slices[s].data = reinterpret_cast<float *>(
+        static_cast<char *>(weight->storage) + offsets[s]);
   std::atomic<bool> failed{false};
   auto task = [&](int thread, int team) {
-    const char transA[2] = {trans, 0};
     for (int64_t s = thread; s < count; s += team) {
       Slice &slice = weight->slices[s];
-      int64_t m = slice.columns, n = kPackedForRows, k = weight->k;
-      int64_t ldb = k;
-      size_t bytes = 0;
-      bool copies = true;
-      if (sgemm_pack_get_size("A", transA, "N", &m, &n, &k, &lda, &ldb, &bytes,
-                              &copies) != dnnl_success) {
-        failed = true;
-        continue;
-      }
-      slice.data = static_cast<float *>(
-          std::aligned_alloc(64, (std::max<size_t>(bytes, 1) + 63) / 64 * 64));
+      int64_t columns = slice.columns, packRows = rows, depth = k,
+              packLdb = ldb;
       const float *from =
           weight->source +
           (trans == 'N' ? slice.firstColumn : slice.firstColumn * lda);
-      if (!slice.data || sgemm_pack("A", transA, "N", &m, &n, &k, &lda, &ldb,
-                                    from, slice.data) != dnnl_success)
+      if (sgemm_pack("A", transA, "N", &columns, &packRows, &depth, &lda,
+                     &packLdb, from, slice.data) != dnnl_success)
         failed = true;
     }
   };
