@@ -157,11 +157,10 @@ std::unique_ptr<PackedWeight> pack(const Memref3D &b, int threads) {
   int64_t k = weight->k, ldb = weight->k, rows = kPackedForRows;
   std::vector<size_t> offsets(static_cast<size_t>(count) + 1, 0);
   for (int64_t s = 0; s < count; ++s) {
-    int64_t columns = weight->slices[s].columns;
     size_t bytes = 0;
     bool copies = true;
-    if (sgemm_pack_get_size("A", transA, "N", &columns, &rows, &k, &lda, &ldb,
-                            &bytes, &copies) != dnnl_success)
+    if (sgemm_pack_get_size("A", transA, "N", &weight->slices[s].columns, &rows,
+                            &k, &lda, &ldb, &bytes, &copies) != dnnl_success)
       return nullptr;
     offsets[s + 1] = offsets[s] + (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
   }
@@ -174,14 +173,13 @@ std::unique_ptr<PackedWeight> pack(const Memref3D &b, int threads) {
   std::atomic<bool> failed{false};
   auto task = [&](int thread, int team) {
     for (int64_t s = thread; s < count; s += team) {
-      Slice &slice = weight->slices[s];
-      int64_t columns = slice.columns, packRows = rows, depth = k,
-              packLdb = ldb;
+      const Slice &slice = weight->slices[s];
       const float *from =
           weight->source +
           (trans == 'N' ? slice.firstColumn : slice.firstColumn * lda);
-      if (sgemm_pack("A", transA, "N", &columns, &packRows, &depth, &lda,
-                     &packLdb, from, slice.data) != dnnl_success)
+      // The dims are read only: the team shares them.
+      if (sgemm_pack("A", transA, "N", &slice.columns, &rows, &k, &lda, &ldb,
+                     from, slice.data) != dnnl_success)
         failed = true;
     }
   };

@@ -77,8 +77,8 @@ Status compileInProcess(const v1::Graph &graph, CompileMode mode,
     return Status::ok();
   }
   if (mode == CompileMode::Reference) {
-    // The evaluator's own bound on a tensor is 2^28 elements; the graph's
-    // limits here are the compiler's, as for the other modes.
+    // Each input is checked against the default limits before it is
+    // decoded (literalFromTensor), as the evaluator's own callers do.
     target.execute = [&graph](int64_t, int64_t, std::vector<v1::Tensor> &inputs,
                               ServerTiming &) -> Status {
       std::vector<Literal> literals;
