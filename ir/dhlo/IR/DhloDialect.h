@@ -39,6 +39,11 @@ mlir::Type elementTypeOf(mlir::MLIRContext *context, v1::DType dtype);
 /// select: OpClass Unary, Binary or Select of the op table).
 bool isElementwise(mlir::Operation *op);
 
+/// The shape of `type` as an attribute (a broadcast target): its encoding,
+/// or its static sizes; null when a dim is unknown (`?`) or holds a fresh
+/// symbol.
+ShapeAttr shapeAttrOf(mlir::RankedTensorType type);
+
 /// Prefix of the fresh symbols the dialect's own shape inference makes; a
 /// result dim that depends on one is unknown (`?`) in the result type.
 inline constexpr const char *kLocalFreshPrefix = "?local";

@@ -95,19 +95,6 @@ std::optional<SymExpr> dimOf(RankedTensorType type, int64_t d) {
   return std::nullopt;
 }
 
-/// The shape of a fully known type as an attribute (a broadcast target):
-/// its encoding, or its static sizes; null when a dim is unknown.
-ShapeAttr shapeAttrOf(RankedTensorType type) {
-  if (!fullyKnown(type))
-    return nullptr;
-  if (auto shape = llvm::dyn_cast_or_null<ShapeAttr>(type.getEncoding()))
-    return shape;
-  SmallVector<std::optional<SymExpr>> dims;
-  for (int64_t size : type.getShape())
-    dims.push_back(SymExpr::constant(size));
-  return ShapeAttr::get(type.getContext(), dims);
-}
-
 bool isIdentity(ArrayRef<int64_t> permutation) {
   for (auto [i, p] : llvm::enumerate(permutation))
     if (static_cast<int64_t>(i) != p)
@@ -116,6 +103,25 @@ bool isIdentity(ArrayRef<int64_t> permutation) {
 }
 
 } // namespace
+
+ShapeAttr shapeAttrOf(RankedTensorType type) {
+  if (!fullyKnown(type))
+    return nullptr;
+  if (auto shape = llvm::dyn_cast_or_null<ShapeAttr>(type.getEncoding())) {
+    // A fresh symbol (a size validation could not name, e.g. a strided
+    // slice's) types values but is no size a shape attribute can name.
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (std::optional<SymExpr> dim = shape.getDim(d))
+        for (const std::string &symbol : dim->symbols())
+          if (isFreshSymbolName(symbol))
+            return nullptr;
+    return shape;
+  }
+  SmallVector<std::optional<SymExpr>> dims;
+  for (int64_t size : type.getShape())
+    dims.push_back(SymExpr::constant(size));
+  return ShapeAttr::get(type.getContext(), dims);
+}
 
 bool isElementwise(Operation *op) {
   if (!llvm::isa<DhloDialect>(op->getDialect()))

@@ -9,6 +9,18 @@
 
 include "mlir/Pass/PassBase.td"
 
+def FoldSplats : Pass<"dhlo-fold-splats", "mlir::func::FuncOp"> {
+  let summary = "Make what is computed from splats a splat";
+  let description = [{
+    Slices, reshapes, transposes, broadcasts and gathers of a splat, pads
+    and concatenates of splats of one value, and elementwise ops of splats
+    (their value from the reference evaluator) become splats of the
+    result's shape: a splat constant when static, else a broadcast of a
+    scalar constant. No large splat is materialised to be cut or combined.
+  }];
+  let dependentDialects = ["::anyshape::dhlo::DhloDialect"];
+}
+
 def FormFusions : Pass<"dhlo-form-fusions", "mlir::func::FuncOp"> {
   let summary = "Make each planned kernel a dhlo.fusion op";
   let description = [{

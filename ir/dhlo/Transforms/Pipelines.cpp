@@ -71,6 +71,9 @@ void buildDhloSimplifyPipeline(mlir::OpPassManager &pm) {
   pm.addPass(createShapePropagation());
   pm.addPass(createShapeSimplification());
   mlir::OpPassManager &func = pm.nest<mlir::func::FuncOp>();
+  // Before anything reads a splat's elements: none is materialised to be
+  // cut or combined.
+  func.addPass(createFoldSplats());
   func.addPass(mlir::createCanonicalizerPass());
   func.addPass(mlir::createCSEPass());
 }
@@ -97,7 +100,7 @@ void registerAllDhloPasses() {
   mlir::PassPipelineRegistration<>(
       "dhlo-simplify",
       "Wide concatenates split, shape propagation, shape simplification, "
-      "canonicalize, CSE",
+      "splats folded, canonicalize, CSE",
       buildDhloSimplifyPipeline);
 }
 
