@@ -30,6 +30,7 @@ using namespace anyshape::client;
 
 namespace {
 
+using test::checkAcrossShapes;
 using test::drawShapes;
 
 /// The bytes of `count` f32 values uniform in [-1, 1), drawn with `seed`:
@@ -43,29 +44,6 @@ std::string randomF32Bytes(size_t count, unsigned seed) {
     std::memcpy(&bytes[i], &v, sizeof v);
   }
   return bytes;
-}
-
-/// Runs `graph` compiled once at `shapes` symbol bindings; checks each run
-/// against the reference and that exactly one compile happened.
-void checkAcrossShapes(
-    const v1::Graph &graph,
-    const std::vector<std::map<std::string, int64_t>> &shapes,
-    const std::string &label, const jit::CompileOptions &options = {}) {
-  int64_t before = jit::Compiler::compileCount();
-  auto executable = jit::Compiler::compile(graph, options);
-  ASSERT_TRUE(executable.isOk())
-      << label << ": " << executable.status().toString();
-  int runs = 0;
-  for (const auto &symbols : shapes) {
-    bool ran = false;
-    test::expectMatchesReference(**executable, graph, symbols, 1000 * runs,
-                                 label, &ran);
-    if (::testing::Test::HasFatalFailure())
-      return;
-    runs += ran;
-  }
-  EXPECT_EQ(jit::Compiler::compileCount() - before, 1) << label;
-  EXPECT_GT(runs, 0);
 }
 
 } // namespace

@@ -1,18 +1,20 @@
-// One run of a compiled executable checked against the reference
-// evaluator, for the tests that compile once and run at many shapes (the
-// CPU differential tests, the CUDA path against the fake driver).
+// Compiled executables checked against the reference evaluator, for the
+// tests that compile once and run at many shapes (the CPU differential
+// tests, the emulated CUDA kernels, the CUDA path against the fake driver).
 #pragma once
 
 #include "RandomInputs.h"
 #include "ir/graph/Bindings.h"
 #include "ir/reference/Compare.h"
 #include "ir/reference/Evaluator.h"
+#include "jit/Compiler.h"
 #include "jit/Executable.h"
 
 #include <gtest/gtest.h>
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace anyshape::test {
 
@@ -49,6 +51,30 @@ inline void expectMatchesReference(
   }
   if (ran)
     *ran = true;
+}
+
+/// Runs `graph` compiled once at `shapes` symbol bindings; checks each run
+/// against the reference and that exactly one compile happened.
+inline void
+checkAcrossShapes(const v1::Graph &graph,
+                  const std::vector<std::map<std::string, int64_t>> &shapes,
+                  const std::string &label,
+                  const jit::CompileOptions &options = {}) {
+  int64_t before = jit::Compiler::compileCount();
+  auto executable = jit::Compiler::compile(graph, options);
+  ASSERT_TRUE(executable.isOk())
+      << label << ": " << executable.status().toString();
+  int runs = 0;
+  for (const auto &symbols : shapes) {
+    bool ran = false;
+    expectMatchesReference(**executable, graph, symbols, 1000 * runs, label,
+                           &ran);
+    if (::testing::Test::HasFatalFailure())
+      return;
+    runs += ran;
+  }
+  EXPECT_EQ(jit::Compiler::compileCount() - before, 1) << label;
+  EXPECT_GT(runs, 0);
 }
 
 } // namespace anyshape::test

@@ -231,6 +231,30 @@ bool readsInPlace(Operation *op) {
          role == Role::Reduce;
 }
 
+/// Whether cheap `op` is a loop when it is built alone (an iota, a
+/// broadcast), unlike a constant, which is data any kernel reads.
+bool isGeneratedLoop(Operation *op) {
+  return llvm::isa<IotaOp, BroadcastInDimOp>(op);
+}
+
+/// Whether `consumer` can recompute a cheap operand point by point inside
+/// its own loop: elementwise ops and broadcasts. Not a reduction (linalg
+/// cannot fuse a producer without inputs into one: nothing would give the
+/// reduced loop its size), a gather's table or a pad's operand (read at
+/// computed indices), a product, a copy or a reshape through memory.
+bool recomputesCheapOperands(Operation *consumer) {
+  Role role = roleOf(consumer);
+  return role == Role::Cheap ||
+         (role == Role::LoopFusible && !llvm::isa<ReshapeOp>(consumer));
+}
+
+/// Whether `f` materialises a cheap op (FusionPlan.h): its kernel writes
+/// the value for the users that cannot recompute it, and stays a kernel of
+/// its own.
+bool materializesCheapOp(const Fusion &f) {
+  return roleOf(f.root) == Role::Cheap;
+}
+
 /// Phase 3: a loop kernel whose result feeds several kernels over the
 /// same index space, each reading it in place, is recomputed in each of
 /// them instead of written to memory (jit's anyshape-fuse-shared-producers
@@ -245,7 +269,8 @@ void duplicateSharedLoops(FusionPlan &plan, std::vector<bool> &alive,
   for (size_t p = 0; p < plan.fusions.size(); ++p) {
     Fusion &producer = plan.fusions[p];
     if (!alive[p] || producer.kind != FusionKind::Loop ||
-        producer.ops.size() > kMaxDuplicatedOps)
+        producer.ops.size() > kMaxDuplicatedOps ||
+        materializesCheapOp(producer))
       continue;
     std::set<int> consumers;
     bool duplicable = true;
@@ -355,11 +380,14 @@ void stitchRowNeighbours(FusionPlan &plan, std::vector<bool> &alive,
                         [](Operation *op) { return llvm::isa<ReduceOp>(op); });
   };
   for (size_t i = 0; i < order.size();) {
-    int64_t rows = rowDimsOf(plan.fusions[order[i]]);
+    int64_t rows = materializesCheapOp(plan.fusions[order[i]])
+                       ? 0
+                       : rowDimsOf(plan.fusions[order[i]]);
     std::vector<int> members{order[i]};
     for (size_t j = i + 1; rows > 0 && j < order.size(); ++j) {
       const Fusion &next = plan.fusions[order[j]];
-      int64_t fewer = std::min(rows, rowDimsOf(next));
+      int64_t fewer =
+          materializesCheapOp(next) ? 0 : std::min(rows, rowDimsOf(next));
       members.push_back(order[j]);
       if (fewer == 0 || !sameRows(plan.fusions[order[i]], next, fewer) ||
           !legal(members, fewer)) {
@@ -425,10 +453,13 @@ FusionPlan planFusion(func::FuncOp func,
   for (Operation *root : llvm::reverse(order)) {
     Role role = roleOf(root);
     // Cheap ops are recomputed inside each consumer; they are kernels of
-    // their own only when a result leaves the function directly.
-    bool returned = llvm::any_of(
-        root->getUsers(), [&](Operation *u) { return !position.count(u); });
-    if (groupOf.count(root) || (role == Role::Cheap && !returned))
+    // their own only when a result leaves the function directly, or when
+    // one that is a loop has a user that cannot recompute it.
+    bool materialized = llvm::any_of(root->getUsers(), [&](Operation *u) {
+      return !position.count(u) ||
+             (isGeneratedLoop(root) && !recomputesCheapOperands(u));
+    });
+    if (groupOf.count(root) || (role == Role::Cheap && !materialized))
       continue;
     int id = plan.fusions.size();
     Fusion f{role == Role::Reduce    ? FusionKind::Input
@@ -449,6 +480,10 @@ FusionPlan planFusion(func::FuncOp func,
             loadsAtComputedIndices(consumer, operand))
           continue;
         if (roleOf(producer) == Role::Cheap) {
+          // A loop this consumer cannot recompute is read from the kernel
+          // that materialises it.
+          if (isGeneratedLoop(producer) && !recomputesCheapOperands(consumer))
+            continue;
           if (!llvm::is_contained(f.ops, producer)) {
             f.ops.push_back(producer); // duplicated into each consumer
             worklist.push_back(producer);
@@ -507,7 +542,8 @@ FusionPlan planFusion(func::FuncOp func,
           int p = it->second;
           Fusion &producer = plan.fusions[p];
           if (producer.root != def || !rootUsersAllIn(producer, c) ||
-              feedsComputedIndices(producer, consumer))
+              feedsComputedIndices(producer, consumer) ||
+              materializesCheapOp(producer))
             continue;
           Value produced = def->getResult(0);
           // Rows are what a stitched kernel runs in parallel: a reduction
@@ -587,9 +623,10 @@ llvm::DenseMap<Operation *, size_t> kernelOwners(const FusionPlan &plan) {
     for (Operation *op : plan.fusions[i].ops)
       // Cheap ops are recomputed by every kernel that uses them, and
       // lowering may share them between kernels (one constant for all);
-      // one is a kernel itself only as the root, when it is returned.
-      if (fusionsOf[op] == 1 &&
-          (roleOf(op) != Role::Cheap || op == plan.fusions[i].root))
+      // one is a kernel itself only as the root of the kernel that
+      // materialises it (other kernels may list it too, recomputing it).
+      if (op == plan.fusions[i].root ||
+          (fusionsOf[op] == 1 && roleOf(op) != Role::Cheap))
         owners[op] = i;
   return owners;
 }

@@ -11,8 +11,11 @@
 //             same rows (softmax, layer norm: one pass per row);
 //   kLibrary  a contraction handed to a GEMM library.
 // Cheap producers (constants, iota, broadcasts of scalars) are duplicated
-// into every consumer. A producer that cannot be proven to share its
-// consumer's index space is not fused, and the plan says so.
+// into every consumer that can recompute them in its loop; an iota or
+// broadcast that some user cannot recompute (a reduction, a gather's table,
+// a copy) is also a kernel of its own, which that user reads. A producer that
+// cannot be proven to share its consumer's index space is not fused, and the
+// plan says so.
 //
 // The CPU and CUDA backends lower the same plan: dhlo-form-fusions makes
 // each fusion a dhlo.fusion op, and the backends' kernel-forming passes
@@ -68,10 +71,13 @@ FusionPlan planFusion(mlir::func::FuncOp func,
                       const ShapeConstraintAnalysis &analysis);
 
 /// The ops each fusion's kernel is formed around, with the fusion's index
-/// in the plan: every op of exactly one fusion. Cheap ops (constants, iota,
-/// splats), which every kernel recomputes, are in none unless one is a
-/// kernel's root (returned by the function); nor is an op the plan
-/// duplicates into several fusions. Each consumer of those recomputes them
+/// in the plan: every op of exactly one fusion, and every fusion's root.
+/// Cheap ops (constants, iota, splats), which every kernel recomputes, are
+/// in none unless one is a kernel's root: returned by the function, or a
+/// loop (an iota, a broadcast) that a user cannot recompute point by point
+/// (a reduction, a gather's table, a pad's operand, a copy, a product),
+/// which then reads it from that kernel. Nor is an op the plan duplicates
+/// into several fusions. Each consumer of those recomputes them
 /// (dhlo-form-fusions leaves them outside the fusions).
 llvm::DenseMap<mlir::Operation *, size_t> kernelOwners(const FusionPlan &plan);
 
