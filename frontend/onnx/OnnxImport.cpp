@@ -5,9 +5,11 @@
 #include "frontend/onnx/OnnxState.h"
 #include "ir/graph/DType.h"
 #include "ir/graph/GraphText.h"
+#include "ir/graph/Limits.h"
 
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -85,38 +87,80 @@ template <typename T, typename Field> std::string bytesOf(const Field &field) {
 }
 
 Status importInput(ImportState &state, const ::onnx::ValueInfoProto &input) {
+  const std::string what = "graph input '" + input.name() + "'";
   const auto &type = input.type();
   if (!type.has_tensor_type())
-    return invalidArgument("graph input '" + input.name() +
-                           "' is not a tensor");
+    return invalidArgument(what + " is not a tensor");
   std::optional<v1::DType> dtype = wireDType(type.tensor_type().elem_type());
   if (!dtype)
-    return invalidArgument("graph input '" + input.name() + "': element type " +
+    return invalidArgument(what + ": element type " +
                            std::to_string(type.tensor_type().elem_type()) +
                            " is not supported");
   if (!type.tensor_type().has_shape())
-    return invalidArgument("graph input '" + input.name() +
-                           "' has no shape (its rank is needed)");
+    return invalidArgument(what + " has no shape (its rank is needed)");
+  // Checked here, before a dim is built, so that the error names the
+  // input rather than the first node that would read it.
+  const GraphLimits limits;
+  const auto &shape = type.tensor_type().shape();
+  if (shape.dim_size() > limits.maxRank)
+    return invalidArgument(what + " has rank " +
+                           std::to_string(shape.dim_size()) + " (at most " +
+                           std::to_string(limits.maxRank) + ")");
   std::vector<client::Dim> dims;
   int unnamed = 0;
-  for (const auto &dim : type.tensor_type().shape().dim()) {
-    if (dim.has_dim_value())
+  for (int d = 0; d < shape.dim_size(); ++d) {
+    const auto &dim = shape.dim(d);
+    std::string at = what + " dim " + std::to_string(d);
+    if (dim.has_dim_value()) {
+      if (dim.dim_value() < 0)
+        return invalidArgument(at + " is " + std::to_string(dim.dim_value()) +
+                               ": a size must be non-negative");
       dims.emplace_back(dim.dim_value());
-    else if (dim.has_dim_param() && !dim.dim_param().empty())
+    } else if (dim.has_dim_param() && !dim.dim_param().empty()) {
+      if (static_cast<int64_t>(dim.dim_param().size()) > limits.maxNameLength)
+        return invalidArgument(at + ": dim_param of " +
+                               std::to_string(dim.dim_param().size()) +
+                               " characters (at most " +
+                               std::to_string(limits.maxNameLength) + ")");
       dims.emplace_back(symbolFor(dim.dim_param()));
-    else // an unnamed dynamic dim: a symbol of its own
+    } else { // an unnamed dynamic dim: a symbol of its own
       dims.emplace_back(symbolFor(input.name()) + "_dim" +
                         std::to_string(unnamed++));
+    }
   }
   state.values[input.name()] =
       state.builder.parameter(input.name(), *dtype, dims);
+  if (!state.builder.status().isOk())
+    return invalidArgument(what + ": " + state.builder.status().message());
   return Status::ok();
 }
 
+/// Who defines each value so far ("graph input 'x'", "node #3 (Relu)"):
+/// ONNX graphs are SSA, so a second definition of a name is an error
+/// naming both, never a silent overwrite.
+class Definitions {
+public:
+  Status define(const std::string &name, const std::string &by) {
+    auto [it, fresh] = by_.emplace(name, by);
+    if (!fresh)
+      return invalidArgument(by + " defines '" + name + "', which " +
+                             it->second +
+                             " already defines (ONNX graphs define each "
+                             "value once)");
+    return Status::ok();
+  }
+
+private:
+  std::map<std::string, std::string> by_;
+};
+
 } // namespace
 
-std::string describe(const ::onnx::NodeProto &node) {
-  return "node '" + node.name() + "' (" + node.op_type() + ")";
+std::string describe(const ::onnx::NodeProto &node, int index) {
+  std::string op = " (" + node.op_type() + ")";
+  if (node.name().empty())
+    return "node #" + std::to_string(index) + op;
+  return "node '" + node.name() + "'" + op;
 }
 
 std::optional<v1::DType> wireDType(int32_t onnxElementType) {
@@ -199,20 +243,29 @@ StatusOr<v1::Graph> importOnnx(const std::string &bytes,
   ImportState state(graph.name().empty() ? "onnx_model" : graph.name());
   state.opset = opset;
 
+  Definitions definitions;
   std::set<std::string> initialized;
   for (const auto &tensor : graph.initializer()) {
+    ANYSHAPE_RETURN_IF_ERROR(definitions.define(
+        tensor.name(), "initializer '" + tensor.name() + "'"));
     ANYSHAPE_ASSIGN_OR_RETURN(client::Value value,
                               importTensor(state, tensor, externalDataDir));
     state.values[tensor.name()] = value;
     initialized.insert(tensor.name());
   }
-  for (const auto &input : graph.input())
-    if (!initialized.count(input.name())) // older exporters list both
-      ANYSHAPE_RETURN_IF_ERROR(importInput(state, input));
+  for (const auto &input : graph.input()) {
+    if (initialized.count(input.name())) // older exporters list both
+      continue;
+    ANYSHAPE_RETURN_IF_ERROR(
+        definitions.define(input.name(), "graph input '" + input.name() + "'"));
+    ANYSHAPE_RETURN_IF_ERROR(importInput(state, input));
+  }
 
-  for (const auto &node : graph.node()) {
+  for (int index = 0; index < graph.node_size(); ++index) {
+    const ::onnx::NodeProto &node = graph.node(index);
+    std::string self = describe(node, index);
     if (!node.domain().empty() && node.domain() != "ai.onnx")
-      return invalidArgument(describe(node) + ": domain '" + node.domain() +
+      return invalidArgument(self + ": domain '" + node.domain() +
                              "' is not supported");
     std::vector<client::Value> inputs;
     for (const std::string &name : node.input()) {
@@ -222,16 +275,18 @@ StatusOr<v1::Graph> importOnnx(const std::string &bytes,
       }
       auto found = state.values.find(name);
       if (found == state.values.end())
-        return invalidArgument(describe(node) + ": input '" + name +
+        return invalidArgument(self + ": input '" + name +
                                "' is not defined before the node (the graph "
                                "is out of order, cyclic, or names an "
                                "unknown value)");
       inputs.push_back(found->second);
     }
-    ANYSHAPE_RETURN_IF_ERROR(importNode(state, node, inputs));
+    for (const std::string &name : node.output())
+      if (!name.empty()) // an omitted optional output
+        ANYSHAPE_RETURN_IF_ERROR(definitions.define(name, self));
+    ANYSHAPE_RETURN_IF_ERROR(importNode(state, node, index, inputs));
     if (!state.builder.status().isOk())
-      return invalidArgument(describe(node) + ": " +
-                             state.builder.status().message());
+      return invalidArgument(self + ": " + state.builder.status().message());
   }
   for (const auto &output : graph.output()) {
     auto found = state.values.find(output.name());

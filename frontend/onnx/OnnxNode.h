@@ -17,6 +17,7 @@ using client::Value;
 struct Node {
   ImportState &state;
   const ::onnx::NodeProto &proto;
+  int index; // the node's position in the graph
   const std::vector<Value> &inputs;
   client::GraphBuilder &b;
 
@@ -41,7 +42,7 @@ struct Node {
     return std::vector<int64_t>(a->ints().begin(), a->ints().end());
   }
   Status error(const std::string &what) const {
-    return invalidArgument(describe(proto) + ": " + what);
+    return invalidArgument(describe(proto, index) + ": " + what);
   }
   /// Input `k`, which must be present.
   StatusOr<Value> input(size_t k) const {

@@ -469,17 +469,17 @@ const std::map<std::string, OpRule> &opRules() {
   return table;
 }
 
-Status importNode(ImportState &state, const ::onnx::NodeProto &proto,
+Status importNode(ImportState &state, const ::onnx::NodeProto &proto, int index,
                   const std::vector<Value> &inputs) {
   auto rule = opRules().find(proto.op_type());
   if (rule == opRules().end())
-    return invalidArgument(describe(proto) + ": op '" + proto.op_type() +
+    return invalidArgument(describe(proto, index) + ": op '" + proto.op_type() +
                            "' is not supported by the ONNX importer");
   for (const auto &a : proto.attribute())
     if (!rule->second.attributes.count(a.name()))
-      return invalidArgument(describe(proto) + ": attribute '" + a.name() +
-                             "' is not supported");
-  Node node{state, proto, inputs, state.builder};
+      return invalidArgument(describe(proto, index) + ": attribute '" +
+                             a.name() + "' is not supported");
+  Node node{state, proto, index, inputs, state.builder};
   ANYSHAPE_RETURN_IF_ERROR(rule->second.translate(node));
   propagateKnownDims(state, proto, inputs);
   return Status::ok();

@@ -37,13 +37,15 @@ struct ImportState {
   explicit ImportState(const std::string &name) : builder(name) {}
 };
 
-/// "node 'name' (Op)": how every error names a node.
-std::string describe(const ::onnx::NodeProto &node);
+/// "node 'name' (Op)", or "node #index (Op)" for a node without a name
+/// (ONNX allows them; exporters emit them): how every error names a node,
+/// `index` being its position in the graph.
+std::string describe(const ::onnx::NodeProto &node, int index);
 
 /// Translates `node` (its inputs already defined; "" for an omitted
 /// optional input gives an invalid Value) into `state`, defining its
 /// outputs. An op or attribute not supported is an error naming it.
-Status importNode(ImportState &state, const ::onnx::NodeProto &node,
+Status importNode(ImportState &state, const ::onnx::NodeProto &node, int index,
                   const std::vector<client::Value> &inputs);
 
 /// What int64 tensor `name` (the value `value`) is known to hold as dims:

@@ -381,4 +381,75 @@ TEST(OnnxImport, MalformedModelsAreClearErrors) {
   expectRefused(computed.bytes(), "must be known at import time");
 }
 
+TEST(OnnxImport, EveryValueIsDefinedOnce) {
+  // ONNX graphs are SSA: a second definition of a name is refused, naming
+  // the name and both definitions, whichever kinds they are.
+  ModelBuilder twice = mlp(); // Softmax writes h, which Gemm wrote
+  twice.graph->mutable_node(2)->set_output(0, "h");
+  twice.output("h");
+  expectRefused(twice.bytes(), "node 'y_Softmax' (Softmax) defines 'h', which "
+                               "node 'h_Gemm' (Gemm) already defines");
+
+  ModelBuilder unnamed = mlp();
+  unnamed.graph->mutable_node(0)->clear_name();
+  unnamed.graph->mutable_node(1)->clear_name();
+  unnamed.graph->mutable_node(1)->set_output(0, "h");
+  expectRefused(unnamed.bytes(),
+                "node #1 (Relu) defines 'h', which node #0 (Gemm) already");
+
+  ModelBuilder input = mlp(); // Relu overwrites the graph input
+  input.graph->mutable_node(1)->set_output(0, "x");
+  expectRefused(input.bytes(), "defines 'x', which graph input 'x' already");
+
+  ModelBuilder initializer = mlp();
+  initializer.graph->mutable_node(1)->set_output(0, "B");
+  expectRefused(initializer.bytes(), "defines 'B', which initializer 'B'");
+
+  ModelBuilder twoOutputs = mlp();
+  twoOutputs.graph->mutable_node(1)->add_output("r");
+  expectRefused(twoOutputs.bytes(), "defines 'r', which node 'r_Relu'");
+
+  ModelBuilder inputs = mlp();
+  *inputs.graph->add_input() = inputs.graph->input(0);
+  expectRefused(inputs.bytes(), "graph input 'x' defines 'x', which graph "
+                                "input 'x' already defines");
+}
+
+TEST(OnnxImport, BadGraphInputsAreNamedNotTheirReaders) {
+  // The input at fault is named, not the first node reading it (which
+  // found the input missing and took the blame).
+  auto withInput = [](std::vector<std::string> dims) {
+    ModelBuilder m = mlp();
+    m.graph->clear_input();
+    m.input("x", std::move(dims));
+    return m;
+  };
+  ModelBuilder negative = withInput({"batch", "4"});
+  negative.graph->mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(1)
+      ->set_dim_value(-3);
+  expectRefused(negative.bytes(), "graph input 'x' dim 1 is -3: a size must "
+                                  "be non-negative");
+  expectRefused(withInput(std::vector<std::string>(10000, "4")).bytes(),
+                "graph input 'x' has rank 10000 (at most 8)");
+  expectRefused(withInput({std::string(1 << 20, 'b'), "4"}).bytes(),
+                "graph input 'x' dim 0: dim_param of 1048576 characters");
+  for (const std::string &message :
+       {std::string("node ''"), std::string("input 0 is missing")}) {
+    auto graph = anyshape::onnx::importOnnx(negative.bytes());
+    ASSERT_FALSE(graph.isOk());
+    EXPECT_EQ(graph.status().message().find(message), std::string::npos)
+        << graph.status().message();
+  }
+
+  // A node without a name is named by its position and op.
+  ModelBuilder unnamed = mlp();
+  unnamed.graph->mutable_node(1)->clear_name();
+  unnamed.graph->mutable_node(1)->set_op_type("FancyRelu");
+  expectRefused(unnamed.bytes(), "node #1 (FancyRelu): op 'FancyRelu'");
+}
+
 } // namespace
