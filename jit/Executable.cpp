@@ -12,6 +12,7 @@
 
 #include "ir/graph/Bindings.h"
 #include "ir/graph/DType.h"
+#include "ir/graph/IndexCheck.h"
 
 #include "codegen/CUDA/Passes.h"
 #include "jit/LoadedObject.h"
@@ -336,6 +337,13 @@ Status Executable::callEntry(
   if (context.runtimeError[0])
     return internalError(std::string("the run failed: ") +
                          context.runtimeError);
+  if (int64_t node = context.failedCheckNode - 1; node >= 0) {
+    if (node >= graph_.nodes_size() || !graph_.nodes(node).has_check_index())
+      return internalError("an index check of node " + std::to_string(node) +
+                           ", which is no check_index");
+    return indexOutOfRange(graph_.nodes(node).check_index(),
+                           context.failedCheckIndex, context.failedCheckExtent);
+  }
   return Status::ok();
 }
 

@@ -21,6 +21,7 @@
 #include "runtime/Bfloat16.h"
 #include "runtime/ExecutionContext.h"
 #include "runtime/Gemm.h"
+#include "runtime/IndexChecks.h"
 #include "runtime/MemrefCopy.h"
 #include "runtime/OpenMpAbi.h"
 #include "runtime/PackedGemm.h"
@@ -62,6 +63,17 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner &mangle) {
   symbols[mangle(std::string("_mlir_ciface_") +
                  codegen::kBatchMatmulPackedF32)] =
       bind(&runtime::anyshapeBatchMatmulPackedF32);
+  // Index checks (runtime/IndexChecks.h), on the host and on the device.
+  symbols[mangle(std::string("_mlir_ciface_") + codegen::kCheckIndicesI32)] =
+      bind(&runtime::anyshapeCheckIndicesI32);
+  symbols[mangle(std::string("_mlir_ciface_") + codegen::kCheckIndicesI64)] =
+      bind(&runtime::anyshapeCheckIndicesI64);
+  symbols[mangle(std::string("_mlir_ciface_") +
+                 codegen::kCudaCheckIndicesI32)] =
+      bind(&runtime::cuda::anyshapeCudaCheckIndicesI32);
+  symbols[mangle(std::string("_mlir_ciface_") +
+                 codegen::kCudaCheckIndicesI64)] =
+      bind(&runtime::cuda::anyshapeCudaCheckIndicesI64);
   symbols[mangle(codegen::kReleaseGemmPack)] =
       bind(&runtime::anyshapeReleaseGemmPack);
   // The execution context's allocator (ExecutionContext.h), and MLIR's

@@ -30,9 +30,15 @@ struct AnyshapeExecutionContext {
   void *moduleTable;
   /// Set (NUL-terminated, truncated) by a runtime call that failed, e.g. a
   /// library error: the run's outputs are then not to be trusted, and the
-  /// caller reports this instead. Empty while all is well. Last, so that
-  /// the offsets generated code loads stay put.
+  /// caller reports this instead. Empty while all is well. After the
+  /// fields generated code loads, so that their offsets stay put.
   char runtimeError[192];
+  /// The run's first failed index check (IndexChecks.h): the wire node's
+  /// position + 1 (0 while none failed), the index, and the size of the
+  /// axis it indexes. The run then fails with that node's error.
+  int64_t failedCheckNode;
+  int64_t failedCheckIndex;
+  int64_t failedCheckExtent;
 };
 
 /// Records `message` as the run's runtime error (the first one wins).

@@ -350,6 +350,16 @@ Value GraphBuilder::gather(Value x, Value indices, int64_t axis) {
   return state_->addNode(std::move(node), {x, indices});
 }
 
+Value GraphBuilder::checkIndex(Value indices, Value x, int64_t axis,
+                               bool allowNegative, const std::string &what) {
+  v1::Node node;
+  node.set_op("check_index");
+  node.mutable_check_index()->set_axis(axis);
+  node.mutable_check_index()->set_allow_negative(allowNegative);
+  node.mutable_check_index()->set_what(what);
+  return state_->addNode(std::move(node), {indices, x});
+}
+
 Value GraphBuilder::reduce(Value x, std::vector<int64_t> dimensions,
                            Reduction kind) {
   v1::Node node;

@@ -105,14 +105,18 @@ struct LaunchesToRuntimeCallsPass
     parameters.push_back(i64);
     auto launchType = builder.getFunctionType(parameters, {});
 
-    // GEMMs run on the device too, through the runtime's cuBLASLt call
-    // (same C interface as the CPU's).
-    if (auto gemm = module.lookupSymbol<func::FuncOp>(kBatchMatmulF32)) {
-      if (failed(SymbolTable::replaceAllSymbolUses(
-              gemm, builder.getStringAttr(kCudaBatchMatmulF32), module)))
-        return signalPassFailure();
-      gemm.setSymName(kCudaBatchMatmulF32);
-    }
+    // GEMMs run on the device too, through the runtime's cuBLASLt call;
+    // index checks read the device's indices (same C interfaces as the
+    // CPU's).
+    for (auto [cpu, cuda] : {std::pair{kBatchMatmulF32, kCudaBatchMatmulF32},
+                             std::pair{kCheckIndicesI32, kCudaCheckIndicesI32},
+                             std::pair{kCheckIndicesI64, kCudaCheckIndicesI64}})
+      if (auto callee = module.lookupSymbol<func::FuncOp>(cpu)) {
+        if (failed(SymbolTable::replaceAllSymbolUses(
+                callee, builder.getStringAttr(cuda), module)))
+          return signalPassFailure();
+        callee.setSymName(cuda);
+      }
 
     SmallVector<gpu::LaunchFuncOp> launches;
     module.walk([&](gpu::LaunchFuncOp op) { launches.push_back(op); });

@@ -21,6 +21,13 @@ inline constexpr const char *kCudaCopy = "anyshapeCudaCopy";
 /// The CUDA runtime's GEMM (cuBLASLt), which the host flow calls in place
 /// of the CPU's kBatchMatmulF32, with the same C interface.
 inline constexpr const char *kCudaBatchMatmulF32 = "anyshapeCudaBatchMatmulF32";
+/// The CUDA runtime's index checks, in place of the CPU's kCheckIndicesI32
+/// and kCheckIndicesI64 (the indices are copied to the host), with the same
+/// C interface.
+inline constexpr const char *kCudaCheckIndicesI32 =
+    "anyshapeCudaCheckIndicesI32";
+inline constexpr const char *kCudaCheckIndicesI64 =
+    "anyshapeCudaCheckIndicesI64";
 /// The CUDA runtime's device copy of a constant, which the host flow asks
 /// for in place of a global's address (anyshape-device-constants).
 inline constexpr const char *kCudaConstant = "anyshapeCudaConstant";

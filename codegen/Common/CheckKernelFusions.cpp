@@ -26,7 +26,11 @@ namespace anyshape::codegen {
 namespace {
 
 bool isKernel(Operation *op) {
-  return isa<linalg::LinalgOp, func::CallOp, memref::CopyOp>(op) ||
+  // An index check is a call of the runtime from the host flow.
+  if (auto call = dyn_cast<func::CallOp>(op))
+    return call.getCallee() != kCheckIndicesI32 &&
+           call.getCallee() != kCheckIndicesI64;
+  return isa<linalg::LinalgOp, memref::CopyOp>(op) ||
          (isa<scf::ParallelOp>(op) && op->hasAttr(kStitchedLoopAttr));
 }
 

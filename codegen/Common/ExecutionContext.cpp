@@ -66,7 +66,9 @@ struct ExecutionContextPass : impl::ExecutionContextBase<ExecutionContextPass> {
         if (isKernel(call)) {
           call->insertOperands(0, context);
         } else if (call.getCallee() == kBatchMatmulF32 ||
-                   call.getCallee() == kBatchMatmulPackedF32) {
+                   call.getCallee() == kBatchMatmulPackedF32 ||
+                   call.getCallee() == kCheckIndicesI32 ||
+                   call.getCallee() == kCheckIndicesI64) {
           call->insertOperands(call->getNumOperands(), context);
         } else if (call.getCallee() == kTeamSizeFunction) {
           OpBuilder b(call);
@@ -85,8 +87,10 @@ struct ExecutionContextPass : impl::ExecutionContextBase<ExecutionContextPass> {
         parallel.getNumThreadsVarMutable().assign(team);
       });
     }
-    // The GEMM runs on the run's team too (runtime/Gemm.h).
-    for (const char *name : {kBatchMatmulF32, kBatchMatmulPackedF32})
+    // The GEMM runs on the run's team too (runtime/Gemm.h); an index check
+    // records a failure in the context (runtime/IndexChecks.h).
+    for (const char *name : {kBatchMatmulF32, kBatchMatmulPackedF32,
+                             kCheckIndicesI32, kCheckIndicesI64})
       if (auto gemm = symbols.lookup<func::FuncOp>(name)) {
         SmallVector<Type> inputs(gemm.getFunctionType().getInputs());
         inputs.push_back(pointer);

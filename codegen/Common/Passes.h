@@ -31,6 +31,10 @@ inline constexpr const char *kBatchMatmulF32 = "anyshapeBatchMatmulF32";
 /// anyshape-pack-constant-weights): one more operand, the slot.
 inline constexpr const char *kBatchMatmulPackedF32 =
     "anyshapeBatchMatmulPackedF32";
+/// The runtime functions an index check calls (C interface names;
+/// anyshape-index-checks-to-runtime-calls), for i32 and i64 indices.
+inline constexpr const char *kCheckIndicesI32 = "anyshapeCheckIndicesI32";
+inline constexpr const char *kCheckIndicesI64 = "anyshapeCheckIndicesI64";
 /// Frees the pack in a slot: `(slot address: i64) -> ()`.
 inline constexpr const char *kReleaseGemmPack = "anyshapeReleaseGemmPack";
 

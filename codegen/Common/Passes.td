@@ -208,6 +208,22 @@ def HoistKernelBuffers
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def IndexChecksToRuntimeCalls
+    : Pass<"anyshape-index-checks-to-runtime-calls", "mlir::ModuleOp"> {
+  let summary = "Make each bufferized dhlo.check_index a runtime call";
+  let description = [{
+    Right after bufferization: each `dhlo.check_index` on buffers becomes a
+    call of `anyshapeCheckIndicesI32` or `anyshapeCheckIndicesI64`
+    (runtime/IndexChecks.h) in the host flow, with the indices as an
+    unranked view, the range [low, high) (high the checked dim of the
+    operand's buffer; low -high or 0) and the wire node's position, which
+    the executable's error names.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def MergeIdenticalKernels
     : Pass<"anyshape-merge-identical-kernels", "mlir::ModuleOp"> {
   let summary = "One kernel function for every set of identical kernels";

@@ -59,6 +59,7 @@ void buildBufferizationStages(OpPassManager &pm) {
   bufferization.setFunctionBoundaryTypeConversion(
       bufferization::LayoutMapOption::IdentityLayoutMap);
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
+  pm.addPass(createIndexChecksToRuntimeCalls());
   pm.addNestedPass<func::FuncOp>(createHoistKernelBuffers());
   // MLIR's buffer-deallocation-pipeline, with the buffers that alias
   // nothing split off before its simplification compares them pairwise.

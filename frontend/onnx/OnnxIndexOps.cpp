@@ -4,13 +4,18 @@
 //
 // ONNX indices may be negative (counted from the end); the wire gather
 // clamps them to 0 instead, so every index is wrapped first, unless it is
-// a constant already known to be non-negative. GatherElements and GatherND
-// become a take from the data flattened over the indexed axes, at the
-// row-major linear index built from the index tensors (and, for the axes
-// GatherElements does not index, iotas): exact for every shape, with no
-// op of their own in the compiler. transformers' BERT export uses both:
-// GatherElements for the token-type ids, GatherND in the padding mask.
+// a constant already known to be non-negative. ONNX refuses an index
+// outside [-n, n) where the wire gather would clamp it, so each index
+// tensor is checked first (check_index: the run fails naming the node, the
+// index and the range), unless it is a constant known to be in range.
+// GatherElements and GatherND become a take from the data flattened over the
+// indexed axes, at the row-major linear index built from the index tensors
+// (and, for the axes GatherElements does not index, iotas): exact for every
+// shape, with no op of their own in the compiler. transformers' BERT export
+// uses both: GatherElements for the token-type ids, GatherND in the padding
+// mask.
 #include "frontend/onnx/OnnxNode.h"
+#include "ir/graph/IndexCheck.h"
 
 namespace anyshape::onnx {
 namespace {
@@ -35,6 +40,24 @@ Value wrapNegative(Node &n, size_t k, Value indices, Value extent) {
   return n.b.select(negative, n.b.add(indices, size), indices);
 }
 
+/// `indices` (input `k` of the node), checked to be in [-n, n) for dim
+/// `axis` of `data` at run time, unless a constant known to be in range of
+/// a static dim.
+Value checked(Node &n, size_t k, Value indices, Value data, int64_t axis) {
+  std::optional<ImportState::KnownDims> known =
+      knownDimsOf(n.state, n.proto.input(k), indices);
+  std::optional<int64_t> extent = dimNumber(n.b.dims(data)[axis].text());
+  bool inRange = known.has_value() && extent.has_value();
+  for (size_t d = 0; inRange && d < known->dims.size(); ++d) {
+    std::optional<int64_t> v = dimNumber(known->dims[d]);
+    inRange = v && indexInRange(/*allowNegative=*/true, *v, *extent);
+  }
+  if (inRange)
+    return indices;
+  return n.b.checkIndex(indices, data, axis, /*allowNegative=*/true,
+                        describe(n.proto, n.index));
+}
+
 /// The i64 size of dim `d` of `x`.
 Value sizeOf(Node &n, Value x, int64_t d) {
   return n.b.convert(n.b.dimSize(x, d), v1::DTYPE_I64);
@@ -52,6 +75,7 @@ Status gather(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value indices, n.input(1));
   ANYSHAPE_RETURN_IF_ERROR(checkIndexType(n, indices));
   ANYSHAPE_ASSIGN_OR_RETURN(int64_t a, n.axis(n.attrInt("axis", 0), n.rank(x)));
+  indices = checked(n, 1, indices, x, a);
   return n.define(
       n.b.gather(x, wrapNegative(n, 1, indices, sizeOf(n, x, a)), a));
 }
@@ -66,6 +90,7 @@ Status gatherElements(Node &n) {
   if (n.rank(indices) != r)
     return n.error("indices must have the data's rank");
   ANYSHAPE_ASSIGN_OR_RETURN(int64_t a, n.axis(n.attrInt("axis", 0), r));
+  indices = checked(n, 1, indices, data, a);
   indices = n.b.convert(wrapNegative(n, 1, indices, sizeOf(n, data, a)),
                         v1::DTYPE_I64);
   std::vector<Dim> shape = n.b.dims(indices);
@@ -103,6 +128,7 @@ Status gatherND(Node &n) {
     limits.back() = Dim(k + 1);
     Value column = n.b.reshape(
         n.b.slice(indices, starts, limits, std::vector<int64_t>(q, 1)), outer);
+    column = checked(n, 1, column, data, k);
     column = n.b.convert(wrapNegative(n, 1, column, sizeOf(n, data, k)),
                          v1::DTYPE_I64);
     Value term = n.b.mul(column, stride);

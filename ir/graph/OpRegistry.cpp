@@ -47,6 +47,7 @@ const std::vector<OpInfo> &allOps() {
       {"reduce", OpClass::Reduce, 1, 1, A::kReduce},
       {"dot_general", OpClass::DotGeneral, 2, 2, A::kDotGeneral},
       {"dim_size", OpClass::DimSize, 1, 1, A::kDimSize},
+      {"check_index", OpClass::CheckIndex, 2, 2, A::kCheckIndex},
   };
   return ops;
 }
@@ -93,6 +94,8 @@ std::string_view attrsName(v1::Node::AttrsCase attrs) {
     return "dot_general";
   case A::kDimSize:
     return "dim_size";
+  case A::kCheckIndex:
+    return "check_index";
   case A::ATTRS_NOT_SET:
     break;
   }

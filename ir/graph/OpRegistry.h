@@ -20,6 +20,7 @@ enum class OpClass {
   Reduce,
   DotGeneral,
   DimSize,
+  CheckIndex,
 };
 
 struct OpInfo {

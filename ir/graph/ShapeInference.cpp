@@ -168,6 +168,20 @@ StatusOr<SymTensorType> inferSelect(const SymTensorType &pred,
   return result;
 }
 
+StatusOr<SymTensorType> inferCheckIndex(const v1::CheckIndexAttrs &attrs,
+                                        const SymTensorType &indices,
+                                        const SymTensorType &operand) {
+  if (!isIntegerDType(indices.dtype))
+    return invalidArgument("check_index indices must be i32 or i64, got " +
+                           indices.toString());
+  if (attrs.axis() < 0 || attrs.axis() >= operand.rank())
+    return invalidArgument("check_index axis " + std::to_string(attrs.axis()) +
+                           " is out of range for " + operand.toString());
+  if (attrs.what().size() > 1024)
+    return invalidArgument("check_index what is longer than 1024 bytes");
+  return indices;
+}
+
 StatusOr<SymTensorType> inferGather(const v1::GatherAttrs &attrs,
                                     const SymTensorType &operand,
                                     const SymTensorType &indices,
@@ -301,6 +315,8 @@ StatusOr<SymTensorType> dispatch(const Node &node, const OpInfo &info,
                              std::to_string(node.dim_size().dimension()) +
                              " is out of range for " + in[0]->toString());
     return SymTensorType{v1::DTYPE_I64, {}};
+  case OpClass::CheckIndex:
+    return inferCheckIndex(node.check_index(), *in[0], *in[1]);
   case OpClass::ShapeChanging:
     break;
   }

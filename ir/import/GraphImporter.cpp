@@ -260,6 +260,16 @@ OwningOpRef<ModuleOp> importGraph(MLIRContext &context, const v1::Graph &graph,
           /*transposed=*/nullptr);
       continue;
     }
+    if (node.op() == "check_index") {
+      // An assertion: the node's value is its indices, unchanged.
+      const v1::CheckIndexAttrs &check = node.check_index();
+      b.create<dhlo::CheckIndexOp>(
+          loc, valueOf(node.operands(0)), valueOf(node.operands(1)),
+          b.getI64IntegerAttr(check.axis()),
+          b.getBoolAttr(check.allow_negative()), b.getI64IntegerAttr(i));
+      nodeValues[i] = valueOf(node.operands(0));
+      continue;
+    }
     OperationState state(loc, "dhlo." + node.op());
     for (const std::string &operand : node.operands())
       state.addOperands(valueOf(operand));

@@ -5,6 +5,7 @@
 
 #include "EvalOps.h"
 #include "ir/graph/Bindings.h"
+#include "ir/graph/IndexCheck.h"
 #include "ir/graph/ShapeInference.h"
 #include "ir/graph/Validate.h"
 
@@ -51,6 +52,14 @@ StatusOr<Literal> evalNode(const v1::Node &node,
     Literal out = Literal::zeros(v1::DTYPE_I64, {});
     out.i[0] = in[0]->shape[node.dim_size().dimension()];
     return out;
+  }
+  case OpClass::CheckIndex: {
+    const v1::CheckIndexAttrs &attrs = node.check_index();
+    int64_t extent = in[1]->shape[attrs.axis()];
+    for (int64_t index : in[0]->i)
+      if (!indexInRange(attrs.allow_negative(), index, extent))
+        return indexOutOfRange(attrs, index, extent);
+    return *in[0];
   }
   case OpClass::ShapeChanging:
     break;

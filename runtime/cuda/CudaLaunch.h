@@ -18,6 +18,7 @@
 #pragma once
 
 #include "runtime/ExecutionContext.h"
+#include "runtime/IndexChecks.h"
 #include "runtime/cuda/CublasLt.h"
 #include "runtime/cuda/CudaDevice.h"
 #include "runtime/cuda/DeviceTimer.h"
@@ -136,6 +137,15 @@ void anyshapeCudaCopy(AnyshapeExecutionContext *context, int64_t to,
 /// failure, which the run then reports).
 void *anyshapeCudaConstant(AnyshapeExecutionContext *context, int64_t index,
                            const void *host, int64_t bytes);
+/// The index checks generated code calls on this target
+/// (runtime/IndexChecks.h; CudaIndexChecks.cpp): the indices are copied
+/// from the device, in stream order, and checked on the host.
+void anyshapeCudaCheckIndicesI32(UnrankedMemref *indices, int64_t low,
+                                 int64_t high, int64_t node,
+                                 AnyshapeExecutionContext *context);
+void anyshapeCudaCheckIndicesI64(UnrankedMemref *indices, int64_t low,
+                                 int64_t high, int64_t node,
+                                 AnyshapeExecutionContext *context);
 /// The GEMM generated code calls on this target (MLIR's C interface, as
 /// runtime/Gemm.h's): c = a x b through cuBLASLt in the run's stream.
 void anyshapeCudaBatchMatmulF32(Memref3D *a, Memref3D *b, Memref3D *c,

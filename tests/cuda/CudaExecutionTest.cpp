@@ -20,6 +20,8 @@
 #include "runtime/cuda/CublasLt.h"
 #include "runtime/cuda/CudaDevice.h"
 
+#include "../support/IndexCheckGraph.h"
+
 #include <gtest/gtest.h>
 
 #include <dlfcn.h>
@@ -237,6 +239,33 @@ TEST(FakeDevice, AFailedShapeCheckLaunchesNothing) {
   EXPECT_EQ(result.status().code(), StatusCode::InvalidArgument)
       << result.status().toString();
   EXPECT_EQ(fakeCounter("Launches"), launches);
+}
+
+TEST(FakeDevice, IndexChecksReadTheIndicesFromTheDevice) {
+  // The host flow copies each checked index tensor from the device in
+  // stream order (after the kernels computing it) and checks it there.
+  v1::Graph graph = test::indexCheckGraph();
+  checkAcrossShapes(graph,
+                    drawShapes({{"rows", {9, 20}},
+                                {"batch", {0, 3}},
+                                {"seq", {1, 9}},
+                                {"k", {0, 5}}},
+                               6, 33),
+                    "index checks on the device", onDevice());
+  auto executable = jit::Compiler::compile(graph, onDevice());
+  ASSERT_TRUE(executable.isOk()) << executable.status().toString();
+  Literal table = randomLiteral(v1::DTYPE_F32, {5, 4}, 1);
+  Literal columns = Literal::zeros(v1::DTYPE_I32, {1});
+  auto result = (*executable)
+                    ->run({literalToTensor(table),
+                           test::i64Tensor({1, 3}, {0, 4, 1000000000}),
+                           literalToTensor(columns)});
+  ASSERT_FALSE(result.isOk());
+  EXPECT_EQ(result.status().code(), StatusCode::InvalidArgument);
+  EXPECT_EQ(result.status().message(),
+            "node 'emb' (Gather): index 1000000000 is out of range [-5, 5) "
+            "for axis 0 of size 5");
+  EXPECT_EQ(fakeCounter("PendingOperations"), 0);
 }
 
 TEST(FakeDevice, OutOfDeviceMemoryIsResourceExhaustedAndTheDeviceRecovers) {

@@ -177,6 +177,58 @@ TEST(OnnxIndexOps, GatherNDPicksElementsAndRows) {
   }
 }
 
+TEST(OnnxIndexOps, OutOfRangeIndicesFailTheRunNamingTheNode) {
+  // ONNX refuses an index outside [-n, n) where the wire gather would
+  // clamp it: the run fails with INVALID_ARGUMENT naming the node,
+  // the index and the range, for Gather, GatherElements and each
+  // coordinate of GatherND. A constant index known to be in range of a
+  // static dim is not checked at run time.
+  ModelBuilder m;
+  m.input("x", {"rows", "3"});
+  m.input("ids", {"n"}, ::onnx::TensorProto::INT64);
+  m.input("cols", {"rows", "1"}, ::onnx::TensorProto::INT64);
+  m.input("points", {"p", "2"}, ::onnx::TensorProto::INT64);
+  m.ints("last", {-1});
+  m.node("Gather", {"x", "ids"}, {"picked"});
+  setInt(m.node("Gather", {"x", "last"}, {"tail"}), "axis", 1); // static 3
+  setInt(m.node("GatherElements", {"x", "cols"}, {"along"}), "axis", 1);
+  m.node("GatherND", {"x", "points"}, {"elements"});
+  for (const char *out : {"picked", "tail", "along", "elements"})
+    m.output(out);
+  auto graph = anyshape::onnx::importOnnx(m.bytes());
+  ASSERT_TRUE(graph.isOk()) << graph.status().toString();
+  int checks = 0;
+  for (const v1::Node &node : graph->nodes())
+    checks += node.op() == "check_index";
+  EXPECT_EQ(checks, 4); // ids, cols, and both columns of points
+  auto compiled = jit::Compiler::compile(*graph);
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  auto run = [&](std::vector<int64_t> ids, std::vector<int64_t> cols,
+                 std::vector<int64_t> points) {
+    std::vector<v1::Tensor> in = {
+        literalToTensor(grid(2, 3)),
+        literalToTensor(int64s({int64_t(ids.size())}, ids)),
+        literalToTensor(int64s({2, 1}, cols)),
+        literalToTensor(int64s({int64_t(points.size() / 2), 2}, points))};
+    auto out = (*compiled)->run(in);
+    return out.isOk() ? Status::ok() : out.status();
+  };
+  EXPECT_TRUE(run({0, -2, 1}, {2, -3}, {1, 2, -2, -3}).isOk());
+  Status huge = run({1000000000}, {0, 0}, {0, 0});
+  EXPECT_EQ(huge.code(), StatusCode::InvalidArgument);
+  EXPECT_EQ(huge.message(), "node 'picked_Gather' (Gather): index 1000000000 "
+                            "is out of range [-2, 2) for axis 0 of size 2");
+  EXPECT_EQ(run({0}, {0, 3}, {0, 0}).message(),
+            "node 'along_GatherElements' (GatherElements): index 3 is out of "
+            "range [-3, 3) for axis 1 of size 3");
+  EXPECT_EQ(run({0}, {0, 0}, {0, 0, 0, -4}).message(),
+            "node 'elements_GatherND' (GatherND): index -4 is out of range "
+            "[-3, 3) for axis 1 of size 3");
+  EXPECT_EQ(run({0}, {0, 0}, {2, 0}).message(),
+            "node 'elements_GatherND' (GatherND): index 2 is out of range "
+            "[-2, 2) for axis 0 of size 2");
+}
+
 TEST(OnnxIndexOps, ComparisonsLogicAndNaNChecks) {
   ModelBuilder m;
   m.input("a", {"n"});

@@ -436,8 +436,10 @@ FusionPlan planFusion(func::FuncOp func,
                       const ShapeConstraintAnalysis &analysis) {
   std::vector<Operation *> order;
   llvm::DenseMap<Operation *, int64_t> position;
+  // A check_index is in no kernel: the host flow checks the buffers.
   func.walk([&](Operation *op) {
-    if (llvm::isa<DhloDialect>(op->getDialect())) {
+    if (llvm::isa<DhloDialect>(op->getDialect()) &&
+        !llvm::isa<CheckIndexOp>(op)) {
       position[op] = order.size();
       order.push_back(op);
     }
@@ -456,6 +458,8 @@ FusionPlan planFusion(func::FuncOp func,
     // their own only when a result leaves the function directly, or when
     // one that is a loop has a user that cannot recompute it.
     bool materialized = llvm::any_of(root->getUsers(), [&](Operation *u) {
+      if (llvm::isa<CheckIndexOp>(u)) // reads a buffer, from the host flow
+        return isGeneratedLoop(root);
       return !position.count(u) ||
              (isGeneratedLoop(root) && !recomputesCheapOperands(u));
     });

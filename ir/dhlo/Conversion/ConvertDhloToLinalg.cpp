@@ -95,9 +95,9 @@ struct ConvertDhloToLinalgPass
     bool failedToLower = false;
     func.walk([&](Operation *op) {
       // Fusions (the plan's kernels) stay: the backend forms one kernel
-      // of each.
+      // of each. So do index checks, which the host flow makes.
       if (llvm::isa<DhloDialect>(op->getDialect()) &&
-          !llvm::isa<FusionOp, YieldOp>(op)) {
+          !llvm::isa<FusionOp, YieldOp, CheckIndexOp>(op)) {
         op->emitError("the CPU backend cannot lower this op");
         failedToLower = true;
       }

@@ -232,6 +232,21 @@ LogicalResult IotaOp::verify() {
   return success();
 }
 
+LogicalResult CheckIndexOp::verify() {
+  auto indices = llvm::dyn_cast<ShapedType>(getIndices().getType());
+  auto operand = llvm::dyn_cast<ShapedType>(getOperand().getType());
+  if (!indices || !operand || !indices.hasRank() || !operand.hasRank())
+    return emitOpError("takes ranked tensors or buffers");
+  if (!indices.getElementType().isInteger(32) &&
+      !indices.getElementType().isInteger(64))
+    return emitOpError("indices must be i32 or i64, got ")
+           << indices.getElementType();
+  if (getAxis() < 0 || getAxis() >= operand.getRank())
+    return emitOpError("axis ")
+           << getAxis() << " is out of range for rank " << operand.getRank();
+  return success();
+}
+
 LogicalResult ConvertOp::verify() {
   auto in = getOperand().getType(), out = getResult().getType();
   if (!dtypeOf(in.getElementType()) || !dtypeOf(out.getElementType()))

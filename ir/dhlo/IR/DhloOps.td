@@ -1,6 +1,7 @@
 //===- DhloOps.td - dhlo operations -----------------------*- tablegen -*-===//
 //
-// One op per op of the wire format (docs/ops.md). Every op is Pure. Ops
+// One op per op of the wire format (docs/ops.md). Every op is Pure but
+// check_index, an assertion with effects and no result. Ops
 // whose result type follows from operands and attributes implement
 // InferTypeOpInterface through the wire format's shape rules; the three
 // whose result type is itself the specification (constant, iota, convert)
@@ -242,6 +243,26 @@ def Dhlo_DimSizeOp : Dhlo_InferredOp<"dim_size"> {
   let summary = "the runtime size of one dim, as an i64 scalar";
   let arguments = (ins AnyRankedTensor:$operand, I64Attr:$dimension);
   let results = (outs AnyRankedTensor:$result);
+}
+
+def Dhlo_CheckIndexOp : Op<Dhlo_Dialect, "check_index",
+                           [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "fails the run when an index is out of range";
+  let description = [{
+    The wire op check_index as an assertion with no result (its users read
+    `indices` directly): every index is in range for dim `axis` of
+    `operand`, [-n, n) with `allow_negative`, else [0, n); otherwise the
+    run fails with the error of wire node `node` (its position in the
+    graph: the executable formats the message from it). Only the dims of
+    `operand` are read. It has effects, so nothing removes it, and it is
+    in no kernel: bufferized, it takes buffers, and
+    anyshape-index-checks-to-runtime-calls makes it a call of the runtime
+    from the host flow.
+  }];
+  let arguments = (ins AnyType:$indices, AnyType:$operand, I64Attr:$axis,
+                   BoolAttr:$allow_negative, I64Attr:$node);
+  let assemblyFormat = "operands attr-dict `:` type(operands)";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

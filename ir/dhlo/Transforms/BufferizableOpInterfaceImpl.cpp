@@ -1,10 +1,11 @@
-//===- BufferizableOpInterfaceImpl.cpp - dhlo.fusion bufferized -*- C++ -*-===//
+//===- BufferizableOpInterfaceImpl.cpp - dhlo ops bufferized ----*- C++ -*-===//
 //
 // A fusion is a region that runs once where it stands, like
 // scf.execute_region: each result aliases (is equivalent to) the value
 // its dhlo.yield yields, and nothing else. The analysis sees through the
 // op to the ops inside, which bufferize as they would in the function's
-// body; the fusion itself only changes its result types.
+// body; the fusion itself only changes its result types. An index check
+// takes buffers where it took tensors.
 //
 //===----------------------------------------------------------------------===//
 #include "ir/dhlo/Transforms/BufferizableOpInterfaceImpl.h"
@@ -119,12 +120,48 @@ struct YieldOpInterface
   }
 };
 
+/// An index check reads its indices and only the dims of its operand, and
+/// writes nothing: bufferized, it is the same check on their buffers.
+struct CheckIndexOpInterface
+    : BufferizableOpInterface::ExternalModel<CheckIndexOpInterface,
+                                             CheckIndexOp> {
+  bool bufferizesToMemoryRead(Operation *op, OpOperand &operand,
+                              const AnalysisState &) const {
+    return operand.get() == llvm::cast<CheckIndexOp>(op).getIndices();
+  }
+
+  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
+                               const AnalysisState &) const {
+    return false;
+  }
+
+  AliasingValueList getAliasingValues(Operation *, OpOperand &,
+                                      const AnalysisState &) const {
+    return {};
+  }
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options) const {
+    auto check = llvm::cast<CheckIndexOp>(op);
+    FailureOr<Value> indices = getBuffer(rewriter, check.getIndices(), options);
+    FailureOr<Value> operand = getBuffer(rewriter, check.getOperand(), options);
+    if (failed(indices) || failed(operand))
+      return failure();
+    rewriter.create<CheckIndexOp>(
+        op->getLoc(), *indices, *operand, check.getAxisAttr(),
+        check.getAllowNegativeAttr(), check.getNodeAttr());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, DhloDialect *) {
     FusionOp::attachInterface<FusionOpInterface>(*context);
     YieldOp::attachInterface<YieldOpInterface>(*context);
+    CheckIndexOp::attachInterface<CheckIndexOpInterface>(*context);
   });
 }
 

@@ -119,6 +119,12 @@ public:
             std::vector<int64_t> high, std::vector<int64_t> interior = {});
   /// numpy take(x, indices, axis) with out-of-range indices clamped.
   Value gather(Value x, Value indices, int64_t axis);
+  /// `indices`, once each is in range for dim `axis` of `x` ([-n, n) with
+  /// `allowNegative`, else [0, n)); otherwise the run fails with
+  /// INVALID_ARGUMENT naming `what`, the index and the range. Put before a
+  /// gather whose clamping would otherwise hide a caller's mistake.
+  Value checkIndex(Value indices, Value x, int64_t axis, bool allowNegative,
+                   const std::string &what);
   Value reduce(Value x, std::vector<int64_t> dimensions, Reduction kind);
   Value dotGeneral(Value lhs, Value rhs, std::vector<int64_t> lhsBatch,
                    std::vector<int64_t> rhsBatch,
