@@ -88,6 +88,31 @@ void BM_EncoderPackedWeights(benchmark::State &state) {
   }
   runLoop(state, *executable, bench::encoderInputs(state.range(1)));
 }
+/// The first run of a freshly loaded executable at range(1) tokens,
+/// without (range(0) = 0) and with (1) Executable::warmUp at load, as the
+/// server does; each iteration loads a new executable (compiled once,
+/// outside the timing). Compare with BM_EncoderDynamic's steady runs.
+void BM_EncoderFirstRun(benchmark::State &state) {
+  static std::shared_ptr<jit::Executable> compiled = compileOrDie({});
+  std::vector<v1::Tensor> inputs = bench::encoderInputs(state.range(1));
+  std::shared_ptr<jit::Executable> loaded;
+  for (auto _ : state) {
+    state.PauseTiming();
+    loaded.reset(); // the last one unloads outside the timing
+    auto load =
+        jit::Executable::load(compiled->graph(), compiled->objectCode());
+    if (!load) {
+      state.SkipWithError(load.status().toString().c_str());
+      return;
+    }
+    loaded = std::move(*load);
+    if (state.range(0) == 1)
+      (void)loaded->warmUp();
+    state.ResumeTiming();
+    benchmark::DoNotOptimize(loaded->run(inputs));
+  }
+}
+
 /// Host overhead: a graph whose kernel work is one element, so the time is
 /// input checks (every shape rule), marshalling and the call itself.
 void BM_HostOverheadTinyGraph(benchmark::State &state) {
@@ -151,6 +176,11 @@ BENCHMARK(BM_EncoderWideWeights)
 BENCHMARK(BM_EncoderPackedWeights)
     ->ArgsProduct({{0, 1}, {1, 4, 16, 64, 128, 256, 512}})
     ->ArgNames({"packed", "seq"})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_EncoderFirstRun)
+    ->ArgsProduct({{0, 1}, {1, 2, 5, 8, 16, 128}})
+    ->ArgNames({"warmed", "seq"})
+    ->Iterations(5)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_EncoderStatic)
     ->Arg(16)

@@ -152,6 +152,34 @@ Executable::load(v1::Graph compiledGraph, GraphInfo info,
 
 Executable::~Executable() = default;
 
+Status Executable::warmUp() const {
+  // Each size a first request would otherwise be the first to run
+  // (Executable.h); small, so that a large model's load stays cheap.
+  for (int64_t size : {1, 2, 8}) {
+    std::map<std::string, int64_t> symbols;
+    for (const v1::Input &input : graph_.inputs())
+      for (const v1::Dim &dim : input.type().dims())
+        if (dim.kind_case() == v1::Dim::kSymbol)
+          symbols[dim.symbol()] = size;
+    ANYSHAPE_ASSIGN_OR_RETURN(std::vector<std::vector<int64_t>> shapes,
+                              inputShapesFor(graph_, symbols, limits_));
+    std::vector<v1::Tensor> zeros(shapes.size());
+    for (size_t k = 0; k < shapes.size(); ++k) {
+      v1::DType dtype = graph_.inputs(static_cast<int>(k)).type().dtype();
+      int64_t count = 1;
+      for (int64_t extent : shapes[k]) {
+        count *= extent;
+        zeros[k].add_shape(extent);
+      }
+      zeros[k].set_dtype(dtype);
+      zeros[k].mutable_data()->assign(
+          static_cast<size_t>(count * dtypeByteSize(dtype)), '\0');
+    }
+    ANYSHAPE_RETURN_IF_ERROR(run(zeros).status());
+  }
+  return Status::ok();
+}
+
 StatusOr<std::vector<v1::Tensor>>
 Executable::run(const std::vector<v1::Tensor> &inputs,
                 const RunOptions &options) const {

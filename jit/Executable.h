@@ -112,6 +112,16 @@ public:
        std::optional<DeviceCode> device = std::nullopt);
   ~Executable();
 
+  /// Runs on zeros with every symbol 1, then 2, then 8, and drops the
+  /// results: what a first run pays once (weight packs for the GEMM
+  /// library, its primitives, the thread team, the allocator's first
+  /// blocks) is paid here, at load, not by the first request. Size 1 takes
+  /// the single-row GEMMs (a decode step), 2 makes the packs, 8 the
+  /// parallel kernel versions. An error says why a run could not happen
+  /// (an anonymous input dim, shape rules that refuse the size, no
+  /// device); the executable is as usable as before.
+  Status warmUp() const;
+
   /// Runs on `inputs` (in graph input order); outputs in graph output
   /// order. Shape mismatches are INVALID_ARGUMENT naming the input and dim.
   StatusOr<std::vector<v1::Tensor>> run(const std::vector<v1::Tensor> &inputs,

@@ -30,6 +30,9 @@ StatusOr<CachedExecutable> loadStored(StoredExecutable stored,
       jit::Executable::load(std::move(stored.compiledGraph),
                             std::move(stored.objectCode), limits,
                             std::move(stored.device)));
+  // What a first run pays once is paid here, not by the first request.
+  if (Status warm = executable->warmUp(); !warm.isOk())
+    logEvent("info", "warm_up_skipped", {{"reason", warm.message()}});
   CachedExecutable entry{std::move(executable), std::move(stored.info), 0};
   entry.bytes = entryBytes(entry);
   return entry;

@@ -215,6 +215,38 @@ TEST(Differential, PackedWeightsAgreeAtEveryShapeAndAreFreedWithThem) {
   }
 }
 
+TEST(Differential, WarmUpPaysTheFirstRunsCostsAtLoad) {
+  // Executable::warmUp runs at small sizes: the encoder's six weight packs
+  // are made then, and no later run makes one (a first request would
+  // otherwise pack 28 MB of weights). Results are unchanged. A graph it
+  // cannot size (an anonymous dim) says so and still runs.
+  v1::Graph graph = test::exampleGraph("bert_encoder_layer");
+  auto executable = jit::Compiler::compile(graph);
+  ASSERT_TRUE(executable.isOk()) << executable.status().toString();
+  runtime::PackedGemmCounts before = runtime::packedGemmCounts();
+  Status warm = (*executable)->warmUp();
+  ASSERT_TRUE(warm.isOk()) << warm.toString();
+  runtime::PackedGemmCounts warmed = runtime::packedGemmCounts();
+  if (runtime::packedGemmAvailable())
+    EXPECT_EQ(warmed.packs - before.packs, 6);
+  for (int64_t seq : {1, 2, 37})
+    test::expectMatchesReference(**executable, graph,
+                                 {{"batch", 1}, {"seq", seq}}, seq, "warm");
+  EXPECT_EQ(runtime::packedGemmCounts().packs, warmed.packs);
+
+  GraphBuilder b("anonymous");
+  b.output(b.exp(b.parameter("x", v1::DTYPE_F32, {"?"})), "y");
+  v1::Graph anonymous = *b.build();
+  auto unsized = jit::Compiler::compile(anonymous);
+  ASSERT_TRUE(unsized.isOk()) << unsized.status().toString();
+  EXPECT_FALSE((*unsized)->warmUp().isOk());
+  v1::Tensor x;
+  x.set_dtype(v1::DTYPE_F32);
+  x.add_shape(3);
+  x.mutable_data()->assign(3 * sizeof(float), '\0');
+  EXPECT_TRUE((*unsized)->run({x}).isOk());
+}
+
 TEST(Differential, ReshapesToAScalarCompile) {
   // [n] -> [] (n is 1 at run time; the shape checks say so otherwise):
   // the TorchScript exporter reshapes sizes that way. Lowered through

@@ -68,6 +68,9 @@ Status compileInProcess(const v1::Graph &graph, CompileMode mode,
                               jit::Compiler::compile(graph, {}, &report));
     std::fprintf(stderr, "compiled (%.0f ms)\n", report.seconds * 1e3);
     target.compileMs = report.seconds * 1e3;
+    // As the server does when it loads an executable (Executable::warmUp).
+    if (Status warm = target.executable->warmUp(); !warm.isOk())
+      std::fprintf(stderr, "not warmed up: %s\n", warm.message().c_str());
     target.execute = [&target](int64_t, int64_t,
                                std::vector<v1::Tensor> &inputs,
                                ServerTiming &) {
