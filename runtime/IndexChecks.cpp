@@ -23,8 +23,8 @@ template <typename T>
 void checkHost(UnrankedMemref *indices, int64_t low, int64_t high, int64_t node,
                AnyshapeExecutionContext *context) {
   View<T> view = viewOf<T>(*indices);
-  checkIndices(view.first, rowMajorOffsets(view.sizes, view.strides, view.rank),
-               low, high, node, context);
+  checkIndices(view.first, view.sizes, view.strides, view.rank, low, high, node,
+               context);
 }
 
 } // namespace

@@ -17,45 +17,38 @@
 
 namespace anyshape::runtime {
 
-/// The elements' offsets from the first, in row-major order, of a view
-/// with these sizes and strides (none when a size is 0).
-inline std::vector<int64_t>
-rowMajorOffsets(const int64_t *sizes, const int64_t *strides, int64_t rank) {
+/// The number of elements of a view with these sizes.
+inline int64_t elementCount(const int64_t *sizes, int64_t rank) {
   int64_t count = 1;
   for (int64_t d = 0; d < rank; ++d)
     count *= sizes[d];
-  std::vector<int64_t> offsets;
-  if (count <= 0)
-    return offsets;
-  offsets.reserve(static_cast<std::size_t>(count));
+  return count;
+}
+
+/// Records the first element of the view at `first` (these sizes and
+/// strides) outside [low, high), in row-major order, as `node`'s failure
+/// in `context`, unless a failure is recorded already.
+template <typename T>
+void checkIndices(const T *first, const int64_t *sizes, const int64_t *strides,
+                  int64_t rank, int64_t low, int64_t high, int64_t node,
+                  AnyshapeExecutionContext *context) {
+  int64_t count = elementCount(sizes, rank);
+  if (context->failedCheckNode != 0 || count <= 0)
+    return;
   std::vector<int64_t> index(static_cast<std::size_t>(rank), 0);
   for (int64_t k = 0; k < count; ++k) {
     int64_t offset = 0;
     for (int64_t d = 0; d < rank; ++d)
       offset += index[d] * strides[d];
-    offsets.push_back(offset);
-    for (int64_t d = rank - 1; d >= 0 && ++index[d] == sizes[d]; --d)
-      index[d] = 0;
-  }
-  return offsets;
-}
-
-/// Records the first of `values` (at `offsets` from `base`) outside [low,
-/// high) as `node`'s failure in `context`, unless one is recorded already.
-template <typename T>
-void checkIndices(const T *base, const std::vector<int64_t> &offsets,
-                  int64_t low, int64_t high, int64_t node,
-                  AnyshapeExecutionContext *context) {
-  if (context->failedCheckNode != 0)
-    return;
-  for (int64_t offset : offsets) {
-    int64_t value = base[offset];
+    int64_t value = first[offset];
     if (value < low || value >= high) {
       context->failedCheckNode = node + 1;
       context->failedCheckIndex = value;
       context->failedCheckExtent = high;
       return;
     }
+    for (int64_t d = rank - 1; d >= 0 && ++index[d] == sizes[d]; --d)
+      index[d] = 0;
   }
 }
 
