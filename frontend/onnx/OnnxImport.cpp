@@ -7,6 +7,7 @@
 #include "ir/graph/GraphText.h"
 #include "ir/graph/Limits.h"
 
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -218,6 +219,19 @@ StatusOr<client::Value> importTensor(ImportState &state,
     if (count > 0) // an empty vector's data() may be null (UBSan, memcpy)
       std::memcpy(ints.data(), bytes.data(), bytes.size());
     state.knownInts[tensor.name()] = ints;
+  }
+  // Integral f32 values are known too: a float Range's bounds and step
+  // (knownDimsInput refuses them to the readers that need integers).
+  if (*dtype == v1::DTYPE_F32 && count <= 64) {
+    std::vector<float> floats(static_cast<size_t>(count));
+    if (count > 0)
+      std::memcpy(floats.data(), bytes.data(), bytes.size());
+    std::vector<int64_t> ints;
+    for (float f : floats)
+      if (std::nearbyint(f) == f && std::fabs(f) < 9.0e15f)
+        ints.push_back(static_cast<int64_t>(f));
+    if (ints.size() == floats.size())
+      state.knownInts[tensor.name()] = ints;
   }
   return state.builder.constant(*dtype, shape, std::move(bytes));
 }

@@ -6,7 +6,7 @@
 // fresh one, so the imported graph compiles once for every size.
 //
 // Bad input is an error naming what is wrong, never a crash: bytes that are
-// no model, an opset outside 13-18, an op or attribute this importer does
+// no model, an opset outside 13-23, an op or attribute this importer does
 // not translate (naming the node and the op), an input used before it is
 // defined (a graph out of order or cyclic), an initializer whose data does
 // not match its shape.
@@ -21,7 +21,7 @@ namespace anyshape::onnx {
 
 /// The opsets imported: what PyTorch's exporter emits.
 constexpr int64_t kMinOpset = 13;
-constexpr int64_t kMaxOpset = 18;
+constexpr int64_t kMaxOpset = 23;
 
 /// `bytes` (a serialised ModelProto) as a validated wire Graph.
 /// `externalDataDir` is where tensors stored outside the model live (the

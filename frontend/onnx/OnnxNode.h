@@ -51,22 +51,30 @@ struct Node {
     return inputs[k];
   }
   /// The elements of int64 input `k` as dims, known at import time
-  /// (constants, or shapes computed from Shape).
-  StatusOr<std::vector<Dim>> knownDimsInput(size_t k) const {
+  /// (constants, or shapes computed from Shape). A float input holding
+  /// whole numbers is accepted only `allowFloat` (Range's bounds).
+  StatusOr<std::vector<Dim>> knownDimsInput(size_t k,
+                                            bool allowFloat = false) const {
     if (k >= static_cast<size_t>(proto.input_size()))
       return error("input " + std::to_string(k) + " is missing");
-    std::optional<ImportState::KnownDims> known = knownDimsOf(
-        state, proto.input(k), k < inputs.size() ? inputs[k] : Value());
+    Value value = k < inputs.size() ? inputs[k] : Value();
+    if (value.isValid() && !allowFloat &&
+        (b.dtype(value) != v1::DTYPE_I64 && b.dtype(value) != v1::DTYPE_I32))
+      return error("input '" + proto.input(k) + "' must be int64");
+    std::optional<ImportState::KnownDims> known =
+        knownDimsOf(state, proto.input(k), value);
     if (!known)
       return error("input '" + proto.input(k) +
                    "' must be known at import time (a constant, or "
                    "computed from Shape by Gather, Unsqueeze, Concat, "
-                   "Add, Sub or Mul)");
+                   "Add, Sub, Mul or Div)");
     return std::vector<Dim>(known->dims.begin(), known->dims.end());
   }
   /// The elements of int64 input `k` as numbers, known at import time.
-  StatusOr<std::vector<int64_t>> knownInput(size_t k) const {
-    ANYSHAPE_ASSIGN_OR_RETURN(std::vector<Dim> dims, knownDimsInput(k));
+  StatusOr<std::vector<int64_t>> knownInput(size_t k,
+                                            bool allowFloat = false) const {
+    ANYSHAPE_ASSIGN_OR_RETURN(std::vector<Dim> dims,
+                              knownDimsInput(k, allowFloat));
     std::vector<int64_t> ints;
     for (const Dim &d : dims) {
       std::optional<int64_t> v = dimNumber(d.text());
@@ -106,10 +114,25 @@ StatusOr<Value> broadcastTo(Node &n, Value x, const std::vector<Dim> &target);
 StatusOr<std::vector<Dim>> broadcastShape(Node &n,
                                           std::vector<std::vector<Dim>> all);
 
+/// `a op b` on dim texts ("seq", "batch*seq", "8"): Add, Sub, Mul, and
+/// Div where the quotient is exact (or both are numbers); nullopt when
+/// the result is not a dim expression.
+std::optional<std::string>
+arithmetic(const std::string &op, const std::string &a, const std::string &b);
+
+/// An i64 iota over `dims` along `axis`, broadcast where it is used.
+Value indexAlong(Node &n, const std::vector<Dim> &dims, int64_t axis);
+
 /// The table of every op translated; OnnxShapeOps.cpp adds the ops on
-/// shape tensors, OnnxIndexOps.cpp the gathers.
+/// shape tensors, OnnxIndexOps.cpp the gathers, OnnxMathOps.cpp the
+/// activations and variadic arithmetic, OnnxLayoutOps.cpp the ops that
+/// move elements (Split, Tile, Pad, Trilu, Einsum), OnnxSelectionOps.cpp
+/// the ones that pick by value (ArgMax, TopK, CumSum, OneHot).
 const std::map<std::string, OpRule> &opRules();
 void addShapeRules(std::map<std::string, OpRule> &rules);
 void addIndexRules(std::map<std::string, OpRule> &rules);
+void addMathRules(std::map<std::string, OpRule> &rules);
+void addLayoutRules(std::map<std::string, OpRule> &rules);
+void addSelectionRules(std::map<std::string, OpRule> &rules);
 
 } // namespace anyshape::onnx

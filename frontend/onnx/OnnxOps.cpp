@@ -5,6 +5,7 @@
 #include "frontend/onnx/OnnxNode.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <set>
@@ -21,9 +22,8 @@ Translate unary(Value (client::GraphBuilder::*op)(Value)) {
 
 Translate binary(const char *op) {
   return [op](Node &n) -> Status {
-    if (n.inputs.size() != 2) // Max and Min are variadic in ONNX
-      return n.error("takes " + std::to_string(n.inputs.size()) +
-                     " inputs; only 2 are supported");
+    if (n.inputs.size() != 2)
+      return n.error("takes 2 inputs, not " + std::to_string(n.inputs.size()));
     ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
     ANYSHAPE_ASSIGN_OR_RETURN(Value y, n.input(1));
     return n.define(n.b.binary(op, x, y));
@@ -55,8 +55,22 @@ StatusOr<Value> unsqueeze(Node &n, Value x, std::vector<int64_t> axes) {
 }
 
 /// What a reduction does besides reducing: ReduceMean divides by the
-/// count, ReduceL2 squares first and takes the root after.
-enum class Reducing { Plain, Mean, L2 };
+/// count, ReduceL2 squares first and takes the root after, and so on.
+enum class Reducing { Plain, Mean, L1, L2, SumSquare, LogSum, LogSumExp };
+
+/// The max of `x` over `dims`, kept as size-1 dims, with an infinite or
+/// NaN max replaced by 0: what log-sum-exp subtracts so that exp cannot
+/// overflow (an infinite max would make x - max NaN instead).
+StatusOr<Value> finiteMax(Node &n, Value x, const std::vector<int64_t> &dims,
+                          Value *unkept) {
+  Value m = n.b.reduce(x, dims, client::Reduction::Max);
+  Value finite = n.b.compare(n.b.abs(m), n.b.scalar(INFINITY, n.b.dtype(x)),
+                             client::Comparison::Lt);
+  m = n.b.select(finite, m, n.b.scalar(0.0, n.b.dtype(x)));
+  if (unkept)
+    *unkept = m;
+  return unsqueeze(n, m, dims);
+}
 
 Status reduction(Node &n, client::Reduction kind, Reducing style) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
@@ -78,11 +92,22 @@ Status reduction(Node &n, client::Reduction kind, Reducing style) {
     }
   }
   std::sort(dims.begin(), dims.end());
-  if (style == Reducing::L2)
+  Value shift;
+  if (style == Reducing::L2 || style == Reducing::SumSquare)
     x = n.b.mul(x, x);
+  if (style == Reducing::L1)
+    x = n.b.abs(x);
+  if (style == Reducing::LogSumExp) {
+    ANYSHAPE_ASSIGN_OR_RETURN(Value kept, finiteMax(n, x, dims, &shift));
+    x = n.b.exp(n.b.sub(x, kept));
+  }
   Value reduced = n.b.reduce(x, dims, kind);
   if (style == Reducing::L2)
     reduced = n.b.sqrt(reduced);
+  if (style == Reducing::LogSum || style == Reducing::LogSumExp)
+    reduced = n.b.log(reduced);
+  if (style == Reducing::LogSumExp)
+    reduced = n.b.add(reduced, shift);
   if (style == Reducing::Mean) {
     Value count = n.b.scalar(1.0, n.b.dtype(x));
     for (int64_t d : dims)
@@ -289,6 +314,10 @@ StatusOr<Value> broadcastTo(Node &n, Value x, const std::vector<Dim> &target) {
   return n.b.broadcastInDim(x, target, mapping);
 }
 
+Value indexAlong(Node &n, const std::vector<Dim> &dims, int64_t axis) {
+  return n.b.iota(v1::DTYPE_I64, dims, axis);
+}
+
 StatusOr<std::vector<Dim>> broadcastShape(Node &n,
                                           std::vector<std::vector<Dim>> all) {
   size_t rank = 0;
@@ -330,8 +359,6 @@ std::map<std::string, OpRule> elementRules() {
       {"Mul", {{}, binary("mul")}},
       {"Div", {{}, binary("div")}},
       {"Pow", {{}, binary("pow")}},
-      {"Max", {{}, binary("max")}},
-      {"Min", {{}, binary("min")}},
       {"Sqrt", {{}, unary(&GB::sqrt)}},
       {"Erf", {{}, unary(&GB::erf)}},
       {"Tanh", {{}, unary(&GB::tanh)}},
@@ -437,6 +464,28 @@ std::map<std::string, OpRule> elementRules() {
        {reduceAttributes, reduce(client::Reduction::Min, Reducing::Plain)}},
       {"ReduceL2",
        {reduceAttributes, reduce(client::Reduction::Sum, Reducing::L2)}},
+      {"ReduceL1",
+       {reduceAttributes, reduce(client::Reduction::Sum, Reducing::L1)}},
+      {"ReduceProd",
+       {reduceAttributes, reduce(client::Reduction::Prod, Reducing::Plain)}},
+      {"ReduceSumSquare",
+       {reduceAttributes, reduce(client::Reduction::Sum, Reducing::SumSquare)}},
+      {"ReduceLogSum",
+       {reduceAttributes, reduce(client::Reduction::Sum, Reducing::LogSum)}},
+      {"ReduceLogSumExp",
+       {reduceAttributes, reduce(client::Reduction::Sum, Reducing::LogSumExp)}},
+      {"LogSoftmax",
+       {{"axis"},
+        [](Node &n) -> Status {
+          ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+          ANYSHAPE_ASSIGN_OR_RETURN(int64_t a,
+                                    n.axis(n.attrInt("axis", -1), n.rank(x)));
+          ANYSHAPE_ASSIGN_OR_RETURN(Value m, finiteMax(n, x, {a}, nullptr));
+          Value shifted = n.b.sub(x, m);
+          Value sum = n.b.reduce(n.b.exp(shifted), {a}, client::Reduction::Sum);
+          ANYSHAPE_ASSIGN_OR_RETURN(Value lse, unsqueeze(n, n.b.log(sum), {a}));
+          return n.define(n.b.sub(shifted, lse));
+        }}},
       {"Concat",
        {{"axis"},
         [](Node &n) -> Status {
@@ -464,6 +513,9 @@ const std::map<std::string, OpRule> &opRules() {
     std::map<std::string, OpRule> rules = elementRules();
     addShapeRules(rules);
     addIndexRules(rules);
+    addMathRules(rules);
+    addLayoutRules(rules);
+    addSelectionRules(rules);
     return rules;
   }();
   return table;

@@ -26,17 +26,27 @@ std::optional<SymExpr> symExpr(const std::string &text) {
   return expr.isOk() ? symExprOf(*expr) : std::nullopt;
 }
 
-/// a op b on dim texts (Add, Sub, Mul), or nullopt.
+} // namespace
+
 std::optional<std::string>
 arithmetic(const std::string &op, const std::string &a, const std::string &b) {
+  std::optional<int64_t> na = dimNumber(a), nb = dimNumber(b);
+  if (op == "Div" && na && nb) // sizes are not negative: trunc is floor
+    return *nb == 0 || (*na == INT64_MIN && *nb == -1)
+               ? std::nullopt
+               : std::optional<std::string>(std::to_string(*na / *nb));
   std::optional<SymExpr> x = symExpr(a), y = symExpr(b);
   if (!x || !y)
     return std::nullopt;
   std::optional<SymExpr> r = op == "Add"   ? SymExpr::add(*x, *y)
                              : op == "Sub" ? SymExpr::sub(*x, *y)
-                                           : SymExpr::mul(*x, *y);
+                             : op == "Mul" ? SymExpr::mul(*x, *y)
+                             : op == "Div" ? x->divideExact(*y)
+                                           : std::nullopt;
   return r ? std::optional<std::string>(r->toString()) : std::nullopt;
 }
+
+namespace {
 
 Status shape(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
@@ -111,21 +121,43 @@ Status expand(Node &n) {
   return n.define(y);
 }
 
+/// Range(start, limit, delta): the length is what must be known at import
+/// time, as a dim; the values are computed from the inputs as they are
+/// (so a start that is a run-time value, such as a cache's length, works
+/// as long as limit - start is known: Range(past, past + seq, 1)).
 Status range(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value first, n.input(0));
-  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<Dim> start, n.knownDimsInput(0));
-  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<Dim> limit, n.knownDimsInput(1));
-  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<int64_t> delta, n.knownInput(2));
-  if (start.size() != 1 || limit.size() != 1 || delta.size() != 1 ||
-      delta[0] != 1)
-    return n.error("only Range(start, limit, 1) of scalars is supported");
-  std::optional<std::string> count =
+  ANYSHAPE_ASSIGN_OR_RETURN(Value step, n.input(2));
+  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<Dim> start, n.knownDimsInput(0, true));
+  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<Dim> limit, n.knownDimsInput(1, true));
+  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<int64_t> delta, n.knownInput(2, true));
+  if (start.size() != 1 || limit.size() != 1 || delta.size() != 1)
+    return n.error("start, limit and delta must be scalars");
+  if (delta[0] == 0)
+    return n.error("delta is 0");
+  std::optional<std::string> span =
       arithmetic("Sub", limit[0].text(), start[0].text());
-  if (!count)
+  if (!span)
     return n.error("cannot take the length " + limit[0].text() + " - " +
                    start[0].text());
+  // max(ceil(span / delta), 0) elements.
+  std::optional<std::string> count;
+  if (std::optional<int64_t> number = dimNumber(*span)) {
+    int64_t d = delta[0], q = *number / d;
+    if (q * d != *number && (*number > 0) == (d > 0))
+      ++q;
+    count = std::to_string(std::max<int64_t>(q, 0));
+  } else {
+    count = arithmetic("Div", *span, std::to_string(delta[0]));
+  }
+  if (!count)
+    return n.error("the length (" + limit[0].text() + " - " + start[0].text() +
+                   ") / " + std::to_string(delta[0]) +
+                   " is not a whole dim expression");
   v1::DType dtype = n.b.dtype(first);
   Value iota = n.b.iota(dtype, {Dim(*count)}, 0);
+  if (delta[0] != 1)
+    iota = n.b.mul(iota, n.b.convert(step, dtype));
   return n.define(n.b.add(iota, n.b.convert(first, dtype)));
 }
 
@@ -354,9 +386,13 @@ void propagateKnownDims(ImportState &state, const ::onnx::NodeProto &node,
                          [](const std::string &p, const std::string &v) {
                            return std::optional<std::string>(p.empty() ? v : p);
                          });
-  } else if (op == "Add" || op == "Sub" || op == "Mul") {
+  } else if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
     std::optional<KnownDims> b = in(1);
-    if (b)
+    auto out = state.values.find(node.output(0));
+    bool integer = out != state.values.end() &&
+                   (state.builder.dtype(out->second) == v1::DTYPE_I64 ||
+                    state.builder.dtype(out->second) == v1::DTYPE_I32);
+    if (b && (integer || op != "Div")) // a float quotient is not truncated
       result =
           elementwise(*a, *b, [&](const std::string &x, const std::string &y) {
             return arithmetic(op, x, y);

@@ -358,7 +358,7 @@ TEST(OnnxImport, MalformedModelsAreClearErrors) {
   std::string good = mlp().bytes();
   expectRefused(good.substr(0, good.size() / 2), "not an ONNX model");
   expectRefused("this is not protobuf", "not an ONNX model");
-  expectRefused(block(7).bytes(), "opset 7 is not supported (13-18");
+  expectRefused(block(7).bytes(), "opset 7 is not supported (13-23");
 
   ModelBuilder unknown = mlp();
   unknown.graph->mutable_node(1)->set_op_type("FancyRelu");
@@ -376,9 +376,14 @@ TEST(OnnxImport, MalformedModelsAreClearErrors) {
   size.graph->mutable_initializer(0)->add_float_data(1.0f);
   expectRefused(size.bytes(), "tensor 'W': 52 bytes of data for 12 elements");
 
-  ModelBuilder computed = block(); // a shape that is not a constant
-  computed.graph->mutable_node(2)->set_input(1, "x");
-  expectRefused(computed.bytes(), "must be known at import time");
+  ModelBuilder floating = block(); // a shape of floats
+  floating.graph->mutable_node(2)->set_input(1, "x");
+  expectRefused(floating.bytes(), "input 'x' must be int64");
+
+  ModelBuilder computed = block(); // a shape only the caller knows
+  computed.input("s", {"3"}, ::onnx::TensorProto::INT64);
+  computed.graph->mutable_node(2)->set_input(1, "s");
+  expectRefused(computed.bytes(), "input 's' must be known at import time");
 }
 
 TEST(OnnxImport, EveryValueIsDefinedOnce) {

@@ -1,0 +1,89 @@
+"""What every zoo export script shares: exporting a module to ONNX with
+dynamic axes (torch.onnx.export, as users call it) and writing the fixture
+that tests/onnx/ZooCheck.cpp reads: per case the inputs and what PyTorch
+computed from them.
+
+Run a script with bench/peers/.venv's Python (bench/peers/setup torch
+onnxruntime minilm installs torch, onnx and transformers there)."""
+
+import argparse
+import os
+
+import numpy as np
+import torch
+
+DTYPES = {
+    np.dtype("float32"): "f32",
+    np.dtype("float16"): "f16",
+    np.dtype("int64"): "i64",
+    np.dtype("int32"): "i32",
+    np.dtype("bool"): "bool",
+}
+
+
+def arguments(description):
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--out", default=None,
+                        help="folder for model.onnx and model.expected "
+                             "(default: beside this script, in the "
+                             "model's own folder)")
+    return parser.parse_args()
+
+
+def out_dir(args, name):
+    path = args.out or os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                    name)
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
+def _tensor_lines(kind, name, value):
+    a = np.ascontiguousarray(value)
+    head = f"{kind} {name} {DTYPES[a.dtype]} {a.ndim} " + " ".join(
+        str(d) for d in a.shape)
+    if a.dtype == np.bool_:
+        body = " ".join("1" if v else "0" for v in a.ravel())
+    elif a.dtype.kind == "f":  # the shortest text that reads back exactly
+        body = " ".join(str(v) for v in a.ravel())
+    else:
+        body = " ".join(str(int(v)) for v in a.ravel())
+    return head.rstrip() + "\n" + body + "\n"
+
+
+def write_fixture(path, cases):
+    """cases: (label, {input: array}, {output: array}) tuples."""
+    with open(path, "w") as f:
+        for label, inputs, outputs in cases:
+            f.write(f"case {label}\n")
+            for name, value in inputs.items():
+                f.write(_tensor_lines("input", name, value))
+            for name, value in outputs.items():
+                f.write(_tensor_lines("output", name, value))
+    print(f"wrote {len(cases)} cases to {path}")
+
+
+def export(module, example, path, input_names, output_names, dynamic):
+    """Exports `module` on the example inputs with torch.onnx.export (its
+    default exporter, torch.export underneath), each dim named in `dynamic`
+    ({input: {axis: "seq"}}) kept symbolic under that name; one name on
+    several inputs is one size. The weights go inside the one file."""
+    dims = {}
+
+    def dim(name):
+        return dims.setdefault(name, torch.export.Dim(name, min=0))
+
+    shapes = tuple({axis: dim(d) for axis, d in dynamic.get(n, {}).items()}
+                   or None for n in input_names)
+    torch.onnx.export(module, tuple(torch.from_numpy(v) for v in example),
+                      path, input_names=input_names, output_names=output_names,
+                      dynamic_shapes=shapes, external_data=False,
+                      verbose=False)
+    print(f"wrote {path}")
+
+
+def run(module, inputs):
+    with torch.no_grad():
+        out = module(*[torch.from_numpy(v) for v in inputs.values()])
+    if not isinstance(out, (tuple, list)):
+        out = (out,)
+    return [o.numpy() for o in out]

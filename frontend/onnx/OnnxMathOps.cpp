@@ -1,0 +1,229 @@
+// Elementwise ops the op set spells differently: activations (Softplus,
+// LeakyRelu, HardSigmoid, HardSwish, Elu, Selu, Gelu, Mish, PRelu, ...),
+// the variadic Sum, Mean, Max and Min, Mod, Sign, and the trigonometric
+// and rounding functions. Each is a short composition of the op set's
+// elementwise ops, so it fuses like any other and needs nothing of its
+// own in the compiler. Where the textbook formula overflows (Softplus of a
+// large x), the composition is the stable one.
+#include "frontend/onnx/OnnxNode.h"
+#include "ir/graph/DType.h"
+
+#include <cmath>
+
+namespace anyshape::onnx {
+namespace {
+
+using client::Comparison;
+
+/// A float-only op on an integer or bool input is the model's mistake;
+/// saying so beats a verifier message about the composition.
+StatusOr<Value> floatInput(Node &n, size_t k) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(k));
+  if (!isFloatDType(n.b.dtype(x)))
+    return n.error("needs a floating-point input");
+  return x;
+}
+
+Value constantLike(Node &n, Value x, double v) {
+  return n.b.scalar(v, n.b.dtype(x));
+}
+
+/// An activation `f(n, x)` of one float input.
+Translate activation(std::function<Value(Node &, Value)> f) {
+  return [f](Node &n) -> Status {
+    ANYSHAPE_ASSIGN_OR_RETURN(Value x, floatInput(n, 0));
+    return n.define(f(n, x));
+  };
+}
+
+Translate unaryFloat(Value (client::GraphBuilder::*op)(Value)) {
+  return activation([op](Node &n, Value x) { return (n.b.*op)(x); });
+}
+
+/// max(x, 0) + log(1 + exp(-|x|)): log(1 + exp(x)) without overflow.
+Value softplus(Node &n, Value x) {
+  Value tail =
+      n.b.log(n.b.add(constantLike(n, x, 1.0), n.b.exp(n.b.neg(n.b.abs(x)))));
+  return n.b.add(n.b.max(x, constantLike(n, x, 0.0)), tail);
+}
+
+/// clamp(alpha * x + beta, 0, 1).
+Value hardSigmoid(Node &n, Value x, double alpha, double beta) {
+  Value y =
+      n.b.add(n.b.mul(x, constantLike(n, x, alpha)), constantLike(n, x, beta));
+  return n.b.min(n.b.max(y, constantLike(n, x, 0.0)), constantLike(n, x, 1.0));
+}
+
+/// `whereNegative` where x < 0, else x.
+Value belowZero(Node &n, Value x, Value whereNegative) {
+  Value negative = n.b.compare(x, constantLike(n, x, 0.0), Comparison::Lt);
+  return n.b.select(negative, whereNegative, x);
+}
+
+/// Sum, Mean, Max, Min: every input, broadcast numpy-style, folded left to
+/// right.
+Translate variadic(const char *op, bool mean) {
+  return [op, mean](Node &n) -> Status {
+    if (n.inputs.empty())
+      return n.error("has no inputs");
+    ANYSHAPE_ASSIGN_OR_RETURN(Value acc, n.input(0));
+    for (size_t k = 1; k < n.inputs.size(); ++k) {
+      ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(k));
+      acc = n.b.binary(op, acc, x);
+    }
+    if (mean) {
+      if (!isFloatDType(n.b.dtype(acc)))
+        return n.error("Mean needs floating-point inputs");
+      acc = n.b.div(acc,
+                    constantLike(n, acc, static_cast<double>(n.inputs.size())));
+    }
+    return n.define(acc);
+  };
+}
+
+/// Mod: with fmod = 1 the remainder has the dividend's sign (C fmod);
+/// with fmod = 0, integers only, the divisor's (Python's %).
+Status mod(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+  ANYSHAPE_ASSIGN_OR_RETURN(Value y, n.input(1));
+  bool isFloat = isFloatDType(n.b.dtype(x));
+  bool fmod = n.attrInt("fmod", 0) != 0;
+  if (isFloat && !fmod)
+    return n.error("floating-point inputs need fmod = 1");
+  Value quotient = n.b.div(x, y);
+  if (isFloat) { // truncated toward zero
+    Value negative =
+        n.b.compare(quotient, constantLike(n, x, 0.0), Comparison::Lt);
+    quotient = n.b.select(negative, n.b.ceil(quotient), n.b.floor(quotient));
+  }
+  Value r = n.b.sub(x, n.b.mul(quotient, y)); // integer div truncates
+  if (!fmod) { // a nonzero remainder takes the divisor's sign
+    Value zero = constantLike(n, r, 0.0);
+    Value differ =
+        n.b.compare(n.b.compare(r, zero, Comparison::Lt),
+                    n.b.compare(y, zero, Comparison::Lt), Comparison::Ne);
+    Value fix = n.b.logicalAnd(differ, n.b.compare(r, zero, Comparison::Ne));
+    r = n.b.select(fix, n.b.add(r, y), r);
+  }
+  return n.define(r);
+}
+
+Status sign(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+  Value zero = constantLike(n, x, 0.0);
+  Value positive = n.b.compare(x, zero, Comparison::Gt);
+  Value negative = n.b.compare(x, zero, Comparison::Lt);
+  // NaN compares false both ways, so it stays NaN (x itself).
+  Value y =
+      n.b.select(negative, constantLike(n, x, -1.0),
+                 n.b.select(n.b.compare(x, zero, Comparison::Eq), zero, x));
+  return n.define(n.b.select(positive, constantLike(n, x, 1.0), y));
+}
+
+Status gelu(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, floatInput(n, 0));
+  const ::onnx::AttributeProto *a = n.attribute("approximate");
+  std::string approximate = a ? a->s() : "none";
+  if (approximate == "none")
+    return n.define(n.b.gelu(x));
+  if (approximate != "tanh")
+    return n.error("approximate '" + approximate + "' is not 'none' or 'tanh'");
+  // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
+  Value cube = n.b.mul(n.b.mul(x, x), x);
+  Value inner = n.b.mul(n.b.add(x, n.b.mul(cube, constantLike(n, x, 0.044715))),
+                        constantLike(n, x, std::sqrt(2.0 / M_PI)));
+  Value half = n.b.mul(x, constantLike(n, x, 0.5));
+  return n.define(
+      n.b.mul(half, n.b.add(constantLike(n, x, 1.0), n.b.tanh(inner))));
+}
+
+Status dropout(Node &n) { // inference: the input, and a mask of all true
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+  if (n.proto.input_size() > 2 && !n.proto.input(2).empty())
+    return n.error("the training_mode input is not supported (inference "
+                   "only: export the model in eval mode)");
+  ANYSHAPE_RETURN_IF_ERROR(n.define(x));
+  if (n.proto.output_size() > 1 && !n.proto.output(1).empty())
+    ANYSHAPE_RETURN_IF_ERROR(n.define(
+        n.b.broadcastInDim(n.b.scalar(1.0, v1::DTYPE_BOOL), n.b.dims(x), {}),
+        1));
+  return Status::ok();
+}
+
+} // namespace
+
+void addMathRules(std::map<std::string, OpRule> &rules) {
+  using GB = client::GraphBuilder;
+  rules["Sin"] = {{}, unaryFloat(&GB::sin)};
+  rules["Cos"] = {{}, unaryFloat(&GB::cos)};
+  rules["Floor"] = {{}, unaryFloat(&GB::floor)};
+  rules["Ceil"] = {{}, unaryFloat(&GB::ceil)};
+  rules["Softplus"] = {{}, activation(softplus)};
+  rules["Softsign"] = {{}, activation([](Node &n, Value x) {
+                         return n.b.div(
+                             x, n.b.add(constantLike(n, x, 1.0), n.b.abs(x)));
+                       })};
+  rules["Mish"] = {{}, activation([](Node &n, Value x) {
+                     return n.b.mul(x, n.b.tanh(softplus(n, x)));
+                   })};
+  rules["LeakyRelu"] = {
+      {"alpha"}, activation([](Node &n, Value x) {
+        return belowZero(
+            n, x, n.b.mul(x, constantLike(n, x, n.attrFloat("alpha", 0.01f))));
+      })};
+  rules["Elu"] = {
+      {"alpha"}, activation([](Node &n, Value x) {
+        Value em1 = n.b.sub(n.b.exp(x), constantLike(n, x, 1.0));
+        return belowZero(
+            n, x, n.b.mul(em1, constantLike(n, x, n.attrFloat("alpha", 1.0f))));
+      })};
+  rules["Selu"] = {
+      {"alpha", "gamma"}, activation([](Node &n, Value x) {
+        double alpha = n.attrFloat("alpha", 1.67326319217681884765625f);
+        double gamma = n.attrFloat("gamma", 1.05070102214813232421875f);
+        Value em1 = n.b.sub(n.b.exp(x), constantLike(n, x, 1.0));
+        Value y = belowZero(n, x, n.b.mul(em1, constantLike(n, x, alpha)));
+        return n.b.mul(y, constantLike(n, x, gamma));
+      })};
+  rules["Celu"] = {{"alpha"}, activation([](Node &n, Value x) {
+                     double alpha = n.attrFloat("alpha", 1.0f);
+                     Value scaled = n.b.div(x, constantLike(n, x, alpha));
+                     Value em1 =
+                         n.b.sub(n.b.exp(scaled), constantLike(n, x, 1.0));
+                     Value low =
+                         n.b.min(constantLike(n, x, 0.0),
+                                 n.b.mul(em1, constantLike(n, x, alpha)));
+                     return n.b.add(n.b.max(x, constantLike(n, x, 0.0)), low);
+                   })};
+  rules["ThresholdedRelu"] = {
+      {"alpha"}, activation([](Node &n, Value x) {
+        Value above = n.b.compare(
+            x, constantLike(n, x, n.attrFloat("alpha", 1.0f)), Comparison::Gt);
+        return n.b.select(above, x, constantLike(n, x, 0.0));
+      })};
+  rules["HardSigmoid"] = {{"alpha", "beta"}, activation([](Node &n, Value x) {
+                            return hardSigmoid(n, x, n.attrFloat("alpha", 0.2f),
+                                               n.attrFloat("beta", 0.5f));
+                          })};
+  rules["HardSwish"] = {{}, activation([](Node &n, Value x) {
+                          return n.b.mul(x, hardSigmoid(n, x, 1.0 / 6, 0.5));
+                        })};
+  rules["PRelu"] = {{}, [](Node &n) -> Status {
+                      ANYSHAPE_ASSIGN_OR_RETURN(Value x, floatInput(n, 0));
+                      ANYSHAPE_ASSIGN_OR_RETURN(Value slope, n.input(1));
+                      Value scaled = n.b.mul(x, slope);
+                      ANYSHAPE_ASSIGN_OR_RETURN(
+                          Value y, broadcastTo(n, scaled, n.b.dims(x)));
+                      return n.define(belowZero(n, x, y));
+                    }};
+  rules["Gelu"] = {{"approximate"}, gelu};
+  rules["Sum"] = {{}, variadic("add", false)};
+  rules["Mean"] = {{}, variadic("add", true)};
+  rules["Max"] = {{}, variadic("max", false)};
+  rules["Min"] = {{}, variadic("min", false)};
+  rules["Mod"] = {{"fmod"}, mod};
+  rules["Sign"] = {{}, sign};
+  rules["Dropout"] = {{"seed"}, dropout};
+}
+
+} // namespace anyshape::onnx

@@ -1,0 +1,220 @@
+// The ops that pick elements by value or position: ArgMax, ArgMin, TopK,
+// CumSum and OneHot, as compositions of reductions, comparisons and
+// selects over an iota.
+//
+// ArgMax is the first (or last) index where the element equals the
+// reduced max; a NaN counts as the max, as numpy's argmax has it. TopK
+// is k rounds of that over the elements not yet taken (ties go to the
+// lower index, as ONNX specifies), so its cost grows with k: it serves
+// the routing and beam widths models use (k up to kMaxTopK), and a larger
+// k is refused rather than compiled into a huge graph. CumSum sums each
+// prefix as a masked reduction over an [n, n] triangle that the fusion
+// planner keeps in registers (O(n^2) work, no n^2 buffer).
+#include "frontend/onnx/OnnxNode.h"
+#include "ir/graph/DType.h"
+
+#include <limits>
+
+namespace anyshape::onnx {
+namespace {
+
+using client::Comparison;
+using client::Reduction;
+
+constexpr int64_t kMaxTopK = 64;
+
+/// The value no element of `dtype` is below (`lowest`) or above.
+Value extreme(Node &n, v1::DType dtype, bool lowest) {
+  double v = isFloatDType(dtype) ? std::numeric_limits<double>::infinity()
+             : dtype == v1::DTYPE_I32
+                 ? static_cast<double>(std::numeric_limits<int32_t>::max())
+                 : 9.2233720368547758e18; // saturates to INT64_MAX
+  return n.b.scalar(lowest ? -v : v, dtype);
+}
+
+Value full(Node &n, Value scalar, const std::vector<Dim> &dims) {
+  return n.b.broadcastInDim(scalar, dims, {});
+}
+
+/// Along `axis` of `x` (kept as a dim of 1): the first position (the last
+/// with `last`) among those `candidate` allows where `x` equals its max
+/// (min with `smallest`) over them, and that value. A NaN candidate is the
+/// extreme. Where no candidate is left the position is the axis size.
+struct Pick {
+  Value value, index;
+};
+StatusOr<Pick> pickExtreme(Node &n, Value x, int64_t axis, bool smallest,
+                           bool last, std::optional<Value> candidate) {
+  std::vector<Dim> dims = n.b.dims(x);
+  v1::DType dtype = n.b.dtype(x);
+  Value eligible = x;
+  if (candidate)
+    eligible =
+        n.b.select(*candidate, x, full(n, extreme(n, dtype, !smallest), dims));
+  Value best =
+      n.b.reduce(eligible, {axis}, smallest ? Reduction::Min : Reduction::Max);
+  std::vector<Dim> kept = dims;
+  kept[axis] = Dim(1);
+  best = n.b.reshape(best, kept);
+  Value hit = n.b.logicalOr(n.b.compare(x, best, Comparison::Eq),
+                            n.b.compare(x, x, Comparison::Ne));
+  if (candidate)
+    hit = n.b.logicalAnd(hit, *candidate);
+  Value position = indexAlong(n, dims, axis);
+  Value none = last ? n.b.scalar(-1.0, v1::DTYPE_I64)
+                    : n.b.convert(n.b.dimSize(x, axis), v1::DTYPE_I64);
+  Value index = n.b.reduce(n.b.select(hit, position, full(n, none, dims)),
+                           {axis}, last ? Reduction::Max : Reduction::Min);
+  return Pick{best, n.b.reshape(index, kept)};
+}
+
+Translate argExtreme(bool smallest) {
+  return [smallest](Node &n) -> Status {
+    ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+    if (n.b.dtype(x) == v1::DTYPE_BOOL)
+      return n.error("needs a numeric input");
+    ANYSHAPE_ASSIGN_OR_RETURN(int64_t axis,
+                              n.axis(n.attrInt("axis", 0), n.rank(x)));
+    ANYSHAPE_ASSIGN_OR_RETURN(
+        Pick pick,
+        pickExtreme(n, x, axis, smallest,
+                    n.attrInt("select_last_index", 0) != 0, std::nullopt));
+    Value index =
+        n.b.checkIndex(pick.index, x, axis, /*allowNegative=*/false,
+                       describe(n.proto, n.index) + " over an empty axis");
+    if (!n.attrInt("keepdims", 1)) {
+      std::vector<Dim> dims = n.b.dims(index);
+      dims.erase(dims.begin() + axis);
+      index = n.b.reshape(index, dims);
+    }
+    return n.define(index);
+  };
+}
+
+Status topK(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+  if (n.b.dtype(x) == v1::DTYPE_BOOL)
+    return n.error("needs a numeric input");
+  ANYSHAPE_ASSIGN_OR_RETURN(int64_t axis,
+                            n.axis(n.attrInt("axis", -1), n.rank(x)));
+  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<int64_t> ks, n.knownInput(1));
+  if (ks.size() != 1 || ks[0] < 0)
+    return n.error("k must be one non-negative number");
+  int64_t k = ks[0];
+  std::vector<Dim> dims = n.b.dims(x);
+  std::optional<int64_t> extent = dimNumber(dims[axis].text());
+  if (extent && k > *extent)
+    return n.error("k = " + std::to_string(k) + " exceeds the axis size " +
+                   std::to_string(*extent));
+  if (k > kMaxTopK)
+    return n.error("k = " + std::to_string(k) + " is above " +
+                   std::to_string(kMaxTopK) +
+                   ", the most this importer unrolls");
+  bool smallest = n.attrInt("largest", 1) == 0;
+  std::vector<Value> values, indices;
+  std::optional<Value> untaken;
+  Value position = indexAlong(n, dims, axis);
+  for (int64_t round = 0; round < k; ++round) {
+    ANYSHAPE_ASSIGN_OR_RETURN(
+        Pick pick, pickExtreme(n, x, axis, smallest, false, untaken));
+    if (round == k - 1) // none left: the axis is shorter than k
+      pick.index = n.b.checkIndex(pick.index, x, axis, false,
+                                  describe(n.proto, n.index) +
+                                      " with k = " + std::to_string(k));
+    Value picked = n.b.compare(position, pick.index, Comparison::Ne);
+    untaken = untaken ? n.b.logicalAnd(*untaken, picked) : picked;
+    values.push_back(pick.value);
+    indices.push_back(pick.index);
+  }
+  if (k == 0) {
+    std::vector<Dim> starts(dims.size(), Dim(0)), limits = dims;
+    limits[axis] = Dim(0);
+    Value none = n.b.slice(x, starts, limits);
+    values = {none};
+    indices = {n.b.convert(none, v1::DTYPE_I64)};
+  }
+  auto join = [&](const std::vector<Value> &parts) {
+    return parts.size() == 1 ? parts[0] : n.b.concatenate(parts, axis);
+  };
+  ANYSHAPE_RETURN_IF_ERROR(n.define(join(values), 0));
+  if (n.proto.output_size() > 1)
+    ANYSHAPE_RETURN_IF_ERROR(n.define(join(indices), 1));
+  return Status::ok();
+}
+
+Status cumSum(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<int64_t> axes, n.knownInput(1));
+  if (axes.size() != 1)
+    return n.error("axis must be one number");
+  int64_t r = n.rank(x);
+  ANYSHAPE_ASSIGN_OR_RETURN(int64_t axis, n.axis(axes[0], r));
+  if (n.b.dtype(x) == v1::DTYPE_BOOL)
+    return n.error("needs a numeric input");
+  bool exclusive = n.attrInt("exclusive", 0) != 0;
+  bool reverse = n.attrInt("reverse", 0) != 0;
+  // Result element i sums input element j where (forward) j <= i or
+  // (reverse) j >= i; exclusive drops j == i.
+  std::vector<Dim> dims = n.b.dims(x);
+  std::vector<Dim> spread = dims;
+  spread.insert(spread.begin() + axis + 1, dims[axis]); // [.., i, j, ..]
+  std::vector<int64_t> mapping;
+  for (int64_t d = 0; d < r; ++d)
+    mapping.push_back(d < axis ? d : d + 1); // x's axis is j
+  Value i = indexAlong(n, spread, axis), j = indexAlong(n, spread, axis + 1);
+  Comparison keep = reverse ? (exclusive ? Comparison::Gt : Comparison::Ge)
+                            : (exclusive ? Comparison::Lt : Comparison::Le);
+  Value terms = n.b.select(n.b.compare(j, i, keep),
+                           n.b.broadcastInDim(x, spread, mapping),
+                           full(n, n.b.scalar(0.0, n.b.dtype(x)), spread));
+  return n.define(n.b.reduce(terms, {axis + 1}, Reduction::Sum));
+}
+
+Status oneHot(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value indices, n.input(0));
+  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<Dim> depth, n.knownDimsInput(1, true));
+  ANYSHAPE_ASSIGN_OR_RETURN(Value values, n.input(2));
+  if (depth.size() != 1)
+    return n.error("depth must be one number");
+  if (std::optional<int64_t> d = dimNumber(depth[0].text()); d && *d < 1)
+    return n.error("depth " + depth[0].text() + " is not positive");
+  if (n.b.dims(values).size() != 1 || n.b.dims(values)[0].text() != "2")
+    return n.error("values must be a vector of 2 (off, on)");
+  std::vector<Dim> dims = n.b.dims(indices);
+  int64_t r = n.rank(indices);
+  ANYSHAPE_ASSIGN_OR_RETURN(int64_t axis, n.axis(n.attrInt("axis", -1), r + 1));
+  std::vector<Dim> out = dims;
+  out.insert(out.begin() + axis, depth[0]);
+  std::vector<int64_t> mapping;
+  for (int64_t d = 0; d < r; ++d)
+    mapping.push_back(d < axis ? d : d + 1);
+  // ONNX counts a negative index from the end; one outside [-depth, depth)
+  // selects nothing (a row of off values).
+  Value index = n.b.convert(indices, v1::DTYPE_I64);
+  Value size = n.b.convert(n.b.reshape(n.inputs[1], {}), v1::DTYPE_I64);
+  Value negative =
+      n.b.compare(index, n.b.scalar(0.0, v1::DTYPE_I64), Comparison::Lt);
+  index = n.b.select(negative, n.b.add(index, size), index);
+  Value hit =
+      n.b.compare(indexAlong(n, out, axis),
+                  n.b.broadcastInDim(index, out, mapping), Comparison::Eq);
+  auto element = [&](int64_t k) {
+    return full(n, n.b.reshape(n.b.slice(values, {Dim(k)}, {Dim(k + 1)}), {}),
+                out);
+  };
+  return n.define(n.b.select(hit, element(1), element(0)));
+}
+
+} // namespace
+
+void addSelectionRules(std::map<std::string, OpRule> &rules) {
+  rules["ArgMax"] = {{"axis", "keepdims", "select_last_index"},
+                     argExtreme(false)};
+  rules["ArgMin"] = {{"axis", "keepdims", "select_last_index"},
+                     argExtreme(true)};
+  rules["TopK"] = {{"axis", "largest", "sorted"}, topK};
+  rules["CumSum"] = {{"exclusive", "reverse"}, cumSum};
+  rules["OneHot"] = {{"axis"}, oneHot};
+}
+
+} // namespace anyshape::onnx
