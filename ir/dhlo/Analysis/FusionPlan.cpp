@@ -305,6 +305,15 @@ void duplicateSharedLoops(FusionPlan &plan, std::vector<bool> &alive,
 int64_t rowDimsOf(const Fusion &f) {
   if (f.kind == FusionKind::Library || !isLoopNest(f))
     return 0;
+  // A kernel that ends in a reshape to another rank has no rows to share:
+  // codegen moves that reshape above the elementwise ops before it
+  // (linalg's reshape propagation), so they run over the reshaped space,
+  // which a stitched kernel's row loop does not cover (reduce -> log ->
+  // reshape [n, 3] to [n, 3, 1], ReduceLogSum with keepdims).
+  if (auto reshape = llvm::dyn_cast<ReshapeOp>(f.root))
+    if (llvm::cast<RankedTensorType>(reshape.getOperand().getType())
+            .getRank() != reshape.getType().getRank())
+      return 0;
   int64_t rows = llvm::cast<RankedTensorType>(f.space.getType()).getRank();
   for (Operation *op : f.ops) {
     if (auto reduce = llvm::dyn_cast<ReduceOp>(op)) {

@@ -247,7 +247,10 @@ struct DotGeneralToBatchMatmul : OpRewritePattern<DotGeneralOp> {
   LogicalResult matchAndRewrite(DotGeneralOp op,
                                 PatternRewriter &rewriter) const override {
     Type f32 = rewriter.getF32Type();
-    if (op.getType().getElementType() != f32)
+    // A scalar result (a dot product: no batch, no free dims) is a plain
+    // reduction, left to DotGeneralLowering; the reshape back below has
+    // no sizes to build its shape from.
+    if (op.getType().getElementType() != f32 || op.getType().getRank() == 0)
       return failure();
     Location loc = op.getLoc();
     FailureOr<SmallVector<OpFoldResult>> resultSizes = resultDims(op, rewriter);
