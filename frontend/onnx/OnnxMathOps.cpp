@@ -28,6 +28,11 @@ Value constantLike(Node &n, Value x, double v) {
   return n.b.scalar(v, n.b.dtype(x));
 }
 
+/// `v` in every element of x's shape (select takes no scalar branch).
+Value filledLike(Node &n, Value x, double v) {
+  return n.b.broadcastInDim(constantLike(n, x, v), n.b.dims(x), {});
+}
+
 /// An activation `f(n, x)` of one float input.
 Translate activation(std::function<Value(Node &, Value)> f) {
   return [f](Node &n) -> Status {
@@ -114,10 +119,10 @@ Status sign(Node &n) {
   Value positive = n.b.compare(x, zero, Comparison::Gt);
   Value negative = n.b.compare(x, zero, Comparison::Lt);
   // NaN compares false both ways, so it stays NaN (x itself).
-  Value y =
-      n.b.select(negative, constantLike(n, x, -1.0),
-                 n.b.select(n.b.compare(x, zero, Comparison::Eq), zero, x));
-  return n.define(n.b.select(positive, constantLike(n, x, 1.0), y));
+  Value y = n.b.select(negative, filledLike(n, x, -1.0),
+                       n.b.select(n.b.compare(x, zero, Comparison::Eq),
+                                  filledLike(n, x, 0.0), x));
+  return n.define(n.b.select(positive, filledLike(n, x, 1.0), y));
 }
 
 Status gelu(Node &n) {
@@ -199,7 +204,7 @@ void addMathRules(std::map<std::string, OpRule> &rules) {
       {"alpha"}, activation([](Node &n, Value x) {
         Value above = n.b.compare(
             x, constantLike(n, x, n.attrFloat("alpha", 1.0f)), Comparison::Gt);
-        return n.b.select(above, x, constantLike(n, x, 0.0));
+        return n.b.select(above, x, filledLike(n, x, 0.0));
       })};
   rules["HardSigmoid"] = {{"alpha", "beta"}, activation([](Node &n, Value x) {
                             return hardSigmoid(n, x, n.attrFloat("alpha", 0.2f),

@@ -66,7 +66,9 @@ StatusOr<Value> finiteMax(Node &n, Value x, const std::vector<int64_t> &dims,
   Value m = n.b.reduce(x, dims, client::Reduction::Max);
   Value finite = n.b.compare(n.b.abs(m), n.b.scalar(INFINITY, n.b.dtype(x)),
                              client::Comparison::Lt);
-  m = n.b.select(finite, m, n.b.scalar(0.0, n.b.dtype(x)));
+  m = n.b.select(
+      finite, m,
+      n.b.broadcastInDim(n.b.scalar(0.0, n.b.dtype(x)), n.b.dims(m), {}));
   if (unkept)
     *unkept = m;
   return unsqueeze(n, m, dims);

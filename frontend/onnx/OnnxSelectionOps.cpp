@@ -65,6 +65,9 @@ StatusOr<Pick> pickExtreme(Node &n, Value x, int64_t axis, bool smallest,
                     : n.b.convert(n.b.dimSize(x, axis), v1::DTYPE_I64);
   Value index = n.b.reduce(n.b.select(hit, position, full(n, none, dims)),
                            {axis}, last ? Reduction::Max : Reduction::Min);
+  // An empty axis reduces to the init value (the i64 extreme); `none`
+  // says as much in the error that reports it.
+  index = last ? n.b.max(index, none) : n.b.min(index, none);
   return Pick{best, n.b.reshape(index, kept)};
 }
 

@@ -1,0 +1,159 @@
+// What the ops translated by composition (OnnxMathOps, OnnxLayoutOps,
+// OnnxSelectionOps) do with inputs ONNX forbids or this importer cannot
+// hold: each is refused at import naming the node, or, when it depends on
+// a size known only at run time, fails that run naming the node while the
+// executable keeps serving other shapes. Their values are checked against
+// ONNX Runtime in tests/graphs/onnx/ops (anyshape-zoo-check).
+#include "ModelBuilder.h"
+#include "frontend/onnx/OnnxImport.h"
+#include "ir/reference/Literal.h"
+#include "jit/Compiler.h"
+
+#include <gtest/gtest.h>
+
+using namespace anyshape;
+using test::ModelBuilder;
+using test::setInt;
+using test::setInts;
+
+namespace {
+
+void setString(::onnx::NodeProto *n, const std::string &name,
+               const std::string &value) {
+  auto *a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::STRING);
+  a->set_s(value);
+}
+
+void expectRefused(const ModelBuilder &m, const std::string &expected) {
+  auto graph = anyshape::onnx::importOnnx(m.bytes());
+  ASSERT_FALSE(graph.isOk()) << "imported; expected: " << expected;
+  EXPECT_NE(graph.status().message().find(expected), std::string::npos)
+      << graph.status().message();
+}
+
+/// x: f32[rows, cols] into one node `op` with extra inputs, output y.
+ModelBuilder oneNode(const std::string &op, std::vector<std::string> inputs,
+                     std::vector<std::string> outputs = {"y"},
+                     std::vector<std::string> dims = {"rows", "cols"}) {
+  ModelBuilder m(18);
+  m.input("x", dims);
+  m.node(op, inputs, outputs);
+  for (const std::string &o : outputs)
+    m.output(o);
+  return m;
+}
+
+Literal ones(std::vector<int64_t> shape) {
+  Literal l = Literal::zeros(v1::DTYPE_F32, shape);
+  for (double &v : l.f)
+    v = 1.0;
+  return l;
+}
+
+Status runOn(jit::Executable &e, std::vector<int64_t> shape) {
+  auto out = e.run({literalToTensor(ones(std::move(shape)))});
+  return out.isOk() ? Status::ok() : out.status();
+}
+
+} // namespace
+
+TEST(OnnxComposedOps, ImpossibleFormsAreRefusedNamingTheNode) {
+  ModelBuilder topk = oneNode("TopK", {"x", "k"}, {"v", "i"}, {"rows", "4"});
+  topk.ints("k", {5});
+  expectRefused(topk, "node 'v_TopK' (TopK): k = 5 exceeds the axis size 4");
+
+  ModelBuilder huge = oneNode("TopK", {"x", "k"}, {"v", "i"});
+  huge.ints("k", {65});
+  expectRefused(huge, "k = 65 is above 64");
+
+  ModelBuilder computedK = oneNode("TopK", {"x", "k"}, {"v", "i"});
+  computedK.input("k", {"1"}, ::onnx::TensorProto::INT64);
+  expectRefused(computedK, "input 'k' must be known at import time");
+
+  ModelBuilder split = oneNode("Split", {"x", "s"}, {"a", "b"}, {"rows", "5"});
+  setInt(split.graph->mutable_node(0), "axis", 1);
+  split.ints("s", {2, 2});
+  expectRefused(split, "the parts add up to 4, but the dim is 5");
+
+  ModelBuilder splitCount =
+      oneNode("Split", {"x", "s"}, {"a", "b"}, {"rows", "5"});
+  setInt(splitCount.graph->mutable_node(0), "axis", 1);
+  splitCount.ints("s", {1, 1, 3});
+  expectRefused(splitCount, "splits into 3 parts but has 2 outputs");
+
+  ModelBuilder symbolicSplit = oneNode("Split", {"x"}, {"a", "b"});
+  setInt(symbolicSplit.graph->mutable_node(0), "axis", 1);
+  expectRefused(symbolicSplit, "cannot split the dim cols into 2 equal parts");
+
+  ModelBuilder diagonal = oneNode("Einsum", {"x"});
+  setString(diagonal.graph->mutable_node(0), "equation", "ii->i");
+  expectRefused(diagonal, "(a diagonal) is not supported");
+
+  ModelBuilder einsumArity = oneNode("Einsum", {"x"});
+  setString(einsumArity.graph->mutable_node(0), "equation", "ij,jk->ik");
+  expectRefused(einsumArity, "equation has 2 operands but the node has 1");
+
+  ModelBuilder pad = oneNode("Pad", {"x", "p"});
+  setString(pad.graph->mutable_node(0), "mode", "mirror");
+  pad.ints("p", {0, 0, 0, 0});
+  expectRefused(pad, "mode 'mirror' is not constant, edge, reflect or wrap");
+
+  ModelBuilder pads = oneNode("Pad", {"x", "p"});
+  pads.ints("p", {1, 1});
+  expectRefused(pads, "has 2 pads for 2 axes");
+
+  ModelBuilder floatMod = oneNode("Mod", {"x", "x"});
+  expectRefused(floatMod, "floating-point inputs need fmod = 1");
+
+  ModelBuilder tile = oneNode("Tile", {"x", "r"});
+  tile.ints("r", {2});
+  expectRefused(tile, "has 1 repeats for rank 2");
+
+  ModelBuilder sinOfInts(18);
+  sinOfInts.input("i", {"n"}, ::onnx::TensorProto::INT64);
+  sinOfInts.node("Sin", {"i"}, {"y"});
+  sinOfInts.output("y");
+  expectRefused(sinOfInts, "(Sin): needs a floating-point input");
+
+  ModelBuilder gelu = oneNode("Gelu", {"x"});
+  setString(gelu.graph->mutable_node(0), "approximate", "erf");
+  expectRefused(gelu, "approximate 'erf' is not 'none' or 'tanh'");
+
+  ModelBuilder dropout = oneNode("Dropout", {"x", "", "t"});
+  dropout.ints("t", {0});
+  expectRefused(dropout, "training_mode input is not supported");
+}
+
+TEST(OnnxComposedOps, SizesKnownOnlyAtRunTimeFailThatRunNamingTheNode) {
+  // TopK's k against a symbolic axis, and ArgMax over an axis that may be
+  // empty: compiled once, a run whose size cannot hold them fails with
+  // INVALID_ARGUMENT naming the node; the next run succeeds.
+  ModelBuilder topk = oneNode("TopK", {"x", "k"}, {"v", "i"});
+  topk.ints("k", {3});
+  auto graph = anyshape::onnx::importOnnx(topk.bytes());
+  ASSERT_TRUE(graph.isOk()) << graph.status().toString();
+  auto compiled = jit::Compiler::compile(*graph);
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  EXPECT_TRUE(runOn(**compiled, {2, 3}).isOk());
+  Status shorter = runOn(**compiled, {2, 2});
+  EXPECT_EQ(shorter.code(), StatusCode::InvalidArgument);
+  EXPECT_EQ(shorter.message(), "node 'v_TopK' (TopK) with k = 3: index 2 is "
+                               "out of range [0, 2) for axis 1 of size 2");
+  EXPECT_TRUE(runOn(**compiled, {1, 7}).isOk());
+
+  ModelBuilder argmax = oneNode("ArgMax", {"x"});
+  setInt(argmax.graph->mutable_node(0), "axis", 1);
+  graph = anyshape::onnx::importOnnx(argmax.bytes());
+  ASSERT_TRUE(graph.isOk()) << graph.status().toString();
+  compiled = jit::Compiler::compile(*graph);
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  Status empty = runOn(**compiled, {2, 0});
+  EXPECT_EQ(empty.code(), StatusCode::InvalidArgument);
+  EXPECT_EQ(empty.message(), "node 'y_ArgMax' (ArgMax) over an empty axis: "
+                             "index 0 is out of range [0, 0) for axis 1 of "
+                             "size 0");
+  EXPECT_TRUE(runOn(**compiled, {2, 5}).isOk());
+  EXPECT_TRUE(runOn(**compiled, {0, 5}).isOk()); // nothing to pick from
+}

@@ -1,0 +1,236 @@
+"""Writes tests/graphs/onnx/ops/: one small ONNX model per op form the
+importer translates by composition, each with symbolic dims, and what ONNX
+Runtime computes for it at several shapes (size 1, and 0 where the op
+allows it). tests/onnx/CMakeLists.txt runs anyshape-zoo-check on each, on
+the CPU and the emulated CUDA kernels: the importer is checked against
+another implementation of the ONNX spec, not against itself.
+
+Run with bench/peers/.venv's Python (bench/peers/setup onnxruntime)."""
+
+import os
+import sys
+
+import numpy as np
+import onnx
+import onnxruntime
+from onnx import TensorProto, helper
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
+                                "examples", "zoo"))
+import fixture  # noqa: E402
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "graphs",
+                   "onnx", "ops")
+F, I = TensorProto.FLOAT, TensorProto.INT64
+NP = {F: np.float32, I: np.int64, TensorProto.BOOL: np.bool_}
+rng = np.random.default_rng(0)
+
+
+def values(elem, shape, kind):
+    if kind == "ties":  # few distinct values: ties everywhere
+        return rng.integers(-2, 3, shape).astype(NP[elem])
+    if elem == I:
+        return rng.integers(-9, 10, shape).astype(np.int64)
+    if kind == "positive":
+        return rng.uniform(0.1, 3, shape).astype(np.float32)
+    return (rng.standard_normal(shape) * 3).astype(np.float32)
+
+
+def case(name, nodes, inputs, outputs, shapes, opset=18, inits=(),
+         kind="normal", nonzero=()):
+    """inputs: (name, elem, dims) with dims numbers or symbols; shapes: a
+    list of {symbol: size}; nonzero: inputs whose zeros are replaced (the
+    divisors of Mod)."""
+    graph = helper.make_graph(
+        nodes, name,
+        [helper.make_tensor_value_info(n, e, d) for n, e, d in inputs],
+        [onnx.ValueInfoProto(name=o) for o in outputs],
+        list(inits))
+    model = helper.make_model(graph,
+                              opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 9
+    path = os.path.join(OUT, name)
+    onnx.save(model, path + ".onnx")
+    session = onnxruntime.InferenceSession(path + ".onnx")
+    cases = []
+    for binding in shapes:
+        feed = {}
+        for n, e, dims in inputs:
+            shape = [binding[d] if isinstance(d, str) else d for d in dims]
+            v = values(e, shape, kind)
+            if n in nonzero:
+                v[v == 0] = 3
+            feed[n] = v
+        got = session.run(outputs, feed)
+        label = ",".join(f"{k}={v}" for k, v in binding.items())
+        cases.append((label, feed, dict(zip(outputs, got))))
+    fixture.write_fixture(path + ".expected", cases)
+
+
+def const(name, values_, elem=I):
+    a = np.array(values_, dtype=NP[elem])
+    return helper.make_tensor(name, elem, a.shape, a.ravel().tolist())
+
+
+def node(op, inputs, outputs, **attrs):
+    return helper.make_node(op, inputs, outputs, **attrs)
+
+
+SHAPES = [{"n": 1, "m": 5}, {"n": 3, "m": 4}, {"n": 6, "m": 1},
+          {"n": 2, "m": 9}]
+X = [("x", F, ["n", "m"])]
+
+
+def unary_cases():
+    for op, attrs in [("Softplus", {}), ("Softsign", {}), ("Mish", {}),
+                      ("LeakyRelu", {"alpha": 0.3}), ("Elu", {"alpha": 0.7}),
+                      ("Selu", {}), ("Celu", {"alpha": 1.5}),
+                      ("ThresholdedRelu", {"alpha": 0.5}),
+                      ("HardSigmoid", {"alpha": 0.3, "beta": 0.4}),
+                      ("HardSwish", {}), ("Gelu", {}),
+                      ("Sin", {}), ("Cos", {}), ("Floor", {}), ("Ceil", {}),
+                      ("Sign", {})]:
+        opset = 20 if op == "Gelu" else 18
+        case(op.lower(), [node(op, ["x"], ["y"], **attrs)], X, ["y"], SHAPES,
+             opset=opset)
+    case("gelu_tanh", [node("Gelu", ["x"], ["y"], approximate="tanh")], X,
+         ["y"], SHAPES, opset=20)
+    case("prelu", [node("PRelu", ["x", "slope"], ["y"])], X, ["y"], SHAPES,
+         inits=[const("slope", [[0.1], [0.2], [0.3]][:1], F)])
+
+
+def variadic_cases():
+    ins = [("a", F, ["n", "m"]), ("b", F, ["m"]), ("c", F, [1, "m"])]
+    for op in ["Sum", "Mean", "Max", "Min"]:
+        case(op.lower() + "3", [node(op, ["a", "b", "c"], ["y"])], ins, ["y"],
+             SHAPES)
+    ints = [("a", I, ["n", "m"]), ("b", I, ["n", "m"])]
+    case("mod_int", [node("Mod", ["a", "b"], ["y"])], ints, ["y"], SHAPES,
+         nonzero=("b",))
+    case("mod_int_fmod", [node("Mod", ["a", "b"], ["y"], fmod=1)], ints, ["y"],
+         SHAPES, nonzero=("b",))
+    case("mod_float", [node("Mod", ["a", "b"], ["y"], fmod=1)],
+         [("a", F, ["n", "m"]), ("b", F, ["n", "m"])], ["y"], SHAPES,
+         kind="positive")
+
+
+def reduce_cases():
+    x3 = [("x", F, ["n", 3, "m"])]
+    for op in ["ReduceProd", "ReduceL1", "ReduceSumSquare", "ReduceLogSum",
+               "ReduceLogSumExp"]:
+        kind = "positive" if op == "ReduceLogSum" else "normal"
+        case(op.lower(), [node(op, ["x", "axes"], ["y"], keepdims=1)], x3,
+             ["y"], SHAPES, inits=[const("axes", [2])], kind=kind)
+        case(op.lower() + "_all", [node(op, ["x"], ["y"], keepdims=0)], x3,
+             ["y"], SHAPES, kind=kind)
+    case("logsoftmax", [node("LogSoftmax", ["x"], ["y"], axis=1)], x3, ["y"],
+         SHAPES)
+
+
+def layout_cases():
+    x3 = [("x", F, ["n", 3, "m"])]
+    case("split_sizes", [node("Split", ["x", "s"], ["a", "b"], axis=1)], x3,
+         ["a", "b"], SHAPES, inits=[const("s", [1, 2])])
+    case("split_equal", [node("Split", ["x"], ["a", "b", "c"], axis=1,
+                              num_outputs=3)], x3, ["a", "b", "c"], SHAPES)
+    case("split_uneven", [node("Split", ["x"], ["a", "b"], axis=1,
+                               num_outputs=2)], x3, ["a", "b"], SHAPES)
+    case("tile", [node("Tile", ["x", "r"], ["y"])], x3, ["y"], SHAPES,
+         inits=[const("r", [2, 1, 3])])
+    for upper in (0, 1):
+        for k in (-1, 0, 2):
+            case(f"trilu_{'upper' if upper else 'lower'}_{k + 1}",
+                 [node("Trilu", ["x", "k"], ["y"], upper=upper)], x3, ["y"],
+                 SHAPES, inits=[const("k", k)])
+    pads = [0, 1, 2, 1, 0, 3]  # begins, then ends, per axis
+    for mode in ("constant", "edge", "reflect"):
+        extra = [const("v", 1.5, F)] if mode == "constant" else []
+        ins = ["x", "p", "v"] if mode == "constant" else ["x", "p"]
+        case(f"pad_{mode}", [node("Pad", ins, ["y"], mode=mode)],
+             [("x", F, ["n", 3, "m"])], ["y"],
+             [s for s in SHAPES
+              if mode != "reflect" or (s["m"] > 3 and s["n"] > 1)]
+             + ([{"n": 2, "m": 0}] if mode == "constant" else []),
+             inits=[const("p", pads)] + extra)
+    case("pad_wrap", [node("Pad", ["x", "p"], ["y"], mode="wrap")], x3, ["y"],
+         SHAPES, opset=19, inits=[const("p", [0, 1, 2, 0, 2, 3])])
+    case("pad_crop_axes", [node("Pad", ["x", "p", "", "a"], ["y"])], x3, ["y"],
+         [s for s in SHAPES if s["m"] > 1],
+         inits=[const("p", [-1, 2, 0, 1]), const("a", [2, 1])])
+    for eq, ins in [
+            ("bij,bjk->bik", [("a", F, ["n", 3, "m"]), ("b", F, ["n", "m", 2])]),
+            ("bhqd,bhkd->bhqk", [("a", F, [2, "n", 3, "m"]),
+                                 ("b", F, [2, "n", 4, "m"])]),
+            ("ij->ji", [("a", F, ["n", "m"])]),
+            ("ij->i", [("a", F, ["n", "m"])]),
+            ("i,i", [("a", F, ["m"]), ("b", F, ["m"])]),
+            ("ij,jk", [("a", F, ["n", "m"]), ("b", F, ["m", 3])]),
+            ("bi,bj->bij", [("a", F, ["n", 3]), ("b", F, ["n", "m"])]),
+            ("...ij,...jk->...ik", [("a", F, ["n", 2, "m"]),
+                                    ("b", F, ["n", "m", 3])]),
+            ("ab,bc,cd->ad", [("a", F, ["n", 3]), ("b", F, [3, "m"]),
+                              ("c", F, ["m", 2])])]:
+        tag = eq.replace("...", "E").replace(",", "_").replace("->", "_to_")
+        case("einsum_" + tag,
+             [node("Einsum", [n for n, _, _ in ins], ["y"], equation=eq)],
+             ins, ["y"], SHAPES)
+
+
+def selection_cases():
+    x3 = [("x", F, ["n", 3, "m"])]
+    for op in ("ArgMax", "ArgMin"):
+        for last in (0, 1):
+            case(f"{op.lower()}_{'last' if last else 'first'}",
+                 [node(op, ["x"], ["y"], axis=2, keepdims=1,
+                       select_last_index=last)], x3, ["y"], SHAPES,
+                 kind="ties")
+        case(f"{op.lower()}_dropped",
+             [node(op, ["x"], ["y"], axis=1, keepdims=0)], x3, ["y"], SHAPES)
+    topk_shapes = [s for s in SHAPES if s["m"] >= 3] + [{"n": 2, "m": 3}]
+    for largest in (0, 1):
+        case(f"topk_{'largest' if largest else 'smallest'}",
+             [node("TopK", ["x", "k"], ["v", "i"], axis=-1, largest=largest)],
+             x3, ["v", "i"], topk_shapes, inits=[const("k", [3])],
+             kind="ties")
+    case("topk_axis1", [node("TopK", ["x", "k"], ["v", "i"], axis=1)], x3,
+         ["v", "i"], SHAPES, inits=[const("k", [2])])
+    for exclusive in (0, 1):
+        for reverse in (0, 1):
+            case(f"cumsum_{exclusive}{reverse}",
+                 [node("CumSum", ["x", "a"], ["y"], exclusive=exclusive,
+                       reverse=reverse)], x3, ["y"],
+                 SHAPES + [{"n": 2, "m": 0}], inits=[const("a", 2)])
+    case("cumsum_int", [node("CumSum", ["x", "a"], ["y"])],
+         [("x", I, ["n", "m"])], ["y"], SHAPES, inits=[const("a", -2)])
+    for axis in (-1, 0, 1):
+        case(f"onehot_{axis + 1}",
+             [node("OneHot", ["i", "d", "v"], ["y"], axis=axis)],
+             [("i", I, ["n", "m"])], ["y"], SHAPES,
+             inits=[const("d", 7), const("v", [-1.0, 2.0], F)])
+
+
+def shape_cases():
+    # positions = past + arange(seq), in floats, as a decoder computes them
+    nodes = [node("Shape", ["x"], ["s"]),
+             node("Gather", ["s", "zero"], ["past"]),
+             node("Gather", ["s", "one"], ["seq"]),
+             node("Add", ["past", "seq"], ["end"]),
+             node("Cast", ["past"], ["pastf"], to=F),
+             node("Cast", ["end"], ["endf"], to=F),
+             node("Range", ["pastf", "endf", "step"], ["y"])]
+    case("range_from_past", nodes, [("x", F, ["n", "m"])], ["y"], SHAPES,
+         inits=[const("zero", 0), const("one", 1), const("step", 1.0, F)])
+    nodes = [node("Shape", ["x"], ["s"]), node("Gather", ["s", "one"], ["m"]),
+             node("Range", ["zero", "m", "three"], ["y"])]
+    case("range_step3", nodes, [("x", F, ["n", 6])], ["y"], SHAPES,
+         inits=[const("zero", 0), const("one", 1), const("three", 3)])
+
+
+if __name__ == "__main__":
+    os.makedirs(OUT, exist_ok=True)
+    unary_cases()
+    variadic_cases()
+    reduce_cases()
+    layout_cases()
+    selection_cases()
+    shape_cases()
