@@ -38,7 +38,7 @@ def out_dir(args, name):
 
 
 def _tensor_lines(kind, name, value):
-    a = np.ascontiguousarray(value)
+    a = np.array(value, order="C")  # (ascontiguousarray makes 0-d 1-d)
     head = f"{kind} {name} {DTYPES[a.dtype]} {a.ndim} " + " ".join(
         str(d) for d in a.shape)
     if a.dtype == np.bool_:
@@ -62,11 +62,21 @@ def write_fixture(path, cases):
     print(f"wrote {len(cases)} cases to {path}")
 
 
-def export(module, example, path, input_names, output_names, dynamic):
-    """Exports `module` on the example inputs with torch.onnx.export (its
-    default exporter, torch.export underneath), each dim named in `dynamic`
-    ({input: {axis: "seq"}}) kept symbolic under that name; one name on
-    several inputs is one size. The weights go inside the one file."""
+def export(module, example, path, input_names, output_names, dynamic,
+           exporter="dynamo"):
+    """Exports `module` on the example inputs with torch.onnx.export, each
+    dim named in `dynamic` ({input: {axis: "seq"}}) kept symbolic under
+    that name; one name on several inputs is one size. `exporter` is
+    "dynamo" (torch.export underneath, the default since torch 2.9) or
+    "torchscript" (the older tracer, for models torch.export cannot take).
+    The weights go inside the one file."""
+    args = tuple(torch.from_numpy(v) for v in example)
+    if exporter == "torchscript":
+        torch.onnx.export(module, args, path, input_names=input_names,
+                          output_names=output_names, dynamic_axes=dynamic,
+                          opset_version=17, dynamo=False)
+        print(f"wrote {path}")
+        return
     dims = {}
 
     def dim(name):
@@ -74,10 +84,9 @@ def export(module, example, path, input_names, output_names, dynamic):
 
     shapes = tuple({axis: dim(d) for axis, d in dynamic.get(n, {}).items()}
                    or None for n in input_names)
-    torch.onnx.export(module, tuple(torch.from_numpy(v) for v in example),
-                      path, input_names=input_names, output_names=output_names,
-                      dynamic_shapes=shapes, external_data=False,
-                      verbose=False)
+    torch.onnx.export(module, args, path, input_names=input_names,
+                      output_names=output_names, dynamic_shapes=shapes,
+                      external_data=False, verbose=False)
     print(f"wrote {path}")
 
 
