@@ -1,6 +1,6 @@
 // The indexing ops: Gather, GatherElements and GatherND, all on the one
 // gather the op set has (numpy `take` along one axis, indices clamped to
-// the axis).
+// the axis); and ScatterND and ScatterElements, composed (scatterRows).
 //
 // ONNX indices may be negative (counted from the end); the wire gather
 // clamps them to 0 instead, so every index is wrapped first, unless it is
@@ -15,7 +15,10 @@
 // uses both: GatherElements for the token-type ids, GatherND in the padding
 // mask.
 #include "frontend/onnx/OnnxNode.h"
+#include "ir/graph/DType.h"
 #include "ir/graph/IndexCheck.h"
+
+#include <cmath>
 
 namespace anyshape::onnx {
 namespace {
@@ -80,16 +83,15 @@ Status gather(Node &n) {
       n.b.gather(x, wrapNegative(n, 1, indices, sizeOf(n, x, a)), a));
 }
 
-/// out[i] = data[i with i[axis] replaced by indices[i]]; indices and the
-/// result have the same shape, of the data's rank.
-Status gatherElements(Node &n) {
-  ANYSHAPE_ASSIGN_OR_RETURN(Value data, n.input(0));
-  ANYSHAPE_ASSIGN_OR_RETURN(Value indices, n.input(1));
+/// The row-major linear index into `data` of each element of `indices`
+/// with its own position's coordinate along `axis` replaced by the index
+/// there (GatherElements, ScatterElements); checked and wrapped.
+StatusOr<Value> elementsLinearIndex(Node &n, Value data, Value indices,
+                                    int64_t a) {
   ANYSHAPE_RETURN_IF_ERROR(checkIndexType(n, indices));
   int64_t r = n.rank(data);
   if (n.rank(indices) != r)
     return n.error("indices must have the data's rank");
-  ANYSHAPE_ASSIGN_OR_RETURN(int64_t a, n.axis(n.attrInt("axis", 0), r));
   indices = checked(n, 1, indices, data, a);
   indices = n.b.convert(wrapNegative(n, 1, indices, sizeOf(n, data, a)),
                         v1::DTYPE_I64);
@@ -102,27 +104,37 @@ Status gatherElements(Node &n) {
     linear = linear.isValid() ? n.b.add(linear, term) : term;
     stride = n.b.mul(stride, sizeOf(n, data, d));
   }
+  return linear;
+}
+
+/// out[i] = data[i with i[axis] replaced by indices[i]]; indices and the
+/// result have the same shape, of the data's rank.
+Status gatherElements(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value data, n.input(0));
+  ANYSHAPE_ASSIGN_OR_RETURN(Value indices, n.input(1));
+  ANYSHAPE_ASSIGN_OR_RETURN(int64_t a,
+                            n.axis(n.attrInt("axis", 0), n.rank(data)));
+  ANYSHAPE_ASSIGN_OR_RETURN(Value linear,
+                            elementsLinearIndex(n, data, indices, a));
   return n.define(n.b.gather(n.b.reshape(data, {-1}), linear, 0));
 }
 
-/// out[i, ...] = data[indices[i, 0], ..., indices[i, m - 1], ...], with m
-/// the last dim of indices (batch_dims 0).
-Status gatherND(Node &n) {
-  if (n.attrInt("batch_dims", 0) != 0)
-    return n.error("batch_dims other than 0 is not supported");
-  ANYSHAPE_ASSIGN_OR_RETURN(Value data, n.input(0));
-  ANYSHAPE_ASSIGN_OR_RETURN(Value indices, n.input(1));
+/// For indices [..., m] into `data`: the linear index of each row of
+/// coordinates into data's first m dims (shape indices[:-1]), checked and
+/// wrapped; `m` receives m.
+StatusOr<Value> ndLinearIndex(Node &n, Value data, Value indices, int64_t &m) {
   ANYSHAPE_RETURN_IF_ERROR(checkIndexType(n, indices));
   int64_t r = n.rank(data), q = n.rank(indices);
   std::vector<Dim> indexDims = n.b.dims(indices);
-  std::optional<int64_t> m =
+  std::optional<int64_t> last =
       q >= 1 ? dimNumber(indexDims.back().text()) : std::nullopt;
-  if (!m || *m < 1 || *m > r)
+  if (!last || *last < 1 || *last > r)
     return n.error("the last dim of indices must be a constant in [1, " +
                    std::to_string(r) + "], the data's rank");
+  m = *last;
   std::vector<Dim> outer(indexDims.begin(), indexDims.end() - 1);
   Value linear, stride = n.b.scalar(1.0, v1::DTYPE_I64);
-  for (int64_t k = *m - 1; k >= 0; --k) {
+  for (int64_t k = m - 1; k >= 0; --k) {
     std::vector<Dim> starts(indexDims.size(), Dim(0)), limits = indexDims;
     starts.back() = Dim(k);
     limits.back() = Dim(k + 1);
@@ -135,9 +147,157 @@ Status gatherND(Node &n) {
     linear = linear.isValid() ? n.b.add(linear, term) : term;
     stride = n.b.mul(stride, sizeOf(n, data, k));
   }
-  std::vector<Dim> dataDims = n.b.dims(data), flat{Dim(-1)};
-  flat.insert(flat.end(), dataDims.begin() + *m, dataDims.end());
-  return n.define(n.b.gather(n.b.reshape(data, flat), linear, 0));
+  return linear;
+}
+
+/// data flattened over its first m dims: [-1, data[m:]...].
+Value flattenLeading(Node &n, Value data, int64_t m) {
+  std::vector<Dim> dims = n.b.dims(data), flat{Dim(-1)};
+  flat.insert(flat.end(), dims.begin() + m, dims.end());
+  return n.b.reshape(data, flat);
+}
+
+/// out[i, ...] = data[indices[i, 0], ..., indices[i, m - 1], ...], with m
+/// the last dim of indices (batch_dims 0).
+Status gatherND(Node &n) {
+  if (n.attrInt("batch_dims", 0) != 0)
+    return n.error("batch_dims other than 0 is not supported");
+  ANYSHAPE_ASSIGN_OR_RETURN(Value data, n.input(0));
+  ANYSHAPE_ASSIGN_OR_RETURN(Value indices, n.input(1));
+  int64_t m = 0;
+  ANYSHAPE_ASSIGN_OR_RETURN(Value linear, ndLinearIndex(n, data, indices, m));
+  return n.define(n.b.gather(flattenLeading(n, data, m), linear, 0));
+}
+
+/// rows [N, R...] with updates [M, R...] written at `at` [M] (each in
+/// [0, N)), combined by ONNX's `reduction`. `none`: the last update of a
+/// row wins (ONNX leaves duplicates unspecified; this is the serial
+/// order); the others fold every update of a row into it.
+///
+/// As compositions, not a scatter op of the op set: `none` finds each
+/// row's last update (a [N, M] reduction) and gathers it, O(N M + N R)
+/// work; `add` on floats is a product with the [N, M] one-hot matrix (the
+/// GEMM library), O(N M R); the other reductions fold a masked [N, M, R]
+/// space in a reduction kernel, also O(N M R). Linear in the updates for
+/// a cache written a few rows at a time; quadratic for a scatter of as
+/// many rows as the data has.
+StatusOr<Value> scatterRows(Node &n, Value rows, Value at, Value updates,
+                            const std::string &reduction) {
+  std::vector<Dim> rowDims = n.b.dims(rows), updateDims = n.b.dims(updates);
+  v1::DType dtype = n.b.dtype(rows);
+  Dim N = rowDims[0], M = updateDims[0];
+  std::vector<Dim> square = {N, M};
+  Value hit =
+      n.b.compare(n.b.iota(v1::DTYPE_I64, square, 0),
+                  n.b.broadcastInDim(at, square, {1}), client::Comparison::Eq);
+  auto spread = [&](Value v, std::vector<Dim> dims,
+                    std::vector<int64_t> mapping) {
+    return n.b.broadcastInDim(v, std::move(dims), std::move(mapping));
+  };
+  std::vector<int64_t> rowMapping; // [N, R...] -> [N, R...]
+  for (size_t d = 0; d < rowDims.size(); ++d)
+    rowMapping.push_back(static_cast<int64_t>(d));
+  if (reduction == "none") {
+    Value position = n.b.iota(v1::DTYPE_I64, square, 1);
+    Value last = n.b.reduce(
+        n.b.select(hit, position,
+                   spread(n.b.scalar(-1.0, v1::DTYPE_I64), square, {})),
+        {1}, client::Reduction::Max);
+    Value written = n.b.compare(last, n.b.scalar(0.0, v1::DTYPE_I64),
+                                client::Comparison::Ge);
+    // A row past the updates' end, of zeros, for the rows none writes:
+    // the gather then never reads an empty axis (M may be 0).
+    std::vector<Dim> oneRow = updateDims;
+    oneRow[0] = Dim(1);
+    Value padded = n.b.concatenate(
+        {updates, spread(n.b.scalar(0.0, dtype), oneRow, {})}, 0);
+    Value source = n.b.select(
+        written, last,
+        spread(n.b.convert(n.b.dimSize(updates, 0), v1::DTYPE_I64), {N}, {}));
+    Value picked = n.b.gather(padded, source, 0);
+    return n.b.select(spread(written, rowDims, {0}), picked, rows);
+  }
+  if (reduction == "add" && isFloatDType(dtype)) {
+    Value oneHot = n.b.convert(hit, dtype);
+    Value sums = n.b.dotGeneral(oneHot, updates, {}, {}, {1}, {0});
+    return n.b.add(rows, sums);
+  }
+  client::Reduction kind = reduction == "add"   ? client::Reduction::Sum
+                           : reduction == "mul" ? client::Reduction::Prod
+                           : reduction == "max" ? client::Reduction::Max
+                                                : client::Reduction::Min;
+  std::vector<Dim> space = {N, M};
+  space.insert(space.end(), updateDims.begin() + 1, updateDims.end());
+  std::vector<int64_t> updateMapping = {1}, hitMapping = {0, 1};
+  for (size_t d = 1; d < updateDims.size(); ++d)
+    updateMapping.push_back(static_cast<int64_t>(d + 1));
+  double identity =
+      kind == client::Reduction::Sum    ? 0.0
+      : kind == client::Reduction::Prod ? 1.0
+      : isFloatDType(dtype)
+          ? (kind == client::Reduction::Max ? -INFINITY : INFINITY)
+      : kind == client::Reduction::Max ? -9.2233720368547758e18
+                                       : 9.2233720368547758e18;
+  Value masked = n.b.select(spread(hit, space, hitMapping),
+                            spread(updates, space, updateMapping),
+                            spread(n.b.scalar(identity, dtype), space, {}));
+  Value folded = n.b.reduce(masked, {1}, kind);
+  return reduction == "add"   ? n.b.add(rows, folded)
+         : reduction == "mul" ? n.b.mul(rows, folded)
+         : reduction == "max" ? n.b.max(rows, folded)
+                              : n.b.min(rows, folded);
+}
+
+StatusOr<std::string> scatterReduction(Node &n) {
+  const ::onnx::AttributeProto *a = n.attribute("reduction");
+  std::string r = a ? a->s() : "none";
+  if (r != "none" && r != "add" && r != "mul" && r != "max" && r != "min")
+    return n.error("reduction '" + r + "' is not none, add, mul, max or min");
+  return r;
+}
+
+/// ScatterND: data with each row of coordinates in indices [..., m]
+/// (into its first m dims) replaced by (or combined with) the matching
+/// slice of updates [..., data[m:]...].
+Status scatterND(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(std::string reduction, scatterReduction(n));
+  ANYSHAPE_ASSIGN_OR_RETURN(Value data, n.input(0));
+  ANYSHAPE_ASSIGN_OR_RETURN(Value indices, n.input(1));
+  ANYSHAPE_ASSIGN_OR_RETURN(Value updates, n.input(2));
+  int64_t m = 0;
+  ANYSHAPE_ASSIGN_OR_RETURN(Value linear, ndLinearIndex(n, data, indices, m));
+  Value at = n.b.reshape(linear, {-1});
+  std::vector<Dim> dataDims = n.b.dims(data);
+  std::vector<Dim> updateShape = {n.b.dims(at)[0]};
+  updateShape.insert(updateShape.end(), dataDims.begin() + m, dataDims.end());
+  if (n.rank(updates) != n.rank(indices) - 1 + n.rank(data) - m)
+    return n.error("updates must have rank " +
+                   std::to_string(n.rank(indices) - 1 + n.rank(data) - m));
+  ANYSHAPE_ASSIGN_OR_RETURN(
+      Value rows, scatterRows(n, flattenLeading(n, data, m), at,
+                              n.b.reshape(updates, updateShape), reduction));
+  return n.define(n.b.reshape(rows, dataDims));
+}
+
+/// ScatterElements: data with data[i with i[axis] = indices[i]] replaced
+/// by (or combined with) updates[i], for every position i of indices.
+Status scatterElements(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(std::string reduction, scatterReduction(n));
+  ANYSHAPE_ASSIGN_OR_RETURN(Value data, n.input(0));
+  ANYSHAPE_ASSIGN_OR_RETURN(Value indices, n.input(1));
+  ANYSHAPE_ASSIGN_OR_RETURN(Value updates, n.input(2));
+  ANYSHAPE_ASSIGN_OR_RETURN(int64_t a,
+                            n.axis(n.attrInt("axis", 0), n.rank(data)));
+  if (n.rank(updates) != n.rank(indices))
+    return n.error("updates must have the indices' shape");
+  ANYSHAPE_ASSIGN_OR_RETURN(Value linear,
+                            elementsLinearIndex(n, data, indices, a));
+  Value at = n.b.reshape(linear, {-1});
+  ANYSHAPE_ASSIGN_OR_RETURN(Value rows,
+                            scatterRows(n, n.b.reshape(data, {-1}), at,
+                                        n.b.reshape(updates, {n.b.dims(at)[0]}),
+                                        reduction));
+  return n.define(n.b.reshape(rows, n.b.dims(data)));
 }
 
 } // namespace
@@ -146,6 +306,8 @@ void addIndexRules(std::map<std::string, OpRule> &rules) {
   rules["Gather"] = {{"axis"}, gather};
   rules["GatherElements"] = {{"axis"}, gatherElements};
   rules["GatherND"] = {{"batch_dims"}, gatherND};
+  rules["ScatterND"] = {{"reduction"}, scatterND};
+  rules["ScatterElements"] = {{"axis", "reduction"}, scatterElements};
 }
 
 } // namespace anyshape::onnx

@@ -157,3 +157,33 @@ TEST(OnnxComposedOps, SizesKnownOnlyAtRunTimeFailThatRunNamingTheNode) {
   EXPECT_TRUE(runOn(**compiled, {2, 5}).isOk());
   EXPECT_TRUE(runOn(**compiled, {0, 5}).isOk()); // nothing to pick from
 }
+
+TEST(OnnxComposedOps, OutOfRangeScatterIndicesFailTheRunNamingTheNode) {
+  // ONNX refuses a scatter index outside [-n, n); the composition would
+  // drop such an update silently, so each index is checked first.
+  ModelBuilder m(18);
+  m.input("data", {"n", "2"});
+  m.input("idx", {"s", "1"}, ::onnx::TensorProto::INT64);
+  m.input("upd", {"s", "2"});
+  m.node("ScatterND", {"data", "idx", "upd"}, {"y"});
+  m.output("y");
+  auto graph = anyshape::onnx::importOnnx(m.bytes());
+  ASSERT_TRUE(graph.isOk()) << graph.status().toString();
+  auto compiled = jit::Compiler::compile(*graph);
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  auto run = [&](std::vector<int64_t> idx) {
+    Literal at =
+        Literal::zeros(v1::DTYPE_I64, {static_cast<int64_t>(idx.size()), 1});
+    at.i = idx;
+    auto out = (*compiled)->run(
+        {literalToTensor(ones({3, 2})), literalToTensor(at),
+         literalToTensor(ones({static_cast<int64_t>(idx.size()), 2}))});
+    return out.isOk() ? Status::ok() : out.status();
+  };
+  EXPECT_TRUE(run({2, -3}).isOk());
+  Status bad = run({1, 5});
+  EXPECT_EQ(bad.code(), StatusCode::InvalidArgument);
+  EXPECT_EQ(bad.message(), "node 'y_ScatterND' (ScatterND): index 5 is out "
+                           "of range [-3, 3) for axis 0 of size 3");
+  EXPECT_TRUE(run({}).isOk()); // no updates: the data as it was
+}

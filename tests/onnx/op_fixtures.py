@@ -37,10 +37,11 @@ def values(elem, shape, kind):
 
 
 def case(name, nodes, inputs, outputs, shapes, opset=18, inits=(),
-         kind="normal", nonzero=()):
+         kind="normal", nonzero=(), make=None):
     """inputs: (name, elem, dims) with dims numbers or symbols; shapes: a
     list of {symbol: size}; nonzero: inputs whose zeros are replaced (the
-    divisors of Mod)."""
+    divisors of Mod); make: {input: f(shape)} for inputs that need
+    particular values (indices in range)."""
     graph = helper.make_graph(
         nodes, name,
         [helper.make_tensor_value_info(n, e, d) for n, e, d in inputs],
@@ -57,7 +58,8 @@ def case(name, nodes, inputs, outputs, shapes, opset=18, inits=(),
         feed = {}
         for n, e, dims in inputs:
             shape = [binding[d] if isinstance(d, str) else d for d in dims]
-            v = values(e, shape, kind)
+            v = (make[n](shape, binding) if make and n in make
+                 else values(e, shape, kind))
             if n in nonzero:
                 v[v == 0] = 3
             feed[n] = v
@@ -209,6 +211,67 @@ def selection_cases():
              inits=[const("d", 7), const("v", [-1.0, 2.0], F)])
 
 
+def distinct(axis_symbol, negative=False):
+    """Indices drawn without repeats from [0, size of `axis_symbol`) (or
+    counted from the end, when `negative`), for scatters whose result ONNX
+    leaves unspecified when two updates hit one place."""
+    def make(shape, binding):
+        limit = binding[axis_symbol]
+        count = int(np.prod(shape))
+        picked = rng.permutation(limit)[:count]
+        if negative:
+            picked = picked - limit * rng.integers(0, 2, count)
+        return picked.reshape(shape).astype(np.int64)
+    return make
+
+
+def repeated(axis_symbol):
+    """Indices in [0, size of `axis_symbol`), repeats likely."""
+    return lambda shape, binding: rng.integers(
+        0, binding[axis_symbol], shape).astype(np.int64)
+
+
+def scatter_cases():
+    # A cache of n rows written at s positions (the static KV cache).
+    rows = [("data", F, ["n", 2, 3]), ("idx", I, ["s", 1]),
+            ("upd", F, ["s", 2, 3])]
+    case("scatternd_rows", [node("ScatterND", ["data", "idx", "upd"], ["y"])],
+         rows, ["y"], [{"n": 8, "s": 1}, {"n": 5, "s": 3}, {"n": 9, "s": 0},
+                       {"n": 1, "s": 1}, {"n": 6, "s": 6}],
+         make={"idx": distinct("n", negative=True)})
+    for reduction in ("add", "mul", "max", "min"):
+        case(f"scatternd_{reduction}",
+             [node("ScatterND", ["data", "idx", "upd"], ["y"],
+                   reduction=reduction)], rows, ["y"],
+             [{"n": 4, "s": 6}, {"n": 1, "s": 3}, {"n": 7, "s": 0},
+              {"n": 3, "s": 1}], make={"idx": repeated("n")})
+    points = [("data", F, ["n", "m"]), ("idx", I, ["s", 2]),
+              ("upd", F, ["s"])]
+    case("scatternd_points",
+         [node("ScatterND", ["data", "idx", "upd"], ["y"], reduction="add")],
+         points, ["y"], [{"n": 3, "m": 4, "s": 5}, {"n": 1, "m": 1, "s": 2}],
+         make={"idx": lambda shape, binding: np.stack(
+             [rng.integers(0, binding["n"], shape[0]),
+              rng.integers(0, binding["m"], shape[0])], 1)})
+    elements = [("data", F, ["n", "m"]), ("idx", I, ["n", "k"]),
+                ("upd", F, ["n", "k"])]
+    case("scatterelements_axis1",
+         [node("ScatterElements", ["data", "idx", "upd"], ["y"], axis=1)],
+         elements, ["y"], [{"n": 2, "m": 6, "k": 3}, {"n": 1, "m": 4, "k": 4},
+                           {"n": 3, "m": 5, "k": 0}],
+         make={"idx": lambda shape, binding: np.stack(
+             [rng.permutation(binding["m"])[:shape[1]]
+              for _ in range(shape[0])]).reshape(shape).astype(np.int64)})
+    for reduction in ("add", "max"):
+        case(f"scatterelements_{reduction}",
+             [node("ScatterElements", ["data", "idx", "upd"], ["y"], axis=0,
+                   reduction=reduction)],
+             [("data", F, ["n", "m"]), ("idx", I, ["k", "m"]),
+              ("upd", F, ["k", "m"])], ["y"],
+             [{"n": 3, "m": 4, "k": 5}, {"n": 1, "m": 2, "k": 1},
+              {"n": 2, "m": 3, "k": 0}], make={"idx": repeated("n")})
+
+
 def shape_cases():
     # positions = past + arange(seq), in floats, as a decoder computes them
     nodes = [node("Shape", ["x"], ["s"]),
@@ -233,4 +296,5 @@ if __name__ == "__main__":
     reduce_cases()
     layout_cases()
     selection_cases()
+    scatter_cases()
     shape_cases()
