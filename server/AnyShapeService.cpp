@@ -69,7 +69,8 @@ grpc::Status toGrpcStatus(const Status &status) {
 
 AnyShapeService::AnyShapeService(const ServiceOptions &options)
     : options_(options),
-      tensors_(options.tensorStoreBytes, options.limits.maxElementsPerTensor) {}
+      tensors_(options.tensorStoreBytes, options.limits.maxElementsPerTensor),
+      kept_(options.kept) {}
 
 AnyShapeService::~AnyShapeService() = default;
 
@@ -412,8 +413,22 @@ Status AnyShapeService::queueCompile(grpc::CallbackServerContext *context,
 Status AnyShapeService::execute(
     const CachedExecutable &entry,
     const google::protobuf::RepeatedPtrField<v1::NamedTensor> &inputs,
+    const google::protobuf::RepeatedPtrField<std::string> &keep,
     v1::ExecuteResponse &response) {
   const v1::Graph &graph = entry.executable->graph();
+  // Which outputs stay here, checked before the run costs anything.
+  std::vector<bool> kept(graph.outputs_size(), false);
+  for (const std::string &name : keep) {
+    int k = 0;
+    while (k < graph.outputs_size() && graph.outputs(k) != name)
+      ++k;
+    if (k == graph.outputs_size())
+      return invalidArgument("keep_outputs names '" + name +
+                             "', which is not an output of the graph");
+    if (kept[k])
+      return invalidArgument("keep_outputs names '" + name + "' twice");
+    kept[k] = true;
+  }
   std::vector<const v1::Tensor *> ordered(graph.inputs_size(), nullptr);
   std::vector<std::shared_ptr<const v1::Tensor>> stored; // held for the run
   for (const v1::NamedTensor &input : inputs) {
@@ -438,6 +453,16 @@ Status AnyShapeService::execute(
       ordered[index] = &input.tensor();
       break;
     case v1::NamedTensor::kTensorId: {
+      if (KeptTensors::isKeptId(input.tensor_id())) {
+        StatusOr<std::shared_ptr<const v1::Tensor>> held =
+            kept_.get(input.tensor_id());
+        if (!held.isOk())
+          return Status(held.status().code(),
+                        what + ": " + held.status().message());
+        ordered[index] = held->get();
+        stored.push_back(std::move(*held));
+        break;
+      }
       std::shared_ptr<const v1::Tensor> tensor =
           tensors_.get(input.tensor_id());
       if (!tensor)
@@ -477,10 +502,35 @@ Status AnyShapeService::execute(
   response.mutable_timing()->set_run_us(microsSince(start));
   response.mutable_timing()->set_threads(
       static_cast<int32_t>(runtime::anyshapeTeamSize()));
+  // All the kept outputs are stored, or none (and the request fails).
+  std::vector<v1::Tensor> keeping;
+  std::vector<v1::KeptTensor> described;
   for (int k = 0; k < graph.outputs_size(); ++k) {
+    if (!kept[k])
+      continue;
+    v1::KeptTensor d;
+    d.set_name(graph.outputs(k));
+    d.set_dtype(outputs[k].dtype());
+    *d.mutable_shape() = outputs[k].shape();
+    d.set_bytes(static_cast<int64_t>(outputs[k].data().size()));
+    described.push_back(std::move(d));
+    keeping.push_back(std::move(outputs[k]));
+  }
+  std::vector<std::string> ids;
+  if (!keeping.empty()) {
+    ANYSHAPE_ASSIGN_OR_RETURN(ids, kept_.keep(std::move(keeping)));
+  }
+  for (int k = 0, next = 0; k < graph.outputs_size(); ++k) {
     v1::NamedTensor *out = response.add_outputs();
     out->set_name(graph.outputs(k));
-    *out->mutable_tensor() = std::move(outputs[k]);
+    if (kept[k]) {
+      out->set_tensor_id(ids[next]);
+      described[next].set_tensor_id(ids[next]);
+      *response.add_kept() = std::move(described[next]);
+      ++next;
+    } else {
+      *out->mutable_tensor() = std::move(outputs[k]);
+    }
   }
   return Status::ok();
 }
@@ -541,9 +591,9 @@ AnyShapeService::Execute(grpc::CallbackServerContext *context,
           status = checkExecutableId(request->executable_id());
         if (status.isOk()) {
           auto entry = cache_->find(request->executable_id());
-          status = entry.isOk()
-                       ? execute(*entry->entry, request->inputs(), *response)
-                       : entry.status();
+          status = entry.isOk() ? execute(*entry->entry, request->inputs(),
+                                          request->keep_outputs(), *response)
+                                : entry.status();
         }
         countExecution(status, queuedAt); // refused ones count as errors
         return status;
@@ -565,7 +615,7 @@ AnyShapeService::CompileAndExecute(grpc::CallbackServerContext *context,
                        [this, request, response](const CachedExecutable &entry,
                                                  Clock::time_point queuedAt) {
                          runtime::CoreShare::Claim threads(cores_);
-                         Status status = execute(entry, request->inputs(),
+                         Status status = execute(entry, request->inputs(), {},
                                                  *response->mutable_execute());
                          countExecution(status, queuedAt);
                          return status;
@@ -611,6 +661,21 @@ AnyShapeService::Unload(grpc::CallbackServerContext *context,
 }
 
 grpc::ServerUnaryReactor *
+AnyShapeService::FreeTensors(grpc::CallbackServerContext *context,
+                             const v1::FreeTensorsRequest *request,
+                             v1::FreeTensorsResponse *response) {
+  if (Status allowed = authorize(context, kRoleExecute); !allowed.isOk())
+    return refuse(allowed);
+  grpc::ServerUnaryReactor *reactor = newReactor();
+  KeptTensors::Freed freed = kept_.free(std::vector<std::string>(
+      request->tensor_ids().begin(), request->tensor_ids().end()));
+  response->set_freed(freed.count);
+  response->set_bytes_freed(freed.bytes);
+  finish(reactor, Status::ok());
+  return reactor;
+}
+
+grpc::ServerUnaryReactor *
 AnyShapeService::Stats(grpc::CallbackServerContext *context,
                        const v1::StatsRequest *, v1::StatsResponse *response) {
   if (Status allowed = authorize(context, kRoleAdmin); !allowed.isOk())
@@ -648,6 +713,9 @@ v1::StatsResponse AnyShapeService::stats() const {
   s.set_cache_bytes(cache.bytes);
   s.set_stored_tensors(tensors_.count());
   s.set_stored_tensor_bytes(tensors_.bytes());
+  s.set_kept_tensors(kept_.count());
+  s.set_kept_tensor_bytes(kept_.bytes());
+  s.set_kept_tensors_expired(kept_.expired());
   s.set_requests_in_flight(metrics_.inFlight.load());
   if (hotShapes_) {
     HotShapeStats hot = hotShapes_->stats();

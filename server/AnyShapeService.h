@@ -18,6 +18,7 @@
 #include "runtime/Threading.h"
 #include "server/Auth.h"
 #include "server/HotShapes.h"
+#include "server/KeptTensors.h"
 #include "server/LowestIdlePool.h"
 #include "server/Metrics.h"
 #include "server/TensorStore.h"
@@ -51,6 +52,8 @@ struct ServiceOptions {
   int maxQueuedExecutions = 1024;
   int64_t tensorStoreBytes = int64_t{4} << 30;
   int64_t maxUploadBytes = int64_t{2} << 30; ///< one UploadTensor
+  /// Outputs kept between requests (ExecuteRequest.keep_outputs).
+  KeptTensors::Limits kept;
   GraphLimits limits;
   /// Null: no authentication (the loopback default). Otherwise every call
   /// but the health check needs a token with its method's roles (Auth.h).
@@ -99,6 +102,10 @@ public:
   grpc::ServerUnaryReactor *Stats(grpc::CallbackServerContext *context,
                                   const v1::StatsRequest *request,
                                   v1::StatsResponse *response) override;
+  grpc::ServerUnaryReactor *
+  FreeTensors(grpc::CallbackServerContext *context,
+              const v1::FreeTensorsRequest *request,
+              v1::FreeTensorsResponse *response) override;
 
   /// New requests get UNAVAILABLE from now on; no more specialisations
   /// are compiled (the one in progress is stopped).
@@ -178,9 +185,12 @@ private:
                                    const InputShapes &shapes);
   Status answerCompile(const CacheResult &result, v1::CompileResponse &response,
                        const AfterCompile &then, Clock::time_point queuedAt);
+  /// Runs `entry` on `inputs`; the outputs named in `keep` stay in kept_
+  /// and come back as ids.
   Status
   execute(const CachedExecutable &entry,
           const google::protobuf::RepeatedPtrField<v1::NamedTensor> &inputs,
+          const google::protobuf::RepeatedPtrField<std::string> &keep,
           v1::ExecuteResponse &response);
   /// Checks cancellation and the deadline before work starts.
   static Status stillWanted(grpc::CallbackServerContext *context);
@@ -190,6 +200,7 @@ private:
   const RedisCache *redis_ = nullptr; // one of cache_'s tiers, or none
   std::unique_ptr<CompileWorkers> compileWorkers_; // null: in process
   TensorStore tensors_;
+  KeptTensors kept_;
   Metrics metrics_;
   std::unique_ptr<tbb::global_control> workers_;
   std::atomic<int> queuedCompiles_{0};

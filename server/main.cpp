@@ -95,6 +95,11 @@ const char *kUsage = R"(usage: anyshape-server [options]
                            (default 1024); compiles queue up to 64
   --max-message-bytes N    gRPC message limit, both directions (default 256 MiB)
   --tensor-store-bytes N   tensor store bound (default 4 GiB)
+  --max-kept-bytes N       bytes of outputs kept between requests
+                           (ExecuteRequest.keep_outputs; default 2 GiB)
+  --max-kept-tensors N     how many kept outputs at once (default 4096)
+  --kept-idle-seconds N    a kept output no request names for this long
+                           is dropped (default 300)
   --max-upload-bytes N     one uploaded tensor's bound (default 2 GiB)
   --max-elements N         elements of any one tensor (default 2^32)
   --buffer-cache-bytes N   freed buffers kept for reuse (default 1 GiB)
@@ -229,6 +234,12 @@ int main(int argc, char **argv) {
       options.maxMessageBytes = number;
     else if (arg == "--tensor-store-bytes" && needNumber(0, INT64_MAX))
       options.service.tensorStoreBytes = number;
+    else if (arg == "--max-kept-bytes" && needNumber(0, INT64_MAX))
+      options.service.kept.maxBytes = number;
+    else if (arg == "--max-kept-tensors" && needNumber(0, 1 << 24))
+      options.service.kept.maxCount = number;
+    else if (arg == "--kept-idle-seconds" && needNumber(1, 7 * 24 * 3600))
+      options.service.kept.idleSeconds = static_cast<double>(number);
     else if (arg == "--max-upload-bytes" && needNumber(0, INT64_MAX))
       options.service.maxUploadBytes = number;
     else if (arg == "--max-elements" && needNumber(1, INT64_MAX))

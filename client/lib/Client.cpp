@@ -532,11 +532,14 @@ Client::RunResult Client::run(const Compiled &compiled,
 
 StatusOr<std::vector<v1::NamedTensor>>
 Client::run(const std::string &executableId,
-            const std::vector<v1::NamedTensor> &inputs) {
+            const std::vector<v1::NamedTensor> &inputs,
+            const std::vector<std::string> &keepOutputs) {
   v1::ExecuteRequest request;
   request.set_executable_id(executableId);
   for (const v1::NamedTensor &input : inputs)
     *request.add_inputs() = input;
+  for (const std::string &name : keepOutputs)
+    request.add_keep_outputs(name);
   v1::ExecuteResponse response;
   ANYSHAPE_RETURN_IF_ERROR(
       impl_->call("Execute", [&](grpc::ClientContext &context) {
@@ -596,6 +599,19 @@ StatusOr<bool> Client::unload(const std::string &executableId) {
         return impl_->stub->Unload(&context, request, &response);
       }));
   return response.was_loaded();
+}
+
+StatusOr<int64_t>
+Client::freeTensors(const std::vector<std::string> &tensorIds) {
+  v1::FreeTensorsRequest request;
+  for (const std::string &id : tensorIds)
+    request.add_tensor_ids(id);
+  v1::FreeTensorsResponse response;
+  ANYSHAPE_RETURN_IF_ERROR(
+      impl_->call("FreeTensors", [&](grpc::ClientContext &context) {
+        return impl_->stub->FreeTensors(&context, request, &response);
+      }));
+  return response.freed();
 }
 
 StatusOr<v1::StatsResponse> Client::stats() {

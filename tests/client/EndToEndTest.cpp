@@ -37,7 +37,8 @@ public:
   /// Starts the server on `listen` and waits until it writes its port file.
   static std::unique_ptr<ServerProcess>
   start(const std::string &listen = "127.0.0.1:0",
-        const std::string &cacheDir = "") {
+        const std::string &cacheDir = "",
+        const std::vector<std::string> &extraArgs = {}) {
     auto server = std::unique_ptr<ServerProcess>(new ServerProcess);
     char dir[] = "/tmp/anyshape-client-e2e-XXXXXX";
     if (!mkdtemp(dir))
@@ -49,6 +50,7 @@ public:
         "--drain-seconds",      "5"};
     if (!cacheDir.empty())
       args.insert(args.end(), {"--cache-dir", cacheDir});
+    args.insert(args.end(), extraArgs.begin(), extraArgs.end());
     server->pid_ = fork();
     if (server->pid_ == 0) {
       std::vector<char *> argv;
@@ -384,6 +386,130 @@ TEST_F(ClientEndToEnd, DeadlineExceeded) {
   auto compiled = (*hurried)->compile(denseGraph(6));
   EXPECT_EQ(compiled.status().code(), StatusCode::DeadlineExceeded)
       << compiled.status().toString();
+}
+
+/// One decode step's shape: the cache grows by the step's row, and y is
+/// the sum of every row so far. present = concat(past, 2 x), y = sum of
+/// present over its rows.
+v1::Graph cacheStepGraph() {
+  GraphBuilder b("cache_step");
+  Value x = b.parameter("x", v1::DTYPE_F32, {"batch", 1, 8});
+  Value past = b.parameter("past", v1::DTYPE_F32, {"batch", "past", 8});
+  Value present =
+      b.concatenate({past, b.mul(x, b.scalar(2.0, v1::DTYPE_F32))}, 1);
+  b.output(present, "present");
+  b.output(b.reduce(present, {1}, Reduction::Sum), "y");
+  auto graph = b.build();
+  EXPECT_TRUE(graph.isOk()) << graph.status().toString();
+  return graph.isOk() ? *graph : v1::Graph();
+}
+
+v1::NamedTensor named(const std::string &name, v1::Tensor tensor) {
+  v1::NamedTensor t;
+  t.set_name(name);
+  *t.mutable_tensor() = std::move(tensor);
+  return t;
+}
+
+v1::NamedTensor namedId(const std::string &name, const std::string &id) {
+  v1::NamedTensor t;
+  t.set_name(name);
+  t.set_tensor_id(id);
+  return t;
+}
+
+TEST(ClientKeptOutputs, ADecodeLoopKeepsItsCacheInTheServer) {
+  // A kept output stays in the server and comes back as an id the next
+  // step names as its input; the loop's results are those of sending the
+  // cache each time. The store is bounded: an unknown output name, a freed
+  // or idled-out id and a keep over the count limit are clear errors, and
+  // the server serves on.
+  if (!serverBuilt())
+    GTEST_SKIP() << ANYSHAPE_SERVER_BINARY << " is not built";
+  auto server = ServerProcess::start(
+      "127.0.0.1:0", "",
+      {"--max-kept-tensors", "3", "--kept-idle-seconds", "2"});
+  ASSERT_NE(server, nullptr) << "anyshape-server did not start";
+  auto client = Client::connect(server->address);
+  ASSERT_TRUE(client.isOk()) << client.status().toString();
+  auto compiled = (*client)->compile(cacheStepGraph());
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  const std::string &id = compiled->id;
+
+  Literal empty = Literal::zeros(v1::DTYPE_F32, {2, 0, 8});
+  v1::NamedTensor past = named("past", literalToTensor(empty));
+  std::vector<double> sums(16, 0.0);
+  std::string previous;
+  for (int step = 0; step < 6; ++step) {
+    Literal x = randomLiteral(v1::DTYPE_F32, {2, 1, 8}, 100 + step);
+    for (int k = 0; k < 16; ++k)
+      sums[k] += static_cast<float>(2 * x.f[k]);
+    auto out =
+        (*client)->run(id, {named("x", literalToTensor(x)), past}, {"present"});
+    ASSERT_TRUE(out.isOk()) << out.status().toString();
+    ASSERT_EQ(out->size(), 2u);
+    ASSERT_EQ(out->at(0).value_case(), v1::NamedTensor::kTensorId);
+    auto y = literalFromTensor(out->at(1).tensor());
+    ASSERT_TRUE(y.isOk());
+    for (int k = 0; k < 16; ++k)
+      EXPECT_NEAR(y->f[k], sums[k], 1e-4) << "step " << step;
+    if (!previous.empty()) {
+      auto freed = (*client)->freeTensors({previous});
+      ASSERT_TRUE(freed.isOk());
+      EXPECT_EQ(*freed, 1);
+    }
+    previous = out->at(0).tensor_id();
+    past = namedId("past", previous);
+  }
+  auto stats = (*client)->stats();
+  ASSERT_TRUE(stats.isOk());
+  EXPECT_EQ(stats->kept_tensors(), 1);
+  EXPECT_EQ(stats->kept_tensor_bytes(), 2 * 6 * 8 * 4); // [2, 6, 8] f32
+
+  Literal x = randomLiteral(v1::DTYPE_F32, {2, 1, 8}, 7);
+  auto unknown =
+      (*client)->run(id, {named("x", literalToTensor(x)), past}, {"logits"});
+  EXPECT_EQ(unknown.status().code(), StatusCode::InvalidArgument);
+  EXPECT_NE(unknown.status().message().find("'logits', which is not an output"),
+            std::string::npos);
+
+  ASSERT_TRUE((*client)->freeTensors({previous}).isOk());
+  auto freed = (*client)->run(id, {named("x", literalToTensor(x)), past});
+  EXPECT_EQ(freed.status().code(), StatusCode::NotFound);
+  EXPECT_NE(freed.status().message().find("input 'past': kept tensor"),
+            std::string::npos)
+      << freed.status().message();
+
+  // Three kept at once at most: the fourth keep fails and stores nothing.
+  v1::NamedTensor first = named("past", literalToTensor(empty));
+  std::vector<std::string> held;
+  for (int k = 0; k < 3; ++k) {
+    auto out = (*client)->run(id, {named("x", literalToTensor(x)), first},
+                              {"present"});
+    ASSERT_TRUE(out.isOk()) << out.status().toString();
+    held.push_back(out->at(0).tensor_id());
+  }
+  auto over =
+      (*client)->run(id, {named("x", literalToTensor(x)), first}, {"present"});
+  EXPECT_EQ(over.status().code(), StatusCode::ResourceExhausted);
+  EXPECT_NE(over.status().message().find("--max-kept-tensors"),
+            std::string::npos);
+  EXPECT_TRUE(
+      (*client)->run(id, {named("x", literalToTensor(x)), first}).isOk())
+      << "a run that keeps nothing still runs";
+
+  // Named by no request for longer than 2 s, they are dropped.
+  std::this_thread::sleep_for(milliseconds(2500));
+  auto idle = (*client)->run(
+      id, {named("x", literalToTensor(x)), namedId("past", held[0])});
+  EXPECT_EQ(idle.status().code(), StatusCode::NotFound);
+  EXPECT_NE(idle.status().message().find("idling longer than 2 s"),
+            std::string::npos);
+  stats = (*client)->stats();
+  ASSERT_TRUE(stats.isOk());
+  EXPECT_EQ(stats->kept_tensors(), 0);
+  EXPECT_EQ(stats->kept_tensors_expired(), 3);
+  EXPECT_EQ(server->stop(), 0);
 }
 
 TEST(ClientRetry, UnavailableIsRetriedAcrossARestart) {

@@ -148,13 +148,18 @@ class Client:
 
     # ---- run ----------------------------------------------------------
 
-    def run(self, executable, inputs):
+    def run(self, executable, inputs, keep=()):
         """Runs `executable` (a Compiled or its id) on `inputs`, a dict
         from input name to a numpy array (or anything np.asarray takes) or
-        to the id of a tensor stored with upload(). Returns a dict from
-        output name to numpy array, in the graph's output order."""
+        to the id of a tensor stored with upload() or kept by an earlier
+        run. Returns a dict from output name to numpy array, in the graph's
+        output order; the outputs named in `keep` stay in the server and
+        map to their id instead (a str: pass it as a later input, free it
+        with free()). A decoder's cache thus stays in the server between
+        steps; one no run names for the server's idle limit is dropped."""
         request = service_pb2.ExecuteRequest(
-            executable_id=getattr(executable, "id", executable))
+            executable_id=getattr(executable, "id", executable),
+            keep_outputs=list(keep))
         for name, value in inputs.items():
             named = request.inputs.add(name=name)
             if isinstance(value, str):
@@ -162,7 +167,17 @@ class Client:
             else:
                 named.tensor.CopyFrom(to_tensor(value))
         response = self._call(self._stub.Execute, request)
-        return {o.name: from_tensor(o.tensor) for o in response.outputs}
+        return {o.name: o.tensor_id if o.WhichOneof("value") == "tensor_id"
+                else from_tensor(o.tensor) for o in response.outputs}
+
+    def free(self, tensor_ids):
+        """Frees kept outputs (ids from run(..., keep=...)); returns how
+        many were held. Ids already freed or dropped are skipped."""
+        if isinstance(tensor_ids, str):
+            tensor_ids = [tensor_ids]
+        return self._call(self._stub.FreeTensors,
+                          service_pb2.FreeTensorsRequest(
+                              tensor_ids=list(tensor_ids))).freed
 
     # ---- tensors, executables, counters -------------------------------
 

@@ -10,6 +10,7 @@ on a server that is not there.
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
@@ -148,6 +149,42 @@ class ServerTest(unittest.TestCase):
         for x, future in zip(inputs, futures):
             np.testing.assert_allclose(future.result()["y"], mlp_reference(x),
                                        atol=1e-5)
+
+    def test_greedy_decoding_keeps_the_cache_in_the_server(self):
+        # examples/zoo/generate.py: the LLaMA-style decoder exported from
+        # PyTorch, 64 greedy tokens, the KV cache kept in the server
+        # between steps; the tokens are PyTorch's own.
+        sys.path.insert(0, os.path.join(SOURCE, "examples", "zoo"))
+        import generate
+        with open(os.path.join(SOURCE, "examples", "zoo", "llama",
+                               "model.onnx"), "rb") as f:
+            exe = self.client.compile_onnx(f.read())
+        before = self.client.stats()
+        prompt, want = generate.expected_tokens()
+        tokens, _ = generate.generate(self.client, exe, prompt, len(want))
+        self.assertEqual(tokens, want)
+        after = self.client.stats()
+        self.assertEqual(after["kept_tensors"], before["kept_tensors"])
+        self.assertEqual(after["compiles"], before["compiles"])
+
+    def test_kept_outputs_are_ids_until_freed(self):
+        exe = self.client.compile_onnx(read(os.path.join(ONNX, "mlp.onnx")))
+        name = exe.outputs[0]
+        x = np.ones((2, 4), np.float32)
+        out = self.client.run(exe, {"x": x}, keep=[name])
+        kept = out[name]
+        self.assertIsInstance(kept, str)
+        self.assertTrue(kept.startswith("kept-"))
+        self.assertEqual(self.client.free([kept]), 1)
+        self.assertEqual(self.client.free(kept), 0)  # a second free: none
+        with self.assertRaises(anyshape.AnyShapeError) as caught:
+            self.client.run(exe, {"x": x}, keep=["nope"])
+        self.assertEqual(caught.exception.code,
+                         grpc.StatusCode.INVALID_ARGUMENT)
+        with self.assertRaises(anyshape.AnyShapeError) as caught:
+            self.client.run(exe, {"x": kept})
+        self.assertEqual(caught.exception.code, grpc.StatusCode.NOT_FOUND)
+        self.assertIn("kept tensor", str(caught.exception))
 
     def test_server_errors_keep_their_codes(self):
         exe = self.client.compile_onnx(read(os.path.join(ONNX, "mlp.onnx")))

@@ -127,10 +127,19 @@ public:
                 std::vector<v1::Tensor> inputsInGraphOrder,
                 v1::ExecuteTiming *timing = nullptr);
   /// Executes by executable id with named inputs (inline or tensor_id);
-  /// returns the outputs named by the graph's output names.
+  /// returns the outputs named by the graph's output names. The outputs
+  /// named in `keepOutputs` stay in the server and come back as a
+  /// tensor_id, which later runs take as an input (a decoder's cache fed
+  /// back each step) until freeTensors frees it; the server drops one no
+  /// request names for its idle limit (docs/service.md). A retried call
+  /// may keep a second set, which idles out.
   StatusOr<std::vector<v1::NamedTensor>>
   run(const std::string &executableId,
-      const std::vector<v1::NamedTensor> &inputs);
+      const std::vector<v1::NamedTensor> &inputs,
+      const std::vector<std::string> &keepOutputs = {});
+  /// Frees kept outputs; returns how many were held (ids already freed or
+  /// expired are skipped, so a retry is harmless).
+  StatusOr<int64_t> freeTensors(const std::vector<std::string> &tensorIds);
 
   /// run() without blocking: `done` is called exactly once with the outputs
   /// or the error, on a gRPC thread (so it must neither block nor throw), or
