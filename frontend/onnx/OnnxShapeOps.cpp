@@ -73,6 +73,25 @@ Status shape(Node &n) {
   return n.define(value);
 }
 
+/// Size: the element count as an i64 scalar, known as the product of the
+/// dims.
+Status size(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+  std::vector<Dim> dims = n.b.dims(x);
+  Value count = n.b.scalar(1.0, v1::DTYPE_I64);
+  std::optional<std::string> product = "1";
+  for (size_t d = 0; d < dims.size(); ++d) {
+    count = n.b.mul(count, n.b.dimSize(x, static_cast<int64_t>(d)));
+    if (product)
+      product = dims[d].text() == "?"
+                    ? std::nullopt
+                    : arithmetic("Mul", *product, dims[d].text());
+  }
+  if (product)
+    n.state.knownDims[n.proto.output(0)] = KnownDims{{*product}, true};
+  return n.define(count);
+}
+
 Status constantOfShape(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(std::vector<Dim> dims, n.knownDimsInput(0));
   v1::DType dtype = v1::DTYPE_F32;
@@ -291,6 +310,7 @@ std::optional<std::string> knownEqual(const std::string &x,
 
 void addShapeRules(std::map<std::string, OpRule> &rules) {
   rules["Shape"] = {{"start", "end"}, shape};
+  rules["Size"] = {{}, size};
   rules["ConstantOfShape"] = {{"value"}, constantOfShape};
   rules["Expand"] = {{}, expand};
   rules["Range"] = {{}, range};
@@ -300,7 +320,7 @@ void addShapeRules(std::map<std::string, OpRule> &rules) {
 void propagateKnownDims(ImportState &state, const ::onnx::NodeProto &node,
                         const std::vector<Value> &inputs) {
   const std::string &op = node.op_type();
-  if (node.output_size() < 1 || inputs.empty() || op == "Shape")
+  if (node.output_size() < 1 || inputs.empty() || op == "Shape" || op == "Size")
     return;
   auto in = [&](size_t k) -> std::optional<KnownDims> {
     if (k >= inputs.size() || !inputs[k].isValid())

@@ -298,3 +298,5 @@ if __name__ == "__main__":
     selection_cases()
     scatter_cases()
     shape_cases()
+    case("size", [node("Size", ["x"], ["y"])], [("x", F, ["n", 3, "m"])],
+         ["y"], SHAPES + [{"n": 0, "m": 2}])
