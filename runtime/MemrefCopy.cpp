@@ -1,4 +1,11 @@
 // Strided memref copy for JITed code (see MemrefCopy.h).
+//
+// The trailing dims that are contiguous in both views (each one's stride
+// the product of the sizes after it) form one run, copied by one memcpy;
+// the dims before it are walked with offsets kept incrementally. A cache
+// concatenated into a larger one ([b, h, past, d] into [b, h, past + 1,
+// d]) copies b * h runs of past * d elements, not past * d * b * h
+// elements one by one with their offsets recomputed from every dim.
 #include "MemrefCopy.h"
 
 #include <cstring>
@@ -25,25 +32,43 @@ extern "C" void anyshapeMemrefCopy(int64_t elementSize, UnrankedMemref *source,
                                    UnrankedMemref *target) {
   int64_t rank = source->rank;
   View from = viewOf(*source, elementSize), to = viewOf(*target, elementSize);
-  int64_t count = 1;
   for (int64_t d = 0; d < rank; ++d)
-    count *= from.sizes[d];
-  if (count == 0)
+    if (from.sizes[d] == 0)
+      return;
+  // The run: trailing dims laid out row-major in both views (a dim of
+  // size 1 joins whatever its strides say).
+  int64_t split = rank, run = 1;
+  while (split > 0) {
+    int64_t d = split - 1;
+    bool contiguous =
+        from.sizes[d] == 1 || (from.strides[d] == run && to.strides[d] == run);
+    if (!contiguous)
+      break;
+    run *= from.sizes[d];
+    --split;
+  }
+  size_t runBytes = static_cast<size_t>(run * elementSize);
+  if (split == 0) {
+    std::memmove(to.base, from.base, runBytes);
     return;
-  std::vector<int64_t> index(rank, 0);
-  for (int64_t k = 0; k < count; ++k) {
-    int64_t a = 0, b = 0;
-    for (int64_t d = 0; d < rank; ++d) {
-      a += index[d] * from.strides[d];
-      b += index[d] * to.strides[d];
-    }
+  }
+  std::vector<int64_t> index(split, 0);
+  int64_t a = 0, b = 0; // offsets in elements of the current run
+  for (;;) {
     std::memcpy(to.base + b * elementSize, from.base + a * elementSize,
-                elementSize);
-    for (int64_t d = rank - 1; d >= 0; --d) {
+                runBytes);
+    int64_t d = split - 1;
+    for (; d >= 0; --d) {
+      a += from.strides[d];
+      b += to.strides[d];
       if (++index[d] < from.sizes[d])
         break;
+      a -= from.strides[d] * from.sizes[d];
+      b -= to.strides[d] * from.sizes[d];
       index[d] = 0;
     }
+    if (d < 0)
+      return;
   }
 }
 
