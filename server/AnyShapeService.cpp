@@ -595,6 +595,9 @@ AnyShapeService::Execute(grpc::CallbackServerContext *context,
                                           request->keep_outputs(), *response)
                                 : entry.status();
         }
+        if (!request->free_after().empty())
+          kept_.free(std::vector<std::string>(request->free_after().begin(),
+                                              request->free_after().end()));
         countExecution(status, queuedAt); // refused ones count as errors
         return status;
       });

@@ -533,13 +533,16 @@ Client::RunResult Client::run(const Compiled &compiled,
 StatusOr<std::vector<v1::NamedTensor>>
 Client::run(const std::string &executableId,
             const std::vector<v1::NamedTensor> &inputs,
-            const std::vector<std::string> &keepOutputs) {
+            const std::vector<std::string> &keepOutputs,
+            const std::vector<std::string> &freeAfter) {
   v1::ExecuteRequest request;
   request.set_executable_id(executableId);
   for (const v1::NamedTensor &input : inputs)
     *request.add_inputs() = input;
   for (const std::string &name : keepOutputs)
     request.add_keep_outputs(name);
+  for (const std::string &id : freeAfter)
+    request.add_free_after(id);
   v1::ExecuteResponse response;
   ANYSHAPE_RETURN_IF_ERROR(
       impl_->call("Execute", [&](grpc::ClientContext &context) {

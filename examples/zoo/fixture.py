@@ -4,13 +4,13 @@ that tests/onnx/ZooCheck.cpp reads: per case the inputs and what PyTorch
 computed from them.
 
 Run a script with bench/peers/.venv's Python (bench/peers/setup torch
-onnxruntime minilm installs torch, onnx and transformers there)."""
+onnxruntime minilm installs torch, onnx and transformers there); reading
+a fixture (read_fixture) needs only numpy."""
 
 import argparse
 import os
 
 import numpy as np
-import torch
 
 DTYPES = {
     np.dtype("float32"): "f32",
@@ -64,6 +64,7 @@ def write_fixture(path, cases):
 
 def export(module, example, path, input_names, output_names, dynamic,
            exporter="dynamo"):
+    import torch
     """Exports `module` on the example inputs with torch.onnx.export, each
     dim named in `dynamic` ({input: {axis: "seq"}}) kept symbolic under
     that name; one name on several inputs is one size. `exporter` is
@@ -91,8 +92,34 @@ def export(module, example, path, input_names, output_names, dynamic,
 
 
 def run(module, inputs):
+    import torch
     with torch.no_grad():
         out = module(*[torch.from_numpy(v) for v in inputs.values()])
     if not isinstance(out, (tuple, list)):
         out = (out,)
     return [o.numpy() for o in out]
+
+
+_NUMPY = {"f32": np.float32, "f16": np.float16, "i64": np.int64,
+          "i32": np.int32, "bool": np.bool_}
+
+
+def read_fixture(path):
+    """The cases write_fixture wrote: (label, inputs, outputs) tuples."""
+    cases = []
+    with open(path) as f:
+        lines = f.read().splitlines()
+    k = 0
+    while k < len(lines):
+        words = lines[k].split()
+        if words and words[0] == "case":
+            cases.append((lines[k][5:], {}, {}))
+        elif words and words[0] in ("input", "output"):
+            kind, name, dtype, rank = words[:4]
+            shape = [int(d) for d in words[4:4 + int(rank)]]
+            values = np.array(lines[k + 1].split(), dtype=np.float64)
+            array = values.astype(_NUMPY[dtype]).reshape(shape)
+            cases[-1][1 if kind == "input" else 2][name] = array
+            k += 1
+        k += 1
+    return cases

@@ -39,9 +39,9 @@ def generate(client, executable, prompt=PROMPT, new_tokens=NEW_TOKENS):
     start = None
     try:
         for step in range(new_tokens):
-            out = client.run(executable, {"input_ids": ids, **past}, keep=keep)
-            if held:
-                client.free(held)
+            # The cache this step consumes is freed by the server after it.
+            out = client.run(executable, {"input_ids": ids, **past},
+                             keep=keep, free=held)
             held = [out[name] for name in keep]
             past = {f"past_{n}": out[f"present_{n}"] for n in CACHE}
             token = int(np.argmax(out["logits"][0, -1]))

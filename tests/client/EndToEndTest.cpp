@@ -466,6 +466,19 @@ TEST(ClientKeptOutputs, ADecodeLoopKeepsItsCacheInTheServer) {
   EXPECT_EQ(stats->kept_tensors(), 1);
   EXPECT_EQ(stats->kept_tensor_bytes(), 2 * 6 * 8 * 4); // [2, 6, 8] f32
 
+  // free_after: the step frees the cache it consumed itself.
+  Literal next = randomLiteral(v1::DTYPE_F32, {2, 1, 8}, 99);
+  auto step = (*client)->run(id, {named("x", literalToTensor(next)), past},
+                             {"present"}, {previous});
+  ASSERT_TRUE(step.isOk()) << step.status().toString();
+  auto consumed = (*client)->run(id, {named("x", literalToTensor(next)), past});
+  EXPECT_EQ(consumed.status().code(), StatusCode::NotFound);
+  stats = (*client)->stats();
+  ASSERT_TRUE(stats.isOk());
+  EXPECT_EQ(stats->kept_tensors(), 1);
+  previous = step->at(0).tensor_id();
+  past = namedId("past", previous);
+
   Literal x = randomLiteral(v1::DTYPE_F32, {2, 1, 8}, 7);
   auto unknown =
       (*client)->run(id, {named("x", literalToTensor(x)), past}, {"logits"});

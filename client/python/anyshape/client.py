@@ -148,7 +148,7 @@ class Client:
 
     # ---- run ----------------------------------------------------------
 
-    def run(self, executable, inputs, keep=()):
+    def run(self, executable, inputs, keep=(), free=()):
         """Runs `executable` (a Compiled or its id) on `inputs`, a dict
         from input name to a numpy array (or anything np.asarray takes) or
         to the id of a tensor stored with upload() or kept by an earlier
@@ -156,10 +156,12 @@ class Client:
         output order; the outputs named in `keep` stay in the server and
         map to their id instead (a str: pass it as a later input, free it
         with free()). A decoder's cache thus stays in the server between
-        steps; one no run names for the server's idle limit is dropped."""
+        steps; one no run names for the server's idle limit is dropped.
+        `free`: kept ids the server frees once this run is done (the cache
+        the step consumed), without a free() round trip."""
         request = service_pb2.ExecuteRequest(
             executable_id=getattr(executable, "id", executable),
-            keep_outputs=list(keep))
+            keep_outputs=list(keep), free_after=list(free))
         for name, value in inputs.items():
             named = request.inputs.add(name=name)
             if isinstance(value, str):

@@ -132,11 +132,14 @@ public:
   /// tensor_id, which later runs take as an input (a decoder's cache fed
   /// back each step) until freeTensors frees it; the server drops one no
   /// request names for its idle limit (docs/service.md). A retried call
-  /// may keep a second set, which idles out.
+  /// may keep a second set, which idles out. `freeAfter`: kept tensors
+  /// the server frees once this run is done (the cache the step
+  /// consumed), saving a freeTensors round trip.
   StatusOr<std::vector<v1::NamedTensor>>
   run(const std::string &executableId,
       const std::vector<v1::NamedTensor> &inputs,
-      const std::vector<std::string> &keepOutputs = {});
+      const std::vector<std::string> &keepOutputs = {},
+      const std::vector<std::string> &freeAfter = {});
   /// Frees kept outputs; returns how many were held (ids already freed or
   /// expired are skipped, so a retry is harmless).
   StatusOr<int64_t> freeTensors(const std::vector<std::string> &tensorIds);

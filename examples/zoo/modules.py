@@ -1,0 +1,28 @@
+"""Each zoo model's PyTorch module, by its folder's name, built as its
+export script builds it (the same seeded weights): what the benchmarks
+(bench/peers/zoo.py) run PyTorch eager on."""
+
+import encoders
+import gpt2
+import llama
+import moe
+import recommender
+import t5
+import tiny_llama
+
+MODULES = {
+    "bert": lambda: encoders.Hidden(encoders.model("bert")),
+    "roberta": lambda: encoders.Hidden(encoders.model("roberta")),
+    "distilbert": lambda: encoders.Hidden(encoders.model("distilbert")),
+    "gpt2": lambda: gpt2.Logits(gpt2.model()),
+    "gpt2_cache": lambda: gpt2.Step(gpt2.model()),
+    "llama": lambda: llama.Step(llama.model()),
+    "tiny_llama": lambda: tiny_llama.Decoder(),
+    "t5": lambda: t5.Seq2Seq(t5.model()),
+    "moe": lambda: moe.TopTwoMoE(),
+    "recommender": lambda: recommender.Recommender(),
+}
+
+
+def module(name):
+    return MODULES[name]().eval()
