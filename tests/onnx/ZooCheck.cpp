@@ -1,10 +1,13 @@
 // anyshape-zoo-check MODEL.onnx FIXTURE [--backend cpu|cuda-emulated]
-// [--atol X] [--rtol X]: imports and compiles the model once, runs every
-// case of FIXTURE (inputs and what PyTorch computed from them, written by
+// [--atol X] [--rtol X] [--passes N]: imports and compiles the model once, runs
+// every case of FIXTURE (inputs and what PyTorch computed from them, written by
 // examples/zoo/fixture.py) and compares every output, element by element,
 // within atol + rtol * |expected| (integer outputs exactly). Prints one
 // line per case; exits 0 when every case matches and the model compiled
 // once, 1 otherwise, 2 on a usage error. One ctest per zoo model runs it.
+// With --passes N it then times N more passes over the cases in process
+// (bench/peers/zoo.py reads the line: compile seconds, first pass, the
+// other passes' total and median call).
 //
 // FIXTURE is text: per case a line "case LABEL", then per tensor a line
 // "input|output NAME DTYPE RANK DIMS..." and a line of its values in
@@ -13,6 +16,8 @@
 #include "ir/reference/Literal.h"
 #include "jit/Compiler.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -124,7 +129,7 @@ Comparison compare(const Literal &got, const Literal &want, double atol,
 int usage(const char *error) {
   std::cerr << (error ? std::string("error: ") + error + "\n" : "")
             << "usage: anyshape-zoo-check MODEL.onnx FIXTURE [--backend "
-               "cpu|cuda-emulated] [--atol X] [--rtol X]\n"
+               "cpu|cuda-emulated] [--atol X] [--rtol X] [--passes N]\n"
                "compiles MODEL once and checks every output of every case "
                "of FIXTURE\n";
   return error ? 2 : 0;
@@ -139,6 +144,7 @@ int main(int argc, char **argv) {
   if (args.size() < 2)
     return usage("MODEL and FIXTURE are required");
   double atol = 1e-4, rtol = 1e-3;
+  int passes = 0;
   jit::CompileOptions options;
   for (size_t k = 2; k < args.size(); k += 2) {
     if (k + 1 >= args.size())
@@ -147,6 +153,8 @@ int main(int argc, char **argv) {
       atol = std::atof(args[k + 1].c_str());
     else if (args[k] == "--rtol")
       rtol = std::atof(args[k + 1].c_str());
+    else if (args[k] == "--passes")
+      passes = std::clamp(std::atoi(args[k + 1].c_str()), 0, 100000);
     else if (args[k] == "--backend" && args[k + 1] == "cpu")
       options.backend = jit::KernelBackend::kCpu;
     else if (args[k] == "--backend" && args[k + 1] == "cuda-emulated")
@@ -165,12 +173,20 @@ int main(int argc, char **argv) {
     return 1;
   }
   int64_t compiles = jit::Compiler::compileCount();
+  using Clock = std::chrono::steady_clock;
+  auto seconds = [](Clock::time_point since) {
+    return std::chrono::duration<double>(Clock::now() - since).count();
+  };
+  Clock::time_point compileStart = Clock::now();
   auto compiled = jit::Compiler::compile(*graph, options);
+  double compileSeconds = seconds(compileStart);
   if (!compiled.isOk()) {
     std::cerr << "error: " << compiled.status().toString() << "\n";
     return 1;
   }
   bool allOk = true;
+  std::vector<std::vector<v1::Tensor>> allInputs;
+  double firstPass = 0;
   for (const Case &c : cases) {
     std::vector<v1::Tensor> inputs;
     for (const auto &input : graph->inputs()) {
@@ -182,7 +198,10 @@ int main(int argc, char **argv) {
       }
       inputs.push_back(literalToTensor(given->second));
     }
+    Clock::time_point runStart = Clock::now();
     auto out = (*compiled)->run(inputs);
+    firstPass += seconds(runStart);
+    allInputs.push_back(inputs);
     if (!out.isOk()) {
       std::cerr << "error: case " << c.label << ": " << out.status().toString()
                 << "\n";
@@ -220,5 +239,23 @@ int main(int argc, char **argv) {
   int64_t total = jit::Compiler::compileCount() - compiles;
   std::printf("%zu cases, compiles: %lld\n", cases.size(),
               static_cast<long long>(total));
+  if (passes > 0) {
+    std::vector<double> calls;
+    for (int p = 0; p < passes; ++p)
+      for (const std::vector<v1::Tensor> &inputs : allInputs) {
+        Clock::time_point runStart = Clock::now();
+        if (!(*compiled)->run(inputs).isOk())
+          return 1;
+        calls.push_back(seconds(runStart));
+      }
+    std::sort(calls.begin(), calls.end());
+    double sum = 0;
+    for (double c : calls)
+      sum += c;
+    std::printf("timing: compile %.3f s, first pass %.4f s, %zu more calls "
+                "%.4f s, p50 %.4f ms\n",
+                compileSeconds, firstPass, calls.size(), sum,
+                calls[calls.size() / 2] * 1e3);
+  }
   return allOk && total == 1 ? 0 : 1;
 }
