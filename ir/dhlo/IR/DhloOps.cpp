@@ -375,6 +375,132 @@ struct SinkReshapeRoundTrip : OpRewritePattern<ReshapeOp> {
   }
 };
 
+/// For a reshape that only inserts or removes dims of size 1 (every other
+/// dim kept, in order, as the same expression): the result dim each
+/// operand dim lands on, -1 for a removed unit dim; nullopt otherwise.
+std::optional<SmallVector<int64_t>> unitDimReshape(RankedTensorType from,
+                                                   RankedTensorType to) {
+  auto isUnit = [](RankedTensorType t, int64_t d) {
+    std::optional<SymExpr> size = dimOf(t, d);
+    return size && size->constantValue() == 1;
+  };
+  SmallVector<int64_t> lands(from.getRank(), -1);
+  int64_t j = 0;
+  for (int64_t i = 0; i < from.getRank(); ++i) {
+    std::optional<SymExpr> size = dimOf(from, i);
+    if (!size)
+      return std::nullopt;
+    if (size->constantValue() == 1)
+      continue;
+    while (j < to.getRank() && isUnit(to, j))
+      ++j;
+    if (j == to.getRank() || dimOf(to, j) != size)
+      return std::nullopt;
+    lands[i] = j++;
+  }
+  for (; j < to.getRank(); ++j)
+    if (!isUnit(to, j))
+      return std::nullopt;
+  return lands;
+}
+
+/// A broadcast of a rank-0 value: built in any shape as cheaply.
+BroadcastInDimOp scalarSplat(Operation *op) {
+  auto splat = llvm::dyn_cast_or_null<BroadcastInDimOp>(op);
+  return splat && llvm::cast<RankedTensorType>(splat.getOperand().getType())
+                          .getRank() == 0
+             ? splat
+             : BroadcastInDimOp();
+}
+
+/// An elementwise op used once (by the chain above it), within the depth
+/// the chain walks.
+bool isChainLink(Operation *op, int depth) {
+  return depth < 16 && isElementwise(op) && op->getNumResults() == 1 &&
+         op->hasOneUse();
+}
+
+/// Whether a unit-dim reshape (`lands`, unitDimReshape) of `v` can move
+/// to the leaves of the elementwise ops computing it, each used once and
+/// of v's shape: an iota (kept only if its dim survives) or a scalar
+/// splat is built again in the new layout, a function argument reshaped
+/// (a view). Any other leaf would put the reshape inside a kernel again.
+/// `sawIota` is set when an iota is among the leaves.
+bool reshapableChain(Value v, ArrayRef<int64_t> lands, int depth,
+                     bool &sawIota) {
+  Operation *op = v.getDefiningOp();
+  if (auto iota = llvm::dyn_cast_or_null<IotaOp>(op)) {
+    sawIota = true;
+    return lands[iota.getIotaDimension()] >= 0;
+  }
+  if (scalarSplat(op))
+    return true;
+  if (!op) // a function argument: reshaped, it is a view
+    return depth > 0;
+  if (!isChainLink(op, depth))
+    return false;
+  auto type = llvm::cast<RankedTensorType>(v.getType());
+  return llvm::all_of(op->getOperands(), [&](Value operand) {
+    auto t = llvm::cast<RankedTensorType>(operand.getType());
+    return t.getShape() == type.getShape() &&
+           t.getEncoding() == type.getEncoding() &&
+           reshapableChain(operand, lands, depth + 1, sawIota);
+  });
+}
+
+/// `v` (reshapableChain) built again with the shape of `target`.
+Value reshapeChain(PatternRewriter &rewriter, Value v, RankedTensorType target,
+                   ArrayRef<int64_t> lands, int depth) {
+  Operation *op = v.getDefiningOp();
+  auto elementType = llvm::cast<RankedTensorType>(v.getType()).getElementType();
+  auto type = RankedTensorType::get(target.getShape(), elementType,
+                                    target.getEncoding());
+  if (auto iota = llvm::dyn_cast_or_null<IotaOp>(op))
+    return rewriter.create<IotaOp>(
+        iota.getLoc(), type,
+        rewriter.getI64IntegerAttr(lands[iota.getIotaDimension()]));
+  if (BroadcastInDimOp splat = scalarSplat(op))
+    return rewriter.create<BroadcastInDimOp>(
+        splat.getLoc(), type, splat.getOperand(), shapeAttrOf(target),
+        rewriter.getDenseI64ArrayAttr({}));
+  if (!op)
+    return rewriter.create<ReshapeOp>(v.getLoc(), type, v, shapeAttrOf(target));
+  SmallVector<Value> operands;
+  for (Value operand : op->getOperands())
+    operands.push_back(
+        reshapeChain(rewriter, operand, target, lands, depth + 1));
+  OperationState state(op->getLoc(), op->getName(), operands, {type},
+                       op->getAttrs());
+  return rewriter.create(state)->getResult(0);
+}
+
+/// reshape(f(...)) -> f'(...) built in the reshaped layout, for a reshape
+/// that only inserts or removes unit dims of elementwise ops over an iota
+/// (positions = iota + past, reshaped [p] -> [1, 1, 1, p] for a causal
+/// mask): the iotas and splats are generated in the new layout, function
+/// arguments reshaped (a view). Left in, the reshape sits between a kernel's
+/// index computation and its consumer, where linalg cannot move it (its
+/// reshape expansion refuses linalg.index with dynamic dims), and the
+/// plan's one kernel would be two.
+struct SinkUnitReshapeToIndices : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto from = llvm::cast<RankedTensorType>(op.getOperand().getType());
+    auto to = llvm::cast<RankedTensorType>(op.getType());
+    if (!fullyKnown(to) || !shapeAttrOf(to))
+      return failure();
+    std::optional<SmallVector<int64_t>> lands = unitDimReshape(from, to);
+    bool sawIota = false;
+    if (!lands || !reshapableChain(op.getOperand(), *lands, 0, sawIota) ||
+        !sawIota)
+      return failure();
+    rewriter.replaceOp(op,
+                       reshapeChain(rewriter, op.getOperand(), to, *lands, 0));
+    return success();
+  }
+};
+
 /// transpose(transpose(x, p), q) -> transpose(x, p o q).
 struct MergeTransposes : OpRewritePattern<TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -596,7 +722,8 @@ void ReduceOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
 
 void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                             MLIRContext *context) {
-  patterns.add<MergeReshapes, SinkReshapeRoundTrip>(context);
+  patterns.add<MergeReshapes, SinkReshapeRoundTrip, SinkUnitReshapeToIndices>(
+      context);
 }
 
 void SliceOp::getCanonicalizationPatterns(RewritePatternSet &patterns,

@@ -7,7 +7,8 @@
 // round trip wraps), transpose(transpose)
 // composes, and identity transposes, same-type converts, identity
 // broadcasts and same-type reshapes fold away; ops that move data or change
-// a (symbolic) shape stay.
+// a (symbolic) shape stay; a unit-dim reshape of positions computed from
+// an iota moves to the iota's layout.
 
 // CHECK-LABEL: func.func @merge_reshapes
 // CHECK-SAME: (%[[X:.*]]: tensor<?x?x768xf32, #dhlo.shape<batch, seq, 768>>)
@@ -210,4 +211,38 @@ func.func @slice_of_concatenate(%x: tensor<?x?xf32, #dhlo.shape<a, b>>, %y: tens
   %cat2 = dhlo.concatenate %z, %y {dimension = 1 : i64} : (tensor<?x?xf32, #dhlo.shape<a, c>>, tensor<?x?xf32, #dhlo.shape<a, b>>) -> tensor<?x?xf32, #dhlo.shape<a, "b + c">>
   %unknown = dhlo.slice %cat2 {limit_indices = #dhlo.shape<a, "2*b">, start_indices = #dhlo.shape<0, b>, strides = array<i64>} : (tensor<?x?xf32, #dhlo.shape<a, "b + c">>) -> tensor<?x?xf32, #dhlo.shape<a, b>>
   return %second, %inner, %across, %unknown : tensor<?x?xf32, #dhlo.shape<a, b>>, tensor<?x?xf32, #dhlo.shape<"a - 1", ?>>, tensor<?x2xf32, #dhlo.shape<a, 2>>, tensor<?x?xf32, #dhlo.shape<a, b>>
+}
+
+// A unit-dim reshape of elementwise ops over an iota moves to their
+// leaves: iotas and splats are generated in the new layout, function
+// arguments reshaped (positions = iota + past, as a causal mask reads
+// them). An iota along a removed unit dim, or another leaf, keeps it.
+// CHECK-LABEL: func.func @reshape_of_positions
+// CHECK-SAME: (%[[P:.*]]: tensor<i64>, %[[X:.*]]: tensor<?xi64, #dhlo.shape<p>>)
+// CHECK-DAG: %[[I:.*]] = dhlo.iota {iota_dimension = 3 : i64} : tensor<1x1x1x?xi64, #dhlo.shape<1, 1, 1, p>>
+// CHECK-DAG: %[[S:.*]] = dhlo.broadcast_in_dim %[[P]] {broadcast_dimensions = array<i64>, shape = #dhlo.shape<1, 1, 1, p>}
+// CHECK: %[[A:.*]] = dhlo.add %[[I]], %[[S]]
+// CHECK: %[[R:.*]] = dhlo.reshape %[[X]] {shape = #dhlo.shape<1, 1, 1, p>}
+// CHECK: %[[B:.*]] = dhlo.sub %[[A]], %[[R]]
+// CHECK-NEXT: return %[[B]]
+func.func @reshape_of_positions(%past: tensor<i64>, %x: tensor<?xi64, #dhlo.shape<p>>) -> tensor<1x1x1x?xi64, #dhlo.shape<1, 1, 1, p>> {
+  %0 = dhlo.iota {iota_dimension = 0 : i64} : tensor<?xi64, #dhlo.shape<p>>
+  %1 = dhlo.broadcast_in_dim %past {broadcast_dimensions = array<i64>, shape = #dhlo.shape<p>} : (tensor<i64>) -> tensor<?xi64, #dhlo.shape<p>>
+  %2 = dhlo.add %0, %1 : (tensor<?xi64, #dhlo.shape<p>>, tensor<?xi64, #dhlo.shape<p>>) -> tensor<?xi64, #dhlo.shape<p>>
+  %3 = dhlo.sub %2, %x : (tensor<?xi64, #dhlo.shape<p>>, tensor<?xi64, #dhlo.shape<p>>) -> tensor<?xi64, #dhlo.shape<p>>
+  %4 = dhlo.reshape %3 {shape = #dhlo.shape<1, 1, 1, p>} : (tensor<?xi64, #dhlo.shape<p>>) -> tensor<1x1x1x?xi64, #dhlo.shape<1, 1, 1, p>>
+  return %4 : tensor<1x1x1x?xi64, #dhlo.shape<1, 1, 1, p>>
+}
+
+// CHECK-LABEL: func.func @reshape_of_positions_kept
+// CHECK-COUNT-2: dhlo.reshape
+// CHECK-NOT: dhlo.reshape
+func.func @reshape_of_positions_kept(%x: tensor<?x?xi64, #dhlo.shape<n, p>>) -> (tensor<?xi64, #dhlo.shape<p>>, tensor<1x?xi64, #dhlo.shape<1, p>>) {
+  %0 = dhlo.iota {iota_dimension = 0 : i64} : tensor<1x?xi64, #dhlo.shape<1, p>>
+  %1 = dhlo.reshape %0 {shape = #dhlo.shape<p>} : (tensor<1x?xi64, #dhlo.shape<1, p>>) -> tensor<?xi64, #dhlo.shape<p>>
+  %2 = dhlo.iota {iota_dimension = 0 : i64} : tensor<?xi64, #dhlo.shape<p>>
+  %3 = dhlo.reduce %x {dimensions = array<i64: 0>, kind = "sum"} : (tensor<?x?xi64, #dhlo.shape<n, p>>) -> tensor<?xi64, #dhlo.shape<p>>
+  %4 = dhlo.add %2, %3 : (tensor<?xi64, #dhlo.shape<p>>, tensor<?xi64, #dhlo.shape<p>>) -> tensor<?xi64, #dhlo.shape<p>>
+  %5 = dhlo.reshape %4 {shape = #dhlo.shape<1, p>} : (tensor<?xi64, #dhlo.shape<p>>) -> tensor<1x?xi64, #dhlo.shape<1, p>>
+  return %1, %5 : tensor<?xi64, #dhlo.shape<p>>, tensor<1x?xi64, #dhlo.shape<1, p>>
 }
