@@ -11,6 +11,7 @@
 #include "frontend/onnx/OnnxNode.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 
 namespace anyshape::onnx {

@@ -286,8 +286,11 @@ std::optional<KnownDims> elementwise(
 }
 
 /// Whether two known dims are equal, as "1" or "0"; nullopt when that
-/// depends on the sizes. A size is never negative, so a lone symbol never
-/// equals -1 (an expression such as "seq - 2" may).
+/// depends on the sizes. Sizes are never negative, so an expression whose
+/// terms all have positive coefficients ("seq", "past + seq") never equals
+/// a negative number such as -1 (the TorchScript exporter's expand tests
+/// every dim of a shape against -1); two expressions that differ by a
+/// nonzero constant are never equal.
 std::optional<std::string> knownEqual(const std::string &x,
                                       const std::string &y) {
   std::optional<int64_t> nx = dimNumber(x), ny = dimNumber(y);
@@ -295,14 +298,15 @@ std::optional<std::string> knownEqual(const std::string &x,
     return *nx == *ny ? "1" : "0";
   if (x == y)
     return "1";
-  auto isSymbol = [](const std::string &t) {
-    return !t.empty() && !std::isdigit(static_cast<unsigned char>(t[0])) &&
-           std::all_of(t.begin(), t.end(), [](char c) {
-             return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-           });
-  };
-  if ((nx && *nx < 0 && isSymbol(y)) || (ny && *ny < 0 && isSymbol(x)))
+  std::optional<SymExpr> ex = symExpr(x), ey = symExpr(y);
+  if (!ex || !ey)
+    return std::nullopt;
+  if ((nx && *nx < 0 && ey->isNonNegative()) ||
+      (ny && *ny < 0 && ex->isNonNegative()))
     return "0";
+  std::optional<SymExpr> difference = SymExpr::sub(*ex, *ey);
+  if (difference && difference->isConstant())
+    return difference->constantValue() == 0 ? "1" : "0";
   return std::nullopt;
 }
 

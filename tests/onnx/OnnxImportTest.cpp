@@ -270,6 +270,49 @@ TEST(OnnxImport, ShapeComputationsBecomeDimExpressions) {
   EXPECT_EQ(jit::Compiler::compileCount(), before);
 }
 
+TEST(OnnxImport, TheTorchScriptExpandOfAComputedShapeStaysSymbolic) {
+  // The TorchScript exporter writes expand(x, shape) as Expand(x,
+  // Where(Equal(shape, -1), ones, shape)). A size is never negative, so a
+  // dim such as past + seq never equals -1: the Where picks the shape,
+  // which stays the dims [batch, past + seq].
+  ModelBuilder m;
+  m.input("x", {"batch", "1"});
+  m.input("past", {"past"});
+  m.input("new", {"seq"});
+  m.ints("zero", {0});
+  m.ints("minus_one", {-1});
+  m.node("Shape", {"x"}, {"xs"});
+  m.node("Gather", {"xs", "zero"}, {"b"});
+  m.node("Shape", {"past"}, {"ps"});
+  m.node("Shape", {"new"}, {"ns"});
+  m.node("Add", {"ps", "ns"}, {"total"});
+  setInt(m.node("Concat", {"b", "total"}, {"shape"}), "axis", 0);
+  m.node("Equal", {"shape", "minus_one"}, {"unknown"});
+  m.ints("two", {2});
+  auto *ones = m.node("ConstantOfShape", {"two"}, {"ones"});
+  auto *value = ones->add_attribute();
+  value->set_name("value");
+  value->set_type(::onnx::AttributeProto::TENSOR);
+  value->mutable_t()->set_data_type(::onnx::TensorProto::INT64);
+  value->mutable_t()->add_dims(1);
+  value->mutable_t()->add_int64_data(1);
+  m.node("Where", {"unknown", "ones", "shape"}, {"target"});
+  m.node("Expand", {"x", "target"}, {"y"});
+  m.output("y");
+  auto graph = anyshape::onnx::importOnnx(m.bytes());
+  ASSERT_TRUE(graph.isOk()) << graph.status().toString();
+  auto shapes = inputShapesFor(*graph, {{"batch", 2}, {"past", 3}, {"seq", 4}});
+  ASSERT_TRUE(shapes.isOk());
+  auto compiled = jit::Compiler::compile(*graph);
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  auto inputs = test::randomInputs(*graph, *shapes, 1);
+  auto out = (*compiled)->run(inputs.tensors);
+  ASSERT_TRUE(out.isOk()) << out.status().toString();
+  auto y = literalFromTensor((*out)[0]);
+  ASSERT_TRUE(y.isOk());
+  EXPECT_EQ(y->shape, (std::vector<int64_t>{2, 7}));
+}
+
 void expectRefusedHere(const StatusOr<v1::Graph> &graph,
                        const std::string &expected) {
   ASSERT_FALSE(graph.isOk());
