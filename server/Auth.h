@@ -3,8 +3,8 @@
 // A client sends `authorization: Bearer TOKEN` metadata (the C++ and
 // Python clients' `token` option). Each token in the server's file has
 // roles: `compile` (Compile, UploadTensor), `execute` (Execute,
-// GetExecutable, FreeTensors), `admin` (Stats, Unload); CompileAndExecute needs both
-// compile and execute. A call without a known token is UNAUTHENTICATED;
+// GetExecutable, FreeTensors), `admin` (Stats, Unload); CompileAndExecute needs
+// both compile and execute. A call without a known token is UNAUTHENTICATED;
 // one whose token lacks the method's role is PERMISSION_DENIED. The
 // health service stays open (load balancers probe it). Tokens are kept
 // only as SHA-256 digests, compared in constant time, and never appear in
