@@ -7,13 +7,13 @@ and returned. Random seeded weights."""
 
 import math
 
-import numpy as np
 import torch
 from torch import nn
 
+import decoding
 import fixture
 
-LAYERS, HEADS, KV_HEADS, HIDDEN, VOCAB = 2, 4, 2, 64, 96
+LAYERS, HEADS, KV_HEADS, HIDDEN, VOCAB = decoding.LAYERS, 4, 2, 64, 96
 HEAD_DIM = HIDDEN // HEADS
 
 
@@ -96,31 +96,10 @@ class Decoder(nn.Module):
         return (self.head(self.norm(x)), *present)
 
 
-CACHE_NAMES = [f"{kv}_{layer}" for layer in range(LAYERS) for kv in "kv"]
-INPUTS = ["input_ids"] + [f"past_{n}" for n in CACHE_NAMES]
-OUTPUTS = ["logits"] + [f"present_{n}" for n in CACHE_NAMES]
-
-
 def main():
     args = fixture.arguments(__doc__)
-    folder = fixture.out_dir(args, "tiny_llama")
-    module = Decoder().eval()
-    rng = np.random.default_rng(0)
-    ids = lambda b, s: rng.integers(0, VOCAB, (b, s), dtype=np.int64)
-    past = lambda b, p: {f"past_{n}": rng.standard_normal(
-        (b, KV_HEADS, p, HEAD_DIM)).astype(np.float32) for n in CACHE_NAMES}
-    dynamic = {"input_ids": {0: "batch", 1: "seq"}}
-    dynamic.update({n: {0: "batch", 2: "past"} for n in INPUTS[1:]})
-    example = [ids(2, 3)] + list(past(2, 5).values())
-    fixture.export(module, example, f"{folder}/model.onnx", INPUTS, OUTPUTS,
-                   dynamic)
-    cases = []
-    for b, s, p in [(1, 6, 0), (2, 1, 7), (1, 1, 1), (3, 4, 9), (2, 1, 0)]:
-        given = {"input_ids": ids(b, s), **past(b, p)}
-        got = fixture.run(module, given)
-        cases.append((f"batch={b},seq={s},past={p}", given,
-                      dict(zip(OUTPUTS, got))))
-    fixture.write_fixture(f"{folder}/model.expected", cases)
+    decoding.export_decoder(args, "tiny_llama", Decoder().eval(), VOCAB,
+                            KV_HEADS, HEAD_DIM)
 
 
 if __name__ == "__main__":
