@@ -21,7 +21,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 
 import numpy as np
@@ -31,26 +30,11 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 ZOO = os.path.join(ROOT, "examples", "zoo")
 sys.path.insert(0, ZOO)
 import generate  # noqa: E402
+import loopback  # noqa: E402
 
 SYSTEMS = ["anyshape-kept", "anyshape-sent", "onnxruntime", "torch"]
 CACHE = generate.CACHE
 MODEL = os.path.join(ZOO, "llama", "model.onnx")
-
-
-def server_client():
-    import anyshape
-    directory = tempfile.mkdtemp(prefix="anyshape-decode-")
-    port_file = os.path.join(directory, "port")
-    server = subprocess.Popen(
-        [os.path.join(ROOT, "build", "bin", "anyshape-server"), "--listen",
-         "127.0.0.1:0", "--port-file", port_file],
-        stderr=open(os.path.join(directory, "log"), "w"))
-    for _ in range(600):
-        if os.path.exists(port_file) and os.path.getsize(port_file):
-            break
-        time.sleep(0.05)
-    with open(port_file) as f:
-        return server, anyshape.Client(f.read().strip())
 
 
 def decode(step, tokens):
@@ -71,7 +55,7 @@ def decode(step, tokens):
 def run_system(name, tokens):
     start = time.perf_counter()
     if name.startswith("anyshape"):
-        server, client = server_client()
+        server, client = loopback.start_server("anyshape-decode-")
         with open(MODEL, "rb") as f:
             exe = client.compile_onnx(f.read())
         keep = [f"present_{n}" for n in CACHE] if name.endswith("kept") \

@@ -29,6 +29,8 @@ import time
 
 import numpy as np
 
+import loopback
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SYSTEMS = ["anyshape-server", "onnxruntime", "torch"]
@@ -88,19 +90,7 @@ class OnnxRuntime:
 
 class AnyShapeServer:
     def __init__(self, model_path):
-        import anyshape
-        self.dir = tempfile.mkdtemp(prefix="anyshape-minilm-")
-        port_file = os.path.join(self.dir, "port")
-        self.server = subprocess.Popen(
-            [os.path.join(ROOT, "build", "bin", "anyshape-server"),
-             "--listen", "127.0.0.1:0", "--port-file", port_file],
-            stderr=open(os.path.join(self.dir, "log"), "w"))
-        for _ in range(600):
-            if os.path.exists(port_file) and os.path.getsize(port_file):
-                break
-            time.sleep(0.05)
-        with open(port_file) as f:
-            self.client = anyshape.Client(f.read().strip())
+        self.server, self.client = loopback.start_server("anyshape-minilm-")
         with open(model_path, "rb") as f:
             self.executable = self.client.compile_onnx(f.read())
 

@@ -28,7 +28,6 @@ import os
 import resource
 import subprocess
 import sys
-import tempfile
 import time
 
 import numpy as np
@@ -38,6 +37,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 ZOO = os.path.join(ROOT, "examples", "zoo")
 sys.path.insert(0, ZOO)
 import fixture  # noqa: E402
+import loopback  # noqa: E402
 
 SYSTEMS = ["anyshape", "anyshape-server", "onnxruntime", "torch"]
 MODELS = ["bert", "roberta", "distilbert", "gpt2", "gpt2_cache", "llama",
@@ -88,19 +88,7 @@ class OnnxRuntime:
 
 class AnyShapeServer:
     def __init__(self, model, outputs):
-        import anyshape
-        self.dir = tempfile.mkdtemp(prefix="anyshape-zoo-")
-        port_file = os.path.join(self.dir, "port")
-        self.server = subprocess.Popen(
-            [os.path.join(ROOT, "build", "bin", "anyshape-server"),
-             "--listen", "127.0.0.1:0", "--port-file", port_file],
-            stderr=open(os.path.join(self.dir, "log"), "w"))
-        for _ in range(600):
-            if os.path.exists(port_file) and os.path.getsize(port_file):
-                break
-            time.sleep(0.05)
-        with open(port_file) as f:
-            self.client = anyshape.Client(f.read().strip())
+        self.server, self.client = loopback.start_server("anyshape-zoo-")
         with open(os.path.join(ZOO, model, "model.onnx"), "rb") as f:
             self.executable = self.client.compile_onnx(f.read())
 
