@@ -187,3 +187,41 @@ TEST(OnnxComposedOps, OutOfRangeScatterIndicesFailTheRunNamingTheNode) {
                            "of range [-3, 3) for axis 0 of size 3");
   EXPECT_TRUE(run({}).isOk()); // no updates: the data as it was
 }
+
+TEST(OnnxComposedOps, HugeSizesAreRefusedBeforeAnythingIsAllocated) {
+  // Sizes that overflow or pass every limit are import errors naming the
+  // node, never an allocation attempt.
+  const int64_t big = int64_t{1} << 62;
+  ModelBuilder tile = oneNode("Tile", {"x", "r"}, {"y"}, {"n", "4"});
+  tile.ints("r", {big, big});
+  expectRefused(tile, "(Tile): cannot multiply n by 4611686018427387904");
+
+  ModelBuilder pad = oneNode("Pad", {"x", "p"}, {"y"}, {"n", "4"});
+  setString(pad.graph->mutable_node(0), "mode", "reflect");
+  pad.ints("p", {0, big, 0, big});
+  expectRefused(pad, "(Pad): cannot pad the dim 4");
+
+  ModelBuilder range(18);
+  range.input("x", {"n"});
+  range.ints("limit", {big});
+  range.ints("start", {0});
+  range.ints("step", {1});
+  range.node("Range", {"start", "limit", "step"}, {"y"});
+  range.output("y");
+  auto graph = anyshape::onnx::importOnnx(range.bytes());
+  ASSERT_FALSE(graph.isOk());
+  EXPECT_NE(graph.status().message().find("node 'y_Range' (Range)"),
+            std::string::npos)
+      << graph.status().message();
+
+  ModelBuilder oneHot(18);
+  oneHot.input("i", {"n"}, ::onnx::TensorProto::INT64);
+  oneHot.ints("depth", {big});
+  oneHot.floats("values", {2}, {0.0f, 1.0f});
+  oneHot.node("OneHot", {"i", "depth", "values"}, {"y"});
+  oneHot.output("y");
+  graph = anyshape::onnx::importOnnx(oneHot.bytes());
+  ASSERT_FALSE(graph.isOk());
+  EXPECT_NE(graph.status().message().find("(OneHot)"), std::string::npos)
+      << graph.status().message();
+}
