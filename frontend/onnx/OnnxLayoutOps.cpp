@@ -39,7 +39,7 @@ Status split(Node &n) {
     if (count < 1)
       return n.error("num_outputs is " + std::to_string(count));
     if (std::optional<int64_t> s = dimNumber(size)) {
-      int64_t chunk = (*s + count - 1) / count;
+      int64_t chunk = *s / count + (*s % count != 0);
       if (*s % count != 0 && n.state.opset < 18)
         return n.error("cannot split a dim of " + size + " into " +
                        std::to_string(count) + " equal parts");
@@ -193,8 +193,12 @@ Status pad(Node &n) {
   for (int64_t a = 0; a < r; ++a) {
     if (low[a] == 0 && high[a] == 0)
       continue;
+    // Added one at a time: low + high alone may overflow (SymExpr checks).
+    std::optional<std::string> grown =
+        arithmetic("Add", dims[a].text(), std::to_string(low[a]));
     std::optional<std::string> length =
-        arithmetic("Add", dims[a].text(), std::to_string(low[a] + high[a]));
+        grown ? arithmetic("Add", *grown, std::to_string(high[a]))
+              : std::nullopt;
     if (!length)
       return n.error("cannot pad the dim " + dims[a].text());
     Value extent = n.b.dimSize(x, a);

@@ -162,6 +162,8 @@ Status range(Node &n) {
   // max(ceil(span / delta), 0) elements.
   std::optional<std::string> count;
   if (std::optional<int64_t> number = dimNumber(*span)) {
+    if (*number == INT64_MIN && delta[0] == -1)
+      return n.error("the length of the range overflows");
     int64_t d = delta[0], q = *number / d;
     if (q * d != *number && (*number > 0) == (d > 0))
       ++q;
