@@ -62,6 +62,15 @@ def write_fixture(path, cases):
     print(f"wrote {len(cases)} cases to {path}")
 
 
+def record(module, path, cases, outputs):
+    """Runs `module` on each (label, inputs) of `cases` (generated as it
+    goes) and writes the fixture at `path`, its results named `outputs`."""
+    written = []
+    for label, given in cases:
+        written.append((label, given, dict(zip(outputs, run(module, given)))))
+    write_fixture(path, written)
+
+
 def export(module, example, path, input_names, output_names, dynamic,
            exporter="dynamo"):
     import torch

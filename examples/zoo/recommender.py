@@ -45,12 +45,10 @@ def main():
                "dense": {0: "batch"}}
     fixture.export(module, list(inputs(4, 11).values()),
                    f"{folder}/model.onnx", list(dynamic), ["score"], dynamic)
-    cases = []
-    for b, n in [(1, 1), (3, 10), (8, 40), (2, 0), (5, 3)]:
-        given = inputs(b, n)
-        (score,) = fixture.run(module, given)
-        cases.append((f"batch={b},items={n}", given, {"score": score}))
-    fixture.write_fixture(f"{folder}/model.expected", cases)
+    fixture.record(module, f"{folder}/model.expected",
+                   ((f"batch={b},items={n}", inputs(b, n))
+                    for b, n in [(1, 1), (3, 10), (8, 40), (2, 0), (5, 3)]),
+                   ["score"])
 
 
 if __name__ == "__main__":
