@@ -444,7 +444,7 @@ std::vector<Dim> GraphBuilder::dims(Value x) const {
   if (!state_->usable({x}))
     return result;
   for (const SymExpr &dim : state_->type(x).dims) {
-    std::vector<std::string> symbols = dim.symbols();
+    std::vector<std::string> symbols = dim.leafSymbols();
     bool fresh = std::any_of(symbols.begin(), symbols.end(), isFreshSymbolName);
     result.push_back(fresh ? Dim("?") : Dim(dim.toString()));
   }

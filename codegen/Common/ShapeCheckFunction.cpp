@@ -66,17 +66,32 @@ public:
                   constant(1), x);
   }
 
-  /// `e` with every symbol's value from `symbols`.
+  /// `e` with every symbol's value from `symbols`; a quotient atom is
+  /// computed from its dividend, which is never negative (SymExpr.h), so
+  /// truncating division is its floor.
   Value evaluate(const SymExpr &e,
                  const std::map<std::string, Value> &symbols) {
     Value sum;
     for (const auto &[monomial, coefficient] : e.terms()) {
       Value term = constant(coefficient);
       for (const std::string &name : monomial)
-        term = mul(term, symbols.at(name));
+        term = mul(term, symbolValue(name, symbols));
       sum = sum ? add(sum, term) : term;
     }
     return sum ? sum : constant(0);
+  }
+  Value symbolValue(const std::string &name,
+                    const std::map<std::string, Value> &symbols) {
+    if (auto it = symbols.find(name); it != symbols.end())
+      return it->second;
+    std::optional<SymExpr::Quotient> quotient = SymExpr::quotientOf(name);
+    if (!quotient) { // validation defines each symbol before reading it
+      flagIf(constant(1, 1));
+      return constant(0);
+    }
+    return b_.create<arith::DivSIOp>(loc_,
+                                     evaluate(quotient->dividend, symbols),
+                                     constant(quotient->divisor));
   }
 
   Value overflowed;
@@ -135,16 +150,6 @@ Value emitCheck(const ShapeCheck &check, ValueRange inputs,
       count = c.select(c.compare(P::eq, size, zero), count, c.mul(count, size));
     }
     return c.compare(P::sgt, count, c.constant(check.limit));
-  }
-  case Kind::DefineCeilDiv: {
-    Value extent = value(check.a), stride = c.constant(check.stride);
-    Value quotient = builder.create<arith::DivSIOp>(loc, extent, stride);
-    Value remainder = builder.create<arith::RemSIOp>(loc, extent, stride);
-    symbols[check.symbol] = builder.create<arith::AddIOp>(
-        loc, quotient,
-        builder.create<arith::ExtUIOp>(loc, builder.getI64Type(),
-                                       c.compare(P::ne, remainder, zero)));
-    return c.constant(0, 1);
   }
   case Kind::DefineQuotient:
     symbols[check.symbol] = builder.create<arith::DivSIOp>(

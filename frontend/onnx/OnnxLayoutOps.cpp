@@ -46,13 +46,25 @@ Status split(Node &n) {
       for (int64_t k = 0; k < count; ++k)
         parts.emplace_back(std::clamp<int64_t>(*s - k * chunk, 0, chunk));
     } else {
-      std::optional<std::string> chunk =
-          arithmetic("Div", size, std::to_string(count));
-      if (!chunk)
+      // Whole parts, or (opset 18: the last part smaller) halves of
+      // ceil(size / 2) and the rest; more uneven parts would need a clamp.
+      std::optional<SymExpr> total = symExpr(size);
+      std::optional<SymExpr> chunk =
+          total ? total->divideExact(SymExpr::constant(count)) : std::nullopt;
+      std::optional<SymExpr> bumped =
+          total ? SymExpr::add(*total, SymExpr::constant(1)) : std::nullopt;
+      std::optional<SymExpr> first =
+          bumped ? SymExpr::floorDiv(*bumped, 2) : std::nullopt;
+      std::optional<SymExpr> rest =
+          first ? SymExpr::sub(*total, *first) : std::nullopt;
+      if (chunk)
+        parts.assign(static_cast<size_t>(count), Dim(chunk->toString()));
+      else if (count == 2 && n.state.opset >= 18 && rest)
+        parts = {Dim(first->toString()), Dim(rest->toString())};
+      else
         return n.error("cannot split the dim " + size + " into " +
                        std::to_string(count) +
                        " equal parts (not a whole dim expression)");
-      parts.assign(static_cast<size_t>(count), Dim(*chunk));
     }
   }
   if (static_cast<int64_t>(parts.size()) != outputs)

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "frontend/onnx/OnnxState.h"
+#include "ir/graph/SymExpr.h"
 
 #include <functional>
 #include <map>
@@ -119,6 +120,10 @@ StatusOr<std::vector<Dim>> broadcastShape(Node &n,
 /// the result is not a dim expression.
 std::optional<std::string>
 arithmetic(const std::string &op, const std::string &a, const std::string &b);
+
+/// A dim's text ("seq", "(seq + 1) floordiv 2") as an expression; nullopt
+/// for an anonymous "?".
+std::optional<SymExpr> symExpr(const std::string &text);
 
 /// An i64 iota over `dims` along `axis`, broadcast where it is used.
 Value indexAlong(Node &n, const std::vector<Dim> &dims, int64_t axis);

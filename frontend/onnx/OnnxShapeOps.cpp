@@ -18,15 +18,13 @@
 
 namespace anyshape::onnx {
 namespace {
-
 using KnownDims = ImportState::KnownDims;
+} // namespace
 
 std::optional<SymExpr> symExpr(const std::string &text) {
   auto expr = parseDimExpr(text);
   return expr.isOk() ? symExprOf(*expr) : std::nullopt;
 }
-
-} // namespace
 
 std::optional<std::string>
 arithmetic(const std::string &op, const std::string &a, const std::string &b) {
@@ -38,11 +36,20 @@ arithmetic(const std::string &op, const std::string &a, const std::string &b) {
   std::optional<SymExpr> x = symExpr(a), y = symExpr(b);
   if (!x || !y)
     return std::nullopt;
-  std::optional<SymExpr> r = op == "Add"   ? SymExpr::add(*x, *y)
-                             : op == "Sub" ? SymExpr::sub(*x, *y)
-                             : op == "Mul" ? SymExpr::mul(*x, *y)
-                             : op == "Div" ? x->divideExact(*y)
-                                           : std::nullopt;
+  // Integer Div truncates, which is the floor where the dividend cannot be
+  // negative; Mod (fmod = 0, the only form a shape value takes here) has
+  // the divisor's sign, so it is the floor's remainder for any dividend.
+  std::optional<int64_t> divisor = y->constantValue();
+  bool positive = divisor && *divisor >= 1;
+  std::optional<SymExpr> r =
+      op == "Add"   ? SymExpr::add(*x, *y)
+      : op == "Sub" ? SymExpr::sub(*x, *y)
+      : op == "Mul" ? SymExpr::mul(*x, *y)
+      : op == "Div"
+          ? (positive && x->isNonNegative() ? SymExpr::floorDiv(*x, *divisor)
+                                            : x->divideExact(*y))
+      : op == "Mod" && positive ? SymExpr::mod(*x, *divisor)
+                                : std::nullopt;
   return r ? std::optional<std::string>(r->toString()) : std::nullopt;
 }
 
@@ -323,6 +330,17 @@ void addShapeRules(std::map<std::string, OpRule> &rules) {
   rules["Slice"] = {{}, slice};
 }
 
+namespace {
+/// Mod with fmod = 1 (C's fmod, the dividend's sign) rather than the
+/// integer default (the divisor's).
+bool truncatingMod(const ::onnx::NodeProto &node) {
+  for (const auto &attr : node.attribute())
+    if (attr.name() == "fmod")
+      return attr.i() != 0;
+  return false;
+}
+} // namespace
+
 void propagateKnownDims(ImportState &state, const ::onnx::NodeProto &node,
                         const std::vector<Value> &inputs) {
   const std::string &op = node.op_type();
@@ -412,7 +430,8 @@ void propagateKnownDims(ImportState &state, const ::onnx::NodeProto &node,
                          [](const std::string &p, const std::string &v) {
                            return std::optional<std::string>(p.empty() ? v : p);
                          });
-  } else if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
+  } else if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" ||
+             (op == "Mod" && !truncatingMod(node))) {
     std::optional<KnownDims> b = in(1);
     auto out = state.values.find(node.output(0));
     bool integer = out != state.values.end() &&

@@ -182,10 +182,6 @@ std::string describeShapeCheck(const v1::Graph &graph,
     return text + "element count of [" + dims +
            "] <= " + std::to_string(check.limit);
   }
-  case Kind::DefineCeilDiv:
-    text += check.symbol + " := ceil((" + check.a.toString() + ") / " +
-            std::to_string(check.stride) + "): ";
-    break;
   case Kind::DefineQuotient:
     text += check.symbol + " := (" + check.a.toString() + ") / (" +
             check.b.toString() + "): ";

@@ -1,4 +1,7 @@
-// A tiny recursive-descent-free parser: split on '+'/'-', then on '*'.
+// Dims as text and back. One recursive-descent parser reads every spelling
+// (wire text, #dhlo.shape entries, quotient atom names); quotients are
+// rebuilt through SymExpr::floorDiv, so whatever the text, the result is
+// canonical.
 #include "DimText.h"
 
 #include "TensorType.h"
@@ -9,13 +12,14 @@
 namespace anyshape {
 namespace {
 
-std::string trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b])))
-    ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1])))
-    --e;
-  return std::string(s.substr(b, e - b));
+using NameCheck = bool (*)(const std::string &);
+
+/// Parentheses nest at most this deep: a quotient of a quotient takes two.
+constexpr int kMaxNesting = 32;
+
+bool isNameChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '?' ||
+         c == '#' || c == '$' || c == '.';
 }
 
 bool isInteger(const std::string &s) {
@@ -27,20 +31,155 @@ bool isInteger(const std::string &s) {
   return true;
 }
 
-} // namespace
+// expr   := ['-'] term (('+' | '-') term)*
+// term   := factor (('*' factor) | ('floordiv' integer) | ('mod' integer))*
+// factor := integer | name | '(' expr ')'
+// floordiv and mod bind as '*' does, left to right (as in Python and MLIR's
+// affine maps): "2*seq floordiv 4" is (2*seq) floordiv 4.
+class DimParser {
+public:
+  DimParser(std::string_view text, NameCheck validName)
+      : text_(text), validName_(validName) {}
 
-namespace {
-using NameCheck = bool (*)(const std::string &);
-StatusOr<v1::DimExpr> parseTerms(std::string_view text, NameCheck validName);
-} // namespace
+  StatusOr<SymExpr> parse() {
+    skipSpace();
+    if (pos_ == text_.size())
+      return invalidArgument("empty dim expression");
+    ANYSHAPE_ASSIGN_OR_RETURN(SymExpr e, expr(0));
+    skipSpace();
+    if (pos_ != text_.size())
+      return invalidArgument("unexpected '" + std::string(text_.substr(pos_)) +
+                             "' in dim expression '" + std::string(text_) +
+                             "'");
+    return e;
+  }
 
-StatusOr<v1::DimExpr> parseDimExpr(std::string_view text) {
-  return parseTerms(text, isValidSymbolName);
+private:
+  StatusOr<SymExpr> expr(int depth) {
+    if (depth > kMaxNesting)
+      return invalidArgument("dim expression '" + std::string(text_) +
+                             "' nests deeper than " +
+                             std::to_string(kMaxNesting));
+    skipSpace();
+    bool negate = consume('-');
+    ANYSHAPE_ASSIGN_OR_RETURN(SymExpr sum, term(depth));
+    if (negate) {
+      ANYSHAPE_ASSIGN_OR_RETURN(
+          sum, checked(SymExpr::mul(sum, SymExpr::constant(-1))));
+    }
+    while (true) {
+      skipSpace();
+      bool plus = consume('+');
+      if (!plus && !consume('-'))
+        return sum;
+      ANYSHAPE_ASSIGN_OR_RETURN(SymExpr next, term(depth));
+      ANYSHAPE_ASSIGN_OR_RETURN(sum, checked(plus ? SymExpr::add(sum, next)
+                                                  : SymExpr::sub(sum, next)));
+    }
+  }
+
+  StatusOr<SymExpr> term(int depth) {
+    ANYSHAPE_ASSIGN_OR_RETURN(SymExpr product, factor(depth));
+    while (true) {
+      skipSpace();
+      if (consume('*')) {
+        ANYSHAPE_ASSIGN_OR_RETURN(SymExpr next, factor(depth));
+        ANYSHAPE_ASSIGN_OR_RETURN(product,
+                                  checked(SymExpr::mul(product, next)));
+        continue;
+      }
+      bool floorDiv = keyword("floordiv");
+      if (!floorDiv && !keyword("mod"))
+        return product;
+      skipSpace();
+      std::string divisor = word();
+      if (!isInteger(divisor) || std::stoll(divisor) < 1)
+        return invalidArgument("the divisor '" + divisor +
+                               "' in dim expression '" + std::string(text_) +
+                               "' is not an integer >= 1");
+      int64_t d = std::stoll(divisor);
+      ANYSHAPE_ASSIGN_OR_RETURN(product,
+                                checked(floorDiv ? SymExpr::floorDiv(product, d)
+                                                 : SymExpr::mod(product, d)));
+    }
+  }
+
+  StatusOr<SymExpr> factor(int depth) {
+    skipSpace();
+    if (consume('(')) {
+      ANYSHAPE_ASSIGN_OR_RETURN(SymExpr inner, expr(depth + 1));
+      skipSpace();
+      if (!consume(')'))
+        return invalidArgument("missing ')' in dim expression '" +
+                               std::string(text_) + "'");
+      return inner;
+    }
+    std::string token = word();
+    if (isInteger(token))
+      return SymExpr::constant(std::stoll(token));
+    if (!token.empty() && !std::isdigit(static_cast<unsigned char>(token[0])) &&
+        validName_(token))
+      return SymExpr::symbol(token);
+    if (token.empty() && pos_ < text_.size())
+      token = text_.substr(pos_, 1);
+    return invalidArgument("bad factor '" + token + "' in dim expression '" +
+                           std::string(text_) + "'");
+  }
+
+  StatusOr<SymExpr> checked(std::optional<SymExpr> e) const {
+    if (!e)
+      return invalidArgument("dim expression '" + std::string(text_) + "' " +
+                             SymExpr::kBeyondBounds);
+    return std::move(*e);
+  }
+
+  void skipSpace() {
+    while (pos_ < text_.size() &&
+           std::isspace(static_cast<unsigned char>(text_[pos_])))
+      ++pos_;
+  }
+  bool consume(char c) {
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+  /// The longest run of name characters from here (maybe empty).
+  std::string word() {
+    size_t start = pos_;
+    while (pos_ < text_.size() && isNameChar(text_[pos_]))
+      ++pos_;
+    return std::string(text_.substr(start, pos_ - start));
+  }
+  /// Consumes `name` if it is the next whole word.
+  bool keyword(std::string_view name) {
+    skipSpace();
+    if (text_.substr(pos_, name.size()) != name)
+      return false;
+    size_t end = pos_ + name.size();
+    if (end < text_.size() && isNameChar(text_[end]))
+      return false;
+    pos_ = end;
+    return true;
+  }
+
+  std::string_view text_;
+  NameCheck validName_;
+  size_t pos_ = 0;
+};
+
+bool isFreshOrValidName(const std::string &name) {
+  return isValidSymbolName(name) ||
+         (isFreshSymbolName(name) && isValidSymbolName("x" + name.substr(1)));
 }
 
 std::optional<SymExpr>
 symExprOf(const v1::DimExpr &expr,
-          const std::function<std::string(const std::string &)> &rename) {
+          const std::function<std::string(const std::string &)> &rename,
+          int depth) {
+  if (depth > kMaxNesting)
+    return std::nullopt;
   std::optional<SymExpr> sum = SymExpr::constant(expr.constant());
   for (const auto &term : expr.terms()) {
     std::optional<SymExpr> product = SymExpr::constant(term.coefficient());
@@ -48,6 +187,15 @@ symExprOf(const v1::DimExpr &expr,
       if (product)
         product = SymExpr::mul(*product,
                                SymExpr::symbol(rename ? rename(name) : name));
+    for (const auto &quotient : term.quotients()) {
+      std::optional<SymExpr> dividend =
+          symExprOf(quotient.dividend(), rename, depth + 1);
+      std::optional<SymExpr> factor =
+          dividend ? SymExpr::floorDiv(*dividend, quotient.divisor())
+                   : std::nullopt;
+      product =
+          product && factor ? SymExpr::mul(*product, *factor) : std::nullopt;
+    }
     if (!product || !sum)
       return std::nullopt;
     sum = SymExpr::add(*sum, *product);
@@ -55,82 +203,47 @@ symExprOf(const v1::DimExpr &expr,
   return sum;
 }
 
-std::optional<SymExpr> parseSymExpr(std::string_view text) {
-  auto expr = parseTerms(text, [](const std::string &name) {
-    return isValidSymbolName(name) ||
-           (isFreshSymbolName(name) && isValidSymbolName("x" + name.substr(1)));
-  });
-  if (!expr)
-    return std::nullopt;
-  return symExprOf(*expr);
-}
-
-namespace {
-StatusOr<v1::DimExpr> parseTerms(std::string_view text, NameCheck validName) {
-  v1::DimExpr expr;
-  std::string s(text);
-  if (trim(s).empty())
-    return invalidArgument("empty dim expression");
-  size_t pos = 0;
-  int sign = 1;
-  std::string rest = trim(s);
-  if (!rest.empty() && rest[0] == '-') {
-    sign = -1;
-    rest = rest.substr(1);
-  }
-  while (true) {
-    size_t next = rest.find_first_of("+-", pos);
-    std::string termText = trim(std::string_view(rest).substr(
-        pos, next == std::string::npos ? std::string::npos : next - pos));
-    int64_t coefficient = sign;
-    std::vector<std::string> symbols;
-    size_t start = 0;
-    while (true) {
-      size_t star = termText.find('*', start);
-      std::string factor =
-          trim(std::string_view(termText).substr(start, star - start));
-      if (isInteger(factor)) {
-        if (__builtin_mul_overflow(coefficient, std::stoll(factor),
-                                   &coefficient))
-          return invalidArgument("dim expression '" + s + "' overflows");
-      } else if (validName(factor)) {
-        symbols.push_back(factor);
-      } else {
-        return invalidArgument("bad factor '" + factor +
-                               "' in dim expression '" + s + "'");
-      }
-      if (star == std::string::npos)
-        break;
-      start = star + 1;
-    }
-    if (symbols.empty()) {
-      int64_t sum;
-      if (__builtin_add_overflow(expr.constant(), coefficient, &sum))
-        return invalidArgument("dim expression '" + s + "' overflows");
-      expr.set_constant(sum);
-    } else {
-      auto *term = expr.add_terms();
-      term->set_coefficient(coefficient);
-      for (const std::string &name : symbols)
-        term->add_symbols(name);
-    }
-    if (next == std::string::npos)
-      break;
-    sign = rest[next] == '-' ? -1 : 1;
-    pos = next + 1;
-  }
-  return expr;
-}
-
 } // namespace
 
+StatusOr<v1::DimExpr> parseDimExpr(std::string_view text) {
+  ANYSHAPE_ASSIGN_OR_RETURN(SymExpr e,
+                            DimParser(text, isValidSymbolName).parse());
+  std::optional<v1::DimExpr> wire = toWireExpr(e);
+  if (!wire) // only names the parser accepted, so only an atom's length
+    return invalidArgument("dim expression '" + std::string(text) + "' " +
+                           SymExpr::kBeyondBounds);
+  return std::move(*wire);
+}
+
+std::optional<SymExpr>
+symExprOf(const v1::DimExpr &expr,
+          const std::function<std::string(const std::string &)> &rename) {
+  return symExprOf(expr, rename, 0);
+}
+
+std::optional<SymExpr> parseSymExpr(std::string_view text) {
+  StatusOr<SymExpr> e = DimParser(text, isFreshOrValidName).parse();
+  return e ? std::optional<SymExpr>(std::move(*e)) : std::nullopt;
+}
+
+std::optional<SymExpr> parseSymExprOfAnyNames(std::string_view text) {
+  StatusOr<SymExpr> e =
+      DimParser(text, [](const std::string &) { return true; }).parse();
+  return e ? std::optional<SymExpr>(std::move(*e)) : std::nullopt;
+}
+
 StatusOr<v1::Dim> parseDim(std::string_view text) {
-  std::string s = trim(text);
+  size_t b = 0, e = text.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(text[b])))
+    ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(text[e - 1])))
+    --e;
+  std::string s(text.substr(b, e - b));
   v1::Dim dim;
   if (s == "?") {
     dim.set_dynamic(true);
-  } else if (!s.empty() && s[0] == '-' && isInteger(trim(s.substr(1)))) {
-    dim.set_size(-std::stoll(trim(s.substr(1)))); // -1, or a negative size
+  } else if (s.size() > 1 && s[0] == '-' && isInteger(s.substr(1))) {
+    dim.set_size(-std::stoll(s.substr(1))); // -1, or a negative size
   } else if (isInteger(s)) {
     dim.set_size(std::stoll(s));
   } else if (isValidSymbolName(s)) {
@@ -141,30 +254,47 @@ StatusOr<v1::Dim> parseDim(std::string_view text) {
   return dim;
 }
 
+std::optional<v1::DimExpr> toWireExpr(const SymExpr &e) {
+  v1::DimExpr expr;
+  for (const auto &[monomial, coefficient] : e.terms()) {
+    if (monomial.empty()) {
+      expr.set_constant(coefficient);
+      continue;
+    }
+    auto *term = expr.add_terms();
+    term->set_coefficient(coefficient);
+    for (const std::string &name : monomial) {
+      if (auto quotient = SymExpr::quotientOf(name)) {
+        std::optional<v1::DimExpr> dividend = toWireExpr(quotient->dividend);
+        if (!dividend)
+          return std::nullopt;
+        auto *factor = term->add_quotients();
+        *factor->mutable_dividend() = std::move(*dividend);
+        factor->set_divisor(quotient->divisor);
+      } else if (isValidSymbolName(name)) {
+        term->add_symbols(name);
+      } else {
+        return std::nullopt;
+      }
+    }
+  }
+  return expr;
+}
+
 std::optional<v1::Dim> toWireDim(const SymExpr &e) {
   v1::Dim dim;
   if (auto v = e.constantValue()) {
     dim.set_size(*v);
     return dim;
   }
-  for (const std::string &name : e.symbols())
-    if (!isValidSymbolName(name))
-      return std::nullopt;
-  if (auto name = e.singleSymbol()) {
+  if (auto name = e.singleSymbol(); name && isValidSymbolName(*name)) {
     dim.set_symbol(*name);
     return dim;
   }
-  v1::DimExpr *expr = dim.mutable_expr();
-  for (const auto &[monomial, coefficient] : e.terms()) {
-    if (monomial.empty()) {
-      expr->set_constant(coefficient);
-      continue;
-    }
-    auto *term = expr->add_terms();
-    term->set_coefficient(coefficient);
-    for (const std::string &name : monomial)
-      term->add_symbols(name);
-  }
+  std::optional<v1::DimExpr> expr = toWireExpr(e);
+  if (!expr)
+    return std::nullopt;
+  *dim.mutable_expr() = std::move(*expr);
   return dim;
 }
 

@@ -1,4 +1,5 @@
-// Dims as text and back: "batch*seq", "2*seq + 1", "768", "?".
+// Dims as text and back: "batch*seq", "2*seq + 1", "768", "?",
+// "(time + 1) floordiv 2", "seq mod 8".
 //
 // The builder, the CLI and error messages share this one spelling, the same
 // one SymExpr::toString prints.
@@ -14,8 +15,10 @@
 
 namespace anyshape {
 
-/// Parses a sum of terms, each an integer, a product of symbols, or an
-/// integer times a product of symbols ("2*seq + 1", "batch*seq", "seq - 1").
+/// Parses a sum of terms, each a product of integers, symbols and
+/// parenthesised expressions, where "floordiv k" and "mod k" (k >= 1, an
+/// integer) may follow any product ("2*seq + 1", "batch*seq", "seq - 1",
+/// "(seq + 1) floordiv 2").
 StatusOr<v1::DimExpr> parseDimExpr(std::string_view text);
 
 /// Parses one wire dim: an integer (size; -1 allowed), "?" (anonymous), a
@@ -31,9 +34,15 @@ symExprOf(const v1::DimExpr &expr,
 /// Reads SymExpr::toString's output back, fresh symbols ("?3") included;
 /// nullopt if `text` is not such an expression.
 std::optional<SymExpr> parseSymExpr(std::string_view text);
+/// As parseSymExpr, any name a compiler stage gave its symbols accepted
+/// ("$0.1", "#3"): for reading quotient atoms back (SymExpr::quotientOf).
+std::optional<SymExpr> parseSymExprOfAnyNames(std::string_view text);
 
 /// The wire form of a dim, or nullopt when it involves a fresh symbol
 /// ("?3") that has no name on the wire.
 std::optional<v1::Dim> toWireDim(const SymExpr &dim);
+/// The wire form of an expression, quotients included; nullopt as for
+/// toWireDim.
+std::optional<v1::DimExpr> toWireExpr(const SymExpr &expr);
 
 } // namespace anyshape

@@ -69,9 +69,7 @@ public:
         if (dim.kind_case() == v1::Dim::kSymbol)
           number(dim.symbol());
         if (dim.kind_case() == v1::Dim::kExpr)
-          for (const auto &term : dim.expr().terms())
-            for (const std::string &name : term.symbols())
-              number(name);
+          numberAll(dim.expr(), 0);
       }
   }
 
@@ -109,6 +107,17 @@ public:
   }
 
 private:
+  /// In order of appearance, through quotients (nested as deep as reading
+  /// one allows).
+  void numberAll(const v1::DimExpr &expr, int depth) {
+    for (const auto &term : expr.terms()) {
+      for (const std::string &name : term.symbols())
+        number(name);
+      for (const auto &quotient : term.quotients())
+        if (depth < 32)
+          numberAll(quotient.dividend(), depth + 1);
+    }
+  }
   void number(const std::string &name) {
     numbers_.emplace(name, static_cast<int64_t>(numbers_.size()));
   }

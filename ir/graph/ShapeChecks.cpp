@@ -8,11 +8,11 @@
 namespace anyshape {
 
 std::vector<std::string> ShapeCheck::symbolsRead() const {
-  std::vector<std::string> names = a.symbols();
-  for (std::string &name : b.symbols())
+  std::vector<std::string> names = a.leafSymbols();
+  for (std::string &name : b.leafSymbols())
     names.push_back(std::move(name));
   for (const SymExpr &d : dims)
-    for (std::string &name : d.symbols())
+    for (std::string &name : d.leafSymbols())
       names.push_back(std::move(name));
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());

@@ -42,8 +42,6 @@ struct ShapeCheck {
     NonEmptyUnlessUnused,
     /// The product of the nonzero `dims` fits int64 and the element limit.
     ElementLimit,
-    /// Defines `symbol` as ceil(a / stride) (a strided slice's extent).
-    DefineCeilDiv,
     /// Defines `symbol` as a / b (after a Divides check on the same pair).
     DefineQuotient,
     /// Defines `symbol` as a padded dim: edges if a == 0, else
@@ -58,7 +56,6 @@ struct ShapeCheck {
   std::vector<SymExpr> dims; // ElementLimit
   std::string symbol;        // Bind*/Define*
   int input = 0, dim = 0;    // BindInputDim, InputDimEquals
-  int64_t stride = 1;        // DefineCeilDiv
   int64_t interior = 0;      // DefinePadded
   int64_t edges = 0;         // DefinePadded
   int64_t limit = 0;         // ElementLimit

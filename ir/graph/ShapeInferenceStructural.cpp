@@ -1,10 +1,14 @@
 // Shape rules for the shape-changing ops: broadcast_in_dim, reshape,
 // transpose, slice, concatenate, pad.
 //
-// Where a rule needs a runtime fact that a polynomial cannot express (a
-// strided slice of a symbolic extent, say), the result dim is a fresh
-// symbol; in concrete mode every such case is a plain number instead.
+// A strided slice's extent is a floor quotient (SymExpr::floorDiv). Where a
+// rule needs a runtime fact that no expression can say (a reshape's -1
+// that does not divide as polynomials, an interior pad of a dim that may
+// be 0), the result dim is a fresh symbol; in concrete mode every such
+// case is a plain number instead.
 #include "ShapeInference.h"
+
+#include <algorithm>
 
 namespace anyshape::detail {
 namespace {
@@ -64,6 +68,35 @@ inferBroadcastInDim(const v1::BroadcastInDimAttrs &attrs,
   return result;
 }
 
+namespace {
+
+/// The inferred dim of a reshape from `in` to `out` (whose dim `inferred`
+/// is the -1) with the dims on both sides cancelled first: [b, t, 32] ->
+/// [b, t, -1, 8] infers 4 even where t is a sum (a convolution's output
+/// size), which no division by a single term could take.
+std::optional<SymExpr> quotientOfUnmatchedDims(const std::vector<SymExpr> &in,
+                                               const std::vector<SymExpr> &out,
+                                               int64_t inferred) {
+  std::vector<SymExpr> unmatched = in;
+  std::optional<SymExpr> divisor = SymExpr::constant(1);
+  for (size_t k = 0; k < out.size() && divisor; ++k) {
+    if (static_cast<int64_t>(k) == inferred)
+      continue;
+    auto same = std::find(unmatched.begin(), unmatched.end(), out[k]);
+    if (same != unmatched.end())
+      unmatched.erase(same);
+    else
+      divisor = SymExpr::mul(*divisor, out[k]);
+  }
+  std::optional<SymExpr> dividend = SymExpr::constant(1);
+  for (const SymExpr &d : unmatched)
+    if (dividend)
+      dividend = SymExpr::mul(*dividend, d);
+  return dividend && divisor ? dividend->divideExact(*divisor) : std::nullopt;
+}
+
+} // namespace
+
 StatusOr<SymTensorType> inferReshape(const v1::ReshapeAttrs &attrs,
                                      const SymTensorType &x,
                                      ShapeContext &ctx) {
@@ -122,7 +155,10 @@ StatusOr<SymTensorType> inferReshape(const v1::ReshapeAttrs &attrs,
   divides.what = "reshape must split " + inputCount->toString() +
                  " elements into " + known.toString() +
                  " (not 0) times an integer";
-  if (auto quotient = inputCount->divideExact(known)) {
+  std::optional<SymExpr> quotient = inputCount->divideExact(known);
+  if (!quotient)
+    quotient = quotientOfUnmatchedDims(x.dims, result.dims, inferredAt);
+  if (quotient) {
     // Divisible as polynomials, so only a zero divisor can fail.
     if (!known.isConstant())
       ctx.require(std::move(divides));
@@ -130,15 +166,15 @@ StatusOr<SymTensorType> inferReshape(const v1::ReshapeAttrs &attrs,
     return result;
   }
   // Not provably divisible symbolically: known at run time only.
-  SymExpr quotient = ctx.fresh();
+  SymExpr fresh = ctx.fresh();
   ShapeCheck define{ShapeCheck::Kind::DefineQuotient};
-  define.symbol = *quotient.singleSymbol();
+  define.symbol = *fresh.singleSymbol();
   define.a = *inputCount;
   define.b = known;
   define.what = divides.what;
   ctx.require(std::move(divides));
   ctx.require(std::move(define));
-  result.dims[inferredAt] = std::move(quotient);
+  result.dims[inferredAt] = std::move(fresh);
   return result;
 }
 
@@ -211,21 +247,14 @@ StatusOr<SymTensorType> inferSlice(const v1::SliceAttrs &attrs,
     requireLessEqual(limit, x.dims[i],
                      "slice limit " + limit.toString() +
                          " must not exceed the dim");
-    if (stride == 1) {
-      result.dims.push_back(std::move(*extent));
-    } else if (auto e = extent->constantValue()) {
-      result.dims.push_back(
-          SymExpr::constant(*e / stride + (*e % stride != 0))); // ceil
-    } else {
-      SymExpr strided = ctx.fresh();
-      ShapeCheck define{ShapeCheck::Kind::DefineCeilDiv};
-      define.symbol = *strided.singleSymbol();
-      define.a = *extent;
-      define.stride = stride;
-      define.what = "strided slice extent" + where;
-      ctx.require(std::move(define));
-      result.dims.push_back(std::move(strided));
-    }
+    // ceil(extent / stride), a quotient: equal strided slices of equal
+    // dims have equal extents.
+    auto bumped = SymExpr::add(*extent, SymExpr::constant(stride - 1));
+    auto strided = bumped ? SymExpr::floorDiv(*bumped, stride) : std::nullopt;
+    if (!strided)
+      return invalidArgument("strided slice extent " +
+                             std::string(SymExpr::kBeyondBounds) + where);
+    result.dims.push_back(std::move(*strided));
   }
   return result;
 }

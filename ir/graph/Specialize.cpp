@@ -1,6 +1,8 @@
 // Substituting symbol sizes into a graph's dims and shape attributes.
 #include "Specialize.h"
 
+#include "DimText.h"
+
 #include <set>
 
 namespace anyshape {
@@ -11,32 +13,16 @@ public:
   explicit Substitution(const std::map<std::string, int64_t> &bindings)
       : bindings_(bindings) {}
 
-  /// Bound symbols become factors of the coefficient; others stay.
+  /// Bound symbols become sizes (a quotient of sizes, its value); others
+  /// stay.
   Status apply(v1::DimExpr &expr) const {
-    v1::DimExpr out;
-    int64_t constant = expr.constant();
-    for (const auto &term : expr.terms()) {
-      int64_t coefficient = term.coefficient();
-      std::vector<std::string> rest;
-      for (const std::string &name : term.symbols()) {
-        auto it = bindings_.find(name);
-        if (it == bindings_.end())
-          rest.push_back(name);
-        else if (__builtin_mul_overflow(coefficient, it->second, &coefficient))
-          return invalidArgument("specialising overflows int64");
-      }
-      if (rest.empty()) {
-        if (__builtin_add_overflow(constant, coefficient, &constant))
-          return invalidArgument("specialising overflows int64");
-        continue;
-      }
-      auto *t = out.add_terms();
-      t->set_coefficient(coefficient);
-      for (const std::string &name : rest)
-        t->add_symbols(name);
-    }
-    out.set_constant(constant);
-    expr = std::move(out);
+    std::optional<SymExpr> e = symExprOf(expr);
+    if (e)
+      e = e->substitute(bindings_);
+    std::optional<v1::DimExpr> wire = e ? toWireExpr(*e) : std::nullopt;
+    if (!wire)
+      return invalidArgument("specialising overflows int64");
+    expr = std::move(*wire);
     return Status::ok();
   }
 

@@ -3,8 +3,11 @@
 // ever combines constants.
 #include "SymExpr.h"
 
+#include "DimText.h"
+
 #include <algorithm>
 #include <functional>
+#include <numeric>
 
 namespace anyshape {
 
@@ -155,6 +158,131 @@ std::optional<SymExpr> SymExpr::divideExact(const SymExpr &divisor) const {
   return fromTerms(std::move(quotient));
 }
 
+namespace {
+
+/// Longest quotient atom name: a power of a quotient inside another doubles
+/// the text, so names are bounded rather than trusted to stay short.
+constexpr size_t kMaxQuotientName = 4096;
+constexpr std::string_view kFloorDiv = " floordiv ";
+
+int64_t floorOfQuotient(int64_t c, int64_t divisor) {
+  int64_t q = c / divisor;
+  return c % divisor < 0 ? q - 1 : q;
+}
+
+} // namespace
+
+std::optional<SymExpr> SymExpr::floorDiv(const SymExpr &a, int64_t divisor) {
+  if (divisor < 1)
+    return std::nullopt;
+  if (divisor == 1)
+    return a;
+  // a = divisor * whole + rest, each coefficient of rest in [0, divisor):
+  // floor(a / divisor) = whole + floor(rest / divisor), rest >= 0.
+  std::map<Monomial, int64_t> whole, rest;
+  for (const auto &[monomial, coefficient] : a.terms()) {
+    int64_t q = floorOfQuotient(coefficient, divisor), multiple;
+    if (__builtin_mul_overflow(q, divisor, &multiple))
+      return std::nullopt; // only near INT64_MIN
+    int64_t r = coefficient - multiple;
+    if (q != 0)
+      whole[monomial] = q;
+    if (r != 0)
+      rest[monomial] = r;
+  }
+  SymExpr wholePart = fromTerms(std::move(whole));
+  SymExpr restPart = fromTerms(rest);
+  if (restPart.isConstant()) // 0 <= rest < divisor
+    return wholePart;
+  // Common factors cancel: floor(g*x / (g*d)) = floor(x / d).
+  int64_t g = divisor;
+  for (const auto &[monomial, coefficient] : rest)
+    g = std::gcd(g, coefficient);
+  if (g > 1) {
+    for (auto &[monomial, coefficient] : rest)
+      coefficient /= g;
+    restPart = fromTerms(std::move(rest));
+    divisor /= g;
+    if (divisor == 1)
+      return add(wholePart, restPart);
+  }
+  // A quotient of a quotient is one quotient: for integer x,
+  // floor((floor(x / d1) + r) / d2) = floor((x + r*d1) / (d1*d2)).
+  if (restPart.terms_.size() == 1 && restPart.terms_.begin()->second == 1 &&
+      restPart.terms_.begin()->first.size() == 1)
+    if (auto inner = quotientOf(restPart.terms_.begin()->first.front())) {
+      int64_t shift, product;
+      if (__builtin_mul_overflow(restPart.constant_, inner->divisor, &shift) ||
+          __builtin_mul_overflow(inner->divisor, divisor, &product))
+        return std::nullopt;
+      auto shifted = add(inner->dividend, constant(shift));
+      auto quotient = shifted ? floorDiv(*shifted, product) : std::nullopt;
+      return quotient ? add(wholePart, *quotient) : std::nullopt;
+    }
+  // "(seq floordiv 2)", "(2*b*s floordiv 3)", "((seq + 1) floordiv 2)":
+  // a product binds before floordiv, a sum needs its parentheses.
+  std::string dividend = restPart.toString();
+  if (restPart.terms_.size() + (restPart.constant_ != 0) > 1)
+    dividend = "(" + dividend + ")";
+  std::string name =
+      "(" + dividend + std::string(kFloorDiv) + std::to_string(divisor) + ")";
+  if (name.size() > kMaxQuotientName)
+    return std::nullopt;
+  return add(wholePart, symbol(name));
+}
+
+std::optional<SymExpr> SymExpr::mod(const SymExpr &a, int64_t divisor) {
+  std::optional<SymExpr> quotient = floorDiv(a, divisor);
+  std::optional<SymExpr> multiple =
+      quotient ? mul(*quotient, constant(divisor)) : std::nullopt;
+  return multiple ? sub(a, *multiple) : std::nullopt;
+}
+
+std::optional<SymExpr::Quotient> SymExpr::quotientOf(const std::string &atom) {
+  if (atom.size() < 2 || atom.front() != '(' || atom.back() != ')')
+    return std::nullopt;
+  size_t op = atom.rfind(kFloorDiv); // the outer one: its divisor ends it
+  if (op == std::string::npos)
+    return std::nullopt;
+  std::string digits = atom.substr(op + kFloorDiv.size(),
+                                   atom.size() - 1 - op - kFloorDiv.size());
+  if (digits.empty() || digits.size() > 18 ||
+      !std::all_of(digits.begin(), digits.end(),
+                   [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  std::optional<SymExpr> dividend =
+      parseSymExprOfAnyNames(std::string_view(atom).substr(1, op - 1));
+  int64_t divisor = std::stoll(digits);
+  if (!dividend || divisor < 2)
+    return std::nullopt;
+  return Quotient{std::move(*dividend), divisor};
+}
+
+std::optional<SymExpr>
+SymExpr::substitute(const std::map<std::string, int64_t> &values) const {
+  std::optional<SymExpr> sum = constant(constant_);
+  for (const auto &[monomial, coefficient] : terms_) {
+    std::optional<SymExpr> term = constant(coefficient);
+    for (const std::string &name : monomial) {
+      std::optional<SymExpr> factor = symbol(name);
+      if (auto it = values.find(name); it != values.end()) {
+        factor = constant(it->second);
+      } else if (auto quotient = quotientOf(name)) {
+        factor = quotient->dividend.substitute(values);
+        if (factor)
+          factor = floorDiv(*factor, quotient->divisor);
+      }
+      if (!factor || !term)
+        return std::nullopt;
+      term = mul(*term, *factor);
+    }
+    if (!term || !sum)
+      return std::nullopt;
+    sum = add(*sum, *term);
+  }
+  return sum;
+}
+
 std::optional<int64_t>
 SymExpr::evaluate(const std::map<std::string, int64_t> &values,
                   std::string *missing) const {
@@ -163,12 +291,20 @@ SymExpr::evaluate(const std::map<std::string, int64_t> &values,
     int64_t term = coefficient;
     for (const std::string &name : monomial) {
       auto it = values.find(name);
-      if (it == values.end()) {
+      std::optional<int64_t> value;
+      if (it != values.end()) {
+        value = it->second;
+      } else if (auto quotient = quotientOf(name)) {
+        value = quotient->dividend.evaluate(values, missing);
+        if (!value)
+          return std::nullopt;
+        value = floorOfQuotient(*value, quotient->divisor);
+      } else {
         if (missing)
           *missing = name;
         return std::nullopt;
       }
-      if (__builtin_mul_overflow(term, it->second, &term))
+      if (__builtin_mul_overflow(term, *value, &term))
         return std::nullopt;
     }
     if (__builtin_add_overflow(total, term, &total))
@@ -184,6 +320,18 @@ std::vector<std::string> SymExpr::symbols() const {
       if (std::find(names.begin(), names.end(), name) == names.end())
         names.push_back(name);
   return names;
+}
+
+std::vector<std::string> SymExpr::leafSymbols() const {
+  std::vector<std::string> leaves;
+  for (const std::string &name : symbols()) {
+    std::optional<Quotient> quotient = quotientOf(name);
+    for (const std::string &leaf : quotient ? quotient->dividend.leafSymbols()
+                                            : std::vector<std::string>{name})
+      if (std::find(leaves.begin(), leaves.end(), leaf) == leaves.end())
+        leaves.push_back(leaf);
+  }
+  return leaves;
 }
 
 std::string SymExpr::toString() const {

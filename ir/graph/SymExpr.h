@@ -1,6 +1,12 @@
 // SymExpr: a tensor dimension as an integer polynomial over named symbols.
 //
 // A static dim is a constant polynomial; "batch*seq" and "seq+1" are others.
+// Floor division by a constant (a convolution's output size) makes an atom:
+// a symbol whose name is its own definition, "((time + 1) floordiv 2)". The
+// name is canonical (floorDiv below), so the same quotient of the same
+// dims is the same symbol, and every reader that treats symbols as opaque
+// proves equal what is equal without knowing about quotients; those that
+// compute sizes read the definition back with quotientOf.
 // Shape rules are written once against SymExpr and serve both the symbolic
 // world (validation, the builder: symbols stay symbols) and the concrete one
 // (the reference evaluator: every symbol already substituted by its size, so
@@ -60,13 +66,37 @@ public:
   /// single nonzero term); nullopt otherwise.
   std::optional<SymExpr> divideExact(const SymExpr &divisor) const;
 
+  /// floor(a / divisor) for divisor >= 1 (nullopt for a smaller divisor
+  /// or on overflow). Canonical: the whole multiples of the divisor come
+  /// out of the floor and common factors cancel, so what stays inside a
+  /// quotient atom has every coefficient in [0, divisor) and is never
+  /// negative; a quotient of a quotient is one quotient; a constant or
+  /// exact quotient is no atom at all.
+  static std::optional<SymExpr> floorDiv(const SymExpr &a, int64_t divisor);
+  /// a - divisor * floorDiv(a, divisor): in [0, divisor) for any a.
+  static std::optional<SymExpr> mod(const SymExpr &a, int64_t divisor);
+
+  /// What a quotient atom's name defines (below the class).
+  struct Quotient;
+  /// The definition of `atom` if it names a quotient; nullopt for every
+  /// other symbol.
+  static std::optional<Quotient> quotientOf(const std::string &atom);
+
   /// Substitutes every symbol with its value; nullopt when a symbol is
   /// missing from `values` (reported through `missing`) or on overflow.
   std::optional<int64_t> evaluate(const std::map<std::string, int64_t> &values,
                                   std::string *missing = nullptr) const;
 
-  /// All symbols appearing in any term.
+  /// Replaces each symbol in `values` by its size, inside quotients too
+  /// (a quotient of sizes becomes its value); nullopt on overflow.
+  std::optional<SymExpr>
+  substitute(const std::map<std::string, int64_t> &values) const;
+
+  /// All symbols appearing in any term, quotient atoms as themselves.
   std::vector<std::string> symbols() const;
+  /// The symbols the value depends on: as symbols(), with each quotient
+  /// atom replaced by the symbols of its dividend.
+  std::vector<std::string> leafSymbols() const;
 
   /// Equal expressions hash equally.
   size_t hash() const;
@@ -85,6 +115,11 @@ private:
 
   int64_t constant_ = 0;
   std::map<Monomial, int64_t> terms_; // non-constant terms only
+};
+
+struct SymExpr::Quotient {
+  SymExpr dividend; // every coefficient in [0, divisor): never negative
+  int64_t divisor;  // >= 2
 };
 
 } // namespace anyshape

@@ -87,22 +87,44 @@ StatusOr<SymExpr> ShapeContext::readSymbol(const std::string &name) const {
 }
 
 StatusOr<SymExpr> ShapeContext::read(const v1::DimExpr &expr) const {
+  return read(expr, 0);
+}
+
+StatusOr<SymExpr> ShapeContext::read(const v1::DimExpr &expr, int depth) const {
+  // Each quotient nests a whole expression; as deep as the text form allows.
+  if (depth > 16)
+    return invalidArgument("dim expression quotients nest deeper than 16");
   if (expr.terms_size() > limits_->maxDimExprTerms)
     return resourceExhausted(
         "dim expression has " + std::to_string(expr.terms_size()) +
         " terms; the limit is " + std::to_string(limits_->maxDimExprTerms));
   for (const auto &term : expr.terms())
-    if (term.symbols_size() > limits_->maxDimExprDegree)
-      return resourceExhausted("dim expression term has " +
-                               std::to_string(term.symbols_size()) +
-                               " symbols; the limit is " +
-                               std::to_string(limits_->maxDimExprDegree));
+    if (term.symbols_size() + term.quotients_size() > limits_->maxDimExprDegree)
+      return resourceExhausted(
+          "dim expression term has " +
+          std::to_string(term.symbols_size() + term.quotients_size()) +
+          " factors; the limit is " +
+          std::to_string(limits_->maxDimExprDegree));
   SymExpr result = SymExpr::constant(expr.constant());
   for (const auto &term : expr.terms()) {
     SymExpr product = SymExpr::constant(term.coefficient());
     for (const std::string &name : term.symbols()) {
       ANYSHAPE_ASSIGN_OR_RETURN(SymExpr factor, readSymbol(name));
       auto next = SymExpr::mul(product, factor);
+      if (!next)
+        return invalidArgument(std::string("dim expression ") +
+                               SymExpr::kBeyondBounds);
+      product = std::move(*next);
+    }
+    for (const auto &quotient : term.quotients()) {
+      if (quotient.divisor() < 1)
+        return invalidArgument("dim expression divides by " +
+                               std::to_string(quotient.divisor()) +
+                               "; a floordiv divisor must be >= 1");
+      ANYSHAPE_ASSIGN_OR_RETURN(SymExpr dividend,
+                                read(quotient.dividend(), depth + 1));
+      auto factor = SymExpr::floorDiv(dividend, quotient.divisor());
+      auto next = factor ? SymExpr::mul(product, *factor) : std::nullopt;
       if (!next)
         return invalidArgument(std::string("dim expression ") +
                                SymExpr::kBeyondBounds);

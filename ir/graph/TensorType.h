@@ -102,6 +102,7 @@ private:
   /// Records an ElementLimit check of `dims` unless one was recorded.
   void requireElementLimit(const std::vector<SymExpr> &dims) const;
 
+  StatusOr<SymExpr> read(const v1::DimExpr &expr, int depth) const;
   /// A symbol in an attribute: its size (concrete mode) or itself.
   StatusOr<SymExpr> readSymbol(const std::string &name) const;
 

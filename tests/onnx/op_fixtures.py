@@ -289,6 +289,29 @@ def shape_cases():
          inits=[const("zero", 0), const("one", 1), const("three", 3)])
 
 
+def shape_arithmetic_cases():
+    # x[:, :m // 2] + x[:, (m + 1) // 2:], and x[:, :m % 3]: sizes that are
+    # floor divisions and remainders of a symbolic dim.
+    nodes = [node("Shape", ["x"], ["s"]), node("Gather", ["s", "one"], ["m"]),
+             node("Div", ["m", "two"], ["h"]),
+             node("Add", ["m", "one"], ["m1"]),
+             node("Div", ["m1", "two"], ["hc"]),
+             node("Mod", ["m", "three"], ["r"])]
+    for v in ["h", "hc", "r", "m"]:
+        nodes.append(node("Unsqueeze", [v, "axis0"], [v + "_1"]))
+    nodes += [node("Slice", ["x", "zeros", "h_1", "axes"], ["lo"]),
+              node("Slice", ["x", "hc_1", "m_1", "axes"], ["hi"]),
+              node("Add", ["lo", "hi"], ["y"]),
+              node("Slice", ["x", "zeros", "r_1", "axes"], ["z"])]
+    case("split_symbolic_halves",
+         [node("Split", ["x"], ["a", "b"], axis=1, num_outputs=2)], X,
+         ["a", "b"], SHAPES + [{"n": 2, "m": 0}])
+    case("shape_floordiv_mod", nodes, X, ["y", "z"],
+         SHAPES + [{"n": 2, "m": 0}, {"n": 1, "m": 8}],
+         inits=[const("one", 1), const("two", 2), const("three", 3),
+                const("axis0", [0]), const("zeros", [0]), const("axes", [1])])
+
+
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     unary_cases()
@@ -300,3 +323,4 @@ if __name__ == "__main__":
     shape_cases()
     case("size", [node("Size", ["x"], ["y"])], [("x", F, ["n", 3, "m"])],
          ["y"], SHAPES + [{"n": 0, "m": 2}])
+    shape_arithmetic_cases()

@@ -114,6 +114,23 @@ TEST(Fingerprint, InvariantToConsistentSymbolRenaming) {
   EXPECT_EQ(fp(text), fp(graph));
 }
 
+TEST(Fingerprint, QuotientsRenameWithTheirSymbols) {
+  // x[n] sliced to its first (n + 1) floordiv d rows.
+  auto halves = [](const std::string &symbol, int divisor) {
+    return "inputs { name: 'x' type { dtype: DTYPE_F32 dims { symbol: '" +
+           symbol +
+           "' } } }\n"
+           "nodes { name: 'h' op: 'slice' operands: 'x' slice { "
+           "start_indices { constant: 0 } limit_indices { terms { "
+           "coefficient: 1 quotients { dividend { terms { coefficient: 1 "
+           "symbols: '" +
+           symbol + "' } constant: 1 } divisor: " + std::to_string(divisor) +
+           " } } } } }\noutputs: 'h'\n";
+  };
+  EXPECT_EQ(fp(halves("n", 2)), fp(halves("len", 2)));
+  EXPECT_NE(fp(halves("n", 2)), fp(halves("n", 3)));
+}
+
 TEST(Fingerprint, SensitiveToSymbolEqualityStructure) {
   // x[seq] + y[seq] promises equal dims; x[a] + y[b] does not.
   EXPECT_NE(fp(addGraph("seq", "seq")), fp(addGraph("a", "b")));

@@ -18,7 +18,7 @@ TEST(HostileInputTest, DimExpressionDegreeIsBounded) {
   // 100,000 repeats of one symbol took forever (quadratic products) before.
   Status s = validateGraph(test::repeatedSymbolDim(100000)).status();
   EXPECT_EQ(s.code(), StatusCode::ResourceExhausted);
-  EXPECT_TRUE(failsWith(s, {"input 'y'", "100000 symbols", "limit is 16"}));
+  EXPECT_TRUE(failsWith(s, {"input 'y'", "100000 factors", "limit is 16"}));
   EXPECT_TRUE(validateGraph(test::repeatedSymbolDim(16)).isOk());
   EXPECT_EQ(validateGraph(test::repeatedSymbolDim(17)).status().code(),
             StatusCode::ResourceExhausted);

@@ -1,7 +1,8 @@
 // Tests of what validation infers for valid graphs (validateGraph): the
 // symbolic type of every node (reshapes, elementwise, contractions,
-// broadcasts), static dims winning over symbols, anonymous input dims, and
-// the GraphInfo a compile reads. The errors are in ValidateTest.cpp.
+// broadcasts), static dims winning over symbols, anonymous input dims,
+// sizes that are floor divisions, and the GraphInfo a compile reads. The errors
+// are in ValidateTest.cpp.
 #include "TestUtil.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@ namespace anyshape {
 namespace {
 
 using test::dimsText;
+using test::failsWith;
 using test::inputText;
 using test::nodeText;
 using test::outputText;
@@ -151,6 +153,44 @@ TEST(ValidateTest, AnonymousDimsAndBroadcastCopies) {
                          nodeText("s", "add", {"x", "y"}) + outputText("s"),
                      0),
             "f32[?0]");
+}
+
+TEST(ValidateTest, QuotientTypesNeedNoEqualityChecks) {
+  // The first half of x rounded up (a floordiv bound), its even rows (a
+  // strided slice) and an input declared with the same quotient: one dim,
+  // so the adds need no run-time check.
+  std::string text =
+      inputText("x", "f32", {"seq", "8"}) +
+      inputText("y", "f32", {"(seq + 1) floordiv 2", "8"}) +
+      nodeText("h", "slice", {"x"},
+               test::sliceText({"0", "0"}, {"(seq + 1) floordiv 2", "8"})) +
+      nodeText("e", "slice", {"x"},
+               test::sliceText({"0", "0"}, {"seq", "8"}, {2, 1})) +
+      nodeText("a", "add", {"h", "e"}) + nodeText("b", "add", {"a", "y"}) +
+      nodeText("r", "reshape", {"b"},
+               "reshape { " +
+                   dimsText({"2*((seq + 1) floordiv 2)", "4"}, "shape") + "}") +
+      outputText("r");
+  GraphInfo info = validInfo(text);
+  ASSERT_EQ(info.nodeTypes.size(), 5u);
+  for (int k : {0, 1, 2, 3})
+    EXPECT_EQ(info.nodeTypes[k].toString(), "f32[((seq + 1) floordiv 2), 8]");
+  EXPECT_EQ(info.nodeTypes[4].toString(), "f32[2*((seq + 1) floordiv 2), 4]");
+  for (const ShapeCheck &check : info.shapeChecks)
+    EXPECT_NE(check.kind, ShapeCheck::Kind::Equal) << check.what;
+
+  // At run time the declared quotient is checked against the input.
+  v1::Graph graph = test::parseGraph(text);
+  for (int64_t seq : {0, 1, 6, 7}) {
+    int64_t half = (seq + 1) / 2;
+    EXPECT_TRUE(
+        checkConcreteShapes(graph, info, {{seq, 8}, {half, 8}}, {}).isOk())
+        << seq;
+    EXPECT_TRUE(failsWith(
+        checkConcreteShapes(graph, info, {{seq, 8}, {half + 1, 8}}, {}),
+        {"input 'y' dim 0"}))
+        << seq;
+  }
 }
 
 } // namespace

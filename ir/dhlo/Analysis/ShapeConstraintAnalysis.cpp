@@ -243,18 +243,30 @@ SymExpr ShapeConstraintAnalysis::canonical(const Poly &p, int depth) const {
       std::string root = find(atom);
       auto it = classValue_.find(root);
       auto def = definitions_.find(root);
-      SymExpr factor = it != classValue_.end() ? SymExpr::constant(it->second)
-                       : def != definitions_.end()
-                           ? canonical(def->second, depth + 1)
-                           : SymExpr::symbol(root);
+      std::optional<SymExpr> factor =
+          it != classValue_.end()     ? SymExpr::constant(it->second)
+          : def != definitions_.end() ? canonical(def->second, depth + 1)
+                                      : canonicalAtom(root, depth);
       if (term)
-        term = SymExpr::mul(*term, factor);
+        term = factor ? SymExpr::mul(*term, *factor) : std::nullopt;
     }
     if (!term || !result)
       return p; // overflow: keep the uncanonical form rather than a wrong one
     result = SymExpr::add(*result, *term);
   }
   return result ? *result : p;
+}
+
+std::optional<SymExpr>
+ShapeConstraintAnalysis::canonicalAtom(const std::string &atom,
+                                       int depth) const {
+  // A quotient of equal dims is the same quotient, and one of known dims
+  // is a size: rebuilt from its canonical dividend.
+  std::optional<SymExpr::Quotient> quotient = SymExpr::quotientOf(atom);
+  if (!quotient)
+    return SymExpr::symbol(atom);
+  return SymExpr::floorDiv(canonical(quotient->dividend, depth + 1),
+                           quotient->divisor);
 }
 
 bool ShapeConstraintAnalysis::solveEquality(const Poly &a, const Poly &b) {

@@ -89,6 +89,11 @@ private:
   bool unite(const std::string &a, const std::string &b);
   bool bindValue(const std::string &atom, int64_t value);
   Poly canonical(const Poly &p, int depth = 0) const;
+  /// An atom that is its own class's root and has no value or definition:
+  /// itself, or a quotient atom rebuilt from its canonical dividend
+  /// (nullopt on overflow).
+  std::optional<SymExpr> canonicalAtom(const std::string &atom,
+                                       int depth) const;
 
   // Values in definition order, with one polynomial per dim.
   std::vector<mlir::Value> values_;

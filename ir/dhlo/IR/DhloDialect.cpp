@@ -242,7 +242,7 @@ RankedTensorType tensorTypeOf(MLIRContext *context, const SymTensorType &type) {
     std::optional<int64_t> value = dim.constantValue();
     shape.push_back(value ? *value : ShapedType::kDynamic);
     allStatic &= value.has_value();
-    bool local = llvm::any_of(dim.symbols(), [](const std::string &name) {
+    bool local = llvm::any_of(dim.leafSymbols(), [](const std::string &name) {
       return llvm::StringRef(name).starts_with(kLocalFreshPrefix);
     });
     dims.push_back(local ? std::nullopt : std::optional<SymExpr>(dim));

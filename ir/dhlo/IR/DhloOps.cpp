@@ -112,7 +112,7 @@ ShapeAttr shapeAttrOf(RankedTensorType type) {
     // slice's) types values but is no size a shape attribute can name.
     for (int64_t d = 0; d < type.getRank(); ++d)
       if (std::optional<SymExpr> dim = shape.getDim(d))
-        for (const std::string &symbol : dim->symbols())
+        for (const std::string &symbol : dim->leafSymbols())
           if (isFreshSymbolName(symbol))
             return nullptr;
     return shape;

@@ -9,7 +9,8 @@
 //   2. the polynomial of its #dhlo.shape encoding, each symbol read with
 //      tensor.dim from the first function argument dim that binds it
 //      (symbols always come from the inputs, so this reaches back to them
-//      directly instead of through every intermediate op);
+//      directly instead of through every intermediate op), a quotient
+//      atom computed from its dividend;
 //   3. the op's wire shape rule (ir/graph, the rules validation and type
 //      inference use) applied to its operands' dims, for dims no symbol
 //      names (a reshape's -1, a strided slice, handwritten IR).
@@ -67,10 +68,9 @@ public:
     for (const auto &[monomial, coefficient] : e.terms()) {
       Value term = monomial.empty() ? constant(coefficient) : Value();
       for (const std::string &symbol : monomial) {
-        auto it = bindings_.find(symbol);
-        if (it == bindings_.end())
+        Value factor = symbolValue(symbol);
+        if (!factor)
           return nullptr;
-        Value factor = dimOf(it->second.first, it->second.second);
         term = term ? mul(term, factor) : factor;
       }
       if (!monomial.empty() && coefficient != 1)
@@ -80,13 +80,20 @@ public:
     return sum ? sum : constant(0);
   }
 
+  /// A symbol's size: an argument dim, or a quotient of them (its
+  /// dividend is never negative, so unsigned division is its floor).
+  Value symbolValue(const std::string &symbol) {
+    if (auto it = bindings_.find(symbol); it != bindings_.end())
+      return dimOf(it->second.first, it->second.second);
+    std::optional<SymExpr::Quotient> quotient = SymExpr::quotientOf(symbol);
+    Value dividend = quotient ? materialize(quotient->dividend) : nullptr;
+    return dividend ? div(dividend, constant(quotient->divisor)) : nullptr;
+  }
+
   Value add(Value a, Value c) { return b_.create<arith::AddIOp>(loc_, a, c); }
   Value sub(Value a, Value c) { return b_.create<arith::SubIOp>(loc_, a, c); }
   Value mul(Value a, Value c) { return b_.create<arith::MulIOp>(loc_, a, c); }
   Value div(Value a, Value c) { return b_.create<arith::DivUIOp>(loc_, a, c); }
-  Value ceilDiv(Value a, Value c) {
-    return b_.create<arith::CeilDivUIOp>(loc_, a, c);
-  }
   Value max(Value a, Value c) { return b_.create<arith::MaxSIOp>(loc_, a, c); }
 
 private:
@@ -152,15 +159,19 @@ Value fromOperands(Operation *op, int64_t d, DimMaterializer &m) {
     if (auto it = operandDims.find(name); it != operandDims.end())
       return m.dimOf(it->second.first, it->second.second);
     auto it = definitions.find(name);
-    if (it == definitions.end())
+    if (it == definitions.end()) {
+      if (auto quotient = SymExpr::quotientOf(name)) {
+        Value dividend = build(quotient->dividend, depth + 1);
+        return dividend ? m.div(dividend, m.constant(quotient->divisor))
+                        : nullptr;
+      }
       return m.materialize(SymExpr::symbol(name)); // a function input's
+    }
     const ShapeCheck &check = *it->second;
     Value a = build(check.a, depth + 1);
     if (!a)
       return nullptr;
     switch (check.kind) {
-    case ShapeCheck::Kind::DefineCeilDiv:
-      return m.ceilDiv(a, m.constant(check.stride));
     case ShapeCheck::Kind::DefineQuotient: {
       Value b = build(check.b, depth + 1);
       return b ? m.div(a, b) : nullptr;

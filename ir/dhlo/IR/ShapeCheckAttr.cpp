@@ -21,7 +21,6 @@ constexpr std::pair<Kind, const char *> kKindNames[] = {
     {Kind::Divides, "divides"},
     {Kind::NonEmptyUnlessUnused, "non_empty_unless_unused"},
     {Kind::ElementLimit, "element_limit"},
-    {Kind::DefineCeilDiv, "define_ceil_div"},
     {Kind::DefineQuotient, "define_quotient"},
     {Kind::DefinePadded, "define_padded"},
 };
@@ -82,7 +81,6 @@ ArrayAttr shapeChecksAttr(MLIRContext *context,
         b.getNamedAttr("symbol", b.getStringAttr(check.symbol)),
         b.getNamedAttr("input", b.getI64IntegerAttr(check.input)),
         b.getNamedAttr("dim", b.getI64IntegerAttr(check.dim)),
-        b.getNamedAttr("stride", b.getI64IntegerAttr(check.stride)),
         b.getNamedAttr("interior", b.getI64IntegerAttr(check.interior)),
         b.getNamedAttr("edges", b.getI64IntegerAttr(check.edges)),
         b.getNamedAttr("limit", b.getI64IntegerAttr(check.limit))};
@@ -135,8 +133,7 @@ FailureOr<std::vector<ShapeCheck>> shapeChecksFromAttr(Attribute attr,
       check.dims.push_back(*expr);
     }
     for (auto [name, field] :
-         {std::pair<const char *, int64_t *>{"stride", &check.stride},
-          {"interior", &check.interior},
+         {std::pair<const char *, int64_t *>{"interior", &check.interior},
           {"edges", &check.edges},
           {"limit", &check.limit}}) {
       auto value = fields.getAs<IntegerAttr>(name);

@@ -24,15 +24,56 @@ using namespace mlir;
 
 namespace {
 
+using ArgumentDims = std::map<std::string, std::pair<BlockArgument, int64_t>>;
+
+/// `dim` as i64 scalar arithmetic on argument dim sizes (a polynomial, a
+/// floor quotient of them: a dividend is never negative, so dhlo.div's
+/// truncation is the floor); null when a symbol is no argument's dim.
+Value sizeFromArguments(OpBuilder &b, Location loc, const SymExpr &dim,
+                        const ArgumentDims &arguments, int depth = 0) {
+  if (depth > 16) // as deep as quotients nest
+    return nullptr;
+  auto i64 = RankedTensorType::get({}, b.getI64Type());
+  auto constant = [&](int64_t v) -> Value {
+    return b.create<ConstantOp>(loc, DenseElementsAttr::get(i64, v));
+  };
+  Value sum;
+  for (const auto &[monomial, coefficient] : dim.terms()) {
+    Value term =
+        coefficient != 1 || monomial.empty() ? constant(coefficient) : Value();
+    for (const std::string &name : monomial) {
+      Value factor;
+      if (auto it = arguments.find(name); it != arguments.end()) {
+        factor = b.create<DimSizeOp>(loc, it->second.first,
+                                     b.getI64IntegerAttr(it->second.second));
+      } else if (auto quotient = SymExpr::quotientOf(name)) {
+        Value dividend =
+            sizeFromArguments(b, loc, quotient->dividend, arguments, depth + 1);
+        if (!dividend)
+          return nullptr;
+        factor = b.create<DivOp>(loc, dividend, constant(quotient->divisor));
+      } else {
+        return nullptr;
+      }
+      term = term ? b.create<MulOp>(loc, term, factor).getResult() : factor;
+    }
+    sum = sum ? b.create<AddOp>(loc, sum, term).getResult() : term;
+  }
+  return sum ? sum : constant(0);
+}
+
 /// Points every dim_size at the first function argument dim the analysis
 /// proves equal to the one it reads: sizes read from different values
 /// become the same op, which CSE merges (two gathers' index arithmetic on
-/// equal-sized inputs is then one computation, planned once).
+/// equal-sized inputs is then one computation, planned once). A size that
+/// is an expression of argument dims (a convolution's output, a quotient)
+/// becomes that arithmetic: reading it then keeps no intermediate value
+/// alive outside its kernel.
 void readDimsFromArguments(func::FuncOp func,
                            const ShapeConstraintAnalysis &analysis) {
   // The first argument dim of each canonical size, collected once: a scan
   // of every argument per dim_size would be quadratic in a graph's inputs.
-  std::map<std::string, std::pair<BlockArgument, int64_t>> firstArgumentDim;
+  ArgumentDims firstArgumentDim;
   for (BlockArgument arg : func.getArguments()) {
     auto type = llvm::dyn_cast<RankedTensorType>(arg.getType());
     if (!type || !analysis.hasDims(arg))
@@ -41,19 +82,31 @@ void readDimsFromArguments(func::FuncOp func,
       firstArgumentDim.try_emplace(analysis.canonicalDim(arg, d).toString(),
                                    arg, d);
   }
+  SmallVector<DimSizeOp> computed;
   func.walk([&](DimSizeOp op) {
     if (!analysis.hasDims(op.getOperand()))
       return;
-    auto found = firstArgumentDim.find(
-        analysis.canonicalDim(op.getOperand(), op.getDimension()).toString());
-    if (found == firstArgumentDim.end())
+    SymExpr dim = analysis.canonicalDim(op.getOperand(), op.getDimension());
+    auto found = firstArgumentDim.find(dim.toString());
+    if (found == firstArgumentDim.end()) {
+      if (!dim.isConstant())
+        computed.push_back(op);
       return;
+    }
     auto [arg, d] = found->second;
     if (op.getOperand() != arg || op.getDimension() != d) {
       op.getOperandMutable().assign(arg);
       op.setDimension(d);
     }
   });
+  for (DimSizeOp op : computed) {
+    OpBuilder b(op);
+    SymExpr dim = analysis.canonicalDim(op.getOperand(), op.getDimension());
+    if (Value size = sizeFromArguments(b, op.getLoc(), dim, firstArgumentDim)) {
+      op.replaceAllUsesWith(size);
+      op.erase();
+    }
+  }
 }
 
 Type canonicalType(const ShapeConstraintAnalysis &analysis, Value v) {
@@ -67,7 +120,7 @@ Type canonicalType(const ShapeConstraintAnalysis &analysis, Value v) {
     SymExpr dim = analysis.canonicalDim(v, d);
     std::optional<int64_t> value = dim.constantValue();
     // The analysis' own atoms ("#3") stand for dims nothing names.
-    bool unnamed = llvm::any_of(dim.symbols(), [](const std::string &atom) {
+    bool unnamed = llvm::any_of(dim.leafSymbols(), [](const std::string &atom) {
       return !atom.empty() && atom[0] == '#';
     });
     shape.push_back(value ? *value : ShapedType::kDynamic);

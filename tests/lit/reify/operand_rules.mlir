@@ -21,9 +21,10 @@ func.func @reshape_inferred(%x: tensor<?x?xf32>) -> index {
 func.func @strided_slice(%x: tensor<?xf32, #dhlo.shape<n>>) -> index {
   %c0 = arith.constant 0 : index
   %s = dhlo.slice %x {start_indices = #dhlo.shape<1>, limit_indices = #dhlo.shape<n>, strides = array<i64: 3>} : (tensor<?xf32, #dhlo.shape<n>>) -> tensor<?xf32>
+  // ceil((n - 1) / 3), the quotient ((n + 1) floordiv 3).
   // CHECK: %[[N:.*]] = tensor.dim %arg0, %c0
-  // CHECK: %[[E:.*]] = arith.subi %[[N]], %c1
-  // CHECK: %[[C:.*]] = arith.ceildivui %[[E]], %c3
+  // CHECK: %[[E:.*]] = arith.addi %[[N]], %c1
+  // CHECK: %[[C:.*]] = arith.divui %[[E]], %c3
   // CHECK: return %[[C]]
   %d = tensor.dim %s, %c0 : tensor<?xf32>
   return %d : index
