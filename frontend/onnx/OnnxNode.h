@@ -132,12 +132,14 @@ Value indexAlong(Node &n, const std::vector<Dim> &dims, int64_t axis);
 /// shape tensors, OnnxIndexOps.cpp the gathers, OnnxMathOps.cpp the
 /// activations and variadic arithmetic, OnnxLayoutOps.cpp the ops that
 /// move elements (Split, Tile, Pad, Trilu, Einsum), OnnxSelectionOps.cpp
-/// the ones that pick by value (ArgMax, TopK, CumSum, OneHot).
+/// the ones that pick by value (ArgMax, TopK, CumSum, OneHot),
+/// OnnxConvOps.cpp convolutions, pools and the normalisations around them.
 const std::map<std::string, OpRule> &opRules();
 void addShapeRules(std::map<std::string, OpRule> &rules);
 void addIndexRules(std::map<std::string, OpRule> &rules);
 void addMathRules(std::map<std::string, OpRule> &rules);
 void addLayoutRules(std::map<std::string, OpRule> &rules);
 void addSelectionRules(std::map<std::string, OpRule> &rules);
+void addConvRules(std::map<std::string, OpRule> &rules);
 
 } // namespace anyshape::onnx

@@ -517,6 +517,7 @@ const std::map<std::string, OpRule> &opRules() {
     addIndexRules(rules);
     addMathRules(rules);
     addLayoutRules(rules);
+    addConvRules(rules);
     addSelectionRules(rules);
     return rules;
   }();

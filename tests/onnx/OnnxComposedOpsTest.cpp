@@ -227,3 +227,77 @@ TEST(OnnxComposedOps, HugeSizesAreRefusedBeforeAnythingIsAllocated) {
   EXPECT_NE(graph.status().message().find("(OneHot)"), std::string::npos)
       << graph.status().message();
 }
+
+TEST(OnnxComposedOps, ConvAndPoolGeometryIsRefusedNamingTheNode) {
+  // x: f32[n, 4, t], weights [6, 4, 3] unless a case says otherwise.
+  auto conv = [](std::vector<int64_t> weights) {
+    ModelBuilder m(18);
+    m.input("x", {"n", "4", "t"});
+    int64_t count = 1;
+    for (int64_t d : weights)
+      count *= d;
+    m.floats("w", weights, std::vector<float>(count, 0.5f));
+    m.node("Conv", {"x", "w"}, {"y"});
+    m.output("y");
+    return m;
+  };
+  ModelBuilder channels = conv({6, 3, 3});
+  expectRefused(channels, "input channels 4 are not group 1 x weights' 3");
+  ModelBuilder groups = conv({6, 2, 3});
+  setInt(groups.graph->mutable_node(0), "group", 4);
+  expectRefused(groups, "group 4 does not divide the 6 output channels");
+  ModelBuilder kernel = conv({6, 4, 3});
+  setInts(kernel.graph->mutable_node(0), "kernel_shape", {5});
+  expectRefused(kernel, "kernel_shape does not match the weights");
+  ModelBuilder samePad = conv({6, 4, 3});
+  setString(samePad.graph->mutable_node(0), "auto_pad", "SAME_UPPER");
+  setInts(samePad.graph->mutable_node(0), "strides", {2});
+  expectRefused(samePad, "depends on the size of the dynamic dim t");
+  ModelBuilder pads = conv({6, 4, 3});
+  setInts(pads.graph->mutable_node(0), "pads", {1});
+  expectRefused(pads, "pads has 1 entries for 1 spatial dims");
+  ModelBuilder negative = conv({6, 4, 3});
+  setInts(negative.graph->mutable_node(0), "pads", {-1, 0});
+  expectRefused(negative, "are not in [0, 2^20]");
+  ModelBuilder stride = conv({6, 4, 3});
+  setInts(stride.graph->mutable_node(0), "strides", {0});
+  expectRefused(stride, "strides entry 0 is not in [1, 2^20]");
+  // Weights computed at run time have no kernel size to slice by.
+  ModelBuilder dynamicWeights(18);
+  dynamicWeights.input("x", {"n", "4", "t"});
+  dynamicWeights.input("w", {"6", "4", "k"});
+  dynamicWeights.node("Conv", {"x", "w"}, {"y"});
+  dynamicWeights.output("y");
+  expectRefused(dynamicWeights, "the weights must have static sizes, not k");
+  ModelBuilder huge = conv({1, 4, 5000});
+  expectRefused(huge, "kernel size 5000 is not in [1, 4096]");
+
+  auto pool = [](const std::string &op) {
+    ModelBuilder m(18);
+    m.input("x", {"n", "4", "t"});
+    m.node(op, {"x"}, {"y"});
+    m.output("y");
+    return m;
+  };
+  expectRefused(pool("MaxPool"), "needs a kernel_shape");
+  ModelBuilder indices = pool("MaxPool");
+  setInts(indices.graph->mutable_node(0), "kernel_shape", {2});
+  indices.graph->mutable_node(0)->add_output("i");
+  expectRefused(indices, "the Indices output of MaxPool is not supported");
+  // ceil_mode with high padding: whether the last window is dropped
+  // depends on t.
+  ModelBuilder ceil = pool("AveragePool");
+  setInts(ceil.graph->mutable_node(0), "kernel_shape", {2});
+  setInts(ceil.graph->mutable_node(0), "strides", {2});
+  setInts(ceil.graph->mutable_node(0), "pads", {1, 1});
+  setInt(ceil.graph->mutable_node(0), "ceil_mode", 1);
+  expectRefused(ceil, "may drop a last window");
+  ModelBuilder training(18);
+  training.input("x", {"n", "4", "t"});
+  for (const char *p : {"g", "b", "m", "v"})
+    training.floats(p, {4}, {1, 1, 1, 1});
+  training.node("BatchNormalization", {"x", "g", "b", "m", "v"}, {"y"});
+  setInt(training.graph->mutable_node(0), "training_mode", 1);
+  training.output("y");
+  expectRefused(training, "training_mode is not supported");
+}

@@ -312,6 +312,80 @@ def shape_arithmetic_cases():
                 const("axis0", [0]), const("zeros", [0]), const("axes", [1])])
 
 
+def weights(name, shape):
+    a = (rng.standard_normal(shape) * 0.5).astype(np.float32)
+    return helper.make_tensor(name, F, a.shape, a.ravel().tolist())
+
+
+def conv_cases():
+    # Convolutions and pools over dynamic spatial sizes (odd, even, 1).
+    images = [{"n": 1, "h": 1, "w": 1}, {"n": 2, "h": 5, "w": 8},
+              {"n": 1, "h": 7, "w": 3}, {"n": 1, "h": 16, "w": 9},
+              {"n": 0, "h": 4, "w": 4}]
+    large = [b for b in images if b["h"] >= 4 and b["w"] >= 3]
+    x4 = [("x", F, ["n", 4, "h", "w"])]
+    case("conv1d_subsample",
+         [node("Conv", ["x", "k", "b"], ["y"], strides=[2], pads=[1, 1])],
+         [("x", F, ["n", 4, "t"])], ["y"],
+         [{"n": 1, "t": 1}, {"n": 2, "t": 2}, {"n": 1, "t": 7},
+          {"n": 2, "t": 16}],
+         inits=[weights("k", [6, 4, 3]), weights("b", [6])])
+    case("conv2d_same_size",
+         [node("Conv", ["x", "k", "b"], ["y"], pads=[1, 1, 1, 1])], x4,
+         ["y"], images, inits=[weights("k", [5, 4, 3, 3]), weights("b", [5])])
+    case("conv2d_stride_dilation",
+         [node("Conv", ["x", "k"], ["y"], strides=[2, 1], dilations=[1, 2],
+               pads=[0, 1, 1, 0])], x4, ["y"], large,
+         inits=[weights("k", [3, 4, 3, 2])])
+    case("conv2d_depthwise",
+         [node("Conv", ["x", "k"], ["y"], group=4, strides=[2, 2],
+               pads=[1, 1, 1, 1])], x4, ["y"], images,
+         inits=[weights("k", [4, 1, 3, 3])])
+    case("conv2d_grouped_1x1",
+         [node("Conv", ["x", "k", "b"], ["y"], group=2)], x4, ["y"], images,
+         inits=[weights("k", [6, 2, 1, 1]), weights("b", [6])])
+    case("conv2d_same_upper",
+         [node("Conv", ["x", "k"], ["y"], auto_pad="SAME_UPPER")], x4, ["y"],
+         images, inits=[weights("k", [2, 4, 4, 2])])
+    case("conv2d_valid_stride3",
+         [node("Conv", ["x", "k"], ["y"], strides=[3, 3])], x4, ["y"], large,
+         inits=[weights("k", [2, 4, 2, 3])])
+    case("maxpool2d_resnet",
+         [node("MaxPool", ["x"], ["y"], kernel_shape=[3, 3], strides=[2, 2],
+               pads=[1, 1, 1, 1])], x4, ["y"], images)
+    case("maxpool2d_ceil",
+         [node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], strides=[2, 2],
+               ceil_mode=1)], x4, ["y"], images)
+    case("maxpool1d_dilation",
+         [node("MaxPool", ["x"], ["y"], kernel_shape=[2], dilations=[2],
+               pads=[1, 0])], [("x", F, ["n", 3, "t"])], ["y"],
+         [{"n": 1, "t": 2}, {"n": 2, "t": 9}])
+    case("avgpool2d_exclude_pad",
+         [node("AveragePool", ["x"], ["y"], kernel_shape=[3, 3],
+               strides=[2, 2], pads=[1, 1, 1, 1])], x4, ["y"], images)
+    case("avgpool2d_include_pad",
+         [node("AveragePool", ["x"], ["y"], kernel_shape=[3, 3],
+               strides=[2, 2], pads=[1, 1, 1, 1], count_include_pad=1)],
+         x4, ["y"], images)
+    case("avgpool2d_ceil",
+         [node("AveragePool", ["x"], ["y"], kernel_shape=[2, 2],
+               strides=[2, 2], ceil_mode=1)], x4, ["y"], images)
+    case("global_avgpool", [node("GlobalAveragePool", ["x"], ["y"])], x4,
+         ["y"], images)
+    case("global_maxpool", [node("GlobalMaxPool", ["x"], ["y"])], x4, ["y"],
+         images[:4])
+    case("batchnorm",
+         [node("BatchNormalization", ["x", "g", "b", "m", "v"], ["y"],
+               epsilon=1e-3)], x4, ["y"], images,
+         inits=[weights("g", [4]), weights("b", [4]), weights("m", [4]),
+                helper.make_tensor("v", F, [4], [0.5, 1.0, 2.0, 0.25])])
+    case("instancenorm",
+         [node("InstanceNormalization", ["x", "g", "b"], ["y"])],
+         [("x", F, ["n", 3, "t"])], ["y"],
+         [{"n": 1, "t": 1}, {"n": 2, "t": 5}, {"n": 1, "t": 12}],
+         inits=[weights("g", [3]), weights("b", [3])])
+
+
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     unary_cases()
@@ -324,3 +398,4 @@ if __name__ == "__main__":
     case("size", [node("Size", ["x"], ["y"])], [("x", F, ["n", 3, "m"])],
          ["y"], SHAPES + [{"n": 0, "m": 2}])
     shape_arithmetic_cases()
+    conv_cases()

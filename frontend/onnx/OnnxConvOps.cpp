@@ -1,0 +1,437 @@
+// Convolutions, pools and the normalisations around them, by composition:
+// the input is padded once, each kernel tap is a strided slice of it
+// ([N, C, out...], the values that tap meets at every output position),
+// and a Conv contracts the stacked taps with the weights in one
+// dot_general (im2col), a pool takes their max or sum. Output sizes are
+// floor quotients of the input's (`(time + 1) floordiv 2`), so the graph
+// stays symbolic, two layers of one geometry give provably equal sizes,
+// and every tap's slice has exactly the output's extent. The taps cost
+// kernel-size times the input's memory; a wire convolution on oneDNN and
+// cuDNN replaces this for speed (issue 42).
+#include "frontend/onnx/OnnxNode.h"
+
+#include "ir/graph/DimText.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace anyshape::onnx {
+namespace {
+
+/// A sliding window over the spatial dims (those after N and C).
+struct Window {
+  std::vector<int64_t> kernel, strides, dilations;
+  std::vector<int64_t> padLow, padHigh; // high includes ceil_mode's overhang
+  std::vector<SymExpr> out;             // the output size per spatial dim
+  int64_t taps() const {
+    int64_t t = 1;
+    for (int64_t k : kernel)
+      t *= k;
+    return t;
+  }
+};
+
+StatusOr<std::vector<int64_t>> perSpatialDim(Node &n, const std::string &name,
+                                             size_t r, int64_t fallback) {
+  std::vector<int64_t> values =
+      n.attrInts(name).value_or(std::vector<int64_t>(r, fallback));
+  if (values.size() != r)
+    return n.error(name + " has " + std::to_string(values.size()) +
+                   " entries for " + std::to_string(r) + " spatial dims");
+  for (int64_t v : values)
+    if (v < 1 || v > (int64_t{1} << 20))
+      return n.error(name + " entry " + std::to_string(v) +
+                     " is not in [1, 2^20]");
+  return values;
+}
+
+/// The window of `kernel` over `spatial` (the input's spatial dims), from
+/// the node's strides, dilations, pads, auto_pad and (pools) ceil_mode.
+StatusOr<Window> windowOf(Node &n, const std::vector<Dim> &spatial,
+                          std::vector<int64_t> kernel, bool pool) {
+  size_t r = spatial.size();
+  Window w;
+  w.kernel = std::move(kernel);
+  for (int64_t k : w.kernel)
+    if (k < 1 || k > 4096)
+      return n.error("kernel size " + std::to_string(k) +
+                     " is not in [1, 4096]");
+  ANYSHAPE_ASSIGN_OR_RETURN(w.strides, perSpatialDim(n, "strides", r, 1));
+  ANYSHAPE_ASSIGN_OR_RETURN(w.dilations, perSpatialDim(n, "dilations", r, 1));
+  if (w.taps() > 4096)
+    return n.error("a kernel of " + std::to_string(w.taps()) +
+                   " taps is beyond the 4096 this composition takes");
+  const ::onnx::AttributeProto *autoPad = n.attribute("auto_pad");
+  std::string mode = autoPad ? autoPad->s() : "NOTSET";
+  std::vector<int64_t> pads =
+      n.attrInts("pads").value_or(std::vector<int64_t>(2 * r, 0));
+  if (mode == "NOTSET" && pads.size() != 2 * r)
+    return n.error("pads has " + std::to_string(pads.size()) + " entries for " +
+                   std::to_string(r) + " spatial dims");
+  if (mode != "NOTSET" && mode != "VALID" && mode != "SAME_UPPER" &&
+      mode != "SAME_LOWER")
+    return n.error("auto_pad '" + mode + "' is not NOTSET, VALID, " +
+                   "SAME_UPPER or SAME_LOWER");
+  bool ceil = pool && n.attrInt("ceil_mode", 0) != 0;
+  for (size_t i = 0; i < r; ++i) {
+    std::optional<SymExpr> length = symExpr(spatial[i].text());
+    if (!length)
+      return n.error("spatial dim " + std::to_string(i) + " (" +
+                     spatial[i].text() +
+                     ") must be static or named by a dim_param");
+    int64_t s = w.strides[i], extent = (w.kernel[i] - 1) * w.dilations[i] + 1;
+    int64_t low = 0, high = 0;
+    if (mode == "NOTSET") {
+      low = pads[i], high = pads[i + r];
+    } else if (mode == "SAME_UPPER" || mode == "SAME_LOWER") {
+      // Output ceil(L / s): the total padding depends on L mod s unless
+      // the stride is 1.
+      std::optional<int64_t> l = length->constantValue();
+      if (s != 1 && !l)
+        return n.error("auto_pad " + mode + " with stride " +
+                       std::to_string(s) + " pads by an amount that depends " +
+                       "on the size of the dynamic dim " + spatial[i].text() +
+                       "; export with explicit pads");
+      int64_t total =
+          s == 1
+              ? extent - 1
+              : std::max<int64_t>(0, ((*l + s - 1) / s - 1) * s + extent - *l);
+      int64_t half = total / 2;
+      low = mode == "SAME_UPPER" ? half : total - half;
+      high = total - low;
+    }
+    if (low < 0 || high < 0 || low > (int64_t{1} << 20) ||
+        high > (int64_t{1} << 20))
+      return n.error("pads " + std::to_string(low) + ", " +
+                     std::to_string(high) + " are not in [0, 2^20]");
+    // out = floor((L + low + high - extent) / s) + 1, ceil_mode rounding up.
+    auto padded =
+        SymExpr::add(*length, SymExpr::constant(low + high - extent + s +
+                                                (ceil ? s - 1 : 0)));
+    std::optional<SymExpr> out =
+        padded ? SymExpr::floorDiv(*padded, s) : std::nullopt;
+    if (!out)
+      return n.error("the output size of spatial dim " + spatial[i].text() +
+                     " overflows");
+    if (ceil) {
+      // A last window starting past the input and the low padding is
+      // dropped (ONNX Runtime and PyTorch); it can start there only when
+      // the high padding plus the round-up reaches a whole window.
+      if (high + s - 1 >= extent) {
+        std::optional<int64_t> l = length->constantValue();
+        if (!l)
+          return n.error("ceil_mode with pads " + std::to_string(high) +
+                         " may drop a last window, which depends on the "
+                         "size of the dynamic dim " +
+                         spatial[i].text());
+        int64_t o = *out->constantValue();
+        if ((o - 1) * s >= *l + low)
+          out = SymExpr::constant(o - 1);
+      }
+      high += s - 1; // the overhang the last window may read
+    }
+    w.padLow.push_back(low);
+    w.padHigh.push_back(high);
+    w.out.push_back(*out);
+  }
+  return w;
+}
+
+/// `x` ([N, C, spatial...]) padded by the window with `fill`.
+Value padded(Node &n, Value x, const Window &w, Value fill) {
+  std::vector<int64_t> low{0, 0}, high{0, 0};
+  low.insert(low.end(), w.padLow.begin(), w.padLow.end());
+  high.insert(high.end(), w.padHigh.begin(), w.padHigh.end());
+  if (std::all_of(low.begin(), low.end(), [](int64_t v) { return v == 0; }) &&
+      std::all_of(high.begin(), high.end(), [](int64_t v) { return v == 0; }))
+    return x;
+  return n.b.pad(x, fill, low, high);
+}
+
+/// Each tap of the window over `x` (padded), in row-major kernel order:
+/// the strided slice [N, C, out...] of what that tap meets.
+std::vector<Value> taps(Node &n, Value x, const Window &w) {
+  std::vector<Dim> dims = n.b.dims(x);
+  size_t r = w.kernel.size();
+  std::vector<Value> result;
+  for (int64_t t = 0; t < w.taps(); ++t) {
+    std::vector<Dim> starts{0, 0}, limits{dims[0], dims[1]};
+    std::vector<int64_t> strides{1, 1};
+    std::vector<int64_t> position(r);
+    for (int64_t i = static_cast<int64_t>(r) - 1, rest = t; i >= 0; --i) {
+      position[i] = rest % w.kernel[i];
+      rest /= w.kernel[i];
+    }
+    for (size_t i = 0; i < r; ++i) {
+      int64_t start = position[i] * w.dilations[i], s = w.strides[i];
+      // start + s*(out - 1) + 1: a slice of exactly `out` elements.
+      auto last = SymExpr::mul(w.out[i], SymExpr::constant(s));
+      auto limit = last ? SymExpr::add(*last, SymExpr::constant(start - s + 1))
+                        : std::nullopt;
+      starts.push_back(start);
+      limits.push_back(limit ? limit->toString() : "?");
+      strides.push_back(s);
+    }
+    result.push_back(n.b.slice(x, starts, limits, strides));
+  }
+  return result;
+}
+
+std::vector<Dim> outputDims(Node &n, Value x, const Window &w, Dim channels) {
+  std::vector<Dim> dims{n.b.dims(x)[0], std::move(channels)};
+  for (const SymExpr &o : w.out)
+    dims.push_back(o.toString());
+  return dims;
+}
+
+/// The spatial kernel of weights [M, C/group, k...], which must be static.
+StatusOr<std::vector<int64_t>> staticDims(Node &n, Value v,
+                                          const std::string &what) {
+  std::vector<int64_t> sizes;
+  for (const Dim &d : n.b.dims(v)) {
+    std::optional<int64_t> size = dimNumber(d.text());
+    if (!size)
+      return n.error(what + " must have static sizes, not " + d.text());
+    sizes.push_back(*size);
+  }
+  return sizes;
+}
+
+Status conv(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+  ANYSHAPE_ASSIGN_OR_RETURN(Value weights, n.input(1));
+  int64_t rank = n.rank(x);
+  if (rank < 3 || n.rank(weights) != rank)
+    return n.error("needs an input [N, C, spatial...] and weights of its "
+                   "rank, not ranks " +
+                   std::to_string(rank) + " and " +
+                   std::to_string(n.rank(weights)));
+  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<int64_t> w,
+                            staticDims(n, weights, "the weights"));
+  std::vector<Dim> dims = n.b.dims(x);
+  std::optional<int64_t> channels = dimNumber(dims[1].text());
+  int64_t group = n.attrInt("group", 1), m = w[0], perGroup = w[1];
+  if (group < 1 || m % group != 0)
+    return n.error("group " + std::to_string(group) + " does not divide the " +
+                   std::to_string(m) + " output channels");
+  if (!channels || *channels != perGroup * group)
+    return n.error("input channels " + dims[1].text() + " are not group " +
+                   std::to_string(group) + " x weights' " +
+                   std::to_string(perGroup));
+  std::vector<int64_t> kernel(w.begin() + 2, w.end());
+  if (auto given = n.attrInts("kernel_shape"); given && *given != kernel)
+    return n.error("kernel_shape does not match the weights");
+  ANYSHAPE_ASSIGN_OR_RETURN(
+      Window win,
+      windowOf(n, std::vector<Dim>(dims.begin() + 2, dims.end()), kernel,
+               /*pool=*/false));
+  Value in = padded(n, x, win, n.b.scalar(0.0, n.b.dtype(x)));
+  std::vector<Value> parts = taps(n, in, win);
+  // Patches [N, group, C/group * taps, out...]: channel-major, then taps,
+  // as the weights [M, C/group, k...] flatten.
+  std::vector<Dim> tapDims = n.b.dims(parts[0]);
+  std::vector<Dim> stacked = tapDims;
+  stacked.insert(stacked.begin() + 2, Dim(1));
+  for (Value &part : parts)
+    part = n.b.reshape(part, stacked);
+  Value patches =
+      parts.size() == 1 ? parts[0] : n.b.concatenate(parts, /*dimension=*/2);
+  int64_t t = win.taps(), r = rank - 2;
+  std::vector<Dim> grouped{tapDims[0], group, perGroup * t};
+  grouped.insert(grouped.end(), tapDims.begin() + 2, tapDims.end());
+  patches = n.b.reshape(patches, grouped);
+  Value kernelMatrix = n.b.reshape(weights, {group, m / group, perGroup * t});
+  // [group, M/group, N, out...] -> [N, group, M/group, out...] -> [N, M, ...]
+  Value y = n.b.dotGeneral(kernelMatrix, patches, {0}, {1}, {2}, {2});
+  std::vector<int64_t> order{2, 0, 1};
+  for (int64_t i = 0; i < r; ++i)
+    order.push_back(3 + i);
+  y = n.b.reshape(n.b.transpose(y, order), outputDims(n, x, win, m));
+  if (n.inputs.size() > 2 && n.inputs[2].isValid())
+    y = n.b.add(y, n.b.broadcastInDim(n.inputs[2], n.b.dims(y), {1}));
+  return n.define(y);
+}
+
+enum class PoolKind { Max, Average };
+
+Status pool(Node &n, PoolKind kind) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+  if (n.proto.output_size() > 1 && !n.proto.output(1).empty())
+    return n.error("the Indices output of MaxPool is not supported");
+  if (n.rank(x) < 3)
+    return n.error("needs an input [N, C, spatial...]");
+  std::optional<std::vector<int64_t>> kernel = n.attrInts("kernel_shape");
+  std::vector<Dim> dims = n.b.dims(x);
+  if (!kernel || kernel->size() != dims.size() - 2)
+    return n.error("needs a kernel_shape with one size per spatial dim");
+  ANYSHAPE_ASSIGN_OR_RETURN(
+      Window win, windowOf(n, std::vector<Dim>(dims.begin() + 2, dims.end()),
+                           *kernel, /*pool=*/true));
+  v1::DType dtype = n.b.dtype(x);
+  if (dtype == v1::DTYPE_BOOL)
+    return n.error("pools take numbers, not bool");
+  if (kind == PoolKind::Max) {
+    // Padding never wins a max.
+    double lowest =
+        dtype == v1::DTYPE_I64
+            ? static_cast<double>(std::numeric_limits<int64_t>::min())
+        : dtype == v1::DTYPE_I32 ? std::numeric_limits<int32_t>::min()
+                                 : -INFINITY;
+    Value fill = n.b.scalar(lowest, dtype);
+    std::vector<Value> parts = taps(n, padded(n, x, win, fill), win);
+    Value y = parts[0];
+    for (size_t k = 1; k < parts.size(); ++k)
+      y = n.b.max(y, parts[k]);
+    return n.define(y);
+  }
+  std::vector<Value> parts =
+      taps(n, padded(n, x, win, n.b.scalar(0.0, dtype)), win);
+  Value sum = parts[0];
+  for (size_t k = 1; k < parts.size(); ++k)
+    sum = n.b.add(sum, parts[k]);
+  // Divided by the count of what each window covers: the input only, or
+  // with count_include_pad the explicit pads too, never ceil_mode's
+  // overhang. The count is the same pool over ones.
+  Window explicitPads = win;
+  bool overhang = n.attrInt("ceil_mode", 0) != 0;
+  for (size_t i = 0; overhang && i < win.strides.size(); ++i)
+    explicitPads.padHigh[i] -= win.strides[i] - 1;
+  Window overhangOnly = win;
+  for (size_t i = 0; i < win.kernel.size(); ++i) {
+    overhangOnly.padLow[i] = 0;
+    overhangOnly.padHigh[i] = win.padHigh[i] - explicitPads.padHigh[i];
+  }
+  bool includePad = n.attrInt("count_include_pad", 0) != 0;
+  Value one = n.b.scalar(1.0, dtype), zero = n.b.scalar(0.0, dtype);
+  Value ones = n.b.broadcastInDim(one, dims, {});
+  ones = padded(n, ones, explicitPads, includePad ? one : zero);
+  ones = padded(n, ones, overhangOnly, zero);
+  std::vector<Value> counted = taps(n, ones, win);
+  Value count = counted[0];
+  for (size_t k = 1; k < counted.size(); ++k)
+    count = n.b.add(count, counted[k]);
+  return n.define(n.b.div(sum, count));
+}
+
+/// Global pools: over every spatial dim, kept as size-1 dims.
+Status globalPool(Node &n, PoolKind kind) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+  std::vector<Dim> dims = n.b.dims(x);
+  if (dims.size() < 3)
+    return n.error("needs an input [N, C, spatial...]");
+  std::vector<int64_t> spatial;
+  std::vector<Dim> kept{dims[0], dims[1]};
+  for (size_t d = 2; d < dims.size(); ++d) {
+    spatial.push_back(static_cast<int64_t>(d));
+    kept.push_back(1);
+  }
+  Value y = n.b.reduce(x, spatial,
+                       kind == PoolKind::Max ? client::Reduction::Max
+                                             : client::Reduction::Sum);
+  if (kind == PoolKind::Average) {
+    Value count = n.b.scalar(1.0, n.b.dtype(x));
+    for (int64_t d : spatial)
+      count = n.b.mul(count, n.b.convert(n.b.dimSize(x, d), n.b.dtype(x)));
+    y = n.b.div(y, count);
+  }
+  return n.define(n.b.reshape(y, kept));
+}
+
+/// `v` ([C]) broadcast along dim 1 of `like`.
+Value perChannel(Node &n, Value v, Value like) {
+  return n.b.broadcastInDim(v, n.b.dims(like), {1});
+}
+
+Status batchNormalization(Node &n) {
+  if (n.attrInt("training_mode", 0) != 0)
+    return n.error("training_mode is not supported (inference only)");
+  for (int k = 1; k < n.proto.output_size(); ++k)
+    if (!n.proto.output(k).empty())
+      return n.error("the running mean and variance outputs (training) are "
+                     "not supported");
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+  if (n.rank(x) < 2)
+    return n.error("needs an input [N, C, ...]");
+  std::vector<Value> params;
+  for (size_t k = 1; k <= 4; ++k) {
+    ANYSHAPE_ASSIGN_OR_RETURN(Value p, n.input(k));
+    if (n.rank(p) != 1)
+      return n.error("input " + std::to_string(k) + " must be [C]");
+    params.push_back(p);
+  }
+  v1::DType dtype = n.b.dtype(x);
+  // y = (x - mean) * scale / sqrt(var + epsilon) + bias, the per-channel
+  // factor computed once on [C].
+  Value factor = n.b.mul(
+      params[0],
+      n.b.rsqrt(n.b.add(params[3],
+                        n.b.scalar(n.attrFloat("epsilon", 1e-5f), dtype))));
+  Value centered = n.b.sub(x, perChannel(n, params[2], x));
+  return n.define(n.b.add(n.b.mul(centered, perChannel(n, factor, x)),
+                          perChannel(n, params[1], x)));
+}
+
+/// Normalises x over `dims` (kept as size-1 dims, then broadcast back).
+Value normalized(Node &n, Value x, const std::vector<int64_t> &dims,
+                 float epsilon) {
+  std::vector<Dim> shape = n.b.dims(x);
+  v1::DType dtype = n.b.dtype(x);
+  Value count = n.b.scalar(1.0, dtype);
+  for (int64_t d : dims)
+    count = n.b.mul(count, n.b.convert(n.b.dimSize(x, d), dtype));
+  std::vector<int64_t> keptDims;
+  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d)
+    if (std::find(dims.begin(), dims.end(), d) == dims.end())
+      keptDims.push_back(d);
+  auto back = [&](Value reduced) {
+    return n.b.broadcastInDim(reduced, shape, keptDims);
+  };
+  Value mean =
+      back(n.b.div(n.b.reduce(x, dims, client::Reduction::Sum), count));
+  Value centered = n.b.sub(x, mean);
+  Value variance = n.b.div(
+      n.b.reduce(n.b.mul(centered, centered), dims, client::Reduction::Sum),
+      count);
+  return n.b.mul(
+      centered, back(n.b.rsqrt(n.b.add(variance, n.b.scalar(epsilon, dtype)))));
+}
+
+Status instanceNormalization(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+  ANYSHAPE_ASSIGN_OR_RETURN(Value scale, n.input(1));
+  ANYSHAPE_ASSIGN_OR_RETURN(Value bias, n.input(2));
+  if (n.rank(x) < 3 || n.rank(scale) != 1 || n.rank(bias) != 1)
+    return n.error("needs an input [N, C, spatial...] and [C] scale and bias");
+  std::vector<int64_t> spatial;
+  for (int64_t d = 2; d < n.rank(x); ++d)
+    spatial.push_back(d);
+  Value y = normalized(n, x, spatial, n.attrFloat("epsilon", 1e-5f));
+  return n.define(
+      n.b.add(n.b.mul(y, perChannel(n, scale, x)), perChannel(n, bias, x)));
+}
+
+} // namespace
+
+void addConvRules(std::map<std::string, OpRule> &rules) {
+  const std::set<std::string> window = {"auto_pad", "dilations", "pads",
+                                        "strides", "kernel_shape"};
+  auto with = [&](std::set<std::string> more) {
+    more.insert(window.begin(), window.end());
+    return more;
+  };
+  rules["Conv"] = {with({"group"}), conv};
+  rules["MaxPool"] = {with({"ceil_mode", "storage_order"}),
+                      [](Node &n) { return pool(n, PoolKind::Max); }};
+  rules["AveragePool"] = {with({"ceil_mode", "count_include_pad"}),
+                          [](Node &n) { return pool(n, PoolKind::Average); }};
+  rules["GlobalMaxPool"] = {
+      {}, [](Node &n) { return globalPool(n, PoolKind::Max); }};
+  rules["GlobalAveragePool"] = {
+      {}, [](Node &n) { return globalPool(n, PoolKind::Average); }};
+  rules["BatchNormalization"] = {{"epsilon", "momentum", "training_mode"},
+                                 batchNormalization};
+  rules["InstanceNormalization"] = {{"epsilon"}, instanceNormalization};
+}
+
+} // namespace anyshape::onnx
