@@ -30,10 +30,18 @@ Status lowerGraph(const LoweringRequest &request,
   // importer's `dhlo.name`), printing the whole function each time --
   // quadratic in a graph's inputs (57% of a 1,000-input compile).
   context.printOpOnDiagnostic(false);
+  // The first errors only: one failing rule can fail every op of a large
+  // graph, and a status message is read by a person.
   std::string diagnostics;
+  int errors = 0;
+  constexpr int kErrorsShown = 8;
   mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
-    if (d.getSeverity() == mlir::DiagnosticSeverity::Error)
+    if (d.getSeverity() != mlir::DiagnosticSeverity::Error)
+      return mlir::success();
+    if (++errors <= kErrorsShown)
       diagnostics += (diagnostics.empty() ? "" : "; ") + d.str();
+    else if (errors == kErrorsShown + 1)
+      diagnostics += "; and more";
     return mlir::success();
   });
 

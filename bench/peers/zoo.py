@@ -41,7 +41,8 @@ import loopback  # noqa: E402
 
 SYSTEMS = ["anyshape", "anyshape-server", "onnxruntime", "torch"]
 MODELS = ["bert", "roberta", "distilbert", "gpt2", "gpt2_cache", "llama",
-          "tiny_llama", "t5", "moe", "recommender"]
+          "tiny_llama", "t5", "moe", "recommender", "resnet", "wav2vec2",
+          "vit", "unet"]
 
 
 def peak_rss_mib(pid=None):

@@ -7,8 +7,12 @@ import gpt2
 import llama
 import moe
 import recommender
+import resnet
 import t5
 import tiny_llama
+import unet
+import vit
+import wav2vec2
 
 MODULES = {
     "bert": lambda: encoders.Hidden(encoders.model("bert")),
@@ -21,6 +25,10 @@ MODULES = {
     "t5": lambda: t5.Seq2Seq(t5.model()),
     "moe": lambda: moe.TopTwoMoE(),
     "recommender": lambda: recommender.Recommender(),
+    "resnet": lambda: resnet.TinyResNet(),
+    "wav2vec2": lambda: wav2vec2.Encoder(wav2vec2.model()),
+    "vit": lambda: vit.AnyResolution(vit.model()),
+    "unet": lambda: unet.TinyUNet(),
 }
 
 

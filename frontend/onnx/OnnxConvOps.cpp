@@ -2,7 +2,8 @@
 // the input is padded once, each kernel tap is a strided slice of it
 // ([N, C, out...], the values that tap meets at every output position),
 // and a Conv contracts the stacked taps with the weights in one
-// dot_general (im2col), a pool takes their max or sum. Output sizes are
+// dot_general (im2col), a pool takes their max or sum; a ConvTranspose is
+// a Conv of the input dilated by its stride. Output sizes are
 // floor quotients of the input's (`(time + 1) floordiv 2`), so the graph
 // stays symbolic, two layers of one geometry give provably equal sizes,
 // and every tap's slice has exactly the output's extent. The taps cost
@@ -198,36 +199,15 @@ StatusOr<std::vector<int64_t>> staticDims(Node &n, Value v,
   return sizes;
 }
 
-Status conv(Node &n) {
-  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
-  ANYSHAPE_ASSIGN_OR_RETURN(Value weights, n.input(1));
-  int64_t rank = n.rank(x);
-  if (rank < 3 || n.rank(weights) != rank)
-    return n.error("needs an input [N, C, spatial...] and weights of its "
-                   "rank, not ranks " +
-                   std::to_string(rank) + " and " +
-                   std::to_string(n.rank(weights)));
-  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<int64_t> w,
-                            staticDims(n, weights, "the weights"));
-  std::vector<Dim> dims = n.b.dims(x);
-  std::optional<int64_t> channels = dimNumber(dims[1].text());
-  int64_t group = n.attrInt("group", 1), m = w[0], perGroup = w[1];
-  if (group < 1 || m % group != 0)
-    return n.error("group " + std::to_string(group) + " does not divide the " +
-                   std::to_string(m) + " output channels");
-  if (!channels || *channels != perGroup * group)
-    return n.error("input channels " + dims[1].text() + " are not group " +
-                   std::to_string(group) + " x weights' " +
-                   std::to_string(perGroup));
-  std::vector<int64_t> kernel(w.begin() + 2, w.end());
-  if (auto given = n.attrInts("kernel_shape"); given && *given != kernel)
-    return n.error("kernel_shape does not match the weights");
-  ANYSHAPE_ASSIGN_OR_RETURN(
-      Window win,
-      windowOf(n, std::vector<Dim>(dims.begin() + 2, dims.end()), kernel,
-               /*pool=*/false));
-  Value in = padded(n, x, win, n.b.scalar(0.0, n.b.dtype(x)));
-  std::vector<Value> parts = taps(n, in, win);
+/// The convolution of `x` ([N, C, spatial...], padded as `win` says) with
+/// `weights` ([M, C/group, k...]) over `win`, plus `bias` ([M]) if valid.
+Value convolve(Node &n, Value x, Value weights, int64_t group,
+               const Window &win, Value bias) {
+  std::vector<Dim> wdims = n.b.dims(weights);
+  int64_t m = *dimNumber(wdims[0].text()),
+          perGroup = *dimNumber(wdims[1].text());
+  std::vector<Value> parts =
+      taps(n, padded(n, x, win, n.b.scalar(0.0, n.b.dtype(x))), win);
   // Patches [N, group, C/group * taps, out...]: channel-major, then taps,
   // as the weights [M, C/group, k...] flatten.
   std::vector<Dim> tapDims = n.b.dims(parts[0]);
@@ -237,7 +217,7 @@ Status conv(Node &n) {
     part = n.b.reshape(part, stacked);
   Value patches =
       parts.size() == 1 ? parts[0] : n.b.concatenate(parts, /*dimension=*/2);
-  int64_t t = win.taps(), r = rank - 2;
+  int64_t t = win.taps(), r = static_cast<int64_t>(win.kernel.size());
   std::vector<Dim> grouped{tapDims[0], group, perGroup * t};
   grouped.insert(grouped.end(), tapDims.begin() + 2, tapDims.end());
   patches = n.b.reshape(patches, grouped);
@@ -248,9 +228,146 @@ Status conv(Node &n) {
   for (int64_t i = 0; i < r; ++i)
     order.push_back(3 + i);
   y = n.b.reshape(n.b.transpose(y, order), outputDims(n, x, win, m));
-  if (n.inputs.size() > 2 && n.inputs[2].isValid())
-    y = n.b.add(y, n.b.broadcastInDim(n.inputs[2], n.b.dims(y), {1}));
-  return n.define(y);
+  if (bias.isValid())
+    y = n.b.add(y, n.b.broadcastInDim(bias, n.b.dims(y), {1}));
+  return y;
+}
+
+/// The weights of a Conv or ConvTranspose node (input 1), static, of the
+/// input's rank, with their channels matching the input's under `group`:
+/// `channelsAt` is the weights' dim the input channels divide (1 for Conv,
+/// whose weights are [M, C/group, k...]; 0 for ConvTranspose's
+/// [C, M/group, k...]).
+StatusOr<std::vector<int64_t>> checkedWeights(Node &n, Value x, Value weights,
+                                              int64_t group, int channelsAt) {
+  int64_t rank = n.rank(x);
+  if (rank < 3 || n.rank(weights) != rank)
+    return n.error("needs an input [N, C, spatial...] and weights of its "
+                   "rank, not ranks " +
+                   std::to_string(rank) + " and " +
+                   std::to_string(n.rank(weights)));
+  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<int64_t> w,
+                            staticDims(n, weights, "the weights"));
+  Dim c = n.b.dims(x)[1];
+  std::optional<int64_t> channels = dimNumber(c.text());
+  // Both weights layouts put what the groups split first.
+  int64_t expected = channelsAt == 1 ? w[1] * group : w[0];
+  if (group < 1 || w[0] % group != 0)
+    return n.error("group " + std::to_string(group) + " does not divide the " +
+                   std::to_string(w[0]) + " channels of the weights");
+  if (!channels || *channels != expected)
+    return n.error("input channels " + c.text() + " do not match the " +
+                   std::to_string(expected) + " of the weights");
+  std::vector<int64_t> kernel(w.begin() + 2, w.end());
+  if (auto given = n.attrInts("kernel_shape"); given && *given != kernel)
+    return n.error("kernel_shape does not match the weights");
+  return w;
+}
+
+Status conv(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+  ANYSHAPE_ASSIGN_OR_RETURN(Value weights, n.input(1));
+  int64_t group = n.attrInt("group", 1);
+  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<int64_t> w,
+                            checkedWeights(n, x, weights, group, 1));
+  std::vector<Dim> dims = n.b.dims(x);
+  ANYSHAPE_ASSIGN_OR_RETURN(
+      Window win,
+      windowOf(n, std::vector<Dim>(dims.begin() + 2, dims.end()),
+               std::vector<int64_t>(w.begin() + 2, w.end()), /*pool=*/false));
+  Value bias = n.inputs.size() > 2 ? n.inputs[2] : Value();
+  return n.define(convolve(n, x, weights, group, win, bias));
+}
+
+/// ConvTranspose as a convolution: the input dilated by the stride
+/// (interior padding), padded by the kernel's extent less the node's pads
+/// (and output_padding at the end), convolved at stride 1 with the kernel
+/// flipped and its channel dims swapped per group.
+Status convTranspose(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+  ANYSHAPE_ASSIGN_OR_RETURN(Value weights, n.input(1));
+  int64_t group = n.attrInt("group", 1);
+  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<int64_t> w,
+                            checkedWeights(n, x, weights, group, 0));
+  if (n.attribute("output_shape"))
+    return n.error("output_shape is not supported; export with pads and "
+                   "output_padding");
+  const ::onnx::AttributeProto *autoPad = n.attribute("auto_pad");
+  if (autoPad && autoPad->s() != "NOTSET" && autoPad->s() != "VALID")
+    return n.error("auto_pad " + autoPad->s() + " is not supported");
+  std::vector<Dim> dims = n.b.dims(x);
+  size_t r = dims.size() - 2;
+  std::vector<int64_t> kernel(w.begin() + 2, w.end());
+  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<int64_t> strides,
+                            perSpatialDim(n, "strides", r, 1));
+  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<int64_t> dilations,
+                            perSpatialDim(n, "dilations", r, 1));
+  std::vector<int64_t> pads =
+      n.attrInts("pads").value_or(std::vector<int64_t>(2 * r, 0));
+  std::vector<int64_t> extra =
+      n.attrInts("output_padding").value_or(std::vector<int64_t>(r, 0));
+  if (pads.size() != 2 * r || extra.size() != r)
+    return n.error("needs 2 pads and 1 output_padding per spatial dim");
+  Window win;
+  win.kernel = kernel;
+  win.strides.assign(r, 1);
+  win.dilations = dilations;
+  win.padLow.assign(r, 0);
+  win.padHigh.assign(r, 0);
+  if (win.taps() > 4096)
+    return n.error("a kernel of " + std::to_string(win.taps()) +
+                   " taps is beyond the 4096 this composition takes");
+  std::vector<int64_t> low{0, 0}, high{0, 0}, interior{0, 0};
+  for (size_t i = 0; i < r; ++i) {
+    int64_t extent = (kernel[i] - 1) * dilations[i] + 1;
+    if (pads[i] < 0 || pads[i + r] < 0 || extra[i] < 0 ||
+        extra[i] >= std::max(strides[i], dilations[i]) || pads[i] > extent ||
+        pads[i + r] > extent)
+      return n.error("pads and output_padding must be in [0, kernel extent] "
+                     "and [0, max(stride, dilation))");
+    low.push_back(extent - 1 - pads[i]);
+    high.push_back(extent - 1 - pads[i + r] + extra[i]);
+    interior.push_back(strides[i] - 1);
+    // out = s*(L - 1) + output_padding + extent - pads (L >= 1).
+    std::optional<SymExpr> length = symExpr(dims[2 + i].text());
+    std::optional<SymExpr> dilated =
+        length ? SymExpr::mul(*length, SymExpr::constant(strides[i]))
+               : std::nullopt;
+    std::optional<SymExpr> out =
+        dilated ? SymExpr::add(*dilated,
+                               SymExpr::constant(extra[i] + extent - pads[i] -
+                                                 pads[i + r] - strides[i]))
+                : std::nullopt;
+    if (!out)
+      return n.error("spatial dim " + dims[2 + i].text() +
+                     " must be static or named by a dim_param");
+    win.out.push_back(*out);
+  }
+  Value in = n.b.pad(x, n.b.scalar(0.0, n.b.dtype(x)), low, high, interior);
+  // Weights [C, M/g, k...] -> flipped -> [g, C/g, M/g, k...] -> [M, C/g, k].
+  int64_t channels = w[0], perGroup = w[1];
+  for (size_t i = 0; i < r; ++i) {
+    std::vector<int64_t> reversed(static_cast<size_t>(kernel[i]));
+    for (int64_t j = 0; j < kernel[i]; ++j)
+      reversed[j] = kernel[i] - 1 - j;
+    std::string bytes(reinterpret_cast<const char *>(reversed.data()),
+                      reversed.size() * sizeof(int64_t));
+    weights = n.b.gather(
+        weights, n.b.constant(v1::DTYPE_I64, {kernel[i]}, std::move(bytes)),
+        static_cast<int64_t>(2 + i));
+  }
+  std::vector<Dim> split{group, channels / group, perGroup};
+  std::vector<Dim> swapped{group * perGroup, channels / group};
+  std::vector<int64_t> order{0, 2, 1};
+  for (size_t i = 0; i < r; ++i) {
+    split.push_back(kernel[i]);
+    swapped.push_back(kernel[i]);
+    order.push_back(static_cast<int64_t>(3 + i));
+  }
+  weights =
+      n.b.reshape(n.b.transpose(n.b.reshape(weights, split), order), swapped);
+  Value bias = n.inputs.size() > 2 ? n.inputs[2] : Value();
+  return n.define(convolve(n, in, weights, group, win, bias));
 }
 
 enum class PoolKind { Max, Average };
@@ -421,6 +538,8 @@ void addConvRules(std::map<std::string, OpRule> &rules) {
     return more;
   };
   rules["Conv"] = {with({"group"}), conv};
+  rules["ConvTranspose"] = {with({"group", "output_padding", "output_shape"}),
+                            convTranspose};
   rules["MaxPool"] = {with({"ceil_mode", "storage_order"}),
                       [](Node &n) { return pool(n, PoolKind::Max); }};
   rules["AveragePool"] = {with({"ceil_mode", "count_include_pad"}),

@@ -232,6 +232,7 @@ StatusOr<client::Value> importTensor(ImportState &state,
         ints.push_back(static_cast<int64_t>(f));
     if (ints.size() == floats.size())
       state.knownInts[tensor.name()] = ints;
+    state.knownFloats[tensor.name()] = std::move(floats);
   }
   return state.builder.constant(*dtype, shape, std::move(bytes));
 }

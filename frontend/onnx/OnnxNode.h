@@ -133,7 +133,8 @@ Value indexAlong(Node &n, const std::vector<Dim> &dims, int64_t axis);
 /// activations and variadic arithmetic, OnnxLayoutOps.cpp the ops that
 /// move elements (Split, Tile, Pad, Trilu, Einsum), OnnxSelectionOps.cpp
 /// the ones that pick by value (ArgMax, TopK, CumSum, OneHot),
-/// OnnxConvOps.cpp convolutions, pools and the normalisations around them.
+/// OnnxConvOps.cpp convolutions, pools and the normalisations around them,
+/// OnnxResizeOps.cpp Resize.
 const std::map<std::string, OpRule> &opRules();
 void addShapeRules(std::map<std::string, OpRule> &rules);
 void addIndexRules(std::map<std::string, OpRule> &rules);
@@ -141,5 +142,6 @@ void addMathRules(std::map<std::string, OpRule> &rules);
 void addLayoutRules(std::map<std::string, OpRule> &rules);
 void addSelectionRules(std::map<std::string, OpRule> &rules);
 void addConvRules(std::map<std::string, OpRule> &rules);
+void addResizeRules(std::map<std::string, OpRule> &rules);
 
 } // namespace anyshape::onnx

@@ -518,6 +518,7 @@ const std::map<std::string, OpRule> &opRules() {
     addMathRules(rules);
     addLayoutRules(rules);
     addConvRules(rules);
+    addResizeRules(rules);
     addSelectionRules(rules);
     return rules;
   }();

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <functional>
 
@@ -411,6 +412,18 @@ void propagateKnownDims(ImportState &state, const ::onnx::NodeProto &node,
                          part->dims.end());
     }
     result = joined;
+  } else if (op == "Pow" && a->dims.size() == 1) {
+    // A size computed from constants in floats: TorchScript's export of
+    // int(num_positions ** 0.5) (a ViT's position grid).
+    auto exponent = state.knownFloats.find(node.input(1));
+    std::optional<int64_t> base = dimNumber(a->dims[0]);
+    if (base && exponent != state.knownFloats.end() &&
+        exponent->second.size() == 1) {
+      double v = std::pow(static_cast<double>(*base), exponent->second[0]);
+      if (std::nearbyint(v) == v && std::fabs(v) < 9.0e15)
+        result =
+            KnownDims{{std::to_string(static_cast<int64_t>(v))}, a->scalar};
+    }
   } else if (op == "Equal") { // "1" or "0" per element
     if (std::optional<KnownDims> b = in(1))
       result = elementwise(*a, *b, knownEqual);

@@ -32,6 +32,9 @@ struct ImportState {
     bool scalar = false;
   };
   std::map<std::string, KnownDims> knownDims;
+  /// The elements of small f32 tensors known at import time (Resize's
+  /// scales).
+  std::map<std::string, std::vector<float>> knownFloats;
   int64_t opset = 0;
 
   explicit ImportState(const std::string &name) : builder(name) {}

@@ -242,10 +242,10 @@ TEST(OnnxComposedOps, ConvAndPoolGeometryIsRefusedNamingTheNode) {
     return m;
   };
   ModelBuilder channels = conv({6, 3, 3});
-  expectRefused(channels, "input channels 4 are not group 1 x weights' 3");
+  expectRefused(channels, "input channels 4 do not match the 3 of the weights");
   ModelBuilder groups = conv({6, 2, 3});
   setInt(groups.graph->mutable_node(0), "group", 4);
-  expectRefused(groups, "group 4 does not divide the 6 output channels");
+  expectRefused(groups, "group 4 does not divide the 6 channels");
   ModelBuilder kernel = conv({6, 4, 3});
   setInts(kernel.graph->mutable_node(0), "kernel_shape", {5});
   expectRefused(kernel, "kernel_shape does not match the weights");
@@ -300,4 +300,42 @@ TEST(OnnxComposedOps, ConvAndPoolGeometryIsRefusedNamingTheNode) {
   setInt(training.graph->mutable_node(0), "training_mode", 1);
   training.output("y");
   expectRefused(training, "training_mode is not supported");
+}
+
+TEST(OnnxComposedOps, ResizeFormsNotTakenAreRefusedNamingTheNode) {
+  // x: f32[n, 2, h, w] resized by constant scales [1, 1, s, s].
+  auto resize = [](float scale) {
+    ModelBuilder m(19);
+    m.input("x", {"n", "2", "h", "w"});
+    m.floats("s", {4}, {1, 1, scale, scale});
+    m.node("Resize", {"x", "", "s"}, {"y"});
+    m.output("y");
+    return m;
+  };
+  ModelBuilder antialias = resize(0.5f);
+  setInt(antialias.graph->mutable_node(0), "antialias", 1);
+  expectRefused(antialias, "antialias is not supported");
+  ModelBuilder exclude = resize(2);
+  setInt(exclude.graph->mutable_node(0), "exclude_outside", 1);
+  expectRefused(exclude, "exclude_outside is not supported");
+  ModelBuilder crop = resize(2);
+  setString(crop.graph->mutable_node(0), "coordinate_transformation_mode",
+            "tf_crop_and_resize");
+  expectRefused(crop, "'tf_crop_and_resize' is not supported");
+  ModelBuilder mode = resize(2);
+  setString(mode.graph->mutable_node(0), "mode", "area");
+  expectRefused(mode, "mode 'area' is not nearest, linear or cubic");
+  expectRefused(resize(0.001f), "is not a ratio of integers up to 256");
+  // Scales computed at run time give no output size to compile for.
+  ModelBuilder computed(19);
+  computed.input("x", {"n", "2", "h", "w"});
+  computed.input("s", {"4"});
+  computed.node("Resize", {"x", "", "s"}, {"y"});
+  computed.output("y");
+  expectRefused(computed, "scales must be a constant");
+  ModelBuilder neither(19);
+  neither.input("x", {"n", "2", "h", "w"});
+  neither.node("Resize", {"x"}, {"y"});
+  neither.output("y");
+  expectRefused(neither, "needs scales or sizes");
 }

@@ -386,6 +386,68 @@ def conv_cases():
          inits=[weights("g", [3]), weights("b", [3])])
 
 
+def conv_transpose_cases():
+    images = [{"n": 1, "h": 1, "w": 1}, {"n": 2, "h": 5, "w": 8},
+              {"n": 1, "h": 7, "w": 3}]
+    x4 = [("x", F, ["n", 4, "h", "w"])]
+    case("convtranspose1d_up2",
+         [node("ConvTranspose", ["x", "k"], ["y"], strides=[2], pads=[1, 1])],
+         [("x", F, ["n", 4, "t"])], ["y"],
+         [{"n": 1, "t": 1}, {"n": 2, "t": 6}, {"n": 1, "t": 13}],
+         inits=[weights("k", [4, 3, 4])])
+    case("convtranspose2d_output_padding",
+         [node("ConvTranspose", ["x", "k", "b"], ["y"], strides=[2, 2],
+               pads=[1, 1, 1, 1], output_padding=[1, 1])], x4, ["y"], images,
+         inits=[weights("k", [4, 2, 3, 3]), weights("b", [2])])
+    case("convtranspose2d_grouped_dilated",
+         [node("ConvTranspose", ["x", "k", "b"], ["y"], group=2,
+               dilations=[2, 1], strides=[1, 2], pads=[0, 1, 1, 0])],
+         x4, ["y"], images,
+         inits=[weights("k", [4, 1, 2, 3]), weights("b", [2])])
+    case("convtranspose2d_unet_up",
+         [node("ConvTranspose", ["x", "k", "b"], ["y"], strides=[2, 2])],
+         x4, ["y"], images,
+         inits=[weights("k", [4, 3, 2, 2]), weights("b", [3])])
+
+
+def resize_cases():
+    images = [{"n": 1, "h": 1, "w": 1}, {"n": 2, "h": 5, "w": 8},
+              {"n": 1, "h": 7, "w": 3}]
+    x = [("x", F, ["n", 2, "h", "w"])]
+    for name, scales, attrs in [
+            ("resize_nearest_up2", [1, 1, 2, 2],
+             dict(mode="nearest", coordinate_transformation_mode="asymmetric",
+                  nearest_mode="floor")),
+            ("resize_nearest_half", [1, 1, 0.5, 0.5], {}),
+            ("resize_linear_up3", [1, 1, 3, 1.5], dict(mode="linear")),
+            ("resize_cubic_up2", [1, 1, 2, 2], dict(mode="cubic"))]:
+        case(name, [node("Resize", ["x", "", "s"], ["y"], **attrs)], x, ["y"],
+             images, inits=[const("s", scales, F)])
+    # A fixed grid resized to another input's height and width (a ViT's
+    # position embeddings to its patch grid).
+    sizes = [node("Shape", ["like"], ["ls"]),
+             node("Slice", ["ls", "two", "four"], ["hw"]),
+             node("Concat", ["lead", "hw"], ["size"], axis=0)]
+    grid = [("x", F, [1, 3, 4, 5]), ("like", F, [1, 1, "h", "w"])]
+    for name, attrs in [
+            ("resize_cubic_to_input", dict(mode="cubic")),
+            ("resize_linear_align_corners",
+             dict(mode="linear",
+                  coordinate_transformation_mode="align_corners")),
+            ("resize_linear_pytorch_half_pixel",
+             dict(mode="linear",
+                  coordinate_transformation_mode="pytorch_half_pixel")),
+            ("resize_nearest_ceil_symmetric",
+             dict(mode="nearest", nearest_mode="round_prefer_ceil",
+                  coordinate_transformation_mode="half_pixel_symmetric"))]:
+        case(name, sizes + [node("Resize", ["x", "", "", "size"], ["y"],
+                                 **attrs)],
+             grid, ["y"], [{"h": 1, "w": 1}, {"h": 3, "w": 7},
+                           {"h": 8, "w": 10}, {"h": 4, "w": 5}],
+             opset=19, inits=[const("two", [2]), const("four", [4]),
+                              const("lead", [1, 3])])
+
+
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     unary_cases()
@@ -399,3 +461,5 @@ if __name__ == "__main__":
          ["y"], SHAPES + [{"n": 0, "m": 2}])
     shape_arithmetic_cases()
     conv_cases()
+    resize_cases()
+    conv_transpose_cases()

@@ -37,12 +37,26 @@ asScaledAtom(const std::pair<const SymExpr::Monomial, int64_t> &term) {
 
 /// Preferred representative: a user's symbol over a fresh one, then the
 /// lexicographically smaller name, so printed output is stable.
+/// How well `atom` names a size outside the analysis: user symbols, then
+/// quotients of them, then the importer's fresh symbols ("?3") and
+/// quotients of those, then the analysis' own atoms ("#3"), which name
+/// nothing outside it.
+int nameRank(const std::string &atom) {
+  if (isValidSymbolName(atom))
+    return 0;
+  if (!atom.empty() && atom[0] == '?')
+    return 2;
+  if (SymExpr::quotientOf(atom)) {
+    int worst = 1;
+    for (const std::string &leaf : SymExpr::symbol(atom).leafSymbols())
+      worst = std::max(worst, nameRank(leaf) == 0 ? 1 : nameRank(leaf));
+    return worst;
+  }
+  return 3;
+}
+
 bool preferAsRepresentative(const std::string &a, const std::string &b) {
-  // User symbols, then the importer's fresh ones ("?3"), then the
-  // analysis' own atoms ("#3"), which name nothing outside it.
-  auto rank = [](const std::string &s) {
-    return isValidSymbolName(s) ? 0 : (!s.empty() && s[0] == '?') ? 1 : 2;
-  };
+  auto rank = nameRank;
   if (rank(a) != rank(b))
     return rank(a) < rank(b);
   return a < b;
@@ -196,12 +210,22 @@ bool ShapeConstraintAnalysis::unite(const std::string &a,
   std::string ra = find(a), rb = find(b);
   if (ra == rb)
     return false;
+  // A size is never a quotient of itself (h == (h + 1) floordiv 2 holds for
+  // h <= 1 only): such a class would name itself through itself.
+  for (auto [x, y] : {std::pair{ra, rb}, std::pair{rb, ra}})
+    for (const std::string &leaf : SymExpr::symbol(x).leafSymbols())
+      if (leaf != x && find(leaf) == y)
+        return false;
   // A class defined through the other would become defined through itself.
   for (auto [x, y] : {std::pair{ra, rb}, std::pair{rb, ra}})
     if (auto it = definitions_.find(x); it != definitions_.end())
-      for (const std::string &atom : it->second.symbols())
+      for (const std::string &atom : it->second.symbols()) {
         if (find(atom) == y)
           return false;
+        for (const std::string &leaf : SymExpr::symbol(atom).leafSymbols())
+          if (find(leaf) == y)
+            return false;
+      }
   if (!preferAsRepresentative(ra, rb))
     std::swap(ra, rb);
   parent_[rb] = ra;
@@ -330,10 +354,15 @@ bool ShapeConstraintAnalysis::define(const Poly &zero) {
     return preferAsRepresentative(b.second, a.second);
   });
   for (const auto &[c, x] : candidates) {
+    // Elsewhere: in a product, or inside a quotient (h == 2*(h floordiv 2)
+    // defines nothing: h would be defined through itself).
     bool appearsElsewhere = false;
     for (const auto &[monomial, coefficient] : zero.terms())
-      if (monomial.size() > 1 && llvm::is_contained(monomial, x))
-        appearsElsewhere = true;
+      for (const std::string &atom : monomial)
+        if ((monomial.size() > 1 && atom == x) ||
+            (atom != x &&
+             llvm::is_contained(SymExpr::symbol(atom).leafSymbols(), x)))
+          appearsElsewhere = true;
     if (appearsElsewhere)
       continue;
     std::optional<SymExpr> rest = SymExpr::sub(
