@@ -21,6 +21,7 @@ struct GraphBuilder::State {
   ShapeContext shapes = ShapeContext::symbolic(limits, {});
   Status error;
   int nextNodeNumber = 0;
+  std::string nodeNamePrefix; // with its "/", or empty
 
   bool fail(Status status) {
     if (error.isOk())

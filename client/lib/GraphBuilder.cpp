@@ -31,7 +31,8 @@ Value GraphBuilder::State::addNode(v1::Node node,
     operandTypes.push_back(&type(v));
   }
   do
-    node.set_name(node.op() + "_" + std::to_string(nextNodeNumber++));
+    node.set_name(nodeNamePrefix + node.op() + "_" +
+                  std::to_string(nextNodeNumber++));
   while (userNames.count(node.name()));
   auto result = inferNodeType(node, operandTypes, shapes);
   if (!result) {
@@ -390,6 +391,13 @@ Value GraphBuilder::dimSize(Value x, int64_t dimension) {
   node.set_op("dim_size");
   node.mutable_dim_size()->set_dimension(dimension);
   return state_->addNode(std::move(node), {x});
+}
+
+void GraphBuilder::setNodeNamePrefix(std::string prefix) {
+  constexpr size_t kKept = 256; // names stay well inside the name limit
+  if (prefix.size() > kKept)
+    prefix = prefix.substr(prefix.size() - kKept);
+  state_->nodeNamePrefix = prefix.empty() ? "" : prefix + "/";
 }
 
 void GraphBuilder::output(Value x, const std::string &name) {

@@ -155,6 +155,13 @@ Value padded(Node &n, Value x, const Window &w, Value fill) {
 std::vector<Value> taps(Node &n, Value x, const Window &w) {
   std::vector<Dim> dims = n.b.dims(x);
   size_t r = w.kernel.size();
+  // A padded input shorter than one window fails the run, as in ONNX
+  // Runtime and PyTorch, rather than giving an empty output: the slice of
+  // one window's extent checks it (its value is never used).
+  std::vector<Dim> origin(dims.size(), Dim(0)), window = dims;
+  for (size_t i = 0; i < r; ++i)
+    window[2 + i] = (w.kernel[i] - 1) * w.dilations[i] + 1;
+  n.b.slice(x, origin, window);
   std::vector<Value> result;
   for (int64_t t = 0; t < w.taps(); ++t) {
     std::vector<Dim> starts{0, 0}, limits{dims[0], dims[1]};

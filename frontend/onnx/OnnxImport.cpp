@@ -299,6 +299,11 @@ StatusOr<v1::Graph> importOnnx(const std::string &bytes,
     for (const std::string &name : node.output())
       if (!name.empty()) // an omitted optional output
         ANYSHAPE_RETURN_IF_ERROR(definitions.define(name, self));
+    // What the node becomes is named after it (its first output where it
+    // has no name), so a run-time error names the ONNX node.
+    state.builder.setNodeNamePrefix(!node.name().empty() ? node.name()
+                                    : node.output_size() ? node.output(0)
+                                                         : "");
     ANYSHAPE_RETURN_IF_ERROR(importNode(state, node, index, inputs));
     if (!state.builder.status().isOk())
       return invalidArgument(self + ": " + state.builder.status().message());

@@ -35,8 +35,6 @@ asScaledAtom(const std::pair<const SymExpr::Monomial, int64_t> &term) {
   return std::make_pair(term.second, term.first.front());
 }
 
-/// Preferred representative: a user's symbol over a fresh one, then the
-/// lexicographically smaller name, so printed output is stable.
 /// How well `atom` names a size outside the analysis: user symbols, then
 /// quotients of them, then the importer's fresh symbols ("?3") and
 /// quotients of those, then the analysis' own atoms ("#3"), which name
@@ -55,10 +53,11 @@ int nameRank(const std::string &atom) {
   return 3;
 }
 
+/// Preferred representative: the better name (nameRank), then the
+/// lexicographically smaller one, so printed output is stable.
 bool preferAsRepresentative(const std::string &a, const std::string &b) {
-  auto rank = nameRank;
-  if (rank(a) != rank(b))
-    return rank(a) < rank(b);
+  if (nameRank(a) != nameRank(b))
+    return nameRank(a) < nameRank(b);
   return a < b;
 }
 

@@ -148,6 +148,13 @@ public:
   Value attention(Value q, Value k, Value v, Value additiveMask, int64_t heads);
 
   // ---- results ----------------------------------------------------------
+  /// Nodes added from now on are named `prefix` + "/" + op + "_" + a
+  /// number (op + "_" + a number while it is empty): a front end that
+  /// builds one source op from several names them after it, so a run-time
+  /// error names what its user wrote. At most 256 bytes of it are kept
+  /// (the end).
+  void setNodeNamePrefix(std::string prefix);
+
   /// Marks `x` as a graph output; a non-empty name renames its node.
   void output(Value x, const std::string &name = "");
   /// The first error so far (OK if none).
