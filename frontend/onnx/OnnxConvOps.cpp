@@ -63,8 +63,7 @@ StatusOr<Window> windowOf(Node &n, const std::vector<Dim> &spatial,
   if (w.taps() > 4096)
     return n.error("a kernel of " + std::to_string(w.taps()) +
                    " taps is beyond the 4096 this composition takes");
-  const ::onnx::AttributeProto *autoPad = n.attribute("auto_pad");
-  std::string mode = autoPad ? autoPad->s() : "NOTSET";
+  std::string mode = n.attrString("auto_pad", "NOTSET");
   std::vector<int64_t> pads =
       n.attrInts("pads").value_or(std::vector<int64_t>(2 * r, 0));
   if (mode == "NOTSET" && pads.size() != 2 * r)
@@ -299,9 +298,9 @@ Status convTranspose(Node &n) {
   if (n.attribute("output_shape"))
     return n.error("output_shape is not supported; export with pads and "
                    "output_padding");
-  const ::onnx::AttributeProto *autoPad = n.attribute("auto_pad");
-  if (autoPad && autoPad->s() != "NOTSET" && autoPad->s() != "VALID")
-    return n.error("auto_pad " + autoPad->s() + " is not supported");
+  std::string autoPad = n.attrString("auto_pad", "NOTSET");
+  if (autoPad != "NOTSET" && autoPad != "VALID")
+    return n.error("auto_pad " + autoPad + " is not supported");
   std::vector<Dim> dims = n.b.dims(x);
   size_t r = dims.size() - 2;
   std::vector<int64_t> kernel(w.begin() + 2, w.end());
@@ -453,12 +452,8 @@ Status globalPool(Node &n, PoolKind kind) {
   Value y = n.b.reduce(x, spatial,
                        kind == PoolKind::Max ? client::Reduction::Max
                                              : client::Reduction::Sum);
-  if (kind == PoolKind::Average) {
-    Value count = n.b.scalar(1.0, n.b.dtype(x));
-    for (int64_t d : spatial)
-      count = n.b.mul(count, n.b.convert(n.b.dimSize(x, d), n.b.dtype(x)));
-    y = n.b.div(y, count);
-  }
+  if (kind == PoolKind::Average)
+    y = n.b.div(y, elementCount(n, x, spatial));
   return n.define(n.b.reshape(y, kept));
 }
 
@@ -501,9 +496,7 @@ Value normalized(Node &n, Value x, const std::vector<int64_t> &dims,
                  float epsilon) {
   std::vector<Dim> shape = n.b.dims(x);
   v1::DType dtype = n.b.dtype(x);
-  Value count = n.b.scalar(1.0, dtype);
-  for (int64_t d : dims)
-    count = n.b.mul(count, n.b.convert(n.b.dimSize(x, d), dtype));
+  Value count = elementCount(n, x, dims);
   std::vector<int64_t> keptDims;
   for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d)
     if (std::find(dims.begin(), dims.end(), d) == dims.end())

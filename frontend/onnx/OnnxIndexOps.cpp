@@ -249,8 +249,7 @@ StatusOr<Value> scatterRows(Node &n, Value rows, Value at, Value updates,
 }
 
 StatusOr<std::string> scatterReduction(Node &n) {
-  const ::onnx::AttributeProto *a = n.attribute("reduction");
-  std::string r = a ? a->s() : "none";
+  std::string r = n.attrString("reduction", "none");
   if (r != "none" && r != "add" && r != "mul" && r != "max" && r != "min")
     return n.error("reduction '" + r + "' is not none, add, mul, max or min");
   return r;

@@ -170,8 +170,7 @@ Status pad(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
   std::vector<Dim> dims = n.b.dims(x);
   auto r = static_cast<int64_t>(dims.size());
-  const ::onnx::AttributeProto *modeAttr = n.attribute("mode");
-  std::string mode = modeAttr ? modeAttr->s() : "constant";
+  std::string mode = n.attrString("mode", "constant");
   if (mode != "constant" && mode != "edge" && mode != "reflect" &&
       mode != "wrap")
     return n.error("mode '" + mode +

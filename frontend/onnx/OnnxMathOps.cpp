@@ -127,8 +127,7 @@ Status sign(Node &n) {
 
 Status gelu(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, floatInput(n, 0));
-  const ::onnx::AttributeProto *a = n.attribute("approximate");
-  std::string approximate = a ? a->s() : "none";
+  std::string approximate = n.attrString("approximate", "none");
   if (approximate == "none")
     return n.define(n.b.gelu(x));
   if (approximate != "tanh")

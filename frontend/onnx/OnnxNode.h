@@ -36,6 +36,11 @@ struct Node {
     const auto *a = attribute(name);
     return a ? a->f() : fallback;
   }
+  std::string attrString(const std::string &name,
+                         const std::string &fallback) const {
+    const auto *a = attribute(name);
+    return a ? a->s() : fallback;
+  }
   std::optional<std::vector<int64_t>> attrInts(const std::string &name) const {
     const auto *a = attribute(name);
     if (!a)
@@ -124,6 +129,10 @@ arithmetic(const std::string &op, const std::string &a, const std::string &b);
 /// A dim's text ("seq", "(seq + 1) floordiv 2") as an expression; nullopt
 /// for an anonymous "?".
 std::optional<SymExpr> symExpr(const std::string &text);
+
+/// The number of elements of `x` over `dims` (all of them counted at run
+/// time), as a scalar of x's dtype: what a mean divides by.
+Value elementCount(Node &n, Value x, const std::vector<int64_t> &dims);
 
 /// An i64 iota over `dims` along `axis`, broadcast where it is used.
 Value indexAlong(Node &n, const std::vector<Dim> &dims, int64_t axis);

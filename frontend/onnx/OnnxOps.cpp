@@ -110,17 +110,24 @@ Status reduction(Node &n, client::Reduction kind, Reducing style) {
     reduced = n.b.log(reduced);
   if (style == Reducing::LogSumExp)
     reduced = n.b.add(reduced, shift);
-  if (style == Reducing::Mean) {
-    Value count = n.b.scalar(1.0, n.b.dtype(x));
-    for (int64_t d : dims)
-      count = n.b.mul(count, n.b.convert(n.b.dimSize(x, d), n.b.dtype(x)));
-    reduced = n.b.div(reduced, count);
-  }
+  if (style == Reducing::Mean)
+    reduced = n.b.div(reduced, elementCount(n, x, dims));
   if (n.attrInt("keepdims", 1)) {
     ANYSHAPE_ASSIGN_OR_RETURN(reduced, unsqueeze(n, reduced, dims));
   }
   return n.define(reduced);
 }
+
+} // namespace
+
+Value elementCount(Node &n, Value x, const std::vector<int64_t> &dims) {
+  Value count = n.b.scalar(1.0, n.b.dtype(x));
+  for (int64_t d : dims)
+    count = n.b.mul(count, n.b.convert(n.b.dimSize(x, d), n.b.dtype(x)));
+  return count;
+}
+
+namespace {
 
 Translate reduce(client::Reduction kind, Reducing style) {
   return [kind, style](Node &n) { return reduction(n, kind, style); };

@@ -15,12 +15,6 @@
 namespace anyshape::onnx {
 namespace {
 
-std::string attrString(Node &n, const std::string &name,
-                       const std::string &fallback) {
-  const ::onnx::AttributeProto *a = n.attribute(name);
-  return a ? a->s() : fallback;
-}
-
 /// What one axis is resized to: its output size, and the scale the
 /// coordinates use when the node gives one (else out / in at run time).
 struct AxisResize {
@@ -90,12 +84,12 @@ StatusOr<Value> resizeAxis(Node &n, Value x, const AxisResize &r,
       Value coordinate,
       sourceCoordinates(
           n, x, r,
-          attrString(n, "coordinate_transformation_mode", "half_pixel")));
+          n.attrString("coordinate_transformation_mode", "half_pixel")));
   auto index = [&](Value position) {
     return b.convert(position, v1::DTYPE_I64);
   };
   if (mode == "nearest") {
-    std::string rounding = attrString(n, "nearest_mode", "round_prefer_floor");
+    std::string rounding = n.attrString("nearest_mode", "round_prefer_floor");
     Value half = b.broadcastInDim(b.scalar(0.5, f32), {r.out}, {});
     Value picked =
         rounding == "round_prefer_floor"  ? b.ceil(b.sub(coordinate, half))
@@ -161,12 +155,12 @@ Status resize(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
   if (n.b.dtype(x) != v1::DTYPE_F32)
     return n.error("resizes f32 tensors only");
-  std::string mode = attrString(n, "mode", "nearest");
+  std::string mode = n.attrString("mode", "nearest");
   if (n.attrInt("antialias", 0) != 0)
     return n.error("antialias is not supported");
   if (n.attrInt("exclude_outside", 0) != 0)
     return n.error("exclude_outside is not supported");
-  if (attrString(n, "keep_aspect_ratio_policy", "stretch") != "stretch")
+  if (n.attrString("keep_aspect_ratio_policy", "stretch") != "stretch")
     return n.error("keep_aspect_ratio_policy other than stretch is not "
                    "supported");
   std::vector<Dim> dims = n.b.dims(x);
