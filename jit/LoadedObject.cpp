@@ -23,6 +23,7 @@
 #include "runtime/Gemm.h"
 #include "runtime/IndexChecks.h"
 #include "runtime/MemrefCopy.h"
+#include "runtime/NonZero.h"
 #include "runtime/OpenMpAbi.h"
 #include "runtime/PackedGemm.h"
 #include "runtime/Threading.h"
@@ -74,6 +75,18 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner &mangle) {
   symbols[mangle(std::string("_mlir_ciface_") +
                  codegen::kCudaCheckIndicesI64)] =
       bind(&runtime::cuda::anyshapeCudaCheckIndicesI64);
+  // nonzero (runtime/NonZero.h), one declaration per element type.
+  for (const char *suffix : codegen::kNonZeroSuffixes) {
+    std::string ciface = "_mlir_ciface_";
+    symbols[mangle(ciface + codegen::kCountNonZero + suffix)] =
+        bind(&runtime::anyshapeCountNonZero);
+    symbols[mangle(ciface + codegen::kNonZeroIndices + suffix)] =
+        bind(&runtime::anyshapeNonZeroIndices);
+    symbols[mangle(ciface + codegen::kCudaCountNonZero + suffix)] =
+        bind(&runtime::cuda::anyshapeCudaCountNonZero);
+    symbols[mangle(ciface + codegen::kCudaNonZeroIndices + suffix)] =
+        bind(&runtime::cuda::anyshapeCudaNonZeroIndices);
+  }
   symbols[mangle(codegen::kReleaseGemmPack)] =
       bind(&runtime::anyshapeReleaseGemmPack);
   // The execution context's allocator (ExecutionContext.h), and MLIR's

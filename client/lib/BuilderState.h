@@ -17,6 +17,9 @@ struct GraphBuilder::State {
   /// Names the user chose (parameters, renamed outputs): generated node
   /// names skip them.
   std::set<std::string> userNames;
+  /// Symbols parameters and nonzero counts bound: a generated count name
+  /// skips them.
+  std::set<std::string> symbols;
   GraphLimits limits;
   ShapeContext shapes = ShapeContext::symbolic(limits, {});
   Status error;

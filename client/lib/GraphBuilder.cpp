@@ -135,8 +135,10 @@ Value GraphBuilder::parameter(const std::string &name, DType dtype,
   if (!parseDims(dims, input.mutable_type()->mutable_dims(), s))
     return Value();
   for (const v1::Dim &dim : input.type().dims())
-    if (dim.kind_case() == v1::Dim::kSymbol)
+    if (dim.kind_case() == v1::Dim::kSymbol) {
       s.shapes.bindSymbol(dim.symbol());
+      s.symbols.insert(dim.symbol());
+    }
   if (name.empty() ||
       std::find(s.names.begin(), s.names.end(), name) != s.names.end()) {
     s.fail(invalidArgument("parameter '" + name +
@@ -384,6 +386,20 @@ Value GraphBuilder::dotGeneral(Value lhs, Value rhs,
   assign(attrs->mutable_lhs_contracting_dimensions(), lhsContracting);
   assign(attrs->mutable_rhs_contracting_dimensions(), rhsContracting);
   return state_->addNode(std::move(node), {lhs, rhs});
+}
+
+Value GraphBuilder::nonzero(Value x, std::string countSymbol) {
+  State &s = *state_;
+  for (int k = 0; countSymbol.empty(); ++k) {
+    std::string name = k == 0 ? "count" : "count_" + std::to_string(k);
+    if (!s.symbols.count(name))
+      countSymbol = name;
+  }
+  s.symbols.insert(countSymbol);
+  v1::Node node;
+  node.set_op("nonzero");
+  node.mutable_nonzero()->set_count_symbol(countSymbol);
+  return s.addNode(std::move(node), {x});
 }
 
 Value GraphBuilder::dimSize(Value x, int64_t dimension) {

@@ -107,10 +107,19 @@ struct LaunchesToRuntimeCallsPass
 
     // GEMMs run on the device too, through the runtime's cuBLASLt call;
     // index checks read the device's indices (same C interfaces as the
-    // CPU's).
-    for (auto [cpu, cuda] : {std::pair{kBatchMatmulF32, kCudaBatchMatmulF32},
-                             std::pair{kCheckIndicesI32, kCudaCheckIndicesI32},
-                             std::pair{kCheckIndicesI64, kCudaCheckIndicesI64}})
+    // CPU's); nonzero reads the device's operand and writes the device's
+    // result.
+    std::vector<std::pair<std::string, std::string>> renames = {
+        {kBatchMatmulF32, kCudaBatchMatmulF32},
+        {kCheckIndicesI32, kCudaCheckIndicesI32},
+        {kCheckIndicesI64, kCudaCheckIndicesI64}};
+    for (const char *suffix : kNonZeroSuffixes) {
+      renames.emplace_back(std::string(kCountNonZero) + suffix,
+                           std::string(kCudaCountNonZero) + suffix);
+      renames.emplace_back(std::string(kNonZeroIndices) + suffix,
+                           std::string(kCudaNonZeroIndices) + suffix);
+    }
+    for (const auto &[cpu, cuda] : renames)
       if (auto callee = module.lookupSymbol<func::FuncOp>(cpu)) {
         if (failed(SymbolTable::replaceAllSymbolUses(
                 callee, builder.getStringAttr(cuda), module)))

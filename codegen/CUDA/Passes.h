@@ -28,6 +28,11 @@ inline constexpr const char *kCudaCheckIndicesI32 =
     "anyshapeCudaCheckIndicesI32";
 inline constexpr const char *kCudaCheckIndicesI64 =
     "anyshapeCudaCheckIndicesI64";
+/// The CUDA runtime's nonzero, in place of the CPU's kCountNonZero and
+/// kNonZeroIndices with the same suffixes (the operand is copied to the
+/// host, the coordinates back), with the same C interface.
+inline constexpr const char *kCudaCountNonZero = "anyshapeCudaCountNonZero";
+inline constexpr const char *kCudaNonZeroIndices = "anyshapeCudaNonZeroIndices";
 /// The CUDA runtime's device copy of a constant, which the host flow asks
 /// for in place of a global's address (anyshape-device-constants).
 inline constexpr const char *kCudaConstant = "anyshapeCudaConstant";

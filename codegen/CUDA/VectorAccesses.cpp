@@ -54,9 +54,12 @@ bool isVectorAccess(Operation *op, scf::ParallelOp loop) {
     if (index == last || (!loop.isDefinedOutsideOfLoop(index) &&
                           !llvm::is_contained(loop.getInductionVars(), index)))
       return false;
-  Type element = cast<MemRefType>(memref.getType()).getElementType();
+  // A vector access needs a last stride of 1 in the buffer's type (a
+  // column of a transposed view, strided<[2]>, is read element by element).
+  auto type = cast<MemRefType>(memref.getType());
+  Type element = type.getElementType();
   return element.isIntOrFloat() && element.getIntOrFloatBitWidth() % 8 == 0 &&
-         loop.isDefinedOutsideOfLoop(memref);
+         isLastMemrefDimUnitStride(type) && loop.isDefinedOutsideOfLoop(memref);
 }
 
 } // namespace

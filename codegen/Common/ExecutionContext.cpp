@@ -65,10 +65,7 @@ struct ExecutionContextPass : impl::ExecutionContextBase<ExecutionContextPass> {
       func.walk([&](func::CallOp call) {
         if (isKernel(call)) {
           call->insertOperands(0, context);
-        } else if (call.getCallee() == kBatchMatmulF32 ||
-                   call.getCallee() == kBatchMatmulPackedF32 ||
-                   call.getCallee() == kCheckIndicesI32 ||
-                   call.getCallee() == kCheckIndicesI64) {
+        } else if (takesContextLast(call.getCallee())) {
           call->insertOperands(call->getNumOperands(), context);
         } else if (call.getCallee() == kTeamSizeFunction) {
           OpBuilder b(call);
@@ -88,13 +85,15 @@ struct ExecutionContextPass : impl::ExecutionContextBase<ExecutionContextPass> {
       });
     }
     // The GEMM runs on the run's team too (runtime/Gemm.h); an index check
-    // records a failure in the context (runtime/IndexChecks.h).
-    for (const char *name : {kBatchMatmulF32, kBatchMatmulPackedF32,
-                             kCheckIndicesI32, kCheckIndicesI64})
-      if (auto gemm = symbols.lookup<func::FuncOp>(name)) {
-        SmallVector<Type> inputs(gemm.getFunctionType().getInputs());
+    // records a failure in the context (runtime/IndexChecks.h); nonzero
+    // reads the CUDA run's stream from it (runtime/NonZero.h).
+    for (auto callee : module.getOps<func::FuncOp>())
+      if (callee.isExternal() && takesContextLast(callee.getSymName())) {
+        FunctionType type = callee.getFunctionType();
+        SmallVector<Type> inputs(type.getInputs());
         inputs.push_back(pointer);
-        gemm.setFunctionType(FunctionType::get(mlirContext, inputs, {}));
+        callee.setFunctionType(
+            FunctionType::get(mlirContext, inputs, type.getResults()));
       }
     if (auto teamSize = symbols.lookup<func::FuncOp>(kTeamSizeFunction))
       if (SymbolTable::symbolKnownUseEmpty(teamSize, module))

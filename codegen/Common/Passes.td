@@ -224,6 +224,22 @@ def IndexChecksToRuntimeCalls
                            "::mlir::memref::MemRefDialect"];
 }
 
+def NonZeroToRuntimeCalls
+    : Pass<"anyshape-nonzero-to-runtime-calls", "mlir::ModuleOp"> {
+  let summary = "Make what a nonzero bufferized to runtime calls";
+  let description = [{
+    Right after bufferization: each `dhlo.count_nonzero` becomes a call of
+    `anyshapeCountNonZero_<T>` (its i64 result the count that sizes the
+    nonzero's result), and each `dhlo.nonzero_indices` a call of
+    `anyshapeNonZeroIndices_<T>` (runtime/NonZero.h), in the host flow,
+    with the buffers as unranked views and the element kind the runtime
+    reads them by. T names the operand's element type.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def MergeIdenticalKernels
     : Pass<"anyshape-merge-identical-kernels", "mlir::ModuleOp"> {
   let summary = "One kernel function for every set of identical kernels";

@@ -60,6 +60,7 @@ void buildBufferizationStages(OpPassManager &pm) {
       bufferization::LayoutMapOption::IdentityLayoutMap);
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
   pm.addPass(createIndexChecksToRuntimeCalls());
+  pm.addPass(createNonZeroToRuntimeCalls());
   pm.addNestedPass<func::FuncOp>(createHoistKernelBuffers());
   // MLIR's buffer-deallocation-pipeline, with the buffers that alias
   // nothing split off before its simplification compares them pairwise.

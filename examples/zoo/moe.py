@@ -3,8 +3,7 @@ a router's softmax, the two largest gates per token (topk), renormalised
 and scattered into a dense [tokens, experts] gate matrix, every expert's
 SiLU MLP as one batched einsum, and the gate-weighted sum; dynamic batch
 and sequence. (The sparse formulation, torch.where per expert and
-index_add back, exports NonZero, whose data-dependent shape the importer
-does not take yet.)"""
+index_add back, is sparse_moe.py.)"""
 
 import numpy as np
 import torch

@@ -1,6 +1,7 @@
 // The indexing ops: Gather, GatherElements and GatherND, all on the one
 // gather the op set has (numpy `take` along one axis, indices clamped to
-// the axis); and ScatterND and ScatterElements, composed (scatterRows).
+// the axis); ScatterND and ScatterElements, composed (scatterRows); and
+// NonZero, the wire nonzero (a size bound when it runs).
 //
 // ONNX indices may be negative (counted from the end); the wire gather
 // clamps them to 0 instead, so every index is wrapped first, unless it is
@@ -299,12 +300,24 @@ Status scatterElements(Node &n) {
   return n.define(n.b.reshape(rows, n.b.dims(data)));
 }
 
+/// NonZero: the wire nonzero, whose count is a size only the run gives
+/// (named "count", "count_1", ... for the shapes built after it).
+Status nonZero(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+  if (n.rank(x) == 0)
+    return n.error("NonZero of a scalar is refused: ONNX's shape inference "
+                   "gives [0, count] and ONNX Runtime [1, count]; reshape "
+                   "it to [1] first");
+  return n.define(n.b.nonzero(x));
+}
+
 } // namespace
 
 void addIndexRules(std::map<std::string, OpRule> &rules) {
   rules["Gather"] = {{"axis"}, gather};
   rules["GatherElements"] = {{"axis"}, gatherElements};
   rules["GatherND"] = {{"batch_dims"}, gatherND};
+  rules["NonZero"] = {{}, nonZero};
   rules["ScatterND"] = {{"reduction"}, scatterND};
   rules["ScatterElements"] = {{"axis", "reduction"}, scatterElements};
 }

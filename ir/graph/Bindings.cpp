@@ -107,7 +107,8 @@ StatusOr<std::map<std::string, int64_t>>
 walkConcreteShapes(const v1::Graph &graph, const GraphInfo &info,
                    const std::vector<std::vector<int64_t>> &inputShapes,
                    const GraphLimits &limits,
-                   std::vector<std::vector<int64_t>> *nodes) {
+                   std::vector<std::vector<int64_t>> *nodes,
+                   std::vector<bool> *fromData) {
   ANYSHAPE_ASSIGN_OR_RETURN(auto symbols, bindSymbols(graph, inputShapes));
   ShapeContext ctx = ShapeContext::concrete(limits, symbols);
   auto typeOf = [&](const std::vector<int64_t> &shape, DType dtype) {
@@ -123,13 +124,22 @@ walkConcreteShapes(const v1::Graph &graph, const GraphInfo &info,
   std::vector<SymTensorType> nodeTypes(graph.nodes_size());
   if (nodes)
     nodes->resize(graph.nodes_size());
+  std::vector<bool> dependent(graph.nodes_size(), false);
   std::vector<const SymTensorType *> operands; // reused: no allocation
   for (int i : info.topologicalOrder) {
     const v1::Node &node = graph.nodes(i);
     operands.clear();
-    for (ValueRef v : info.operandRefs[i])
+    bool readsData =
+        info.ops[i]->opClass == OpClass::NonZero || !info.countsRead[i].empty();
+    for (ValueRef v : info.operandRefs[i]) {
+      readsData |= !v.isInput && dependent[v.index];
       operands.push_back(v.isInput ? &inputTypes[v.index]
                                    : &nodeTypes[v.index]);
+    }
+    if (readsData) { // its shape needs values: the evaluator's to infer
+      dependent[i] = true;
+      continue;
+    }
     auto type = inferNodeType(node, *info.ops[i], operands, ctx);
     if (!type)
       return type.status().withContext(nodeLabel(node));
@@ -141,6 +151,8 @@ walkConcreteShapes(const v1::Graph &graph, const GraphInfo &info,
       (*nodes)[i] = *type->staticShape();
     nodeTypes[i] = std::move(*type);
   }
+  if (fromData)
+    *fromData = std::move(dependent);
   return symbols;
 }
 
@@ -152,15 +164,16 @@ concreteShapes(const v1::Graph &graph, const GraphInfo &info,
                const GraphLimits &limits) {
   ConcreteShapes result;
   ANYSHAPE_ASSIGN_OR_RETURN(
-      result.symbols,
-      walkConcreteShapes(graph, info, inputShapes, limits, &result.nodes));
+      result.symbols, walkConcreteShapes(graph, info, inputShapes, limits,
+                                         &result.nodes, &result.fromData));
   return result;
 }
 
 Status checkConcreteShapes(const v1::Graph &graph, const GraphInfo &info,
                            const std::vector<std::vector<int64_t>> &inputShapes,
                            const GraphLimits &limits) {
-  return walkConcreteShapes(graph, info, inputShapes, limits, nullptr).status();
+  return walkConcreteShapes(graph, info, inputShapes, limits, nullptr, nullptr)
+      .status();
 }
 
 std::string describeShapeCheck(const v1::Graph &graph,

@@ -35,13 +35,18 @@ inputShapesFor(const v1::Graph &graph,
 struct ConcreteShapes {
   std::map<std::string, int64_t> symbols;
   std::vector<std::vector<int64_t>> nodes; // indexed like graph.nodes()
+  /// Per node: its shape depends on data (a nonzero, or a node reading one
+  /// through its operands), so the walk left `nodes[i]` empty; the
+  /// evaluator infers it once the values before it are known.
+  std::vector<bool> fromData;
 };
 
 /// Binds the symbols and runs every node's shape rule on concrete sizes,
 /// so every run-time condition of docs/ops.md (equal dims of elementwise
 /// operands, broadcast dims 1 or equal, reshape element counts, slice and
 /// pad bounds, contracting dims, element limits) is checked before any
-/// kernel touches data. Errors name the input or node.
+/// kernel touches data. Errors name the input or node. Nodes whose shape
+/// depends on data are skipped (ConcreteShapes::fromData).
 StatusOr<ConcreteShapes>
 concreteShapes(const v1::Graph &graph, const GraphInfo &info,
                const std::vector<std::vector<int64_t>> &inputShapes,

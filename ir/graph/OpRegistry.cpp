@@ -48,6 +48,7 @@ const std::vector<OpInfo> &allOps() {
       {"dot_general", OpClass::DotGeneral, 2, 2, A::kDotGeneral},
       {"dim_size", OpClass::DimSize, 1, 1, A::kDimSize},
       {"check_index", OpClass::CheckIndex, 2, 2, A::kCheckIndex},
+      {"nonzero", OpClass::NonZero, 1, 1, A::kNonzero},
   };
   return ops;
 }
@@ -96,6 +97,8 @@ std::string_view attrsName(v1::Node::AttrsCase attrs) {
     return "dim_size";
   case A::kCheckIndex:
     return "check_index";
+  case A::kNonzero:
+    return "nonzero";
   case A::ATTRS_NOT_SET:
     break;
   }

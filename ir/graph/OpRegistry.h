@@ -21,6 +21,7 @@ enum class OpClass {
   DotGeneral,
   DimSize,
   CheckIndex,
+  NonZero, // a result dim known only from the data
 };
 
 struct OpInfo {

@@ -141,4 +141,80 @@ std::optional<std::string> neverHolds(const ShapeCheck &check) {
   }
 }
 
+namespace {
+
+/// An upper bound of `d` over every size its data-dependent symbols may
+/// take: each replaced by its bound in a term with a positive
+/// coefficient, by 0 in one with a negative coefficient (sizes are never
+/// negative). Nullopt on overflow or for a count inside a quotient.
+std::optional<SymExpr>
+upperBound(const SymExpr &d, const std::map<std::string, SymExpr> &bounds) {
+  std::optional<SymExpr> sum = SymExpr::constant(0);
+  for (const auto &[monomial, coefficient] : d.terms()) {
+    std::optional<SymExpr> term = SymExpr::constant(coefficient);
+    bool dataDependent = false;
+    for (const std::string &symbol : monomial) {
+      auto bound = bounds.find(symbol);
+      for (const std::string &leaf : SymExpr::symbol(symbol).leafSymbols())
+        if (bound == bounds.end() && bounds.count(leaf))
+          return std::nullopt; // a count inside a quotient
+      dataDependent |= bound != bounds.end();
+      if (term)
+        term = SymExpr::mul(*term, bound != bounds.end()
+                                       ? bound->second
+                                       : SymExpr::symbol(symbol));
+    }
+    if (dataDependent && coefficient < 0)
+      continue;
+    if (!term || !(sum = SymExpr::add(*sum, *term)))
+      return std::nullopt;
+  }
+  return sum;
+}
+
+} // namespace
+
+std::optional<ShapeCheck>
+boundDataDependentSizes(const ShapeCheck &check,
+                        const std::map<std::string, SymExpr> &bounds) {
+  std::vector<std::string> read = check.symbolsRead();
+  if (std::none_of(read.begin(), read.end(), [&](const std::string &symbol) {
+        return bounds.count(symbol) != 0;
+      }))
+    return check;
+  auto readsCount = [&](const SymExpr &e) {
+    for (const std::string &symbol : e.leafSymbols())
+      if (bounds.count(symbol))
+        return true;
+    return false;
+  };
+  // Only a side of the condition that a larger size makes stricter takes
+  // the bound.
+  ShapeCheck bounded = check;
+  std::vector<SymExpr *> growing;
+  switch (check.kind) {
+  case ShapeCheck::Kind::ElementLimit:
+    for (SymExpr &dim : bounded.dims)
+      growing.push_back(&dim);
+    break;
+  case ShapeCheck::Kind::LessEqual:            // a <= b
+  case ShapeCheck::Kind::NonEmptyUnlessUnused: // a != 0 or b == 0
+    if (readsCount(check.kind == ShapeCheck::Kind::LessEqual ? check.b
+                                                             : check.a))
+      return std::nullopt;
+    growing.push_back(check.kind == ShapeCheck::Kind::LessEqual ? &bounded.a
+                                                                : &bounded.b);
+    break;
+  default:
+    return std::nullopt;
+  }
+  for (SymExpr *side : growing) {
+    std::optional<SymExpr> bound = upperBound(*side, bounds);
+    if (!bound)
+      return std::nullopt;
+    *side = std::move(*bound);
+  }
+  return bounded;
+}
+
 } // namespace anyshape

@@ -17,6 +17,7 @@
 
 #include "SymExpr.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -76,5 +77,16 @@ struct ShapeCheck {
 /// stays a run-time check. Validation rejects a graph with such a check,
 /// since every call would fail.
 std::optional<std::string> neverHolds(const ShapeCheck &check);
+
+/// `check` with every data-dependent size it reads (a kernel's count,
+/// ShapeContext::dataDependent) replaced by its bound in `bounds`, so that
+/// it can run before any kernel. Sound where a larger size only makes the
+/// condition stricter: an element limit, the left side of a <= b, the b
+/// of a != 0 or b == 0 (a gather of the count's indices). Nullopt for any
+/// other check that reads one (its condition needs the count itself), or
+/// for a count inside a quotient.
+std::optional<ShapeCheck>
+boundDataDependentSizes(const ShapeCheck &check,
+                        const std::map<std::string, SymExpr> &bounds);
 
 } // namespace anyshape

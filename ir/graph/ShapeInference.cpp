@@ -182,6 +182,21 @@ StatusOr<SymTensorType> inferCheckIndex(const v1::CheckIndexAttrs &attrs,
   return indices;
 }
 
+/// nonzero(x): i64[rank, count], the coordinates of x's nonzero elements;
+/// count is a data-dependent size, at most x's element count.
+StatusOr<SymTensorType> inferNonZero(const v1::NonZeroAttrs &attrs,
+                                     const SymTensorType &operand,
+                                     ShapeContext &ctx) {
+  if (operand.rank() == 0)
+    return invalidArgument("nonzero of a scalar: its operand needs rank >= 1");
+  SymTensorType result{v1::DTYPE_I64, {SymExpr::constant(operand.rank())}};
+  ANYSHAPE_ASSIGN_OR_RETURN(
+      SymExpr count,
+      ctx.dataDependent(operand.numElements(), attrs.count_symbol()));
+  result.dims.push_back(std::move(count));
+  return result;
+}
+
 StatusOr<SymTensorType> inferGather(const v1::GatherAttrs &attrs,
                                     const SymTensorType &operand,
                                     const SymTensorType &indices,
@@ -198,8 +213,11 @@ StatusOr<SymTensorType> inferGather(const v1::GatherAttrs &attrs,
       count->constantValue().value_or(0) > 0)
     return invalidArgument("gather from an empty axis " + std::to_string(axis) +
                            " of " + operand.toString());
-  if (count && !(operand.dims[axis].constantValue().value_or(0) > 0) &&
-      !(count->constantValue() == 0)) {
+  // An axis of at least 1 for every size (a constant term >= 1, no
+  // negative coefficient: "count + 1", a padded table) is never empty.
+  const SymExpr &extent = operand.dims[axis];
+  bool neverEmpty = extent.isNonNegative() && extent.terms()[{}] >= 1;
+  if (count && !neverEmpty && !(count->constantValue() == 0)) {
     ShapeCheck check{ShapeCheck::Kind::NonEmptyUnlessUnused};
     check.a = operand.dims[axis];
     check.b = *count;
@@ -317,6 +335,8 @@ StatusOr<SymTensorType> dispatch(const Node &node, const OpInfo &info,
     return SymTensorType{v1::DTYPE_I64, {}};
   case OpClass::CheckIndex:
     return inferCheckIndex(node.check_index(), *in[0], *in[1]);
+  case OpClass::NonZero:
+    return inferNonZero(node.nonzero(), *in[0], ctx);
   case OpClass::ShapeChanging:
     break;
   }

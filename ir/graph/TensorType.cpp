@@ -49,6 +49,10 @@ bool isFreshSymbolName(const std::string &name) {
   return name.size() > 1 && name[0] == '?';
 }
 
+bool isDataDependentSymbolName(const std::string &name) {
+  return name.rfind("?count", 0) == 0; // fresh() never writes letters
+}
+
 ShapeContext ShapeContext::symbolic(const GraphLimits &limits,
                                     std::set<std::string> boundSymbols) {
   ShapeContext ctx(limits);
@@ -174,6 +178,29 @@ StatusOr<std::optional<SymExpr>> ShapeContext::read(const v1::Dim &dim,
 
 SymExpr ShapeContext::fresh() {
   return SymExpr::symbol(freshPrefix_ + std::to_string(nextFresh_++));
+}
+
+StatusOr<SymExpr> ShapeContext::dataDependent(std::optional<SymExpr> bound,
+                                              const std::string &name) {
+  // Unnamed, validation's are "?count0", "?count1", ...: other contexts'
+  // prefixes ("?local", an analysis rule's own) keep theirs apart.
+  std::string symbol =
+      name.empty()
+          ? freshPrefix_ + "count" + std::to_string(dataDependentBounds_.size())
+          : name;
+  if (!name.empty() && !concrete_) {
+    if (!isValidSymbolName(name))
+      return invalidArgument("invalid count_symbol '" + name + "'");
+    if ((!open_ && boundSymbols_.count(name)) ||
+        dataDependentBounds_.count(name))
+      return invalidArgument("count_symbol '" + name +
+                             "' is bound already (by an input or another "
+                             "nonzero)");
+    boundSymbols_.insert(name);
+  }
+  dataDependentBounds_[symbol] =
+      bound ? *bound : SymExpr::constant(limits_->maxElementsPerTensor);
+  return SymExpr::symbol(symbol);
 }
 
 Status ShapeContext::checkLimits(const SymTensorType &type,

@@ -41,8 +41,12 @@ struct SymTensorType {
 
 /// True if `name` is a valid user symbol: [A-Za-z_][A-Za-z0-9_]*.
 bool isValidSymbolName(const std::string &name);
-/// True for the names ShapeContext::fresh hands out ("?3").
+/// True for the names ShapeContext::fresh hands out ("?3"), data-dependent
+/// ones included.
 bool isFreshSymbolName(const std::string &name);
+/// True for the names ShapeContext::dataDependent hands out in validation
+/// ("?count0").
+bool isDataDependentSymbolName(const std::string &name);
 
 class ShapeContext {
 public:
@@ -77,6 +81,23 @@ public:
 
   /// A new symbol, unequal to every other symbol.
   SymExpr fresh();
+  /// A new symbol for a size only a kernel's result gives (nonzero's
+  /// count), never more than `bound`, an expression of earlier sizes
+  /// (nullopt: the element limit). Unequal to every other symbol; no
+  /// check before the kernel runs can read it (Validate.h). Named `name`
+  /// if given, which later attributes may then read (an error if the name
+  /// is bound already); else a fresh name none can.
+  StatusOr<SymExpr> dataDependent(std::optional<SymExpr> bound,
+                                  const std::string &name = "");
+  /// The bound of each data-dependent symbol handed out, by name.
+  const std::map<std::string, SymExpr> &dataDependentBounds() const {
+    return dataDependentBounds_;
+  }
+  /// Concrete mode: binds a data-dependent symbol to the size its kernel
+  /// gave, for the attributes read after it.
+  void bindSize(const std::string &name, int64_t size) {
+    bindings_[name] = size;
+  }
 
   /// Errors if the static part of `type`'s element count exceeds the limit,
   /// or its rank does; when recording checks, the count is symbolic and
@@ -113,6 +134,7 @@ private:
   std::set<std::string> boundSymbols_;
   std::map<std::string, int64_t> bindings_;
   int64_t nextFresh_ = 0;
+  std::map<std::string, SymExpr> dataDependentBounds_;
   std::vector<ShapeCheck> *checks_ = nullptr;
   int node_ = -1;
   /// ElementLimit checks recorded, by the hash of their dims: values of

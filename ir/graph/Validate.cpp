@@ -38,6 +38,42 @@ std::string nodeLabel(const v1::Node &node) {
 
 namespace {
 
+/// Adds every symbol `expr` names, inside quotients too, to `out`.
+void collectSymbols(const v1::DimExpr &expr, std::set<std::string> &out,
+                    int depth = 0) {
+  if (depth > 16) // deeper nesting fails validation anyway
+    return;
+  for (const auto &term : expr.terms()) {
+    out.insert(term.symbols().begin(), term.symbols().end());
+    for (const auto &quotient : term.quotients())
+      collectSymbols(quotient.dividend(), out, depth + 1);
+  }
+}
+
+/// The symbols a node's shape attributes name (broadcast, reshape and
+/// iota shapes, slice bounds).
+std::set<std::string> attributeSymbols(const v1::Node &node) {
+  std::set<std::string> symbols;
+  const google::protobuf::RepeatedPtrField<v1::Dim> *dims =
+      node.has_broadcast_in_dim() ? &node.broadcast_in_dim().shape()
+      : node.has_reshape()        ? &node.reshape().shape()
+      : node.has_iota()           ? &node.iota().shape()
+                                  : nullptr;
+  for (int d = 0; dims && d < dims->size(); ++d) {
+    if ((*dims)[d].kind_case() == v1::Dim::kSymbol)
+      symbols.insert((*dims)[d].symbol());
+    else if ((*dims)[d].kind_case() == v1::Dim::kExpr)
+      collectSymbols((*dims)[d].expr(), symbols);
+  }
+  if (node.has_slice()) {
+    for (const v1::DimExpr &e : node.slice().start_indices())
+      collectSymbols(e, symbols);
+    for (const v1::DimExpr &e : node.slice().limit_indices())
+      collectSymbols(e, symbols);
+  }
+  return symbols;
+}
+
 Status checkName(const std::string &name, const GraphLimits &limits,
                  const std::string &what) {
   if (name.empty())
@@ -206,6 +242,23 @@ StatusOr<GraphInfo> validateGraph(const v1::Graph &graph,
     }
   }
 
+  // 3b. A node whose attributes name a nonzero's count comes after that
+  // nonzero, as if it were an operand: the count is known only then.
+  std::map<std::string, int> countNodes;
+  for (int i = 0; i < graph.nodes_size(); ++i)
+    if (graph.nodes(i).op() == "nonzero" && graph.nodes(i).has_nonzero() &&
+        !graph.nodes(i).nonzero().count_symbol().empty())
+      countNodes.emplace(graph.nodes(i).nonzero().count_symbol(), i);
+  info.countsRead.resize(graph.nodes_size());
+  for (int i = 0; !countNodes.empty() && i < graph.nodes_size(); ++i)
+    for (const std::string &symbol : attributeSymbols(graph.nodes(i)))
+      if (auto it = countNodes.find(symbol);
+          it != countNodes.end() && it->second != i) {
+        info.countsRead[i].push_back(it->second);
+        ++pendingOperands[i];
+        users[it->second].push_back(i);
+      }
+
   // 4. Topological order (Kahn); whatever remains lies on or behind a cycle.
   std::deque<int> ready;
   for (int i = 0; i < graph.nodes_size(); ++i)
@@ -269,6 +322,28 @@ StatusOr<GraphInfo> validateGraph(const v1::Graph &graph,
               std::to_string(kLargestEmbeddedGeneratedConstant) +
               " elements)"));
     }
+  }
+
+  // 5b. A data-dependent size (nonzero's count) is known only once its
+  // kernel has run, and every shape check runs before the first kernel:
+  // a check that only gets stricter as the size grows takes its bound
+  // instead (a run the bound fails is refused, naming the check); any
+  // other condition on such a size is refused here, since no check in
+  // the middle of a run exists.
+  const std::map<std::string, SymExpr> &counts = ctx.dataDependentBounds();
+  for (ShapeCheck &check : info.shapeChecks) {
+    if (counts.empty())
+      break;
+    std::optional<ShapeCheck> bounded = boundDataDependentSizes(check, counts);
+    if (!bounded)
+      return invalidArgument(
+          (check.node >= 0 ? nodeLabel(graph.nodes(check.node)) + ": " : "") +
+          (check.what.empty() ? "a shape condition" : check.what) +
+          " is a condition on a size known only at run time (the count of "
+          "a nonzero), which is not supported: only rules that hold for "
+          "every count, or for the count's bound (the nonzero operand's "
+          "element count), are");
+    check = std::move(*bounded);
   }
 
   // 6. Outputs.

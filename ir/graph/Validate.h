@@ -39,6 +39,9 @@ struct GraphInfo {
   std::map<std::string, ValueRef> values;
   /// Named symbols in order of first appearance in the inputs.
   std::vector<std::string> symbols;
+  /// Per node (indexed like graph.nodes()): the nonzero nodes whose count
+  /// its attributes name, which it comes after in topologicalOrder.
+  std::vector<std::vector<int>> countsRead;
   /// What must be checked on every call's concrete input shapes, in order
   /// (ShapeChecks.h): input dims, then each node's undecided rules.
   std::vector<ShapeCheck> shapeChecks;

@@ -61,6 +61,22 @@ StatusOr<Literal> evalNode(const v1::Node &node,
         return indexOutOfRange(attrs, index, extent);
     return *in[0];
   }
+  case OpClass::NonZero: {
+    // Coordinates of the nonzero elements in row-major order, one column
+    // each (NaN is nonzero, -0.0 is zero).
+    const Literal &x = *in[0];
+    std::vector<int64_t> hits;
+    for (int64_t k = 0; k < x.numElements(); ++k)
+      if (x.getDouble(k) != 0)
+        hits.push_back(k);
+    int64_t count = static_cast<int64_t>(hits.size());
+    Literal out = Literal::zeros(v1::DTYPE_I64, {x.rank(), count});
+    std::vector<int64_t> strides = stridesOf(x.shape);
+    for (int64_t n = 0; n < count; ++n)
+      for (int64_t d = 0; d < x.rank(); ++d)
+        out.i[d * count + n] = hits[n] / strides[d] % x.shape[d];
+    return out;
+  }
   case OpClass::ShapeChanging:
     break;
   }
@@ -88,6 +104,29 @@ StatusOr<Literal> evalNode(const v1::Node &node,
   if (op == "concatenate")
     return evalConcatenate(in, node.concatenate().dimension(), type);
   return evalPad(node.pad(), *in[0], *in[1], type);
+}
+
+/// The shape rule of `node` on its operands' concrete sizes.
+StatusOr<std::vector<int64_t>>
+shapeFromValues(const v1::Node &node, const OpInfo &op,
+                const std::vector<const Literal *> &operands,
+                ShapeContext &ctx) {
+  std::vector<SymTensorType> types;
+  for (const Literal *operand : operands) {
+    SymTensorType type{operand->dtype, {}};
+    for (int64_t d : operand->shape)
+      type.dims.push_back(SymExpr::constant(d));
+    types.push_back(std::move(type));
+  }
+  std::vector<const SymTensorType *> pointers;
+  for (const SymTensorType &type : types)
+    pointers.push_back(&type);
+  ANYSHAPE_ASSIGN_OR_RETURN(SymTensorType type,
+                            inferNodeType(node, op, pointers, ctx));
+  std::optional<std::vector<int64_t>> shape = type.staticShape();
+  if (!shape)
+    return internalError("concrete shape inference left symbols");
+  return *shape;
 }
 
 } // namespace
@@ -146,9 +185,20 @@ StatusOr<std::vector<Literal>> evaluateGraph(const v1::Graph &graph,
       operands.push_back(&valueOf(info.values.at(name)));
     std::string label = nodeLabel(node);
     ResultType type{info.nodeTypes[i].dtype, sizes.nodes[i]};
+    if (sizes.fromData[i] && info.ops[i]->opClass != OpClass::NonZero) {
+      // Shaped by a nonzero's count: the rules run on the operands' sizes
+      // now that their values exist.
+      auto shape = shapeFromValues(node, *info.ops[i], operands, ctx);
+      if (!shape)
+        return shape.status().withContext(label);
+      type.shape = std::move(*shape);
+    }
     auto value = evalNode(node, operands, type, ctx, options);
     if (!value)
       return value.status().withContext(label);
+    if (info.ops[i]->opClass == OpClass::NonZero &&
+        !node.nonzero().count_symbol().empty()) // read by later attributes
+      ctx.bindSize(node.nonzero().count_symbol(), value->shape[1]);
     nodeValues[i] = std::move(*value);
     for (const std::string &name : node.operands())
       if (ValueRef v = info.values.at(name);

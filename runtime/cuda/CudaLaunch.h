@@ -146,6 +146,14 @@ void anyshapeCudaCheckIndicesI32(UnrankedMemref *indices, int64_t low,
 void anyshapeCudaCheckIndicesI64(UnrankedMemref *indices, int64_t low,
                                  int64_t high, int64_t node,
                                  AnyshapeExecutionContext *context);
+/// nonzero on this target (runtime/NonZero.h; CudaNonZero.cpp): the
+/// operand is copied from the device, in stream order, and counted on the
+/// host; the coordinates are written there and copied to the result.
+int64_t anyshapeCudaCountNonZero(UnrankedMemref *operand, int64_t kind,
+                                 AnyshapeExecutionContext *context);
+void anyshapeCudaNonZeroIndices(UnrankedMemref *operand, int64_t kind,
+                                UnrankedMemref *result,
+                                AnyshapeExecutionContext *context);
 /// The GEMM generated code calls on this target (MLIR's C interface, as
 /// runtime/Gemm.h's): c = a x b through cuBLASLt in the run's stream.
 void anyshapeCudaBatchMatmulF32(Memref3D *a, Memref3D *b, Memref3D *c,

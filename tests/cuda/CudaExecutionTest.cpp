@@ -13,6 +13,7 @@
 #include "../jit/RandomInputs.h"
 #include "../support/DrawShapes.h"
 #include "../support/ExampleGraph.h"
+#include "../support/NonZeroGraph.h"
 #include "ir/graph/Bindings.h"
 #include "ir/reference/Compare.h"
 #include "ir/reference/Evaluator.h"
@@ -265,6 +266,16 @@ TEST(FakeDevice, IndexChecksReadTheIndicesFromTheDevice) {
   EXPECT_EQ(result.status().message(),
             "node 'emb' (Gather): index 1000000000 is out of range [-5, 5) "
             "for axis 0 of size 5");
+  EXPECT_EQ(fakeCounter("PendingOperations"), 0);
+}
+
+TEST(FakeDevice, NonZeroCountsOnTheHostAndWritesTheCoordinatesBack) {
+  // The host flow copies the operand from the device in stream order,
+  // counts there, sizes what follows by the count, and copies the
+  // coordinates into the device's result.
+  v1::Graph graph = test::positiveRowsGraph();
+  checkAcrossShapes(graph, drawShapes({{"n", {0, 40}}}, 8, 5),
+                    "nonzero on the device", onDevice());
   EXPECT_EQ(fakeCounter("PendingOperations"), 0);
 }
 

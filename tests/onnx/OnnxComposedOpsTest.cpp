@@ -126,6 +126,26 @@ TEST(OnnxComposedOps, ImpossibleFormsAreRefusedNamingTheNode) {
   ModelBuilder dropout = oneNode("Dropout", {"x", "", "t"});
   dropout.ints("t", {0});
   expectRefused(dropout, "training_mode input is not supported");
+
+  ModelBuilder scalarNonZero = oneNode("NonZero", {"x"}, {"y"}, {});
+  scalarNonZero.graph
+      ->mutable_input(0) // rank 0: a shape with no dims
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape();
+  expectRefused(scalarNonZero, "NonZero of a scalar is refused");
+
+  // The count of a NonZero meets an input's size: only the run could
+  // decide count == rows.
+  ModelBuilder countMeetsRows(18);
+  countMeetsRows.input("x", {"rows"});
+  countMeetsRows.node("NonZero", {"x"}, {"nz"});
+  countMeetsRows.node("Squeeze", {"nz", "zero"}, {"i"});
+  countMeetsRows.ints("zero", {0});
+  countMeetsRows.node("Gather", {"x", "i"}, {"g"});
+  countMeetsRows.node("Add", {"g", "x"}, {"y"});
+  countMeetsRows.output("y");
+  expectRefused(countMeetsRows, "known only at run time");
 }
 
 TEST(OnnxComposedOps, SizesKnownOnlyAtRunTimeFailThatRunNamingTheNode) {

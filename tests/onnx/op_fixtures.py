@@ -448,6 +448,29 @@ def resize_cases():
                               const("lead", [1, 3])])
 
 
+def nonzero_cases():
+    # Data-dependent sizes: the count of nonzero elements sizes everything
+    # after it (one compile serves every count, zero included).
+    coin = {"m": lambda shape, _: rng.random(shape) < 0.5}
+    case("nonzero_f32_ties", [node("NonZero", ["x"], ["y"])],
+         [("x", F, ["n", "m"])], ["y"], SHAPES + [{"n": 0, "m": 3}],
+         kind="ties")
+    packed = [node("NonZero", ["m"], ["nz"]),
+              node("Transpose", ["nz"], ["at"], perm=[1, 0]),
+              node("GatherND", ["x", "at"], ["tokens"]),
+              node("Relu", ["tokens"], ["y"])]
+    tokens = [("x", F, ["b", "s", 4]), ("m", TensorProto.BOOL, ["b", "s"])]
+    token_shapes = [{"b": 1, "s": 1}, {"b": 2, "s": 5}, {"b": 3, "s": 9},
+                    {"b": 2, "s": 0}]
+    case("nonzero_gather_tokens", packed, tokens, ["y"], token_shapes,
+         make=coin)
+    case("nonzero_scatter_back",
+         packed + [node("Shape", ["x"], ["xs"]),
+                   node("ConstantOfShape", ["xs"], ["zero"]),
+                   node("ScatterND", ["zero", "at", "y"], ["out"])],
+         tokens, ["out"], token_shapes, make=coin)
+
+
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     unary_cases()
@@ -463,3 +486,4 @@ if __name__ == "__main__":
     conv_cases()
     resize_cases()
     conv_transpose_cases()
+    nonzero_cases()

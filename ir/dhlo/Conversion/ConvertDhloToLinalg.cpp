@@ -95,9 +95,10 @@ struct ConvertDhloToLinalgPass
     bool failedToLower = false;
     func.walk([&](Operation *op) {
       // Fusions (the plan's kernels) stay: the backend forms one kernel
-      // of each. So do index checks, which the host flow makes.
+      // of each. So do index checks and nonzeros, which the host flow
+      // makes.
       if (llvm::isa<DhloDialect>(op->getDialect()) &&
-          !llvm::isa<FusionOp, YieldOp, CheckIndexOp>(op)) {
+          !llvm::isa<FusionOp, YieldOp, CheckIndexOp, NonZeroOp>(op)) {
         op->emitError("the CPU backend cannot lower this op");
         failedToLower = true;
       }

@@ -247,6 +247,18 @@ LogicalResult CheckIndexOp::verify() {
   return success();
 }
 
+LogicalResult NonZeroOp::verify() {
+  auto operand = llvm::cast<RankedTensorType>(getOperand().getType());
+  auto result = llvm::cast<RankedTensorType>(getResult().getType());
+  if (operand.getRank() == 0)
+    return emitOpError("needs an operand of rank >= 1");
+  if (!result.getElementType().isInteger(64) || result.getRank() != 2 ||
+      result.getDimSize(0) != operand.getRank())
+    return emitOpError("result must be i64 [")
+           << operand.getRank() << ", count], got " << result;
+  return success();
+}
+
 LogicalResult ConvertOp::verify() {
   auto in = getOperand().getType(), out = getResult().getType();
   if (!dtypeOf(in.getElementType()) || !dtypeOf(out.getElementType()))
@@ -344,12 +356,16 @@ struct SinkReshapeRoundTrip : OpRewritePattern<ReshapeOp> {
       return t.getShape() == result.getShape() &&
              t.getEncoding() == result.getEncoding();
     };
+    // Every operand is checked before any op is made: a pattern that fails
+    // must leave the IR as it found it (else the driver never converges).
     SmallVector<Value> operands;
+    SmallVector<BroadcastInDimOp> splats; // per operand, null if undone
     bool undone = false;
     for (Value v : f->getOperands()) {
       if (auto inner = v.getDefiningOp<ReshapeOp>();
           inner && sameShape(inner.getOperand().getType())) {
         operands.push_back(inner.getOperand());
+        splats.push_back(nullptr);
         undone = true;
         continue;
       }
@@ -359,15 +375,22 @@ struct SinkReshapeRoundTrip : OpRewritePattern<ReshapeOp> {
                 : RankedTensorType();
       if (!scalar || scalar.getRank() != 0 || !shapeAttrOf(result))
         return failure();
-      operands.push_back(rewriter.create<BroadcastInDimOp>(
-          splat.getLoc(),
-          RankedTensorType::get(result.getShape(), scalar.getElementType(),
-                                result.getEncoding()),
-          splat.getOperand(), shapeAttrOf(result),
-          rewriter.getDenseI64ArrayAttr({})));
+      operands.push_back(nullptr);
+      splats.push_back(splat);
     }
     if (!undone)
       return failure();
+    for (auto [operand, splat] : llvm::zip(operands, splats))
+      if (splat)
+        operand = rewriter.create<BroadcastInDimOp>(
+            splat.getLoc(),
+            RankedTensorType::get(
+                result.getShape(),
+                llvm::cast<RankedTensorType>(splat.getOperand().getType())
+                    .getElementType(),
+                result.getEncoding()),
+            splat.getOperand(), shapeAttrOf(result),
+            rewriter.getDenseI64ArrayAttr({}));
     OperationState state(f->getLoc(), f->getName(), operands, {result},
                          f->getAttrs());
     rewriter.replaceOp(op, rewriter.create(state)->getResults());

@@ -1,11 +1,12 @@
 //===- DhloOps.td - dhlo operations -----------------------*- tablegen -*-===//
 //
 // One op per op of the wire format (docs/ops.md). Every op is Pure but
-// check_index, an assertion with effects and no result. Ops
+// check_index, an assertion with effects and no result, and the two
+// buffer ops nonzero bufferizes to. Ops
 // whose result type follows from operands and attributes implement
 // InferTypeOpInterface through the wire format's shape rules; the three
-// whose result type is itself the specification (constant, iota, convert)
-// have custom verifiers instead, as does seeded_uniform, the one op with no
+// whose result type is itself the specification (constant, iota, convert,
+// nonzero, whose count no rule gives) have custom verifiers instead, as does seeded_uniform, the one op with no
 // wire op of its own (a large seeded constant).
 //
 //===----------------------------------------------------------------------===//
@@ -263,6 +264,41 @@ def Dhlo_CheckIndexOp : Op<Dhlo_Dialect, "check_index",
                    BoolAttr:$allow_negative, I64Attr:$node);
   let assemblyFormat = "operands attr-dict `:` type(operands)";
   let hasVerifier = 1;
+}
+
+def Dhlo_NonZeroOp : Dhlo_Op<"nonzero"> {
+  let summary = "coordinates of the nonzero elements";
+  let description = [{
+    The wire op nonzero: i64 [rank, count], the coordinates of the
+    operand's nonzero elements in row-major order. count is a
+    data-dependent size (its #dhlo.shape symbol, "?count0", is bound by
+    this op alone: Reify.cpp reads it from the result). In no kernel:
+    bufferized, it is a count_nonzero, the allocation of the result and a
+    nonzero_indices, which anyshape-nonzero-to-runtime-calls makes calls of
+    the runtime from the host flow.
+  }];
+  let arguments = (ins AnyRankedTensor:$operand);
+  let results = (outs AnyRankedTensor:$result);
+  let hasVerifier = 1;
+}
+
+def Dhlo_CountNonZeroOp : Op<Dhlo_Dialect, "count_nonzero",
+                             [MemoryEffects<[MemRead]>]> {
+  let summary = "how many elements of a buffer are nonzero";
+  let arguments = (ins AnyMemRef:$operand);
+  let results = (outs Index:$count);
+  let assemblyFormat = "operands attr-dict `:` type(operands)";
+}
+
+def Dhlo_NonZeroIndicesOp : Op<Dhlo_Dialect, "nonzero_indices",
+                               [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "writes the coordinates of a buffer's nonzero elements";
+  let description = [{
+    Fills `result`, i64 [rank, count_nonzero(operand)], as dhlo.nonzero
+    defines it.
+  }];
+  let arguments = (ins AnyMemRef:$operand, AnyMemRef:$result);
+  let assemblyFormat = "operands attr-dict `:` type(operands)";
 }
 
 //===----------------------------------------------------------------------===//

@@ -10,7 +10,8 @@
 //      tensor.dim from the first function argument dim that binds it
 //      (symbols always come from the inputs, so this reaches back to them
 //      directly instead of through every intermediate op), a quotient
-//      atom computed from its dividend;
+//      atom computed from its dividend, a data-dependent size read from
+//      the nonzero that defines it;
 //   3. the op's wire shape rule (ir/graph, the rules validation and type
 //      inference use) applied to its operands' dims, for dims no symbol
 //      names (a reshape's -1, a strided slice, handwritten IR).
@@ -20,6 +21,7 @@
 
 #include "ir/graph/ShapeChecks.h"
 #include "ir/graph/ShapeInference.h"
+#include "ir/graph/TensorType.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -39,6 +41,7 @@ public:
     auto func = op->getParentOfType<func::FuncOp>();
     if (!func || func.getBody().empty())
       return;
+    body_ = &func.getBody().front();
     for (BlockArgument arg : func.getArguments()) {
       auto type = llvm::dyn_cast<RankedTensorType>(arg.getType());
       auto shape = type ? llvm::dyn_cast_or_null<ShapeAttr>(type.getEncoding())
@@ -85,9 +88,31 @@ public:
   Value symbolValue(const std::string &symbol) {
     if (auto it = bindings_.find(symbol); it != bindings_.end())
       return dimOf(it->second.first, it->second.second);
+    // Unbound by the arguments, a symbol that is no quotient or other
+    // fresh size is a nonzero's count (named, or "?count0").
+    if (isValidSymbolName(symbol) || isDataDependentSymbolName(symbol))
+      return countOf(symbol);
     std::optional<SymExpr::Quotient> quotient = SymExpr::quotientOf(symbol);
     Value dividend = quotient ? materialize(quotient->dividend) : nullptr;
     return dividend ? div(dividend, constant(quotient->divisor)) : nullptr;
+  }
+
+  /// A data-dependent size: dim 1 of the nonzero that defines it (never
+  /// in a fusion: the planner keeps nonzero in the host flow), which
+  /// dominates every value shaped by it.
+  Value countOf(const std::string &symbol) {
+    if (!body_)
+      return nullptr;
+    for (NonZeroOp nonzero : body_->getOps<NonZeroOp>()) {
+      auto type = llvm::cast<RankedTensorType>(nonzero.getType());
+      auto shape = llvm::dyn_cast_or_null<ShapeAttr>(type.getEncoding());
+      std::optional<SymExpr> count = shape ? shape.getDim(1) : std::nullopt;
+      if (count && count->singleSymbol() == symbol) {
+        bindings_.emplace(symbol, std::make_pair(nonzero.getResult(), 1));
+        return dimOf(nonzero.getResult(), 1);
+      }
+    }
+    return nullptr;
   }
 
   Value add(Value a, Value c) { return b_.create<arith::AddIOp>(loc_, a, c); }
@@ -99,6 +124,7 @@ public:
 private:
   OpBuilder &b_;
   Location loc_;
+  Block *body_ = nullptr;
   std::map<std::string, std::pair<Value, int64_t>> bindings_;
 };
 

@@ -5,7 +5,8 @@
 // its dhlo.yield yields, and nothing else. The analysis sees through the
 // op to the ops inside, which bufferize as they would in the function's
 // body; the fusion itself only changes its result types. An index check
-// takes buffers where it took tensors.
+// takes buffers where it took tensors; a nonzero becomes two buffer ops
+// around the allocation its count sizes.
 //
 //===----------------------------------------------------------------------===//
 #include "ir/dhlo/Transforms/BufferizableOpInterfaceImpl.h"
@@ -155,6 +156,57 @@ struct CheckIndexOpInterface
   }
 };
 
+/// A nonzero reads its operand and allocates its result, which is sized
+/// by the count: bufferized, the count of the operand's buffer, the
+/// allocation, and the indices written into it.
+struct NonZeroOpInterface
+    : BufferizableOpInterface::ExternalModel<NonZeroOpInterface, NonZeroOp> {
+  bool bufferizesToMemoryRead(Operation *, OpOperand &,
+                              const AnalysisState &) const {
+    return true;
+  }
+
+  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
+                               const AnalysisState &) const {
+    return false;
+  }
+
+  AliasingValueList getAliasingValues(Operation *, OpOperand &,
+                                      const AnalysisState &) const {
+    return {};
+  }
+
+  bool bufferizesToAllocation(Operation *, Value) const { return true; }
+
+  FailureOr<BaseMemRefType> getBufferType(Operation *op, Value,
+                                          const BufferizationOptions &,
+                                          SmallVector<Value> &) const {
+    auto type = llvm::cast<RankedTensorType>(op->getResult(0).getType());
+    return BaseMemRefType(
+        MemRefType::get(type.getShape(), type.getElementType()));
+  }
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options) const {
+    auto nonzero = llvm::cast<NonZeroOp>(op);
+    FailureOr<Value> operand =
+        getBuffer(rewriter, nonzero.getOperand(), options);
+    if (failed(operand))
+      return failure();
+    Location loc = op->getLoc();
+    Value count = rewriter.create<CountNonZeroOp>(loc, *operand);
+    auto type = llvm::cast<RankedTensorType>(nonzero.getType());
+    FailureOr<Value> result = options.createAlloc(
+        rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()),
+        ValueRange{count});
+    if (failed(result))
+      return failure();
+    rewriter.create<NonZeroIndicesOp>(loc, *operand, *result);
+    replaceOpWithBufferizedValues(rewriter, op, *result);
+    return success();
+  }
+};
+
 } // namespace
 
 void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry) {
@@ -162,6 +214,7 @@ void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry) {
     FusionOp::attachInterface<FusionOpInterface>(*context);
     YieldOp::attachInterface<YieldOpInterface>(*context);
     CheckIndexOp::attachInterface<CheckIndexOpInterface>(*context);
+    NonZeroOp::attachInterface<NonZeroOpInterface>(*context);
   });
 }
 

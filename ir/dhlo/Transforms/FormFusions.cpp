@@ -21,6 +21,7 @@
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringMap.h"
 
 #include <queue>
 #include <set>
@@ -35,12 +36,44 @@ namespace anyshape::dhlo {
 namespace {
 
 /// Reorders `body` so that the ops of each fusion (`owner`: the fusion of
-/// each op one owns) are consecutive but for the unowned ops they need.
+/// each op one owns) are consecutive but for the unowned ops they need,
+/// the nonzeros whose counts size them included.
 /// Fails, leaving the order as it is, when a path leaves a fusion and
 /// re-enters it (the planner never forms one).
+/// The nonzeros whose counts size `op`'s results (their #dhlo.shape
+/// symbols): `op` must come after them though it reads none of their data.
+/// `counts` maps each count symbol of the block to its nonzero.
+SmallVector<Operation *>
+countsSizing(Operation *op, const llvm::StringMap<Operation *> &counts) {
+  SmallVector<Operation *> definers;
+  if (counts.empty())
+    return definers;
+  for (Type type : op->getResultTypes()) {
+    auto tensor = llvm::dyn_cast<RankedTensorType>(type);
+    auto shape = tensor
+                     ? llvm::dyn_cast_or_null<ShapeAttr>(tensor.getEncoding())
+                     : nullptr;
+    for (int64_t d = 0; shape && d < shape.getRank(); ++d)
+      if (std::optional<SymExpr> dim = shape.getDim(d))
+        for (const std::string &symbol : dim->leafSymbols())
+          if (Operation *nonzero = counts.lookup(symbol);
+              nonzero && nonzero != op)
+            definers.push_back(nonzero);
+  }
+  return definers;
+}
+
 LogicalResult orderByFusion(Block &body,
                             const llvm::DenseMap<Operation *, size_t> &owner,
                             size_t fusions) {
+  llvm::StringMap<Operation *> counts;
+  for (NonZeroOp nonzero : body.getOps<NonZeroOp>()) {
+    auto shape = llvm::dyn_cast_or_null<ShapeAttr>(
+        llvm::cast<RankedTensorType>(nonzero.getType()).getEncoding());
+    if (std::optional<SymExpr> count = shape ? shape.getDim(1) : std::nullopt)
+      if (std::optional<std::string> symbol = count->singleSymbol())
+        counts[*symbol] = nonzero;
+  }
   // Each fusion's ops in block order; fusions numbered by the plan.
   std::vector<std::vector<Operation *>> opsOf(fusions);
   for (Operation &op : body.without_terminator())
@@ -68,16 +101,26 @@ LogicalResult orderByFusion(Block &body,
     for (Value operand : op.getOperands())
       for (size_t source : sourcesOf(operand))
         sources.insert(source);
+    for (Operation *nonzero : countsSizing(&op, counts))
+      for (size_t source : sourcesOfUnowned.lookup(nonzero))
+        sources.insert(source);
     sourcesOfUnowned[&op] = std::move(sources);
   }
   std::vector<std::set<size_t>> users(fusions);
   std::vector<size_t> waitingFor(fusions, 0);
   for (size_t fusion = 0; fusion < fusions; ++fusion)
-    for (Operation *op : opsOf[fusion])
+    for (Operation *op : opsOf[fusion]) {
+      std::set<size_t> sources;
       for (Value operand : op->getOperands())
         for (size_t source : sourcesOf(operand))
-          if (source != fusion && users[source].insert(fusion).second)
-            ++waitingFor[fusion];
+          sources.insert(source);
+      for (Operation *nonzero : countsSizing(op, counts))
+        for (size_t source : sourcesOfUnowned.lookup(nonzero))
+          sources.insert(source);
+      for (size_t source : sources)
+        if (source != fusion && users[source].insert(fusion).second)
+          ++waitingFor[fusion];
+    }
 
   // The fusions are numbered in the order of their roots; among those
   // ready, the one whose first op comes first goes first.
@@ -114,8 +157,10 @@ LogicalResult orderByFusion(Block &body,
     llvm::DenseSet<Operation *> seen;
     while (!worklist.empty()) {
       Operation *next = worklist.pop_back_val();
-      for (Value operand : next->getOperands()) {
-        Operation *def = operand.getDefiningOp();
+      SmallVector<Operation *> defs = countsSizing(next, counts);
+      for (Value operand : next->getOperands())
+        defs.push_back(operand.getDefiningOp());
+      for (Operation *def : defs) {
         if (def && def->getBlock() == &body && !owner.count(def) &&
             !placed.count(def) && seen.insert(def).second) {
           needed.push_back(def);

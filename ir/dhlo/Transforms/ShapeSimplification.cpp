@@ -172,7 +172,10 @@ LogicalResult simplify(func::FuncOp func,
     }
   }
 
-  return applyPatternsAndFoldGreedily(func, patterns);
+  if (failed(applyPatternsAndFoldGreedily(func, patterns)))
+    return func.emitError("dhlo canonicalization did not converge (a "
+                          "pattern changes the IR on every iteration)");
+  return success();
 }
 
 struct ShapeSimplificationPass

@@ -125,6 +125,12 @@ public:
   /// gather whose clamping would otherwise hide a caller's mistake.
   Value checkIndex(Value indices, Value x, int64_t axis, bool allowNegative,
                    const std::string &what);
+  /// The coordinates of x's nonzero elements in row-major order, i64
+  /// [rank, count] (numpy's nonzero stacked; ONNX NonZero). count is known
+  /// only once it runs: a size of its own, at most x's element count,
+  /// named `countSymbol` (or "count", "count_1", ... when empty: the
+  /// first no parameter or other count uses), which later shapes may use.
+  Value nonzero(Value x, std::string countSymbol = "");
   Value reduce(Value x, std::vector<int64_t> dimensions, Reduction kind);
   Value dotGeneral(Value lhs, Value rhs, std::vector<int64_t> lhsBatch,
                    std::vector<int64_t> rhsBatch,

@@ -1,0 +1,123 @@
+//===- NonZeroToRuntimeCalls.cpp - nonzero as runtime calls -----*- C++ -*-===//
+//
+// anyshape-nonzero-to-runtime-calls (see Passes.td): what a nonzero
+// bufferized to, where it stands in the host flow,
+//
+//   %n = dhlo.count_nonzero %x          ->  %c = call @anyshapeCountNonZero_T(
+//                                                  %view, %kind) : i64
+//                                            %n = index_cast %c
+//   dhlo.nonzero_indices %x, %result    ->  call @anyshapeNonZeroIndices_T(
+//                                                  %view, %kind, %resultView)
+//
+// through MLIR's C interface (the execution context is appended by
+// anyshape-execution-context). The buffers go as unranked views, whatever
+// their rank and layout; T names the operand's element type only because a
+// declaration has one operand type, and `kind` tells the runtime how to
+// read the elements (runtime/NonZero.h). The count sizes the allocation
+// between the two calls, and so every shape that follows. A call is no
+// kernel: the plan check passes over them.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/Common/Passes.h"
+
+#include "ir/dhlo/IR/DhloDialect.h"
+#include "runtime/NonZero.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+
+namespace anyshape::codegen {
+
+#define GEN_PASS_DEF_NONZEROTORUNTIMECALLS
+#include "codegen/Common/Passes.h.inc"
+
+namespace {
+
+/// The runtime's NonZeroElement for `element`, with the declaration
+/// suffix naming it; nullopt for a type no dtype has.
+std::optional<std::pair<int64_t, const char *>> kindOf(Type element) {
+  using namespace anyshape::runtime;
+  if (element.isInteger(1))
+    return std::pair{int64_t(kNonZeroInt8), kNonZeroSuffixes[0]};
+  if (element.isInteger(32))
+    return std::pair{int64_t(kNonZeroInt32), kNonZeroSuffixes[1]};
+  if (element.isInteger(64))
+    return std::pair{int64_t(kNonZeroInt64), kNonZeroSuffixes[2]};
+  if (element.isF16())
+    return std::pair{int64_t(kNonZeroFloat16), kNonZeroSuffixes[3]};
+  if (element.isBF16())
+    return std::pair{int64_t(kNonZeroFloat16), kNonZeroSuffixes[4]};
+  if (element.isF32())
+    return std::pair{int64_t(kNonZeroFloat32), kNonZeroSuffixes[5]};
+  return std::nullopt;
+}
+
+/// `name`, taking `inputs` and returning `results`, declared in `module`
+/// on first use.
+func::FuncOp declaration(ModuleOp module, StringRef name, TypeRange inputs,
+                         TypeRange results) {
+  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
+    return existing;
+  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  auto function = b.create<func::FuncOp>(module.getLoc(), name,
+                                         b.getFunctionType(inputs, results));
+  function.setPrivate();
+  function->setAttr("llvm.emit_c_interface", b.getUnitAttr());
+  return function;
+}
+
+/// `buffer` as an unranked view, at `b`.
+Value unranked(OpBuilder &b, Location loc, Value buffer) {
+  auto type = llvm::cast<MemRefType>(buffer.getType());
+  return b.create<memref::CastOp>(
+      loc, UnrankedMemRefType::get(type.getElementType(), /*memorySpace=*/0),
+      buffer);
+}
+
+struct NonZeroToRuntimeCallsPass
+    : impl::NonZeroToRuntimeCallsBase<NonZeroToRuntimeCallsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<Operation *> ops;
+    module.walk([&](Operation *op) {
+      if (isa<dhlo::CountNonZeroOp, dhlo::NonZeroIndicesOp>(op))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops) {
+      Value operand = op->getOperand(0);
+      auto type = llvm::dyn_cast<MemRefType>(operand.getType());
+      auto kind = type ? kindOf(type.getElementType()) : std::nullopt;
+      if (!kind) {
+        op->emitError("nonzero of an unsupported buffer ") << operand.getType();
+        return signalPassFailure();
+      }
+      OpBuilder b(op);
+      Location loc = op->getLoc();
+      Value view = unranked(b, loc, operand);
+      Value code = b.create<arith::ConstantIntOp>(loc, kind->first, 64);
+      if (auto count = dyn_cast<dhlo::CountNonZeroOp>(op)) {
+        func::FuncOp callee =
+            declaration(module, (Twine(kCountNonZero) + kind->second).str(),
+                        {view.getType(), b.getI64Type()}, {b.getI64Type()});
+        Value counted =
+            b.create<func::CallOp>(loc, callee, ValueRange{view, code})
+                .getResult(0);
+        count.getCount().replaceAllUsesWith(
+            b.create<arith::IndexCastOp>(loc, b.getIndexType(), counted));
+      } else {
+        Value result = unranked(b, loc, op->getOperand(1));
+        func::FuncOp callee =
+            declaration(module, (Twine(kNonZeroIndices) + kind->second).str(),
+                        {view.getType(), b.getI64Type(), result.getType()}, {});
+        b.create<func::CallOp>(loc, callee, ValueRange{view, code, result});
+      }
+      op->erase();
+    }
+  }
+};
+
+} // namespace
+} // namespace anyshape::codegen

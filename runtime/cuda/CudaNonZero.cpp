@@ -1,0 +1,86 @@
+// nonzero on device buffers (runtime/NonZero.h): the operand's span is
+// copied to the host in the run's stream order, which waits for the
+// kernels before it; the count is computed there, and the coordinates are
+// written there and copied into the result on the device. The count
+// crosses to the host because the host flow sizes the result, and all
+// that follows, by it: one synchronisation of the stream for the count,
+// one for the coordinates.
+#include "runtime/NonZero.h"
+#include "runtime/cuda/CudaLaunch.h"
+
+#include <vector>
+
+namespace anyshape::runtime::cuda {
+namespace {
+
+/// The operand's span on the host (empty after a failure, recorded in
+/// the run); `view` then addresses it.
+std::vector<unsigned char> operandOnHost(UnrankedMemref *operand, int64_t kind,
+                                         CudaRun &run, StridedBytes &view) {
+  int64_t bytes = nonZeroElementBytes(kind);
+  auto *words = static_cast<const int64_t *>(operand->descriptor);
+  view = StridedBytes::of(*operand, nullptr, bytes);
+  std::vector<unsigned char> host(static_cast<size_t>(view.span() * bytes));
+  view.first = host.data();
+  if (host.empty())
+    return host;
+  auto first = static_cast<DevicePointer>(words[1] + words[2] * bytes);
+  const Driver &driver = *run.driver;
+  const char *call = "cuMemcpyDtoHAsync_v2";
+  int result =
+      driver.cuMemcpyDtoHAsync_v2(host.data(), first, host.size(), run.stream);
+  if (result == 0) {
+    call = "cuStreamSynchronize";
+    result = driver.cuStreamSynchronize(run.stream);
+  }
+  if (result != 0) {
+    run.error = checkCall(driver, call, result);
+    host.clear();
+  }
+  return host;
+}
+
+} // namespace
+
+extern "C" int64_t anyshapeCudaCountNonZero(UnrankedMemref *operand,
+                                            int64_t kind,
+                                            AnyshapeExecutionContext *context) {
+  auto *run = static_cast<CudaRun *>(context->moduleTable);
+  if (!run->error.isOk())
+    return 0; // the run fails; nothing after this reads the sizes' data
+  StridedBytes view;
+  std::vector<unsigned char> host = operandOnHost(operand, kind, *run, view);
+  if (host.empty())
+    return 0;
+  return forEachNonZero(view, kind, [](int64_t, const int64_t *) {});
+}
+
+extern "C" void anyshapeCudaNonZeroIndices(UnrankedMemref *operand,
+                                           int64_t kind, UnrankedMemref *result,
+                                           AnyshapeExecutionContext *context) {
+  auto *run = static_cast<CudaRun *>(context->moduleTable);
+  auto *words = static_cast<const int64_t *>(result->descriptor);
+  int64_t count = words[4], rank = words[3];
+  if (!run->error.isOk() || count * rank == 0)
+    return;
+  StridedBytes view;
+  std::vector<unsigned char> host = operandOnHost(operand, kind, *run, view);
+  if (host.empty())
+    return;
+  std::vector<int64_t> coordinates(static_cast<size_t>(count * rank));
+  writeNonZeroCoordinates(view, kind, coordinates.data(), count);
+  auto out = static_cast<DevicePointer>(words[1] + words[2] * sizeof(int64_t));
+  const Driver &driver = *run->driver;
+  const char *call = "cuMemcpyHtoDAsync_v2";
+  int status = driver.cuMemcpyHtoDAsync_v2(out, coordinates.data(),
+                                           coordinates.size() * sizeof(int64_t),
+                                           run->stream);
+  if (status == 0) { // the host copy must outlive the transfer
+    call = "cuStreamSynchronize";
+    status = driver.cuStreamSynchronize(run->stream);
+  }
+  if (status != 0)
+    run->error = checkCall(driver, call, status);
+}
+
+} // namespace anyshape::runtime::cuda
