@@ -6,8 +6,10 @@ import encoders
 import gpt2
 import llama
 import moe
+import packing
 import recommender
 import resnet
+import sparse_moe
 import t5
 import tiny_llama
 import unet
@@ -24,6 +26,8 @@ MODULES = {
     "tiny_llama": lambda: tiny_llama.Decoder(),
     "t5": lambda: t5.Seq2Seq(t5.model()),
     "moe": lambda: moe.TopTwoMoE(),
+    "sparse_moe": lambda: sparse_moe.SparseMoE(),
+    "packing": lambda: packing.PackedMlp(),
     "recommender": lambda: recommender.Recommender(),
     "resnet": lambda: resnet.TinyResNet(),
     "wav2vec2": lambda: wav2vec2.Encoder(wav2vec2.model()),

@@ -39,6 +39,15 @@ mlir::Type elementTypeOf(mlir::MLIRContext *context, v1::DType dtype);
 /// select: OpClass Unary, Binary or Select of the op table).
 bool isElementwise(mlir::Operation *op);
 
+/// Equal types mean equal shapes only when every dim is known: static, or
+/// a symbol expression (equal expressions are equal sizes). Two `?` dims
+/// may differ at run time.
+bool fullyKnown(mlir::Type type);
+
+/// Dim `d` of `type` as a polynomial: its static size or its encoding's
+/// entry; nullopt when unknown.
+std::optional<SymExpr> dimOf(mlir::RankedTensorType type, int64_t d);
+
 /// The shape of `type` as an attribute (a broadcast target): its encoding,
 /// or its static sizes; null when a dim is unknown (`?`) or holds a fresh
 /// symbol.

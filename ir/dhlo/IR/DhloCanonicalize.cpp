@@ -1,0 +1,462 @@
+//===- DhloCanonicalize.cpp - dhlo canonicalization patterns ---*- C++ -*-===//
+//
+// The canonicalization patterns: chains of reshapes and transposes merged,
+// unit-dim round trips sunk to where linalg can fuse through them,
+// reductions of nothing and of broadcasts simplified, slices of a
+// concatenate's operand taken from it. A pattern that fails leaves the IR
+// as it found it (dhlo-shape-simplification's driver would not converge).
+//
+//===----------------------------------------------------------------------===//
+#include "ir/dhlo/IR/DhloDialect.h"
+
+#include "ir/graph/OpRegistry.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+
+namespace anyshape::dhlo {
+
+namespace {
+
+/// reshape(reshape(x)) -> reshape(x): the element order never changes.
+struct MergeReshapes : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getOperand().getDefiningOp<ReshapeOp>();
+    if (!inner)
+      return failure();
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), inner.getOperand(),
+                                           op.getShape());
+    return success();
+  }
+};
+
+/// reshape(f(reshape(y), splat, ...)) -> f(y, splat', ...) for an
+/// elementwise f whose reshaped operands all come back to the outer
+/// reshape's shape: the round trip through a unit dim that an ONNX
+/// keepdims reduction followed by a broadcasting op makes ([b] -> [b, 1]
+/// -> max with a splat -> [b]). Left in, the unit dim splits a stitched
+/// row kernel (normalize's x / max(norm, eps)) in three.
+struct SinkReshapeRoundTrip : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    Operation *f = op.getOperand().getDefiningOp();
+    // Types are compared below as shapes: only sound when every dim of the
+    // result is known (two tensor<?x?xf32> may hold different shapes).
+    if (!f || f->getNumResults() != 1 || !f->hasOneUse() || !isElementwise(f) ||
+        !fullyKnown(op.getType()))
+      return failure();
+    auto result = llvm::cast<RankedTensorType>(op.getType());
+    auto sameShape = [&](Type type) {
+      auto t = llvm::cast<RankedTensorType>(type);
+      return t.getShape() == result.getShape() &&
+             t.getEncoding() == result.getEncoding();
+    };
+    // Every operand is checked before any op is made: a pattern that fails
+    // must leave the IR as it found it (else the driver never converges).
+    SmallVector<Value> operands;
+    SmallVector<BroadcastInDimOp> splats; // per operand, null if undone
+    bool undone = false;
+    for (Value v : f->getOperands()) {
+      if (auto inner = v.getDefiningOp<ReshapeOp>();
+          inner && sameShape(inner.getOperand().getType())) {
+        operands.push_back(inner.getOperand());
+        splats.push_back(nullptr);
+        undone = true;
+        continue;
+      }
+      auto splat = v.getDefiningOp<BroadcastInDimOp>();
+      auto scalar =
+          splat ? llvm::cast<RankedTensorType>(splat.getOperand().getType())
+                : RankedTensorType();
+      if (!scalar || scalar.getRank() != 0 || !shapeAttrOf(result))
+        return failure();
+      operands.push_back(nullptr);
+      splats.push_back(splat);
+    }
+    if (!undone)
+      return failure();
+    for (auto [operand, splat] : llvm::zip(operands, splats))
+      if (splat)
+        operand = rewriter.create<BroadcastInDimOp>(
+            splat.getLoc(),
+            RankedTensorType::get(
+                result.getShape(),
+                llvm::cast<RankedTensorType>(splat.getOperand().getType())
+                    .getElementType(),
+                result.getEncoding()),
+            splat.getOperand(), shapeAttrOf(result),
+            rewriter.getDenseI64ArrayAttr({}));
+    OperationState state(f->getLoc(), f->getName(), operands, {result},
+                         f->getAttrs());
+    rewriter.replaceOp(op, rewriter.create(state)->getResults());
+    return success();
+  }
+};
+
+/// For a reshape that only inserts or removes dims of size 1 (every other
+/// dim kept, in order, as the same expression): the result dim each
+/// operand dim lands on, -1 for a removed unit dim; nullopt otherwise.
+std::optional<SmallVector<int64_t>> unitDimReshape(RankedTensorType from,
+                                                   RankedTensorType to) {
+  auto isUnit = [](RankedTensorType t, int64_t d) {
+    std::optional<SymExpr> size = dimOf(t, d);
+    return size && size->constantValue() == 1;
+  };
+  SmallVector<int64_t> lands(from.getRank(), -1);
+  int64_t j = 0;
+  for (int64_t i = 0; i < from.getRank(); ++i) {
+    std::optional<SymExpr> size = dimOf(from, i);
+    if (!size)
+      return std::nullopt;
+    if (size->constantValue() == 1)
+      continue;
+    while (j < to.getRank() && isUnit(to, j))
+      ++j;
+    if (j == to.getRank() || dimOf(to, j) != size)
+      return std::nullopt;
+    lands[i] = j++;
+  }
+  for (; j < to.getRank(); ++j)
+    if (!isUnit(to, j))
+      return std::nullopt;
+  return lands;
+}
+
+/// A broadcast of a rank-0 value: built in any shape as cheaply.
+BroadcastInDimOp scalarSplat(Operation *op) {
+  auto splat = llvm::dyn_cast_or_null<BroadcastInDimOp>(op);
+  return splat && llvm::cast<RankedTensorType>(splat.getOperand().getType())
+                          .getRank() == 0
+             ? splat
+             : BroadcastInDimOp();
+}
+
+/// An elementwise op used once (by the chain above it), within the depth
+/// the chain walks.
+bool isChainLink(Operation *op, int depth) {
+  return depth < 16 && isElementwise(op) && op->getNumResults() == 1 &&
+         op->hasOneUse();
+}
+
+/// Whether a unit-dim reshape (`lands`, unitDimReshape) of `v` can move
+/// to the leaves of the elementwise ops computing it, each used once and
+/// of v's shape: an iota (kept only if its dim survives) or a scalar
+/// splat is built again in the new layout, a function argument reshaped
+/// (a view). Any other leaf would put the reshape inside a kernel again.
+/// `sawIota` is set when an iota is among the leaves.
+bool reshapableChain(Value v, ArrayRef<int64_t> lands, int depth,
+                     bool &sawIota) {
+  Operation *op = v.getDefiningOp();
+  if (auto iota = llvm::dyn_cast_or_null<IotaOp>(op)) {
+    sawIota = true;
+    return lands[iota.getIotaDimension()] >= 0;
+  }
+  if (scalarSplat(op))
+    return true;
+  if (!op) // a function argument: reshaped, it is a view
+    return depth > 0;
+  if (!isChainLink(op, depth))
+    return false;
+  auto type = llvm::cast<RankedTensorType>(v.getType());
+  return llvm::all_of(op->getOperands(), [&](Value operand) {
+    auto t = llvm::cast<RankedTensorType>(operand.getType());
+    return t.getShape() == type.getShape() &&
+           t.getEncoding() == type.getEncoding() &&
+           reshapableChain(operand, lands, depth + 1, sawIota);
+  });
+}
+
+/// `v` (reshapableChain) built again with the shape of `target`.
+Value reshapeChain(PatternRewriter &rewriter, Value v, RankedTensorType target,
+                   ArrayRef<int64_t> lands, int depth) {
+  Operation *op = v.getDefiningOp();
+  auto elementType = llvm::cast<RankedTensorType>(v.getType()).getElementType();
+  auto type = RankedTensorType::get(target.getShape(), elementType,
+                                    target.getEncoding());
+  if (auto iota = llvm::dyn_cast_or_null<IotaOp>(op))
+    return rewriter.create<IotaOp>(
+        iota.getLoc(), type,
+        rewriter.getI64IntegerAttr(lands[iota.getIotaDimension()]));
+  if (BroadcastInDimOp splat = scalarSplat(op))
+    return rewriter.create<BroadcastInDimOp>(
+        splat.getLoc(), type, splat.getOperand(), shapeAttrOf(target),
+        rewriter.getDenseI64ArrayAttr({}));
+  if (!op)
+    return rewriter.create<ReshapeOp>(v.getLoc(), type, v, shapeAttrOf(target));
+  SmallVector<Value> operands;
+  for (Value operand : op->getOperands())
+    operands.push_back(
+        reshapeChain(rewriter, operand, target, lands, depth + 1));
+  OperationState state(op->getLoc(), op->getName(), operands, {type},
+                       op->getAttrs());
+  return rewriter.create(state)->getResult(0);
+}
+
+/// reshape(f(...)) -> f'(...) built in the reshaped layout, for a reshape
+/// that only inserts or removes unit dims of elementwise ops over an iota
+/// (positions = iota + past, reshaped [p] -> [1, 1, 1, p] for a causal
+/// mask): the iotas and splats are generated in the new layout, function
+/// arguments reshaped (a view). Left in, the reshape sits between a kernel's
+/// index computation and its consumer, where linalg cannot move it (its
+/// reshape expansion refuses linalg.index with dynamic dims), and the
+/// plan's one kernel would be two.
+struct SinkUnitReshapeToIndices : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto from = llvm::cast<RankedTensorType>(op.getOperand().getType());
+    auto to = llvm::cast<RankedTensorType>(op.getType());
+    if (!fullyKnown(to) || !shapeAttrOf(to))
+      return failure();
+    std::optional<SmallVector<int64_t>> lands = unitDimReshape(from, to);
+    bool sawIota = false;
+    if (!lands || !reshapableChain(op.getOperand(), *lands, 0, sawIota) ||
+        !sawIota)
+      return failure();
+    rewriter.replaceOp(op,
+                       reshapeChain(rewriter, op.getOperand(), to, *lands, 0));
+    return success();
+  }
+};
+
+/// transpose(transpose(x, p), q) -> transpose(x, p o q).
+struct MergeTransposes : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getOperand().getDefiningOp<TransposeOp>();
+    if (!inner)
+      return failure();
+    SmallVector<int64_t> composed;
+    for (int64_t p : op.getPermutation())
+      composed.push_back(inner.getPermutation()[p]);
+    rewriter.replaceOpWithNewOp<TransposeOp>(op, op.getType(),
+                                             inner.getOperand(), composed);
+    return success();
+  }
+};
+
+/// reduce(x) over a dim of static size 0 -> the kind's identity, broadcast
+/// to the result's shape. Left to the lowering, the reduction would fold
+/// to its accumulator's fill there, after fusion was planned around it.
+struct ReduceNothing : OpRewritePattern<ReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReduceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto operand = llvm::cast<RankedTensorType>(op.getOperand().getType());
+    auto result = llvm::cast<RankedTensorType>(op.getType());
+    if (!llvm::any_of(op.getDimensions(),
+                      [&](int64_t d) { return operand.getDimSize(d) == 0; }))
+      return failure();
+    ShapeAttr shape = shapeAttrOf(result);
+    if (!shape)
+      return failure();
+    Type element = result.getElementType();
+    auto scalar = RankedTensorType::get({}, element);
+    Value identity = rewriter.create<ConstantOp>(
+        op.getLoc(),
+        DenseElementsAttr::get(
+            scalar, reductionIdentity(rewriter, op.getKind(), element)));
+    rewriter.replaceOpWithNewOp<BroadcastInDimOp>(
+        op, result, identity, shape, rewriter.getDenseI64ArrayAttr({}));
+    return success();
+  }
+};
+
+/// reduce(broadcast_in_dim(x)) -> broadcast_in_dim(reduce(x)): the
+/// reduction runs over x's elements, not their copies. A dim the broadcast
+/// repeats x along (one no operand dim maps to, or a stretched size-1 dim)
+/// leaves max and min unchanged and multiplies a sum by its size; a prod
+/// over one (x to that power) is left as it is. Besides the work saved, this is
+/// what makes a whole reduction of a broadcast one kernel: fused, the loop over
+/// a repeated dim would have no operand to take its size from.
+struct ReduceOfBroadcast : OpRewritePattern<ReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReduceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto broadcast = op.getOperand().getDefiningOp<BroadcastInDimOp>();
+    if (!broadcast)
+      return failure();
+    Value x = broadcast.getOperand();
+    auto xType = llvm::cast<RankedTensorType>(x.getType());
+    auto wide = llvm::cast<RankedTensorType>(broadcast.getType());
+    auto result = llvm::cast<RankedTensorType>(op.getType());
+    ShapeAttr resultShape = shapeAttrOf(result);
+    if (!resultShape)
+      return failure();
+    ArrayRef<int64_t> reduced = op.getDimensions();
+    ArrayRef<int64_t> mapped = broadcast.getBroadcastDimensions();
+    // Dims of the broadcast that x's dims carry unchanged (a size-1 x dim
+    // under a dim that may not be 1 is stretched; any other pair is left
+    // alone, as it may or may not stretch at run time).
+    SmallVector<bool> carried(wide.getRank(), false);
+    for (auto [i, d] : llvm::enumerate(mapped)) {
+      std::optional<SymExpr> from = dimOf(xType, i), to = dimOf(wide, d);
+      if (!from || !to)
+        return failure();
+      if (*from == *to)
+        carried[d] = true;
+      else if (from->constantValue() != std::optional<int64_t>(1))
+        return failure();
+    }
+    int64_t staticCopies = 1;
+    SmallVector<int64_t> symbolicCopies;
+    for (int64_t d : reduced) {
+      if (carried[d])
+        continue;
+      std::optional<SymExpr> dim = dimOf(wide, d);
+      if (!dim)
+        return failure();
+      std::optional<int64_t> size = dim->constantValue();
+      if (!size)
+        symbolicCopies.push_back(d);
+      else if (llvm::MulOverflow(staticCopies, *size, staticCopies))
+        return failure();
+    }
+    bool repeats = staticCopies != 1 || !symbolicCopies.empty();
+    if (repeats && op.getKind() == "prod")
+      return failure();
+
+    Location loc = op.getLoc();
+    // A sum of a narrow float is computed in f32, as the reduction's
+    // lowering accumulates it, and rounded once at the end: the copies
+    // (beyond 65504 in f16, or inexact in bf16) would not fit otherwise.
+    auto withElement = [](RankedTensorType type, Type element) {
+      return RankedTensorType::get(type.getShape(), element,
+                                   type.getEncoding());
+    };
+    Type element = result.getElementType();
+    bool widen = repeats && op.getKind() == "sum" &&
+                 llvm::isa<FloatType>(element) &&
+                 element.getIntOrFloatBitWidth() < 32;
+    RankedTensorType computed =
+        widen ? withElement(result, rewriter.getF32Type()) : result;
+    if (widen)
+      x = rewriter.create<ConvertOp>(
+          loc, withElement(xType, rewriter.getF32Type()), x);
+    SmallVector<int64_t> xReduced, kept;
+    for (auto [i, d] : llvm::enumerate(mapped)) {
+      if (llvm::is_contained(reduced, d)) {
+        xReduced.push_back(i);
+        continue;
+      }
+      // d's place among the dims the reduction keeps.
+      kept.push_back(d -
+                     llvm::count_if(reduced, [&](int64_t r) { return r < d; }));
+    }
+    Value partial = x;
+    if (!xReduced.empty())
+      partial = rewriter.create<ReduceOp>(
+          loc, x, op.getKindAttr(), rewriter.getDenseI64ArrayAttr(xReduced));
+    Value value =
+        rewriter.create<BroadcastInDimOp>(loc, computed, partial, resultShape,
+                                          rewriter.getDenseI64ArrayAttr(kept));
+
+    if (repeats && op.getKind() == "sum") {
+      // The copies of each element: static sizes multiply here, symbolic
+      // ones at run time.
+      Value copies;
+      auto times = [&](Value size) {
+        copies = copies ? rewriter.create<MulOp>(loc, copies, size) : size;
+      };
+      auto i64Scalar = RankedTensorType::get({}, rewriter.getI64Type());
+      if (staticCopies != 1)
+        times(rewriter.create<ConstantOp>(
+            loc, DenseElementsAttr::get(i64Scalar, staticCopies)));
+      for (int64_t d : symbolicCopies)
+        times(rewriter.create<DimSizeOp>(loc, broadcast.getResult(),
+                                         rewriter.getI64IntegerAttr(d)));
+      Value count = rewriter.create<ConvertOp>(
+          loc, RankedTensorType::get({}, computed.getElementType()), copies);
+      Value counts = rewriter.create<BroadcastInDimOp>(
+          loc, computed, count, resultShape, rewriter.getDenseI64ArrayAttr({}));
+      value = rewriter.create<MulOp>(loc, computed, value, counts);
+    }
+    if (widen)
+      value = rewriter.create<ConvertOp>(loc, result, value);
+    rewriter.replaceOp(op, value);
+    return success();
+  }
+};
+
+/// slice(concatenate(a, b, ...)) -> slice(b) when the slice provably lies
+/// within one operand along the concatenated dim (its start at or after
+/// the operand's, its limit at or before the operand's end); the slice
+/// folds away if it is the whole operand. The plan then sees the data
+/// movement that remains, not one that lowering would remove.
+struct SliceOfConcatenate : OpRewritePattern<SliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SliceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto concatenate = op.getOperand().getDefiningOp<ConcatenateOp>();
+    if (!concatenate)
+      return failure();
+    int64_t dim = concatenate.getDimension();
+    ShapeAttr starts = op.getStartIndices(), limits = op.getLimitIndices();
+    std::optional<SymExpr> start = starts.getDim(dim),
+                           limit = limits.getDim(dim);
+    if (!start || !limit)
+      return failure();
+    auto provablyAtMost = [](const SymExpr &a, const SymExpr &b) {
+      std::optional<SymExpr> gap = SymExpr::sub(b, a);
+      return gap && gap->isNonNegative();
+    };
+    SymExpr offset = SymExpr::constant(0);
+    for (Value input : concatenate.getInputs()) {
+      std::optional<SymExpr> size =
+          dimOf(llvm::cast<RankedTensorType>(input.getType()), dim);
+      std::optional<SymExpr> end =
+          size ? SymExpr::add(offset, *size) : std::nullopt;
+      if (!end)
+        return failure();
+      if (provablyAtMost(offset, *start) && provablyAtMost(*limit, *end)) {
+        std::optional<SymExpr> from = SymExpr::sub(*start, offset),
+                               to = SymExpr::sub(*limit, offset);
+        if (!from || !to)
+          return failure();
+        SmallVector<std::optional<SymExpr>> newStarts, newLimits;
+        for (int64_t d = 0; d < starts.getRank(); ++d) {
+          newStarts.push_back(d == dim ? from : starts.getDim(d));
+          newLimits.push_back(d == dim ? to : limits.getDim(d));
+        }
+        MLIRContext *context = op.getContext();
+        rewriter.replaceOpWithNewOp<SliceOp>(
+            op, op.getType(), input, ShapeAttr::get(context, newStarts),
+            ShapeAttr::get(context, newLimits), op.getStridesAttr());
+        return success();
+      }
+      offset = *end;
+    }
+    return failure();
+  }
+};
+
+} // namespace
+
+void ReduceOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                           MLIRContext *context) {
+  patterns.add<ReduceNothing, ReduceOfBroadcast>(context);
+}
+
+void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                            MLIRContext *context) {
+  patterns.add<MergeReshapes, SinkReshapeRoundTrip, SinkUnitReshapeToIndices>(
+      context);
+}
+
+void SliceOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                          MLIRContext *context) {
+  patterns.add<SliceOfConcatenate>(context);
+}
+
+void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                              MLIRContext *context) {
+  patterns.add<MergeTransposes>(context);
+}
+
+} // namespace anyshape::dhlo
