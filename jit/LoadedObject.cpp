@@ -119,6 +119,8 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner &mangle) {
   symbols[mangle(codegen::kCudaLaunch)] =
       bind(&runtime::cuda::anyshapeCudaLaunch);
   symbols[mangle(codegen::kCudaCopy)] = bind(&runtime::cuda::anyshapeCudaCopy);
+  symbols[mangle(codegen::kCudaUpload)] =
+      bind(&runtime::cuda::anyshapeCudaUpload);
   symbols[mangle(codegen::kCudaConstant)] =
       bind(&runtime::cuda::anyshapeCudaConstant);
   symbols[mangle(std::string("_mlir_ciface_") + codegen::kCudaBatchMatmulF32)] =

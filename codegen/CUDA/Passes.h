@@ -18,6 +18,9 @@ inline constexpr const char *kCudaLaunch = "anyshapeCudaLaunch";
 /// The CUDA runtime's stream-ordered copy between device buffers, which
 /// the host flow calls for a memref.copy (anyshape-host-buffers).
 inline constexpr const char *kCudaCopy = "anyshapeCudaCopy";
+/// The runtime's upload of a small host-written buffer to the device,
+/// `(context, to: i64, from: i64, bytes: i64) -> ()` (anyshape-host-buffers).
+inline constexpr const char *kCudaUpload = "anyshapeCudaUpload";
 /// The CUDA runtime's GEMM (cuBLASLt), which the host flow calls in place
 /// of the CPU's kBatchMatmulF32, with the same C interface.
 inline constexpr const char *kCudaBatchMatmulF32 = "anyshapeCudaBatchMatmulF32";

@@ -223,6 +223,20 @@ extern "C" void anyshapeCudaCopy(AnyshapeExecutionContext *context, int64_t to,
     run->error = checkCall(*run->driver, "cuMemcpyDtoDAsync_v2", result);
 }
 
+extern "C" void anyshapeCudaUpload(AnyshapeExecutionContext *context,
+                                   int64_t to, int64_t from, int64_t bytes) {
+  auto *run = static_cast<CudaRun *>(context->moduleTable);
+  if (!run->error.isOk() || bytes <= 0)
+    return;
+  const auto *host = reinterpret_cast<const unsigned char *>(from);
+  std::vector<unsigned char> &kept =
+      run->uploaded.emplace_back(host, host + bytes);
+  int result = run->driver->cuMemcpyHtoDAsync_v2(
+      static_cast<DevicePointer>(to), kept.data(), kept.size(), run->stream);
+  if (result != 0)
+    run->error = checkCall(*run->driver, "cuMemcpyHtoDAsync_v2", result);
+}
+
 extern "C" void *anyshapeCudaConstant(AnyshapeExecutionContext *context,
                                       int64_t index, const void *host,
                                       int64_t bytes) {

@@ -24,6 +24,7 @@
 #include "runtime/cuda/DeviceTimer.h"
 
 #include <atomic>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -116,6 +117,10 @@ struct CudaRun {
   /// Set only for a timed run: each launch and GEMM between two events.
   RunTimer *timer = nullptr;
   Status error; ///< the first failure of the run
+  /// The host bytes of each anyshapeCudaUpload, kept until the run ends
+  /// (its stream is synchronised before): the copy reads them in stream
+  /// order, after the host flow's own storage may be gone.
+  std::deque<std::vector<unsigned char>> uploaded;
 };
 
 /// A context whose allocations come from `run.allocator` and whose
@@ -133,6 +138,11 @@ void anyshapeCudaLaunch(AnyshapeExecutionContext *context, int64_t kernel,
 /// buffers: `bytes` from `from` to `to`, in the run's stream order.
 void anyshapeCudaCopy(AnyshapeExecutionContext *context, int64_t to,
                       int64_t from, int64_t bytes);
+/// The upload generated code calls for a small buffer the host flow
+/// writes and kernels read (a size read as data, anyshape-host-buffers):
+/// `bytes` at host address `from` to device address `to`, in stream order.
+void anyshapeCudaUpload(AnyshapeExecutionContext *context, int64_t to,
+                        int64_t from, int64_t bytes);
 /// The device copy of constant `index`, `bytes` at `host` (null after a
 /// failure, which the run then reports).
 void *anyshapeCudaConstant(AnyshapeExecutionContext *context, int64_t index,

@@ -279,6 +279,16 @@ TEST(FakeDevice, NonZeroCountsOnTheHostAndWritesTheCoordinatesBack) {
   EXPECT_EQ(fakeCounter("PendingOperations"), 0);
 }
 
+TEST(FakeDevice, ASizeKernelsReadAsDataIsUploaded) {
+  // The positive elements' linear indices are row * dim_size(x, 1) +
+  // column: the host flow writes the size into a small buffer on its
+  // stack and uploads it, in stream order, for the kernel to read.
+  v1::Graph graph = test::positiveElementsGraph();
+  checkAcrossShapes(graph, drawShapes({{"n", {0, 9}}, {"m", {0, 7}}}, 8, 9),
+                    "a size read as data on the device", onDevice());
+  EXPECT_EQ(fakeCounter("PendingOperations"), 0);
+}
+
 TEST(FakeDevice, OutOfDeviceMemoryIsResourceExhaustedAndTheDeviceRecovers) {
   v1::Graph graph = test::exampleGraph("elementwise_reduce");
   auto executable = jit::Compiler::compile(graph, onDevice());
