@@ -6,6 +6,8 @@
 #include "runtime/IndexChecks.h"
 #include "runtime/cuda/CudaLaunch.h"
 
+#include <cstring>
+
 namespace anyshape::runtime::cuda {
 namespace {
 
@@ -15,29 +17,15 @@ void checkOnDevice(UnrankedMemref *indices, int64_t low, int64_t high,
   auto *run = static_cast<CudaRun *>(context->moduleTable);
   if (!run->error.isOk() || context->failedCheckNode != 0)
     return;
+  std::vector<unsigned char> host = spanOnHost(*run, *indices, sizeof(T));
+  if (host.empty())
+    return;
+  std::vector<T> values(host.size() / sizeof(T));
+  std::memcpy(values.data(), host.data(), host.size());
   auto *words = static_cast<const int64_t *>(indices->descriptor);
   int64_t rank = indices->rank;
-  const int64_t *sizes = words + 3, *strides = words + 3 + rank;
-  if (elementCount(sizes, rank) <= 0)
-    return;
-  int64_t span = 1; // strides of bufferized views are never negative
-  for (int64_t d = 0; d < rank; ++d)
-    span += (sizes[d] - 1) * strides[d];
-  std::vector<T> host(static_cast<size_t>(span));
-  auto first = static_cast<DevicePointer>(words[1] + words[2] * sizeof(T));
-  const Driver &driver = *run->driver;
-  const char *call = "cuMemcpyDtoHAsync_v2";
-  int result = driver.cuMemcpyDtoHAsync_v2(
-      host.data(), first, host.size() * sizeof(T), run->stream);
-  if (result == 0) {
-    call = "cuStreamSynchronize";
-    result = driver.cuStreamSynchronize(run->stream);
-  }
-  if (result != 0) {
-    run->error = checkCall(driver, call, result);
-    return;
-  }
-  checkIndices(host.data(), sizes, strides, rank, low, high, node, context);
+  checkIndices(values.data(), words + 3, words + 3 + rank, rank, low, high,
+               node, context);
 }
 
 } // namespace

@@ -223,6 +223,34 @@ extern "C" void anyshapeCudaCopy(AnyshapeExecutionContext *context, int64_t to,
     run->error = checkCall(*run->driver, "cuMemcpyDtoDAsync_v2", result);
 }
 
+std::vector<unsigned char>
+spanOnHost(CudaRun &run, const UnrankedMemref &memref, int64_t elementBytes) {
+  auto *words = static_cast<const int64_t *>(memref.descriptor);
+  int64_t rank = memref.rank;
+  const int64_t *sizes = words + 3, *strides = words + 3 + rank;
+  int64_t span = 1; // strides of bufferized views are never negative
+  for (int64_t d = 0; d < rank; ++d) {
+    if (sizes[d] == 0)
+      return {};
+    span += (sizes[d] - 1) * strides[d];
+  }
+  std::vector<unsigned char> host(static_cast<size_t>(span * elementBytes));
+  auto first = static_cast<DevicePointer>(words[1] + words[2] * elementBytes);
+  const Driver &driver = *run.driver;
+  const char *call = "cuMemcpyDtoHAsync_v2";
+  int result =
+      driver.cuMemcpyDtoHAsync_v2(host.data(), first, host.size(), run.stream);
+  if (result == 0) {
+    call = "cuStreamSynchronize";
+    result = driver.cuStreamSynchronize(run.stream);
+  }
+  if (result != 0) {
+    run.error = checkCall(driver, call, result);
+    return {};
+  }
+  return host;
+}
+
 extern "C" void anyshapeCudaUpload(AnyshapeExecutionContext *context,
                                    int64_t to, int64_t from, int64_t bytes) {
   auto *run = static_cast<CudaRun *>(context->moduleTable);

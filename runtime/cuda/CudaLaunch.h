@@ -127,6 +127,14 @@ struct CudaRun {
 /// launches go to `run.stream`.
 AnyshapeExecutionContext cudaContext(CudaRun &run);
 
+/// The bytes of a device buffer's view (`memref`'s descriptor, elements
+/// `elementBytes` wide) from its first element to its last, copied to the
+/// host in `run`'s stream order, after the kernels before it, and
+/// synchronised: what the host flow's checks and nonzero read. Empty for
+/// an empty view, or after a failure, which is recorded in `run`.
+std::vector<unsigned char>
+spanOnHost(CudaRun &run, const UnrankedMemref &memref, int64_t elementBytes);
+
 extern "C" {
 /// The launch generated code calls: kernel `kernel` of the run's table on
 /// a grid of blocks with `count` 8-byte parameter words at `slots`.

@@ -13,30 +13,14 @@
 namespace anyshape::runtime::cuda {
 namespace {
 
-/// The operand's span on the host (empty after a failure, recorded in
-/// the run); `view` then addresses it.
+/// The operand's span on the host (empty for an empty operand or after a
+/// failure, recorded in the run); `view` then addresses it.
 std::vector<unsigned char> operandOnHost(UnrankedMemref *operand, int64_t kind,
                                          CudaRun &run, StridedBytes &view) {
   int64_t bytes = nonZeroElementBytes(kind);
-  auto *words = static_cast<const int64_t *>(operand->descriptor);
+  std::vector<unsigned char> host = spanOnHost(run, *operand, bytes);
   view = StridedBytes::of(*operand, nullptr, bytes);
-  std::vector<unsigned char> host(static_cast<size_t>(view.span() * bytes));
   view.first = host.data();
-  if (host.empty())
-    return host;
-  auto first = static_cast<DevicePointer>(words[1] + words[2] * bytes);
-  const Driver &driver = *run.driver;
-  const char *call = "cuMemcpyDtoHAsync_v2";
-  int result =
-      driver.cuMemcpyDtoHAsync_v2(host.data(), first, host.size(), run.stream);
-  if (result == 0) {
-    call = "cuStreamSynchronize";
-    result = driver.cuStreamSynchronize(run.stream);
-  }
-  if (result != 0) {
-    run.error = checkCall(driver, call, result);
-    host.clear();
-  }
   return host;
 }
 
