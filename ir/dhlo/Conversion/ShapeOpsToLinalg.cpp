@@ -5,7 +5,8 @@
 // stretch at run time (a symbolic operand dim that could be 1) reads its
 // operand through a select on the dim's size; dims the shape analysis
 // proved equal, or static, use plain affine maps (the pass records which in
-// the `dhlo.stretch` attribute before lowering).
+// the `dhlo.stretch` attribute before lowering). A gather from a reshaped
+// slice reads the slice through the reshape's index arithmetic.
 //
 //===----------------------------------------------------------------------===//
 #include "LoweringUtils.h"
@@ -133,6 +134,56 @@ struct ReshapeLowering : OpRewritePattern<ReshapeOp> {
         sizes);
     rewriter.replaceOpWithNewOp<tensor::ReshapeOp>(
         op, withoutEncoding(op.getType()), op.getOperand(), shape);
+    return success();
+  }
+};
+
+/// Whether `value` is a slice: an extract_slice, or a fusion's result that
+/// yields one (a fusion of a slice alone is a view, not a kernel).
+bool isSlice(Value value) {
+  if (auto fusion = value.getDefiningOp<FusionOp>()) {
+    Operation *yield = fusion.getBody().front().getTerminator();
+    value = yield->getOperand(llvm::cast<OpResult>(value).getResultNumber());
+  }
+  return value.getDefiningOp<tensor::ExtractSliceOp>() != nullptr;
+}
+
+/// An element read (a gather's tensor.extract) from a merged or
+/// reshaped slice reads the slice itself, at the coordinates its linear
+/// position has there. A slice is a strided view, which no merge of its
+/// dims can express as a view, so the reshape would otherwise become a
+/// copy: a second kernel in the fusion the plan made one.
+struct ExtractThroughReshapedSlice : OpRewritePattern<tensor::ExtractOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::ExtractOp op,
+                                PatternRewriter &rewriter) const override {
+    Operation *reshape = op.getTensor().getDefiningOp();
+    if (!isa_and_nonnull<tensor::CollapseShapeOp, tensor::ReshapeOp>(reshape))
+      return failure();
+    Value source = reshape->getOperand(0);
+    if (!isSlice(source))
+      return failure();
+    Location loc = op.getLoc();
+    auto sourceType = llvm::cast<RankedTensorType>(source.getType());
+    // Row-major linear position of the read in the reshape's result (a
+    // merge keeps the order, so a general reshape's formula serves both).
+    Value linear = indexConstant(rewriter, loc, 0);
+    for (auto [d, index] : llvm::enumerate(op.getIndices())) {
+      Value extent = dimValue(rewriter, loc, op.getTensor(), d);
+      linear = rewriter.create<arith::AddIOp>(
+          loc, rewriter.create<arith::MulIOp>(loc, linear, extent), index);
+    }
+    // The same position as coordinates of the slice, innermost first; the
+    // outermost takes the quotient left (the position is in range).
+    SmallVector<Value> at(sourceType.getRank());
+    for (int64_t d = sourceType.getRank() - 1; d > 0; --d) {
+      Value extent = dimValue(rewriter, loc, source, d);
+      at[d] = rewriter.create<arith::RemUIOp>(loc, linear, extent);
+      linear = rewriter.create<arith::DivUIOp>(loc, linear, extent);
+    }
+    if (!at.empty())
+      at[0] = linear;
+    rewriter.replaceOpWithNewOp<tensor::ExtractOp>(op, source, at);
     return success();
   }
 };
@@ -333,7 +384,8 @@ struct DimSizeLowering : OpRewritePattern<DimSizeOp> {
 void populateShapeOpsToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<BroadcastInDimLowering, ReshapeLowering, TransposeLowering,
                SliceLowering, ConcatenateLowering, PadLowering,
-               ConstantLowering, DimSizeLowering>(patterns.getContext());
+               ConstantLowering, DimSizeLowering, ExtractThroughReshapedSlice>(
+      patterns.getContext());
 }
 
 } // namespace anyshape::dhlo
