@@ -75,6 +75,7 @@ void buildCudaPipeline(OpPassManager &pm, const CudaPipelineOptions &options) {
   pm.addPass(createBatchMatmulToRuntimeCall());
   // 5. The plan's kernels as loops, then each fusion's loops as launches.
   buildKernelFormationStages(pm, options.fuse, options.printKernelFusions);
+  pm.addNestedPass<func::FuncOp>(createCopiesAsLoops());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
   // Canonicalization folds a unit dim's induction variable to 0, so two

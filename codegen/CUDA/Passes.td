@@ -24,6 +24,20 @@ def AlignVectorAccesses
   }];
 }
 
+def CopiesAsLoops : Pass<"anyshape-copies-as-loops", "mlir::func::FuncOp"> {
+  let summary = "A fusion's buffer copies as linalg.copy, so as loops";
+  let description = [{
+    Inside a fusion a `memref.copy` (a concatenate's parts, a reshape of
+    a strided view, a slice kept) is data a kernel moves, not a host
+    copy: it becomes `linalg.copy`, which turns into a parallel loop like
+    every other kernel and so into a grid. Left a copy, it would run in
+    one GPU thread, and a strided one has no device lowering at all (the
+    CPU runtime's `memrefCopy`). Copies outside fusions stay: the host
+    flow's, made device copies by anyshape-host-buffers.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def DeviceConstants : Pass<"anyshape-device-constants", "mlir::ModuleOp"> {
   let summary = "The host flow's constants as the runtime's device copies";
   let description = [{

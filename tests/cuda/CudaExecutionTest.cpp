@@ -11,6 +11,7 @@
 #include "../jit/MatchesReference.h"
 #include "../jit/RandomGraph.h"
 #include "../jit/RandomInputs.h"
+#include "../support/CopyGraph.h"
 #include "../support/DrawShapes.h"
 #include "../support/ExampleGraph.h"
 #include "../support/NonZeroGraph.h"
@@ -287,6 +288,19 @@ TEST(FakeDevice, ASizeKernelsReadAsDataIsUploaded) {
   checkAcrossShapes(graph, drawShapes({{"n", {0, 9}}, {"m", {0, 7}}}, 8, 9),
                     "a size read as data on the device", onDevice());
   EXPECT_EQ(fakeCounter("PendingOperations"), 0);
+}
+
+TEST(FakeDevice, StridedCopiesRunAsGrids) {
+  // A fusion's copies (a concatenate's parts, a reshape of a transposed
+  // view) are kernels of their own, strided or not; a copy left as one
+  // would be a call of the CPU runtime's memrefCopy in device code.
+  v1::Graph graph = test::stridedCopiesGraph();
+  checkAcrossShapes(
+      graph, drawShapes({{"n", {2, 40}}, {"m", {1, 70}}, {"k", {0, 9}}}, 8, 12),
+      "strided copies on the device", onDevice());
+  checkAcrossShapes(
+      graph, drawShapes({{"n", {2, 9}}, {"m", {1, 300}}, {"k", {1, 3}}}, 4, 13),
+      "strided copies, striding", onDevice(32, 3));
 }
 
 TEST(FakeDevice, OutOfDeviceMemoryIsResourceExhaustedAndTheDeviceRecovers) {

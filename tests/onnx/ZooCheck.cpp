@@ -1,4 +1,4 @@
-// anyshape-zoo-check MODEL.onnx FIXTURE [--backend cpu|cuda-emulated]
+// anyshape-zoo-check MODEL.onnx FIXTURE [--backend cpu|cuda-emulated|cuda]
 // [--atol X] [--rtol X] [--passes N]: imports and compiles the model once, runs
 // every case of FIXTURE (inputs and what PyTorch computed from them, written by
 // examples/zoo/fixture.py) and compares every output, element by element,
@@ -7,7 +7,9 @@
 // once, 1 otherwise, 2 on a usage error. One ctest per zoo model runs it.
 // With --passes N it then times N more passes over the cases in process
 // (bench/peers/zoo.py reads the line: compile seconds, first pass, the
-// other passes' total and median call).
+// other passes' total and median call). `cuda` is the device path whole
+// (cubins, the host flow, the runtime) with each kernel's emulation
+// packed in, so that on the fake driver (tests/cuda) every launch runs.
 //
 // FIXTURE is text: per case a line "case LABEL", then per tensor a line
 // "input|output NAME DTYPE RANK DIMS..." and a line of its values in
@@ -129,7 +131,7 @@ Comparison compare(const Literal &got, const Literal &want, double atol,
 int usage(const char *error) {
   std::cerr << (error ? std::string("error: ") + error + "\n" : "")
             << "usage: anyshape-zoo-check MODEL.onnx FIXTURE [--backend "
-               "cpu|cuda-emulated] [--atol X] [--rtol X] [--passes N]\n"
+               "cpu|cuda-emulated|cuda] [--atol X] [--rtol X] [--passes N]\n"
                "compiles MODEL once and checks every output of every case "
                "of FIXTURE\n";
   return error ? 2 : 0;
@@ -159,7 +161,10 @@ int main(int argc, char **argv) {
       options.backend = jit::KernelBackend::kCpu;
     else if (args[k] == "--backend" && args[k + 1] == "cuda-emulated")
       options.backend = jit::KernelBackend::kCudaEmulated;
-    else
+    else if (args[k] == "--backend" && args[k + 1] == "cuda") {
+      options.backend = jit::KernelBackend::kCuda;
+      options.cuda.emulatedKernels = true;
+    } else
       return usage(("unknown option " + args[k] + " " + args[k + 1]).c_str());
   }
   std::vector<Case> cases;

@@ -40,8 +40,8 @@ inline v1::Graph positiveElementsGraph() {
 
 /// The rows of x [n, 4] whose sum is positive: nonzero's coordinates,
 /// the rows gathered, tanh of them plus an iota over the count, and their
-/// column sums. No size is read as data (dim_size), which the real CUDA
-/// host flow cannot hand a kernel yet (docs/cuda.md).
+/// column sums. No size is read as data (dim_size): the count alone
+/// sizes what follows.
 inline v1::Graph positiveRowsGraph() {
   using namespace client;
   GraphBuilder b("positive_rows");

@@ -268,9 +268,12 @@ void duplicateSharedLoops(FusionPlan &plan, std::vector<bool> &alive,
   constexpr size_t kMaxDuplicatedOps = 48;
   for (size_t p = 0; p < plan.fusions.size(); ++p) {
     Fusion &producer = plan.fusions[p];
+    // Only loop nests: a concatenate or slice is copies, which a consumer
+    // cannot recompute point by point (left to no kernel, it was a copy
+    // in the host flow, which on a GPU reads device memory).
     if (!alive[p] || producer.kind != FusionKind::Loop ||
         producer.ops.size() > kMaxDuplicatedOps ||
-        materializesCheapOp(producer))
+        materializesCheapOp(producer) || !isLoopNest(producer))
       continue;
     std::set<int> consumers;
     bool duplicable = true;
