@@ -1,4 +1,4 @@
-//===- CopiesAsLoops.cpp - a fusion's copies as linalg.copy ------*- C++ -*-===//
+//===- CopiesAsLoops.cpp - a fusion's copies as linalg.copy -----*- C++ -*-===//
 //
 // anyshape-copies-as-loops (see Passes.td). A copy inside a fusion moves
 // a kernel's data, so on the GPU it must be a grid like the fusion's other

@@ -99,14 +99,15 @@ struct CheckKernelFusionsPass
                              kernel.fusion == previous->fusion;
       bool finish = narrowsAccumulator(kernel, previous);
       previous = &kernel;
-      // A reduction's accumulator fill, and the transposed copy of a GEMM
-      // operand, are part of the kernel they prepare; a narrowing cast, of
-      // the kernel it finishes.
-      bool preparation =
-          isa<linalg::FillOp>(kernel.op) ||
-          (isa<linalg::TransposeOp>(kernel.op) && kernel.fusion &&
-           dhlo::FusionOp(kernel.fusion).getKind() ==
-               dhlo::fusionKindName(dhlo::FusionKind::Library));
+      // A reduction's accumulator fill, and the transposed or packed copy
+      // of a GEMM operand (a strided view whose batch dims cannot merge:
+      // GPT-NeoX's V, a slice of the fused QKV), are part of the kernel
+      // they prepare; a narrowing cast, of the kernel it finishes.
+      bool preparation = isa<linalg::FillOp>(kernel.op) ||
+                         (isa<linalg::TransposeOp, memref::CopyOp>(kernel.op) &&
+                          kernel.fusion &&
+                          dhlo::FusionOp(kernel.fusion).getKind() ==
+                              dhlo::fusionKindName(dhlo::FusionKind::Library));
       if (kernel.fusion && !preparation && !continuesCopies && !finish)
         ++kernelsOf[kernel.fusion];
       // What is left outside every fusion is what the plan has its users

@@ -4,6 +4,7 @@ export script builds it (the same seeded weights): what the benchmarks
 
 import encoders
 import gpt2
+import gpt_neox
 import llama
 import moe
 import packing
@@ -22,6 +23,7 @@ MODULES = {
     "distilbert": lambda: encoders.Hidden(encoders.model("distilbert")),
     "gpt2": lambda: gpt2.Logits(gpt2.model()),
     "gpt2_cache": lambda: gpt2.Step(gpt2.model()),
+    "gpt_neox": lambda: gpt_neox.Logits(gpt_neox.model()),
     "llama": lambda: llama.Step(llama.model()),
     "tiny_llama": lambda: tiny_llama.Decoder(),
     "t5": lambda: t5.Seq2Seq(t5.model()),
