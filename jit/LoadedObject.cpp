@@ -26,6 +26,7 @@
 #include "runtime/NonZero.h"
 #include "runtime/OpenMpAbi.h"
 #include "runtime/PackedGemm.h"
+#include "runtime/Scatter.h"
 #include "runtime/Threading.h"
 #include "runtime/cuda/CudaLaunch.h"
 
@@ -76,7 +77,7 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner &mangle) {
                  codegen::kCudaCheckIndicesI64)] =
       bind(&runtime::cuda::anyshapeCudaCheckIndicesI64);
   // nonzero (runtime/NonZero.h), one declaration per element type.
-  for (const char *suffix : codegen::kNonZeroSuffixes) {
+  for (const char *suffix : codegen::kElementSuffixes) {
     std::string ciface = "_mlir_ciface_";
     symbols[mangle(ciface + codegen::kCountNonZero + suffix)] =
         bind(&runtime::anyshapeCountNonZero);
@@ -86,6 +87,13 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner &mangle) {
         bind(&runtime::cuda::anyshapeCudaCountNonZero);
     symbols[mangle(ciface + codegen::kCudaNonZeroIndices + suffix)] =
         bind(&runtime::cuda::anyshapeCudaNonZeroIndices);
+    // scatter (runtime/Scatter.h), one per element and index type.
+    for (const char *index : codegen::kIndexSuffixes) {
+      symbols[mangle(ciface + codegen::kScatter + suffix + index)] =
+          bind(&runtime::anyshapeScatter);
+      symbols[mangle(ciface + codegen::kCudaScatter + suffix + index)] =
+          bind(&runtime::cuda::anyshapeCudaScatter);
+    }
   }
   symbols[mangle(codegen::kReleaseGemmPack)] =
       bind(&runtime::anyshapeReleaseGemmPack);

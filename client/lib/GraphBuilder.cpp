@@ -353,6 +353,15 @@ Value GraphBuilder::gather(Value x, Value indices, int64_t axis) {
   return state_->addNode(std::move(node), {x, indices});
 }
 
+Value GraphBuilder::scatter(Value x, Value indices, Value updates,
+                            ScatterMode mode) {
+  v1::Node node;
+  node.set_op("scatter");
+  node.mutable_scatter()->set_reduction(
+      static_cast<v1::ScatterReduction>(static_cast<int>(mode) + 1));
+  return state_->addNode(std::move(node), {x, indices, updates});
+}
+
 Value GraphBuilder::checkIndex(Value indices, Value x, int64_t axis,
                                bool allowNegative, const std::string &what) {
   v1::Node node;

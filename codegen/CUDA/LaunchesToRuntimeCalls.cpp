@@ -107,17 +107,20 @@ struct LaunchesToRuntimeCallsPass
 
     // GEMMs run on the device too, through the runtime's cuBLASLt call;
     // index checks read the device's indices (same C interfaces as the
-    // CPU's); nonzero reads the device's operand and writes the device's
-    // result.
+    // CPU's); nonzero and scatter read the device's operands and write
+    // the device's result.
     std::vector<std::pair<std::string, std::string>> renames = {
         {kBatchMatmulF32, kCudaBatchMatmulF32},
         {kCheckIndicesI32, kCudaCheckIndicesI32},
         {kCheckIndicesI64, kCudaCheckIndicesI64}};
-    for (const char *suffix : kNonZeroSuffixes) {
+    for (const char *suffix : kElementSuffixes) {
       renames.emplace_back(std::string(kCountNonZero) + suffix,
                            std::string(kCudaCountNonZero) + suffix);
       renames.emplace_back(std::string(kNonZeroIndices) + suffix,
                            std::string(kCudaNonZeroIndices) + suffix);
+      for (const char *index : kIndexSuffixes)
+        renames.emplace_back(std::string(kScatter) + suffix + index,
+                             std::string(kCudaScatter) + suffix + index);
     }
     for (const auto &[cpu, cuda] : renames)
       if (auto callee = module.lookupSymbol<func::FuncOp>(cpu)) {

@@ -36,6 +36,10 @@ inline constexpr const char *kCudaCheckIndicesI64 =
 /// host, the coordinates back), with the same C interface.
 inline constexpr const char *kCudaCountNonZero = "anyshapeCudaCountNonZero";
 inline constexpr const char *kCudaNonZeroIndices = "anyshapeCudaNonZeroIndices";
+/// The CUDA runtime's scatter, in place of the CPU's kScatter with the same
+/// suffixes and C interface (the operands copied to the host, the result
+/// back).
+inline constexpr const char *kCudaScatter = "anyshapeCudaScatter";
 /// The CUDA runtime's device copy of a constant, which the host flow asks
 /// for in place of a global's address (anyshape-device-constants).
 inline constexpr const char *kCudaConstant = "anyshapeCudaConstant";

@@ -86,7 +86,8 @@ struct ExecutionContextPass : impl::ExecutionContextBase<ExecutionContextPass> {
     }
     // The GEMM runs on the run's team too (runtime/Gemm.h); an index check
     // records a failure in the context (runtime/IndexChecks.h); nonzero
-    // reads the CUDA run's stream from it (runtime/NonZero.h).
+    // and scatter read the CUDA run's stream from it (runtime/NonZero.h,
+    // runtime/Scatter.h).
     for (auto callee : module.getOps<func::FuncOp>())
       if (callee.isExternal() && takesContextLast(callee.getSymName())) {
         FunctionType type = callee.getFunctionType();

@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Common/Passes.h"
+#include "codegen/Common/RuntimeCalls.h"
 
 #include "ir/dhlo/IR/DhloDialect.h"
 #include "runtime/NonZero.h"
@@ -41,40 +42,18 @@ namespace {
 std::optional<std::pair<int64_t, const char *>> kindOf(Type element) {
   using namespace anyshape::runtime;
   if (element.isInteger(1))
-    return std::pair{int64_t(kNonZeroInt8), kNonZeroSuffixes[0]};
+    return std::pair{int64_t(kNonZeroInt8), kElementSuffixes[0]};
   if (element.isInteger(32))
-    return std::pair{int64_t(kNonZeroInt32), kNonZeroSuffixes[1]};
+    return std::pair{int64_t(kNonZeroInt32), kElementSuffixes[1]};
   if (element.isInteger(64))
-    return std::pair{int64_t(kNonZeroInt64), kNonZeroSuffixes[2]};
+    return std::pair{int64_t(kNonZeroInt64), kElementSuffixes[2]};
   if (element.isF16())
-    return std::pair{int64_t(kNonZeroFloat16), kNonZeroSuffixes[3]};
+    return std::pair{int64_t(kNonZeroFloat16), kElementSuffixes[3]};
   if (element.isBF16())
-    return std::pair{int64_t(kNonZeroFloat16), kNonZeroSuffixes[4]};
+    return std::pair{int64_t(kNonZeroFloat16), kElementSuffixes[4]};
   if (element.isF32())
-    return std::pair{int64_t(kNonZeroFloat32), kNonZeroSuffixes[5]};
+    return std::pair{int64_t(kNonZeroFloat32), kElementSuffixes[5]};
   return std::nullopt;
-}
-
-/// `name`, taking `inputs` and returning `results`, declared in `module`
-/// on first use.
-func::FuncOp declaration(ModuleOp module, StringRef name, TypeRange inputs,
-                         TypeRange results) {
-  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
-    return existing;
-  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-  auto function = b.create<func::FuncOp>(module.getLoc(), name,
-                                         b.getFunctionType(inputs, results));
-  function.setPrivate();
-  function->setAttr("llvm.emit_c_interface", b.getUnitAttr());
-  return function;
-}
-
-/// `buffer` as an unranked view, at `b`.
-Value unranked(OpBuilder &b, Location loc, Value buffer) {
-  auto type = llvm::cast<MemRefType>(buffer.getType());
-  return b.create<memref::CastOp>(
-      loc, UnrankedMemRefType::get(type.getElementType(), /*memorySpace=*/0),
-      buffer);
 }
 
 struct NonZeroToRuntimeCallsPass
@@ -96,22 +75,22 @@ struct NonZeroToRuntimeCallsPass
       }
       OpBuilder b(op);
       Location loc = op->getLoc();
-      Value view = unranked(b, loc, operand);
+      Value view = unrankedView(b, loc, operand);
       Value code = b.create<arith::ConstantIntOp>(loc, kind->first, 64);
       if (auto count = dyn_cast<dhlo::CountNonZeroOp>(op)) {
-        func::FuncOp callee =
-            declaration(module, (Twine(kCountNonZero) + kind->second).str(),
-                        {view.getType(), b.getI64Type()}, {b.getI64Type()});
+        func::FuncOp callee = runtimeDeclaration(
+            module, (Twine(kCountNonZero) + kind->second).str(),
+            {view.getType(), b.getI64Type()}, {b.getI64Type()});
         Value counted =
             b.create<func::CallOp>(loc, callee, ValueRange{view, code})
                 .getResult(0);
         count.getCount().replaceAllUsesWith(
             b.create<arith::IndexCastOp>(loc, b.getIndexType(), counted));
       } else {
-        Value result = unranked(b, loc, op->getOperand(1));
-        func::FuncOp callee =
-            declaration(module, (Twine(kNonZeroIndices) + kind->second).str(),
-                        {view.getType(), b.getI64Type(), result.getType()}, {});
+        Value result = unrankedView(b, loc, op->getOperand(1));
+        func::FuncOp callee = runtimeDeclaration(
+            module, (Twine(kNonZeroIndices) + kind->second).str(),
+            {view.getType(), b.getI64Type(), result.getType()}, {});
         b.create<func::CallOp>(loc, callee, ValueRange{view, code, result});
       }
       op->erase();

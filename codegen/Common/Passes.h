@@ -35,29 +35,36 @@ inline constexpr const char *kBatchMatmulPackedF32 =
 /// anyshape-index-checks-to-runtime-calls), for i32 and i64 indices.
 inline constexpr const char *kCheckIndicesI32 = "anyshapeCheckIndicesI32";
 inline constexpr const char *kCheckIndicesI64 = "anyshapeCheckIndicesI64";
+/// Suffixes naming an element type in the declarations of runtime
+/// functions that take buffers of any dtype ("anyshapeCountNonZero_f32"):
+/// a declaration has one operand type, and the loader binds every suffix
+/// to one function, which a `kind` operand tells how to read elements.
+inline constexpr const char *kElementSuffixes[] = {"_i1",  "_i32",  "_i64",
+                                                   "_f16", "_bf16", "_f32"};
 /// The runtime functions a nonzero calls (C interface names;
-/// anyshape-nonzero-to-runtime-calls), each declared with a suffix naming
-/// the operand's element type ("anyshapeCountNonZero_f32"), since a
-/// declaration has one operand type: the loader binds every suffix to
-/// one function, which a `kind` operand tells how to read the elements
-/// (runtime/NonZero.h).
+/// anyshape-nonzero-to-runtime-calls), with a suffix of kElementSuffixes
+/// for the operand (runtime/NonZero.h).
 inline constexpr const char *kCountNonZero = "anyshapeCountNonZero";
 inline constexpr const char *kNonZeroIndices = "anyshapeNonZeroIndices";
-inline constexpr const char *kNonZeroSuffixes[] = {"_i1",  "_i32",  "_i64",
-                                                   "_f16", "_bf16", "_f32"};
 /// Whether `callee` is one of the functions above, with any suffix.
 inline bool isNonZeroCall(llvm::StringRef callee) {
   return callee.starts_with(kCountNonZero) ||
          callee.starts_with(kNonZeroIndices);
 }
+/// The runtime function a scatter calls (anyshape-scatter-to-runtime-calls),
+/// with a suffix of kElementSuffixes for the operand, updates and result
+/// and one of kIndexSuffixes for the indices ("anyshapeScatter_f32_i64";
+/// runtime/Scatter.h).
+inline constexpr const char *kScatter = "anyshapeScatter";
+inline constexpr const char *kIndexSuffixes[] = {"_i32", "_i64"};
 /// Whether the host flow passes the execution context to `callee`, a
 /// runtime function it calls, as the last operand: the GEMMs (the run's
-/// team), the index checks (a failure is recorded in the context) and
-/// nonzero's (the CUDA run's stream).
+/// team), the index checks (a failure is recorded in the context),
+/// nonzero's and scatter (the CUDA run's stream).
 inline bool takesContextLast(llvm::StringRef callee) {
   return callee == kBatchMatmulF32 || callee == kBatchMatmulPackedF32 ||
          callee == kCheckIndicesI32 || callee == kCheckIndicesI64 ||
-         isNonZeroCall(callee);
+         isNonZeroCall(callee) || callee.starts_with(kScatter);
 }
 /// Frees the pack in a slot: `(slot address: i64) -> ()`.
 inline constexpr const char *kReleaseGemmPack = "anyshapeReleaseGemmPack";

@@ -325,6 +325,21 @@ def ReuseReducedValues
   }];
 }
 
+def ScatterToRuntimeCalls
+    : Pass<"anyshape-scatter-to-runtime-calls", "mlir::ModuleOp"> {
+  let summary = "Make each scatter_into a runtime call";
+  let description = [{
+    Right after bufferization: each `dhlo.scatter_into` becomes a call of
+    `anyshapeScatter_<T>_<I>` (runtime/Scatter.h) in the host flow, with
+    the buffers as unranked views and codes for the element type, the
+    index width and the reduction. T and I name the element and index
+    types.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def SeededConstantsAtLoad
     : Pass<"anyshape-seeded-constants-at-load", "mlir::ModuleOp"> {
   let summary = "Generate large seeded constants when the executable loads";

@@ -61,6 +61,7 @@ void buildBufferizationStages(OpPassManager &pm) {
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
   pm.addPass(createIndexChecksToRuntimeCalls());
   pm.addPass(createNonZeroToRuntimeCalls());
+  pm.addPass(createScatterToRuntimeCalls());
   pm.addNestedPass<func::FuncOp>(createHoistKernelBuffers());
   // MLIR's buffer-deallocation-pipeline, with the buffers that alias
   // nothing split off before its simplification compares them pairwise.

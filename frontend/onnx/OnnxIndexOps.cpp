@@ -1,6 +1,7 @@
 // The indexing ops: Gather, GatherElements and GatherND, all on the one
 // gather the op set has (numpy `take` along one axis, indices clamped to
-// the axis); ScatterND and ScatterElements, composed (scatterRows); and
+// the axis); ScatterND and ScatterElements, on the one scatter of rows
+// (each index checked, the data's leading dims flattened into rows); and
 // NonZero, the wire nonzero (a size bound when it runs).
 //
 // ONNX indices may be negative (counted from the end); the wire gather
@@ -170,97 +171,29 @@ Status gatherND(Node &n) {
   return n.define(n.b.gather(flattenLeading(n, data, m), linear, 0));
 }
 
-/// rows [N, R...] with updates [M, R...] written at `at` [M] (each in
-/// [0, N)), combined by ONNX's `reduction`. `none`: the last update of a
+/// ONNX's `reduction` as the wire scatter's. `none`: the last update of a
 /// row wins (ONNX leaves duplicates unspecified; this is the serial
 /// order); the others fold every update of a row into it.
-///
-/// As compositions, not a scatter op of the op set: `none` finds each
-/// row's last update (a [N, M] reduction) and gathers it, O(N M + N R)
-/// work; `add` on floats is a product with the [N, M] one-hot matrix (the
-/// GEMM library), O(N M R); the other reductions fold a masked [N, M, R]
-/// space in a reduction kernel, also O(N M R). Linear in the updates for
-/// a cache written a few rows at a time; quadratic for a scatter of as
-/// many rows as the data has.
-StatusOr<Value> scatterRows(Node &n, Value rows, Value at, Value updates,
-                            const std::string &reduction) {
-  std::vector<Dim> rowDims = n.b.dims(rows), updateDims = n.b.dims(updates);
-  v1::DType dtype = n.b.dtype(rows);
-  Dim N = rowDims[0], M = updateDims[0];
-  std::vector<Dim> square = {N, M};
-  Value hit =
-      n.b.compare(n.b.iota(v1::DTYPE_I64, square, 0),
-                  n.b.broadcastInDim(at, square, {1}), client::Comparison::Eq);
-  auto spread = [&](Value v, std::vector<Dim> dims,
-                    std::vector<int64_t> mapping) {
-    return n.b.broadcastInDim(v, std::move(dims), std::move(mapping));
-  };
-  std::vector<int64_t> rowMapping; // [N, R...] -> [N, R...]
-  for (size_t d = 0; d < rowDims.size(); ++d)
-    rowMapping.push_back(static_cast<int64_t>(d));
-  if (reduction == "none") {
-    Value position = n.b.iota(v1::DTYPE_I64, square, 1);
-    Value last = n.b.reduce(
-        n.b.select(hit, position,
-                   spread(n.b.scalar(-1.0, v1::DTYPE_I64), square, {})),
-        {1}, client::Reduction::Max);
-    Value written = n.b.compare(last, n.b.scalar(0.0, v1::DTYPE_I64),
-                                client::Comparison::Ge);
-    // A row past the updates' end, of zeros, for the rows none writes:
-    // the gather then never reads an empty axis (M may be 0).
-    std::vector<Dim> oneRow = updateDims;
-    oneRow[0] = Dim(1);
-    Value padded = n.b.concatenate(
-        {updates, spread(n.b.scalar(0.0, dtype), oneRow, {})}, 0);
-    Value source = n.b.select(
-        written, last,
-        spread(n.b.convert(n.b.dimSize(updates, 0), v1::DTYPE_I64), {N}, {}));
-    Value picked = n.b.gather(padded, source, 0);
-    return n.b.select(spread(written, rowDims, {0}), picked, rows);
-  }
-  if (reduction == "add" && isFloatDType(dtype)) {
-    Value oneHot = n.b.convert(hit, dtype);
-    Value sums = n.b.dotGeneral(oneHot, updates, {}, {}, {1}, {0});
-    return n.b.add(rows, sums);
-  }
-  client::Reduction kind = reduction == "add"   ? client::Reduction::Sum
-                           : reduction == "mul" ? client::Reduction::Prod
-                           : reduction == "max" ? client::Reduction::Max
-                                                : client::Reduction::Min;
-  std::vector<Dim> space = {N, M};
-  space.insert(space.end(), updateDims.begin() + 1, updateDims.end());
-  std::vector<int64_t> updateMapping = {1}, hitMapping = {0, 1};
-  for (size_t d = 1; d < updateDims.size(); ++d)
-    updateMapping.push_back(static_cast<int64_t>(d + 1));
-  double identity =
-      kind == client::Reduction::Sum    ? 0.0
-      : kind == client::Reduction::Prod ? 1.0
-      : isFloatDType(dtype)
-          ? (kind == client::Reduction::Max ? -INFINITY : INFINITY)
-      : kind == client::Reduction::Max ? -9.2233720368547758e18
-                                       : 9.2233720368547758e18;
-  Value masked = n.b.select(spread(hit, space, hitMapping),
-                            spread(updates, space, updateMapping),
-                            spread(n.b.scalar(identity, dtype), space, {}));
-  Value folded = n.b.reduce(masked, {1}, kind);
-  return reduction == "add"   ? n.b.add(rows, folded)
-         : reduction == "mul" ? n.b.mul(rows, folded)
-         : reduction == "max" ? n.b.max(rows, folded)
-                              : n.b.min(rows, folded);
-}
-
-StatusOr<std::string> scatterReduction(Node &n) {
+StatusOr<client::ScatterMode> scatterReduction(Node &n) {
   std::string r = n.attrString("reduction", "none");
-  if (r != "none" && r != "add" && r != "mul" && r != "max" && r != "min")
-    return n.error("reduction '" + r + "' is not none, add, mul, max or min");
-  return r;
+  if (r == "none")
+    return client::ScatterMode::Replace;
+  if (r == "add")
+    return client::ScatterMode::Add;
+  if (r == "mul")
+    return client::ScatterMode::Mul;
+  if (r == "max")
+    return client::ScatterMode::Max;
+  if (r == "min")
+    return client::ScatterMode::Min;
+  return n.error("reduction '" + r + "' is not none, add, mul, max or min");
 }
 
 /// ScatterND: data with each row of coordinates in indices [..., m]
 /// (into its first m dims) replaced by (or combined with) the matching
 /// slice of updates [..., data[m:]...].
 Status scatterND(Node &n) {
-  ANYSHAPE_ASSIGN_OR_RETURN(std::string reduction, scatterReduction(n));
+  ANYSHAPE_ASSIGN_OR_RETURN(client::ScatterMode reduction, scatterReduction(n));
   ANYSHAPE_ASSIGN_OR_RETURN(Value data, n.input(0));
   ANYSHAPE_ASSIGN_OR_RETURN(Value indices, n.input(1));
   ANYSHAPE_ASSIGN_OR_RETURN(Value updates, n.input(2));
@@ -273,16 +206,15 @@ Status scatterND(Node &n) {
   if (n.rank(updates) != n.rank(indices) - 1 + n.rank(data) - m)
     return n.error("updates must have rank " +
                    std::to_string(n.rank(indices) - 1 + n.rank(data) - m));
-  ANYSHAPE_ASSIGN_OR_RETURN(
-      Value rows, scatterRows(n, flattenLeading(n, data, m), at,
-                              n.b.reshape(updates, updateShape), reduction));
+  Value rows = n.b.scatter(flattenLeading(n, data, m), at,
+                           n.b.reshape(updates, updateShape), reduction);
   return n.define(n.b.reshape(rows, dataDims));
 }
 
 /// ScatterElements: data with data[i with i[axis] = indices[i]] replaced
 /// by (or combined with) updates[i], for every position i of indices.
 Status scatterElements(Node &n) {
-  ANYSHAPE_ASSIGN_OR_RETURN(std::string reduction, scatterReduction(n));
+  ANYSHAPE_ASSIGN_OR_RETURN(client::ScatterMode reduction, scatterReduction(n));
   ANYSHAPE_ASSIGN_OR_RETURN(Value data, n.input(0));
   ANYSHAPE_ASSIGN_OR_RETURN(Value indices, n.input(1));
   ANYSHAPE_ASSIGN_OR_RETURN(Value updates, n.input(2));
@@ -293,10 +225,8 @@ Status scatterElements(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value linear,
                             elementsLinearIndex(n, data, indices, a));
   Value at = n.b.reshape(linear, {-1});
-  ANYSHAPE_ASSIGN_OR_RETURN(Value rows,
-                            scatterRows(n, n.b.reshape(data, {-1}), at,
-                                        n.b.reshape(updates, {n.b.dims(at)[0]}),
-                                        reduction));
+  Value rows = n.b.scatter(n.b.reshape(data, {-1}), at,
+                           n.b.reshape(updates, {n.b.dims(at)[0]}), reduction);
   return n.define(n.b.reshape(rows, n.b.dims(data)));
 }
 

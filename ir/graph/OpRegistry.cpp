@@ -49,6 +49,7 @@ const std::vector<OpInfo> &allOps() {
       {"dim_size", OpClass::DimSize, 1, 1, A::kDimSize},
       {"check_index", OpClass::CheckIndex, 2, 2, A::kCheckIndex},
       {"nonzero", OpClass::NonZero, 1, 1, A::kNonzero},
+      {"scatter", OpClass::Scatter, 3, 3, A::kScatter},
   };
   return ops;
 }
@@ -63,6 +64,14 @@ const OpInfo *lookupOp(std::string_view name) {
   }();
   auto it = byName->find(name);
   return it == byName->end() ? nullptr : it->second;
+}
+
+std::string_view scatterReductionName(v1::ScatterReduction reduction) {
+  static constexpr std::string_view names[] = {"",    "replace", "add",
+                                               "mul", "max",     "min"};
+  return reduction >= v1::SCATTER_REPLACE && reduction <= v1::SCATTER_MIN
+             ? names[reduction]
+             : "";
 }
 
 std::string_view attrsName(v1::Node::AttrsCase attrs) {
@@ -99,6 +108,8 @@ std::string_view attrsName(v1::Node::AttrsCase attrs) {
     return "check_index";
   case A::kNonzero:
     return "nonzero";
+  case A::kScatter:
+    return "scatter";
   case A::ATTRS_NOT_SET:
     break;
   }

@@ -22,6 +22,7 @@ enum class OpClass {
   DimSize,
   CheckIndex,
   NonZero, // a result dim known only from the data
+  Scatter, // rows of updates combined into rows of the operand
 };
 
 struct OpInfo {
@@ -36,6 +37,10 @@ struct OpInfo {
 /// The row for `name`, or nullptr for an unknown op.
 const OpInfo *lookupOp(std::string_view name);
 const std::vector<OpInfo> &allOps();
+/// A scatter reduction's name in dhlo and error text ("replace", "add",
+/// "mul", "max", "min"); "" for an invalid one.
+std::string_view scatterReductionName(v1::ScatterReduction reduction);
+
 /// The attribute field name for an attrs case ("reshape", "dot_general").
 std::string_view attrsName(v1::Node::AttrsCase attrs);
 

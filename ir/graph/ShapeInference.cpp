@@ -235,6 +235,45 @@ StatusOr<SymTensorType> inferGather(const v1::GatherAttrs &attrs,
   return result;
 }
 
+/// scatter(operand [N, R...], indices [M], updates [M, R...]): operand's
+/// type; the updates' rows must be the operand's, one per index.
+StatusOr<SymTensorType> inferScatter(const v1::ScatterAttrs &attrs,
+                                     const SymTensorType &operand,
+                                     const SymTensorType &indices,
+                                     const SymTensorType &updates,
+                                     ShapeContext &ctx) {
+  if (attrs.reduction() < v1::SCATTER_REPLACE ||
+      attrs.reduction() > v1::SCATTER_MIN)
+    return invalidArgument("scatter has no valid reduction");
+  if (attrs.reduction() != v1::SCATTER_REPLACE && !isNumeric(operand.dtype))
+    return invalidArgument("scatter with a reduction needs a numeric operand, "
+                           "got " +
+                           operand.toString());
+  if (!isIntegerDType(indices.dtype) || indices.rank() != 1)
+    return invalidArgument("scatter indices must be i32 or i64 of rank 1, "
+                           "got " +
+                           indices.toString());
+  if (operand.rank() == 0)
+    return invalidArgument("scatter into a scalar: its operand needs rank "
+                           ">= 1");
+  if (updates.dtype != operand.dtype || updates.rank() != operand.rank())
+    return invalidArgument("scatter updates " + updates.toString() +
+                           " must have the dtype and rank of " +
+                           operand.toString());
+  auto rows = ctx.unify(updates.dims[0], indices.dims[0],
+                        "updates dim 0 and the indices' count");
+  if (!rows)
+    return invalidArgument("scatter needs one update row per index: " +
+                           rows.status().message());
+  for (int64_t d = 1; d < operand.rank(); ++d)
+    if (auto dim = ctx.unify(updates.dims[d], operand.dims[d],
+                             "updates and operand dims " + std::to_string(d));
+        !dim)
+      return invalidArgument("scatter updates' rows must be the operand's: " +
+                             dim.status().message());
+  return operand;
+}
+
 StatusOr<SymTensorType> inferReduce(const v1::ReduceAttrs &attrs,
                                     const SymTensorType &x) {
   if (attrs.kind() < v1::REDUCE_SUM || attrs.kind() > v1::REDUCE_PROD)
@@ -337,6 +376,8 @@ StatusOr<SymTensorType> dispatch(const Node &node, const OpInfo &info,
     return inferCheckIndex(node.check_index(), *in[0], *in[1]);
   case OpClass::NonZero:
     return inferNonZero(node.nonzero(), *in[0], ctx);
+  case OpClass::Scatter:
+    return inferScatter(node.scatter(), *in[0], *in[1], *in[2], ctx);
   case OpClass::ShapeChanging:
     break;
   }

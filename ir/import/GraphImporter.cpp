@@ -11,6 +11,7 @@
 #include "ir/dhlo/IR/ShapeCheckAttr.h"
 #include "ir/graph/ConstantData.h"
 #include "ir/graph/DimText.h"
+#include "ir/graph/OpRegistry.h"
 #include "ir/graph/Validate.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -121,6 +122,10 @@ SmallVector<NamedAttribute> attributesOf(const v1::Node &node, Builder &b) {
     break;
   case v1::Node::kGather:
     add("axis", b.getI64IntegerAttr(node.gather().axis()));
+    break;
+  case v1::Node::kScatter:
+    add("reduction",
+        b.getStringAttr(scatterReductionName(node.scatter().reduction())));
     break;
   case v1::Node::kDotGeneral: {
     const auto &d = node.dot_general();

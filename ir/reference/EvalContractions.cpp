@@ -1,5 +1,6 @@
-// Reference semantics of gather, reduce and dot_general. Float reductions
-// and contractions accumulate in double; integer ones in 64 bits, wrapping.
+// Reference semantics of gather, scatter, reduce and dot_general. Float
+// reductions and contractions accumulate in double; integer ones in 64 bits,
+// wrapping.
 #include "EvalOps.h"
 
 #include <cmath>
@@ -36,6 +37,35 @@ StatusOr<Literal> evalGather(int64_t axis, const Literal &operand,
         else
           out.i[linear] = operand.i[from];
       });
+  return out;
+}
+
+Literal evalScatter(const v1::ScatterAttrs &attrs, const Literal &operand,
+                    const Literal &indices, const Literal &updates) {
+  Literal out = operand;
+  int64_t rows = operand.shape[0];
+  if (rows == 0)
+    return out;
+  int64_t width = operand.numElements() / rows;
+  static const char *ops[] = {"", "", "add", "mul", "max", "min"};
+  const std::string op = ops[attrs.reduction()];
+  for (int64_t m = 0; m < indices.numElements(); ++m) {
+    // Out-of-range indices clamp, as gather's do.
+    int64_t row = std::min(std::max<int64_t>(indices.i[m], 0), rows - 1);
+    for (int64_t k = 0; k < width; ++k) {
+      int64_t to = row * width + k, from = m * width + k;
+      if (op.empty()) {
+        if (out.isFloat())
+          out.f[to] = updates.f[from];
+        else
+          out.i[to] = updates.i[from];
+      } else if (out.isFloat()) {
+        out.setDouble(to, binaryFloat(op, out.f[to], updates.f[from]));
+      } else {
+        out.setInt(to, binaryInt(op, out.i[to], updates.i[from]));
+      }
+    }
+  }
   return out;
 }
 

@@ -49,6 +49,8 @@ int64_t unaryInt(const std::string &op, int64_t x, DType dtype) {
   return dtype == v1::DTYPE_BOOL ? !x : ~x;
 }
 
+} // namespace
+
 double binaryFloat(const std::string &op, double a, double b) {
   if (op == "add")
     return a + b;
@@ -102,6 +104,8 @@ int64_t binaryInt(const std::string &op, int64_t a, int64_t b) {
     return a & b;
   return a | b; // "or"
 }
+
+namespace {
 
 /// IEEE comparisons for doubles (NaN compares unequal to everything),
 /// exact ones for int64.

@@ -34,9 +34,16 @@ Literal evalConcatenate(const std::vector<const Literal *> &, int64_t axis,
 Literal evalPad(const v1::PadAttrs &, const Literal &x, const Literal &value,
                 const ResultType &);
 
+/// One binary op ("add", "mul", "max", ...) on two elements, as the
+/// elementwise ops compute it (EvalElementwise.cpp).
+double binaryFloat(const std::string &op, double a, double b);
+int64_t binaryInt(const std::string &op, int64_t a, int64_t b);
+
 // EvalContractions.cpp
 StatusOr<Literal> evalGather(int64_t axis, const Literal &operand,
                              const Literal &indices, const ResultType &);
+Literal evalScatter(const v1::ScatterAttrs &, const Literal &operand,
+                    const Literal &indices, const Literal &updates);
 Literal evalReduce(const v1::ReduceAttrs &, const Literal &,
                    const ResultType &);
 Literal evalDotGeneral(const v1::DotGeneralAttrs &, const Literal &lhs,

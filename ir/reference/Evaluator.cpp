@@ -44,6 +44,8 @@ StatusOr<Literal> evalNode(const v1::Node &node,
     return evalSelect(*in[0], *in[1], *in[2], type);
   case OpClass::Gather:
     return evalGather(node.gather().axis(), *in[0], *in[1], type);
+  case OpClass::Scatter:
+    return evalScatter(node.scatter(), *in[0], *in[1], *in[2]);
   case OpClass::Reduce:
     return evalReduce(node.reduce(), *in[0], type);
   case OpClass::DotGeneral:

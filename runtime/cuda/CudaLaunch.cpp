@@ -251,6 +251,19 @@ spanOnHost(CudaRun &run, const UnrankedMemref &memref, int64_t elementBytes) {
   return host;
 }
 
+void copyToDevice(CudaRun &run, DevicePointer to, const void *from,
+                  size_t bytes) {
+  const Driver &driver = *run.driver;
+  const char *call = "cuMemcpyHtoDAsync_v2";
+  int result = driver.cuMemcpyHtoDAsync_v2(to, from, bytes, run.stream);
+  if (result == 0) { // the host copy must outlive the transfer
+    call = "cuStreamSynchronize";
+    result = driver.cuStreamSynchronize(run.stream);
+  }
+  if (result != 0)
+    run.error = checkCall(driver, call, result);
+}
+
 extern "C" void anyshapeCudaUpload(AnyshapeExecutionContext *context,
                                    int64_t to, int64_t from, int64_t bytes) {
   auto *run = static_cast<CudaRun *>(context->moduleTable);

@@ -135,6 +135,13 @@ AnyshapeExecutionContext cudaContext(CudaRun &run);
 std::vector<unsigned char>
 spanOnHost(CudaRun &run, const UnrankedMemref &memref, int64_t elementBytes);
 
+/// `bytes` at host address `from` copied to device address `to` in the
+/// run's stream order and synchronised (so `from` may go as soon as this
+/// returns): what nonzero and scatter write back. A failure is recorded
+/// in `run`.
+void copyToDevice(CudaRun &run, DevicePointer to, const void *from,
+                  size_t bytes);
+
 extern "C" {
 /// The launch generated code calls: kernel `kernel` of the run's table on
 /// a grid of blocks with `count` 8-byte parameter words at `slots`.
@@ -172,6 +179,13 @@ int64_t anyshapeCudaCountNonZero(UnrankedMemref *operand, int64_t kind,
 void anyshapeCudaNonZeroIndices(UnrankedMemref *operand, int64_t kind,
                                 UnrankedMemref *result,
                                 AnyshapeExecutionContext *context);
+/// scatter on this target (runtime/Scatter.h; CudaScatter.cpp): the
+/// operands are copied from the device, in stream order, the result is
+/// computed on the host and copied to its device buffer.
+void anyshapeCudaScatter(UnrankedMemref *operand, UnrankedMemref *indices,
+                         UnrankedMemref *updates, UnrankedMemref *result,
+                         int64_t element, int64_t indexBytes, int64_t reduction,
+                         AnyshapeExecutionContext *context);
 /// The GEMM generated code calls on this target (MLIR's C interface, as
 /// runtime/Gemm.h's): c = a x b through cuBLASLt in the run's stream.
 void anyshapeCudaBatchMatmulF32(Memref3D *a, Memref3D *b, Memref3D *c,

@@ -54,17 +54,8 @@ extern "C" void anyshapeCudaNonZeroIndices(UnrankedMemref *operand,
   std::vector<int64_t> coordinates(static_cast<size_t>(count * rank));
   writeNonZeroCoordinates(view, kind, coordinates.data(), count);
   auto out = static_cast<DevicePointer>(words[1] + words[2] * sizeof(int64_t));
-  const Driver &driver = *run->driver;
-  const char *call = "cuMemcpyHtoDAsync_v2";
-  int status = driver.cuMemcpyHtoDAsync_v2(out, coordinates.data(),
-                                           coordinates.size() * sizeof(int64_t),
-                                           run->stream);
-  if (status == 0) { // the host copy must outlive the transfer
-    call = "cuStreamSynchronize";
-    status = driver.cuStreamSynchronize(run->stream);
-  }
-  if (status != 0)
-    run->error = checkCall(driver, call, status);
+  copyToDevice(*run, out, coordinates.data(),
+               coordinates.size() * sizeof(int64_t));
 }
 
 } // namespace anyshape::runtime::cuda

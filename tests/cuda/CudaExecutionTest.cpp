@@ -15,6 +15,7 @@
 #include "../support/DrawShapes.h"
 #include "../support/ExampleGraph.h"
 #include "../support/NonZeroGraph.h"
+#include "../support/ScatterGraph.h"
 #include "ir/graph/Bindings.h"
 #include "ir/reference/Compare.h"
 #include "ir/reference/Evaluator.h"
@@ -287,6 +288,16 @@ TEST(FakeDevice, ASizeKernelsReadAsDataIsUploaded) {
   v1::Graph graph = test::positiveElementsGraph();
   checkAcrossShapes(graph, drawShapes({{"n", {0, 9}}, {"m", {0, 7}}}, 8, 9),
                     "a size read as data on the device", onDevice());
+  EXPECT_EQ(fakeCounter("PendingOperations"), 0);
+}
+
+TEST(FakeDevice, ScattersRunOnTheHostBetweenTheKernels) {
+  // The operands' spans are copied from the device in stream order (after
+  // the kernels computing them), the result written on the host and
+  // copied back before the kernels that read it.
+  v1::Graph graph = test::scattersGraph();
+  checkAcrossShapes(graph, drawShapes({{"n", {1, 12}}, {"m", {0, 20}}}, 6, 14),
+                    "scatter on the device", onDevice());
   EXPECT_EQ(fakeCounter("PendingOperations"), 0);
 }
 

@@ -16,15 +16,6 @@ using namespace anyshape;
 
 namespace {
 
-jit::CompileOptions onBackend(jit::KernelBackend backend) {
-  jit::CompileOptions options;
-  options.backend = backend;
-  return options;
-}
-
-const jit::KernelBackend kBackends[] = {jit::KernelBackend::kCpu,
-                                        jit::KernelBackend::kCudaEmulated};
-
 /// The status of a run of `executable` on `table` [rows, 4], `ids` and
 /// `columns`.
 Status runWith(const jit::Executable &executable, int64_t rows,
@@ -46,20 +37,20 @@ TEST(IndexChecks, InRangeIndicesMatchTheReferenceAtEveryShape) {
   // Random indices are in [0, 8): with 9 rows or more every one is in
   // range; with fewer, some runs fail on both sides (a match).
   v1::Graph graph = test::indexCheckGraph();
-  for (jit::KernelBackend backend : kBackends)
+  for (jit::KernelBackend backend : test::kHostBackends)
     test::checkAcrossShapes(graph,
                             test::drawShapes({{"rows", {1, 20}},
                                               {"batch", {0, 3}},
                                               {"seq", {1, 9}},
                                               {"k", {0, 5}}},
                                              16, 41),
-                            "index checks", onBackend(backend));
+                            "index checks", test::onBackend(backend));
 }
 
 TEST(IndexChecks, AnOutOfRangeIndexFailsTheRunNamingItAndTheRange) {
   v1::Graph graph = test::indexCheckGraph();
-  for (jit::KernelBackend backend : kBackends) {
-    auto executable = jit::Compiler::compile(graph, onBackend(backend));
+  for (jit::KernelBackend backend : test::kHostBackends) {
+    auto executable = jit::Compiler::compile(graph, test::onBackend(backend));
     ASSERT_TRUE(executable.isOk()) << executable.status().toString();
     const jit::Executable &e = **executable;
     // In range: negative rows count from the end.

@@ -18,6 +18,18 @@
 
 namespace anyshape::test {
 
+/// The backends every CPU-hosted test runs: the CPU's, and the CUDA
+/// kernels' emulation on this CPU.
+inline constexpr jit::KernelBackend kHostBackends[] = {
+    jit::KernelBackend::kCpu, jit::KernelBackend::kCudaEmulated};
+
+/// Default compile options on `backend`.
+inline jit::CompileOptions onBackend(jit::KernelBackend backend) {
+  jit::CompileOptions options;
+  options.backend = backend;
+  return options;
+}
+
 /// Runs `executable` (compiled from `graph`) at `symbols` on random inputs
 /// seeded by `seed` and checks every output against the reference within
 /// ir/reference/Compare.h's tolerances. Both refusing the shapes (e.g. an

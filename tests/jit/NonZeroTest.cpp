@@ -22,15 +22,6 @@ using namespace anyshape;
 
 namespace {
 
-const jit::KernelBackend kBackends[] = {jit::KernelBackend::kCpu,
-                                        jit::KernelBackend::kCudaEmulated};
-
-jit::CompileOptions onBackend(jit::KernelBackend backend) {
-  jit::CompileOptions options;
-  options.backend = backend;
-  return options;
-}
-
 v1::Graph built(client::GraphBuilder &b) {
   auto graph = b.build();
   if (!graph.isOk())
@@ -46,21 +37,22 @@ TEST(NonZero, MatchesTheReferenceAtEveryShapeWithOneCompile) {
   shapes.push_back({{"n", 1}, {"m", 1}});
   shapes.push_back({{"n", 0}, {"m", 5}});
   shapes.push_back({{"n", 40}, {"m", 33}});
-  for (jit::KernelBackend backend : kBackends)
-    test::checkAcrossShapes(graph, shapes, "nonzero", onBackend(backend));
+  for (jit::KernelBackend backend : test::kHostBackends)
+    test::checkAcrossShapes(graph, shapes, "nonzero", test::onBackend(backend));
 }
 
 TEST(NonZero, RowsPickedByTheirSumMatchTheReference) {
   v1::Graph graph = test::positiveRowsGraph();
   auto shapes = test::drawShapes({{"n", {0, 50}}}, 10, 3);
-  for (jit::KernelBackend backend : kBackends)
-    test::checkAcrossShapes(graph, shapes, "nonzero rows", onBackend(backend));
+  for (jit::KernelBackend backend : test::kHostBackends)
+    test::checkAcrossShapes(graph, shapes, "nonzero rows",
+                            test::onBackend(backend));
 }
 
 TEST(NonZero, NoneAndAllSelected) {
   v1::Graph graph = test::positiveElementsGraph();
-  for (jit::KernelBackend backend : kBackends) {
-    auto executable = jit::Compiler::compile(graph, onBackend(backend));
+  for (jit::KernelBackend backend : test::kHostBackends) {
+    auto executable = jit::Compiler::compile(graph, test::onBackend(backend));
     ASSERT_TRUE(executable.isOk()) << executable.status().toString();
     for (double fill : {-1.0, 2.0}) {
       Literal x = Literal::zeros(v1::DTYPE_F32, {3, 5});
@@ -101,8 +93,8 @@ TEST(NonZero, EveryElementTypeReadsAsNumpyDoes) {
     // [0, -0, 1 | NaN, -2, 0]: (0, 2), (1, 0), (1, 1).
     EXPECT_EQ((*expected)[0].i, (std::vector<int64_t>{0, 1, 1, 2, 0, 1}))
         << dtypeName(dtype);
-    for (jit::KernelBackend backend : kBackends) {
-      auto executable = jit::Compiler::compile(graph, onBackend(backend));
+    for (jit::KernelBackend backend : test::kHostBackends) {
+      auto executable = jit::Compiler::compile(graph, test::onBackend(backend));
       ASSERT_TRUE(executable.isOk()) << executable.status().toString();
       auto out = (*executable)->run({literalToTensor(x)});
       ASSERT_TRUE(out.isOk()) << out.status().toString();
@@ -165,7 +157,7 @@ TEST(NonZero, CountSymbolsAreCheckedAndOrderTheNodesThatNameThem) {
   ASSERT_TRUE(info.isOk()) << info.status().toString();
   ASSERT_EQ(info->countsRead[0].size(), 1u);
   EXPECT_EQ(graph.nodes(info->countsRead[0][0]).op(), "nonzero");
-  for (jit::KernelBackend backend : kBackends)
+  for (jit::KernelBackend backend : test::kHostBackends)
     test::checkAcrossShapes(graph, {{{"n", 0}}, {{"n", 3}}, {{"n", 17}}},
-                            "splat to count", onBackend(backend));
+                            "splat to count", test::onBackend(backend));
 }

@@ -448,11 +448,11 @@ FusionPlan planFusion(func::FuncOp func,
                       const ShapeConstraintAnalysis &analysis) {
   std::vector<Operation *> order;
   llvm::DenseMap<Operation *, int64_t> position;
-  // A check_index or nonzero is in no kernel: the host flow calls the
-  // runtime on the buffers (a nonzero's count sizes what follows).
+  // A check_index, nonzero or scatter is in no kernel: the host flow calls
+  // the runtime on the buffers (a nonzero's count sizes what follows).
   func.walk([&](Operation *op) {
     if (llvm::isa<DhloDialect>(op->getDialect()) &&
-        !llvm::isa<CheckIndexOp, NonZeroOp>(op)) {
+        !llvm::isa<CheckIndexOp, NonZeroOp, ScatterOp>(op)) {
       position[op] = order.size();
       order.push_back(op);
     }

@@ -221,6 +221,32 @@ def Dhlo_GatherOp : Dhlo_InferredOp<"gather"> {
   let results = (outs AnyRankedTensor:$result);
 }
 
+def Dhlo_ScatterOp : Dhlo_InferredOp<"scatter"> {
+  let summary = "rows of updates combined into rows of the operand";
+  let description = [{
+    The wire op scatter: `reduction` is one of replace, add, mul, max, min.
+    In no kernel: bufferized, it is the result's allocation and a
+    scatter_into, which anyshape-scatter-to-runtime-calls makes a call of
+    the runtime from the host flow (the work is linear and serial in the
+    updates' order, which replace and float folds depend on).
+  }];
+  let arguments = (ins AnyRankedTensor:$operand, AnyRankedTensor:$indices,
+                   AnyRankedTensor:$updates, StrAttr:$reduction);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Dhlo_ScatterIntoOp : Op<Dhlo_Dialect, "scatter_into",
+                            [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "writes a scatter's result into a buffer";
+  let description = [{
+    Fills `result`, of `operand`'s shape, with dhlo.scatter of `operand`,
+    `indices` and `updates`.
+  }];
+  let arguments = (ins AnyMemRef:$operand, AnyMemRef:$indices,
+                   AnyMemRef:$updates, AnyMemRef:$result, StrAttr:$reduction);
+  let assemblyFormat = "operands attr-dict `:` type(operands)";
+}
+
 def Dhlo_ReduceOp : Dhlo_InferredOp<"reduce"> {
   let summary = "reduce over dims";
   let description = [{ `kind` is one of sum, max, min, prod. }];

@@ -9,6 +9,7 @@
 #include "ir/dhlo/IR/DhloDialect.h"
 
 #include "ir/graph/DimText.h"
+#include "ir/graph/OpRegistry.h"
 
 using namespace mlir;
 
@@ -137,6 +138,19 @@ bool readReduce(AttrReader &r, v1::Node &node) {
   return r.fail("kind '" + kind + "' is not one of sum, max, min, prod");
 }
 
+bool readScatter(AttrReader &r, v1::Node &node) {
+  std::string reduction;
+  if (!r.string("reduction", reduction))
+    return false;
+  for (int k = v1::SCATTER_REPLACE; k <= v1::SCATTER_MIN; ++k)
+    if (reduction == scatterReductionName(v1::ScatterReduction(k))) {
+      node.mutable_scatter()->set_reduction(v1::ScatterReduction(k));
+      return true;
+    }
+  return r.fail("reduction '" + reduction +
+                "' is not one of replace, add, mul, max, min");
+}
+
 } // namespace
 
 FailureOr<v1::Node> toWireNode(StringRef opName, DictionaryAttr attributes,
@@ -151,6 +165,8 @@ FailureOr<v1::Node> toWireNode(StringRef opName, DictionaryAttr attributes,
     ok = readCompare(r, node);
   } else if (op == "reduce") {
     ok = readReduce(r, node);
+  } else if (op == "scatter") {
+    ok = readScatter(r, node);
   } else if (op == "broadcast_in_dim") {
     auto *a = node.mutable_broadcast_in_dim();
     ok = r.dims("shape", a->mutable_shape()) &&

@@ -156,11 +156,12 @@ struct CheckIndexOpInterface
   }
 };
 
-/// A nonzero reads its operand and allocates its result, which is sized
-/// by the count: bufferized, the count of the operand's buffer, the
-/// allocation, and the indices written into it.
-struct NonZeroOpInterface
-    : BufferizableOpInterface::ExternalModel<NonZeroOpInterface, NonZeroOp> {
+/// An op the host flow computes by a call of the runtime (nonzero,
+/// scatter): it reads its operands and writes a fresh allocation of its
+/// result's type, aliasing none of them. `Interface` adds `bufferize`.
+template <typename Interface, typename Op>
+struct RuntimeCallOpInterface
+    : BufferizableOpInterface::ExternalModel<Interface, Op> {
   bool bufferizesToMemoryRead(Operation *, OpOperand &,
                               const AnalysisState &) const {
     return true;
@@ -185,6 +186,12 @@ struct NonZeroOpInterface
     return BaseMemRefType(
         MemRefType::get(type.getShape(), type.getElementType()));
   }
+};
+
+/// A nonzero's result is sized by the count: bufferized, the count of the
+/// operand's buffer, the allocation, and the indices written into it.
+struct NonZeroOpInterface
+    : RuntimeCallOpInterface<NonZeroOpInterface, NonZeroOp> {
 
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const BufferizationOptions &options) const {
@@ -207,6 +214,40 @@ struct NonZeroOpInterface
   }
 };
 
+/// A scatter's result has the operand's shape: bufferized, the
+/// allocation and a scatter_into it.
+struct ScatterOpInterface
+    : RuntimeCallOpInterface<ScatterOpInterface, ScatterOp> {
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options) const {
+    auto scatter = llvm::cast<ScatterOp>(op);
+    FailureOr<Value> operand =
+        getBuffer(rewriter, scatter.getOperand(), options);
+    FailureOr<Value> indices =
+        getBuffer(rewriter, scatter.getIndices(), options);
+    FailureOr<Value> updates =
+        getBuffer(rewriter, scatter.getUpdates(), options);
+    if (failed(operand) || failed(indices) || failed(updates))
+      return failure();
+    Location loc = op->getLoc();
+    auto type = llvm::cast<RankedTensorType>(scatter.getType());
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        sizes.push_back(rewriter.create<memref::DimOp>(loc, *operand, d));
+    FailureOr<Value> result = options.createAlloc(
+        rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()),
+        sizes);
+    if (failed(result))
+      return failure();
+    rewriter.create<ScatterIntoOp>(loc, *operand, *indices, *updates, *result,
+                                   scatter.getReductionAttr());
+    replaceOpWithBufferizedValues(rewriter, op, *result);
+    return success();
+  }
+};
+
 } // namespace
 
 void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry) {
@@ -215,6 +256,7 @@ void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry) {
     YieldOp::attachInterface<YieldOpInterface>(*context);
     CheckIndexOp::attachInterface<CheckIndexOpInterface>(*context);
     NonZeroOp::attachInterface<NonZeroOpInterface>(*context);
+    ScatterOp::attachInterface<ScatterOpInterface>(*context);
   });
 }
 

@@ -53,6 +53,8 @@ private:
 
 enum class Reduction { Sum, Max, Min, Prod };
 enum class Comparison { Eq, Ne, Lt, Le, Gt, Ge };
+/// How scatter combines an update with the row it lands on.
+enum class ScatterMode { Replace, Add, Mul, Max, Min };
 
 class GraphBuilder {
 public:
@@ -119,6 +121,11 @@ public:
             std::vector<int64_t> high, std::vector<int64_t> interior = {});
   /// numpy take(x, indices, axis) with out-of-range indices clamped.
   Value gather(Value x, Value indices, int64_t axis);
+  /// x [N, R...] with row m of updates [M, R...] combined into row
+  /// indices[m] ([M], clamped into [0, N)), m in order: replaced (the last
+  /// of several wins) or folded in by `mode`; x's type.
+  Value scatter(Value x, Value indices, Value updates,
+                ScatterMode mode = ScatterMode::Replace);
   /// `indices`, once each is in range for dim `axis` of `x` ([-n, n) with
   /// `allowNegative`, else [0, n)); otherwise the run fails with
   /// INVALID_ARGUMENT naming `what`, the index and the range. Put before a
