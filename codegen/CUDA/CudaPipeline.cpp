@@ -45,6 +45,7 @@ void buildKernelsToPtx(OpPassManager &pm, const CudaPipelineOptions &options) {
   attach.optLevel = 3;
   pm.addPass(createGpuNVVMAttachTarget(attach));
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createCheckDeviceOps());
   kernels.addPass(createLowerSubgroupReduces());
   kernels.addPass(arith::createArithExpandOpsPass());
   kernels.addPass(memref::createExpandStridedMetadataPass());

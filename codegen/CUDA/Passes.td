@@ -24,6 +24,20 @@ def AlignVectorAccesses
   }];
 }
 
+def CheckDeviceOps
+    : Pass<"anyshape-check-device-ops", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Refuse a kernel holding an op no device code has";
+  let description = [{
+    Runs on the outlined kernels first. A copy between buffers, an
+    allocation or a call has no device lowering: lowered, it becomes a
+    call of host code (the CPU runtime's `memrefCopy`, `malloc`) whose
+    declaration the lowering puts in the host module, which kernels
+    lowered in parallel race on (a crash, not an error). Such an op fails
+    the compile here, naming it and its kernel. Codegen puts none there
+    (anyshape-copies-as-loops makes a fusion's copies loops).
+  }];
+}
+
 def CopiesAsLoops : Pass<"anyshape-copies-as-loops", "mlir::func::FuncOp"> {
   let summary = "A fusion's buffer copies as linalg.copy, so as loops";
   let description = [{
