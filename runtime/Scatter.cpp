@@ -135,6 +135,10 @@ void scatterRows(const StridedBytes &operand, const StridedBytes &indices,
   });
   int64_t k = 0; // the update element's position, row-major
   forEachElement(updates, [&](int64_t offset) {
+    // One update row per index (a shape check before the run): never read
+    // past the indices whatever the caller's views say.
+    if (k / width >= count)
+      return;
     int64_t row = target[k / width], column = k % width;
     unsigned char *to = out + (row * width + column) * bytes;
     const unsigned char *from = updates.first + offset * bytes;
