@@ -64,15 +64,16 @@ Value floatUnary(OpBuilder &b, Location loc, StringRef op, Value x) {
 
 Value intUnary(OpBuilder &b, Location loc, StringRef op, Value x) {
   Type t = x.getType();
-  Value zero = constantLike(b, loc, t, 0);
   // abs as a select, not math.absi, which the GPU's lowering to NVVM has
   // no pattern for (LLVM still forms its abs intrinsic); MIN wraps to MIN.
-  if (op == "abs")
+  if (op == "abs") {
+    Value zero = constantLike(b, loc, t, 0);
     return b.create<arith::SelectOp>(
         loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, x, zero),
         b.create<arith::SubIOp>(loc, zero, x), x);
+  }
   if (op == "neg")
-    return b.create<arith::SubIOp>(loc, zero, x);
+    return b.create<arith::SubIOp>(loc, constantLike(b, loc, t, 0), x);
   if (op == "not") // all ones: logical not for i1, bitwise for integers
     return b.create<arith::XOrIOp>(loc, x, constantLike(b, loc, t, -1));
   return nullptr;
