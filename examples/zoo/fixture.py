@@ -100,6 +100,23 @@ def export(module, example, path, input_names, output_names, dynamic,
     print(f"wrote {path}")
 
 
+def export_token_model(module, folder, vocab, output="logits"):
+    """A model of `input_ids[batch, seq]` alone (a decoder's logits, an
+    encoder's states): exported at (2, 7) and recorded at seq 1, 7, 16
+    and 33, random ids below `vocab` from one seeded generator."""
+    rng = np.random.default_rng(0)
+
+    def ids(b, s):
+        return rng.integers(0, vocab, (b, s), dtype=np.int64)
+
+    export(module, [ids(2, 7)], f"{folder}/model.onnx", ["input_ids"],
+           [output], {"input_ids": {0: "batch", 1: "seq"}})
+    record(module, f"{folder}/model.expected",
+           ((f"batch={b},seq={s}", {"input_ids": ids(b, s)})
+            for b, s in [(1, 1), (2, 7), (3, 16), (1, 33)]),
+           [output])
+
+
 def run(module, inputs):
     import torch
     with torch.no_grad():

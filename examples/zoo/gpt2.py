@@ -3,7 +3,6 @@ exports: without a cache (logits for every position), and one decoding step
 with the cache as inputs and outputs (past keys and values per layer, the
 new ones returned), which serves prefill (past = 0) and decode (seq = 1)."""
 
-import numpy as np
 import torch
 import transformers
 
@@ -38,17 +37,8 @@ def main():
     gpt2 = model()
     decoding.export_decoder(args, "gpt2_cache", Step(gpt2), VOCAB, HEADS,
                             HIDDEN // HEADS)
-    folder = fixture.out_dir(args, "gpt2")
-    module = Logits(gpt2)
-    rng = np.random.default_rng(0)
-    ids = lambda b, s: rng.integers(0, VOCAB, (b, s), dtype=np.int64)
-    fixture.export(module, [ids(2, 7)], f"{folder}/model.onnx",
-                   ["input_ids"], ["logits"],
-                   {"input_ids": {0: "batch", 1: "seq"}})
-    fixture.record(module, f"{folder}/model.expected",
-                   ((f"batch={b},seq={s}", {"input_ids": ids(b, s)})
-                    for b, s in [(1, 1), (2, 7), (3, 16), (1, 33)]),
-                   ["logits"])
+    fixture.export_token_model(Logits(gpt2), fixture.out_dir(args, "gpt2"),
+                               VOCAB)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,6 @@ small config): one fused QKV projection whose heads are sliced out of it,
 rotary embeddings on a quarter of each head, and attention and MLP in
 parallel off one residual. Logits for every position."""
 
-import numpy as np
 import torch
 import transformers
 
@@ -33,16 +32,7 @@ class Logits(torch.nn.Module):
 def main():
     args = fixture.arguments(__doc__)
     folder = fixture.out_dir(args, "gpt_neox")
-    module = Logits(model())
-    rng = np.random.default_rng(0)
-    ids = lambda b, s: rng.integers(0, VOCAB, (b, s), dtype=np.int64)
-    fixture.export(module, [ids(2, 7)], f"{folder}/model.onnx",
-                   ["input_ids"], ["logits"],
-                   {"input_ids": {0: "batch", 1: "seq"}})
-    fixture.record(module, f"{folder}/model.expected",
-                   ((f"batch={b},seq={s}", {"input_ids": ids(b, s)})
-                    for b, s in [(1, 1), (2, 7), (3, 16), (1, 33)]),
-                   ["logits"])
+    fixture.export_token_model(Logits(model()), folder, VOCAB)
 
 
 if __name__ == "__main__":
