@@ -79,6 +79,23 @@ bool hasOneUse(OpOperand *fused) {
   return producer && producer->hasOneUse();
 }
 
+/// Moving a collapse below a generic in a fusion leaves the collapse
+/// where the generic's result was: with one user the collapse moves on
+/// (through the next generic), with two (a reduction and the yield of a
+/// stitch) it stays between them, and the reduction, which reads its
+/// operand through no reshape, is cut from the kernel. Such generics keep
+/// their reshaped operand.
+bool movesReshapeOnward(OpOperand *fused) {
+  if (!hasOneUse(fused))
+    return false;
+  Operation *consumer = fused->getOwner();
+  if (!llvm::isa<tensor::CollapseShapeOp>(fused->get().getDefiningOp()) ||
+      !consumer->getParentOfType<dhlo::FusionOp>())
+    return true;
+  return llvm::all_of(consumer->getResults(),
+                      [](Value result) { return result.hasOneUse(); });
+}
+
 struct FuseSharedProducersPass
     : impl::FuseSharedProducersBase<FuseSharedProducersPass> {
   using FuseSharedProducersBase::FuseSharedProducersBase;
@@ -90,7 +107,8 @@ struct FuseSharedProducersPass
     GreedyRewriteConfig config;
     if (moveReshapes) {
       // The rest of linalg-fuse-elementwise-ops, in the same rewrite.
-      linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, hasOneUse);
+      linalg::populateFoldReshapeOpsByExpansionPatterns(patterns,
+                                                        movesReshapeOnward);
       affine::AffineApplyOp::getCanonicalizationPatterns(patterns, context);
       linalg::GenericOp::getCanonicalizationPatterns(patterns, context);
       tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, context);
