@@ -175,7 +175,7 @@ Status pad(Node &n) {
       mode != "wrap")
     return n.error("mode '" + mode +
                    "' is not constant, edge, reflect or wrap");
-  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<int64_t> pads, n.knownInput(1));
+  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<Dim> amounts, n.knownDimsInput(1));
   std::vector<int64_t> axes;
   if (n.proto.input_size() > 3 && !n.proto.input(3).empty()) {
     ANYSHAPE_ASSIGN_OR_RETURN(std::vector<int64_t> given, n.knownInput(3));
@@ -187,19 +187,52 @@ Status pad(Node &n) {
     for (int64_t a = 0; a < r; ++a)
       axes.push_back(a);
   }
-  if (pads.size() != 2 * axes.size())
-    return n.error("has " + std::to_string(pads.size()) + " pads for " +
+  if (amounts.size() != 2 * axes.size())
+    return n.error("has " + std::to_string(amounts.size()) + " pads for " +
                    std::to_string(axes.size()) + " axes");
+  // Pads known as numbers are the pad op's; pads known only as sizes (a
+  // window's remainder, `(window - h mod window) mod window`) are blocks
+  // of the fill concatenated on, not negative at run time.
   std::vector<int64_t> low(r, 0), high(r, 0);
-  for (size_t k = 0; k < axes.size(); ++k) {
-    low[axes[k]] = pads[k];
-    high[axes[k]] = pads[k + axes.size()];
-  }
+  std::vector<Dim> lowBlock(r, Dim(0)), highBlock(r, Dim(0));
+  bool blocks = false;
+  for (size_t k = 0; k < axes.size(); ++k)
+    for (bool first : {true, false}) {
+      const Dim &amount = amounts[first ? k : k + axes.size()];
+      std::optional<int64_t> number = dimNumber(amount.text());
+      (first ? low : high)[axes[k]] = number.value_or(0);
+      if (!number) {
+        (first ? lowBlock : highBlock)[axes[k]] = amount;
+        blocks = true;
+      }
+    }
+  if (blocks && mode != "constant")
+    return n.error("mode '" + mode + "' pads by amounts that depend on the " +
+                   "input's sizes; only the constant mode takes them");
   if (mode == "constant") {
     Value fill = n.b.scalar(0.0, n.b.dtype(x));
     if (n.inputs.size() > 2 && n.inputs[2].isValid())
       fill = n.b.reshape(n.inputs[2], {});
-    return n.define(n.b.pad(x, fill, low, high));
+    x = n.b.pad(x, fill, low, high);
+    auto block = [&](int64_t a, const Dim &amount) {
+      std::vector<Dim> shape = n.b.dims(x);
+      shape[a] = amount;
+      return n.b.broadcastInDim(fill, shape, {});
+    };
+    for (int64_t a = 0; a < r && blocks; ++a) {
+      bool before = lowBlock[a].text() != "0",
+           after = highBlock[a].text() != "0";
+      if (!before && !after)
+        continue;
+      std::vector<Value> parts;
+      if (before)
+        parts.push_back(block(a, lowBlock[a]));
+      parts.push_back(x);
+      if (after)
+        parts.push_back(block(a, highBlock[a]));
+      x = n.b.concatenate(parts, a);
+    }
+    return n.define(x);
   }
   for (int64_t a = 0; a < r; ++a) {
     if (low[a] == 0 && high[a] == 0)

@@ -130,6 +130,12 @@ arithmetic(const std::string &op, const std::string &a, const std::string &b);
 /// for an anonymous "?".
 std::optional<SymExpr> symExpr(const std::string &text);
 
+/// Has the graph check, before it runs, that the dim expression `size`
+/// is not negative: the shape check of a node shaped by it (never read),
+/// whose error names the ONNX node being imported. For a size taken in a
+/// form that keeps ONNX's meaning only where it is not negative.
+void requireNotNegative(client::GraphBuilder &b, const std::string &size);
+
 /// The number of elements of `x` over `dims` (all of them counted at run
 /// time), as a scalar of x's dtype: what a mean divides by.
 Value elementCount(Node &n, Value x, const std::vector<int64_t> &dims);

@@ -1,60 +1,17 @@
-// Shape computations as dim expressions. An exported model computes the
-// shapes of its reshapes and masks at run time: Shape -> Gather ->
-// Unsqueeze -> Concat -> Reshape, with Add/Sub/Mul on the way. Each such
-// int64 tensor is still built as a value (another op may read it as data),
-// and what it holds is also recorded as dims (ImportState::knownDims):
-// "batch", "seq", "batch*seq". The ops that take a shape (Reshape, Expand,
-// ConstantOfShape, Range, Slice) read it from there, so the imported graph
-// stays fully symbolic and compiles once.
+// The ops that make and take shapes: Shape and Size make them (their
+// dims recorded as what the int64 tensor holds, OnnxKnownDims.cpp), and
+// Reshape's kin — ConstantOfShape, Expand, Range, Slice — read their
+// shapes from what the importer knows, so the imported graph stays fully
+// symbolic and compiles once.
 #include "frontend/onnx/OnnxNode.h"
 
 #include "ir/graph/DimText.h"
 
 #include <algorithm>
-#include <cctype>
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
-#include <functional>
 
 namespace anyshape::onnx {
 namespace {
 using KnownDims = ImportState::KnownDims;
-} // namespace
-
-std::optional<SymExpr> symExpr(const std::string &text) {
-  auto expr = parseDimExpr(text);
-  return expr.isOk() ? symExprOf(*expr) : std::nullopt;
-}
-
-std::optional<std::string>
-arithmetic(const std::string &op, const std::string &a, const std::string &b) {
-  std::optional<int64_t> na = dimNumber(a), nb = dimNumber(b);
-  if (op == "Div" && na && nb) // sizes are not negative: trunc is floor
-    return *nb == 0 || (*na == INT64_MIN && *nb == -1)
-               ? std::nullopt
-               : std::optional<std::string>(std::to_string(*na / *nb));
-  std::optional<SymExpr> x = symExpr(a), y = symExpr(b);
-  if (!x || !y)
-    return std::nullopt;
-  // Integer Div truncates, which is the floor where the dividend cannot be
-  // negative; Mod (fmod = 0, the only form a shape value takes here) has
-  // the divisor's sign, so it is the floor's remainder for any dividend.
-  std::optional<int64_t> divisor = y->constantValue();
-  bool positive = divisor && *divisor >= 1;
-  std::optional<SymExpr> r =
-      op == "Add"   ? SymExpr::add(*x, *y)
-      : op == "Sub" ? SymExpr::sub(*x, *y)
-      : op == "Mul" ? SymExpr::mul(*x, *y)
-      : op == "Div"
-          ? (positive && x->isNonNegative() ? SymExpr::floorDiv(*x, *divisor)
-                                            : x->divideExact(*y))
-      : op == "Mod" && positive ? SymExpr::mod(*x, *divisor)
-                                : std::nullopt;
-  return r ? std::optional<std::string>(r->toString()) : std::nullopt;
-}
-
-namespace {
 
 Status shape(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
@@ -190,6 +147,81 @@ Status range(Node &n) {
   return n.define(n.b.add(iota, n.b.convert(first, dtype)));
 }
 
+/// Slice's negative step on `axis` of `x`: the elements from `start` down
+/// to `end` (exclusive), every `step`th, gathered at start - step * i.
+/// ONNX clamps start into [0, size - 1] and end into [-1, size - 1]; on a
+/// static size so does this, on a symbolic one the bounds are taken as
+/// written (negative ones from the end, INT64_MAX-like ones as the last
+/// element, INT64_MIN-like ones as before the first), and a bound that
+/// clamping would have moved is a run-time error naming the node: a
+/// negative count, a start before the first element, or an index out of
+/// range.
+StatusOr<Value> backwardSlice(Node &n, Value x, int64_t axis, const Dim &start,
+                              const Dim &end, int64_t step) {
+  std::optional<int64_t> first = dimNumber(start.text()),
+                         last = dimNumber(end.text());
+  if (!first || !last)
+    return n.error("the bounds of a negative step must be constants");
+  constexpr int64_t kFar = int64_t{1} << 40;
+  Dim size = n.b.dims(x)[axis];
+  // Each bound as size + offset (relative) or as an index (absolute).
+  auto place = [&](int64_t v, int64_t lowest) -> std::pair<bool, int64_t> {
+    if (v >= kFar)
+      return {true, -1};
+    if (v <= -kFar)
+      return {false, lowest};
+    return {v < 0, v};
+  };
+  auto [startRelative, startOffset] = place(*first, 0);
+  auto [endRelative, endOffset] = place(*last, -1);
+  Value startIndex;
+  std::string count;
+  if (std::optional<int64_t> length = dimNumber(size.text())) {
+    auto clamp = [&](bool relative, int64_t v, int64_t lowest) {
+      return std::clamp<int64_t>(relative ? *length + v : v, lowest,
+                                 std::max<int64_t>(*length - 1, lowest));
+    };
+    int64_t s = clamp(startRelative, startOffset, 0),
+            e = clamp(endRelative, endOffset, -1);
+    count =
+        std::to_string(*length > 0 && s > e ? (s - e + step - 1) / step : 0);
+    startIndex = n.b.scalar(static_cast<double>(s), v1::DTYPE_I64);
+  } else {
+    std::optional<SymExpr> symbolic = symExpr(size.text());
+    auto expr = [&](bool relative, int64_t v) -> std::optional<SymExpr> {
+      if (!relative)
+        return SymExpr::constant(v);
+      return symbolic ? SymExpr::add(*symbolic, SymExpr::constant(v))
+                      : std::nullopt;
+    };
+    std::optional<SymExpr> s = expr(startRelative, startOffset),
+                           e = expr(endRelative, endOffset);
+    std::optional<SymExpr> span = s && e ? SymExpr::sub(*s, *e) : std::nullopt;
+    std::optional<SymExpr> rounded =
+        span ? SymExpr::add(*span, SymExpr::constant(step - 1)) : std::nullopt;
+    std::optional<SymExpr> quotient =
+        rounded ? SymExpr::floorDiv(*rounded, step) : std::nullopt;
+    if (!quotient)
+      return n.error("cannot place the bounds of axis " + std::to_string(axis));
+    count = quotient->toString();
+    // Below -1 a start may fall before the first element on a short axis,
+    // where ONNX would clamp it to 0 and keep more than the count says.
+    if (startRelative && startOffset < -1)
+      requireNotNegative(n.b, s->toString());
+    startIndex = n.b.scalar(static_cast<double>(startOffset), v1::DTYPE_I64);
+    if (startRelative)
+      startIndex = n.b.add(n.b.dimSize(x, axis), startIndex);
+  }
+  Value positions = n.b.iota(v1::DTYPE_I64, {Dim(count)}, 0);
+  Value indices = n.b.sub(
+      startIndex,
+      n.b.mul(positions, n.b.scalar(static_cast<double>(step), v1::DTYPE_I64)));
+  indices =
+      n.b.checkIndex(indices, x, axis, false,
+                     "the negative-step slice of axis " + std::to_string(axis));
+  return n.b.gather(x, indices, axis);
+}
+
 Status slice(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
   ANYSHAPE_ASSIGN_OR_RETURN(std::vector<Dim> starts, n.knownDimsInput(1));
@@ -228,11 +260,15 @@ Status slice(Node &n) {
     }
     return Dim(static_cast<int64_t>(v));
   };
+  std::vector<size_t> backward; // the axes (in `axes`) with negative steps
   for (size_t k = 0; k < axes.size(); ++k) {
     ANYSHAPE_ASSIGN_OR_RETURN(int64_t a, n.axis(axes[k], r));
-    if (steps[k] < 1)
-      return n.error("a step of " + std::to_string(steps[k]) +
-                     " is not supported (only positive steps)");
+    if (steps[k] == 0)
+      return n.error("a step of 0 on axis " + std::to_string(a));
+    if (steps[k] < 0) {
+      backward.push_back(k);
+      continue;
+    }
     std::optional<Dim> s = bound(starts[k], dims[a]),
                        e = bound(ends[k], dims[a]);
     if (!s || !e)
@@ -241,83 +277,13 @@ Status slice(Node &n) {
     hi[a] = *e;
     stride[a] = steps[k];
   }
-  return n.define(n.b.slice(x, lo, hi, stride));
-}
-
-} // namespace
-
-std::optional<KnownDims> knownDimsOf(const ImportState &state,
-                                     const std::string &name, Value value) {
-  if (auto ints = state.knownInts.find(name); ints != state.knownInts.end()) {
-    KnownDims k;
-    for (int64_t v : ints->second)
-      k.dims.push_back(std::to_string(v));
-    k.scalar = value.isValid() && state.builder.rank(value) == 0;
-    return k;
+  Value result = n.b.slice(x, lo, hi, stride);
+  for (size_t k : backward) {
+    int64_t a = axes[k] < 0 ? axes[k] + r : axes[k];
+    ANYSHAPE_ASSIGN_OR_RETURN(
+        result, backwardSlice(n, result, a, starts[k], ends[k], -steps[k]));
   }
-  if (auto dims = state.knownDims.find(name); dims != state.knownDims.end())
-    return dims->second;
-  return std::nullopt;
-}
-
-std::optional<int64_t> dimNumber(const std::string &text) {
-  if (text.empty())
-    return std::nullopt;
-  char *end = nullptr;
-  errno = 0;
-  long long v = std::strtoll(text.c_str(), &end, 10);
-  if (*end != '\0' || errno != 0)
-    return std::nullopt;
-  return static_cast<int64_t>(v);
-}
-
-namespace {
-
-/// `f` of the elements of `a` and `b` (one of them may have a single
-/// element, which broadcasts); nullopt if `f` is, for any element.
-std::optional<KnownDims> elementwise(
-    const KnownDims &a, const KnownDims &b,
-    const std::function<std::optional<std::string>(const std::string &,
-                                                   const std::string &)> &f) {
-  size_t count = std::max(a.dims.size(), b.dims.size());
-  if ((a.dims.size() != count && a.dims.size() != 1) ||
-      (b.dims.size() != count && b.dims.size() != 1))
-    return std::nullopt;
-  KnownDims out;
-  out.scalar = a.scalar && b.scalar;
-  for (size_t i = 0; i < count; ++i) {
-    std::optional<std::string> v = f(a.dims[a.dims.size() == 1 ? 0 : i],
-                                     b.dims[b.dims.size() == 1 ? 0 : i]);
-    if (!v)
-      return std::nullopt;
-    out.dims.push_back(*v);
-  }
-  return out;
-}
-
-/// Whether two known dims are equal, as "1" or "0"; nullopt when that
-/// depends on the sizes. Sizes are never negative, so an expression whose
-/// terms all have positive coefficients ("seq", "past + seq") never equals
-/// a negative number such as -1 (the TorchScript exporter's expand tests
-/// every dim of a shape against -1); two expressions that differ by a
-/// nonzero constant are never equal.
-std::optional<std::string> knownEqual(const std::string &x,
-                                      const std::string &y) {
-  std::optional<int64_t> nx = dimNumber(x), ny = dimNumber(y);
-  if (nx && ny)
-    return *nx == *ny ? "1" : "0";
-  if (x == y)
-    return "1";
-  std::optional<SymExpr> ex = symExpr(x), ey = symExpr(y);
-  if (!ex || !ey)
-    return std::nullopt;
-  if ((nx && *nx < 0 && ey->isNonNegative()) ||
-      (ny && *ny < 0 && ex->isNonNegative()))
-    return "0";
-  std::optional<SymExpr> difference = SymExpr::sub(*ex, *ey);
-  if (difference && difference->isConstant())
-    return difference->constantValue() == 0 ? "1" : "0";
-  return std::nullopt;
+  return n.define(result);
 }
 
 } // namespace
@@ -329,135 +295,6 @@ void addShapeRules(std::map<std::string, OpRule> &rules) {
   rules["Expand"] = {{}, expand};
   rules["Range"] = {{}, range};
   rules["Slice"] = {{}, slice};
-}
-
-namespace {
-/// Mod with fmod = 1 (C's fmod, the dividend's sign) rather than the
-/// integer default (the divisor's).
-bool truncatingMod(const ::onnx::NodeProto &node) {
-  for (const auto &attr : node.attribute())
-    if (attr.name() == "fmod")
-      return attr.i() != 0;
-  return false;
-}
-} // namespace
-
-void propagateKnownDims(ImportState &state, const ::onnx::NodeProto &node,
-                        const std::vector<Value> &inputs) {
-  const std::string &op = node.op_type();
-  if (node.output_size() < 1 || inputs.empty() || op == "Shape" || op == "Size")
-    return;
-  auto in = [&](size_t k) -> std::optional<KnownDims> {
-    if (k >= inputs.size() || !inputs[k].isValid())
-      return std::nullopt;
-    return knownDimsOf(state, node.input(static_cast<int>(k)), inputs[k]);
-  };
-  std::optional<KnownDims> result;
-  std::optional<KnownDims> a = in(0);
-  if (!a)
-    return;
-  if (op == "Identity" || op == "Cast") {
-    result = a;
-  } else if (op == "Reshape") { // e.g. a size as a 1-element vector
-    auto out = state.values.find(node.output(0));
-    int64_t rank =
-        out == state.values.end() ? -1 : state.builder.rank(out->second);
-    if (rank == 0 && a->dims.size() == 1)
-      result = KnownDims{a->dims, true};
-    else if (rank == 1)
-      result = KnownDims{a->dims, false};
-  } else if (op == "Gather" && !a->scalar) {
-    std::optional<KnownDims> indices = in(1);
-    if (indices && !indices->dims.empty()) {
-      KnownDims picked;
-      picked.scalar = indices->scalar;
-      for (const std::string &text : indices->dims) {
-        std::optional<int64_t> i = dimNumber(text);
-        auto size = static_cast<int64_t>(a->dims.size());
-        if (!i || *i < -size || *i >= size)
-          return;
-        picked.dims.push_back(a->dims[*i < 0 ? *i + size : *i]);
-      }
-      result = picked;
-    }
-  } else if (op == "Slice" && !a->scalar) { // a part of a shape
-    std::optional<KnownDims> starts = in(1), ends = in(2);
-    auto number = [](const KnownDims &k) -> std::optional<int64_t> {
-      return k.dims.size() == 1 ? dimNumber(k.dims[0]) : std::nullopt;
-    };
-    bool plain = node.input_size() <= 3 ||
-                 (node.input_size() == 4 && in(3) && number(*in(3)) == 0);
-    if (!starts || !ends || !plain || !number(*starts) || !number(*ends))
-      return;
-    auto size = static_cast<int64_t>(a->dims.size());
-    auto place = [&](int64_t v) {
-      return std::clamp<int64_t>(v < 0 ? v + size : v, 0, size);
-    };
-    int64_t first = place(*number(*starts)), last = place(*number(*ends));
-    KnownDims part;
-    for (int64_t i = first; i < last; ++i)
-      part.dims.push_back(a->dims[i]);
-    result = part;
-  } else if (op == "Unsqueeze" && a->scalar) {
-    result = KnownDims{a->dims, false};
-  } else if (op == "Squeeze" && !a->scalar && a->dims.size() == 1) {
-    result = KnownDims{a->dims, true};
-  } else if (op == "Concat") {
-    KnownDims joined;
-    for (size_t k = 0; k < inputs.size(); ++k) {
-      std::optional<KnownDims> part = in(k);
-      if (!part)
-        return;
-      joined.dims.insert(joined.dims.end(), part->dims.begin(),
-                         part->dims.end());
-    }
-    result = joined;
-  } else if (op == "Pow" && a->dims.size() == 1) {
-    // A size computed from constants in floats: TorchScript's export of
-    // int(num_positions ** 0.5) (a ViT's position grid).
-    auto exponent = state.knownFloats.find(node.input(1));
-    std::optional<int64_t> base = dimNumber(a->dims[0]);
-    if (base && exponent != state.knownFloats.end() &&
-        exponent->second.size() == 1) {
-      double v = std::pow(static_cast<double>(*base), exponent->second[0]);
-      if (std::nearbyint(v) == v && std::fabs(v) < 9.0e15)
-        result =
-            KnownDims{{std::to_string(static_cast<int64_t>(v))}, a->scalar};
-    }
-  } else if (op == "Equal") { // "1" or "0" per element
-    if (std::optional<KnownDims> b = in(1))
-      result = elementwise(*a, *b, knownEqual);
-  } else if (op == "Where") {
-    std::optional<KnownDims> x = in(1), y = in(2);
-    if (!x || !y)
-      return;
-    std::optional<KnownDims> picked =
-        elementwise(*a, *x, [](const std::string &c, const std::string &v) {
-          return c == "1"   ? std::optional<std::string>(v)
-                 : c == "0" ? std::optional<std::string>("")
-                            : std::nullopt;
-        });
-    if (!picked)
-      return;
-    result = elementwise(*picked, *y,
-                         [](const std::string &p, const std::string &v) {
-                           return std::optional<std::string>(p.empty() ? v : p);
-                         });
-  } else if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" ||
-             (op == "Mod" && !truncatingMod(node))) {
-    std::optional<KnownDims> b = in(1);
-    auto out = state.values.find(node.output(0));
-    bool integer = out != state.values.end() &&
-                   (state.builder.dtype(out->second) == v1::DTYPE_I64 ||
-                    state.builder.dtype(out->second) == v1::DTYPE_I32);
-    if (b && (integer || op != "Div")) // a float quotient is not truncated
-      result =
-          elementwise(*a, *b, [&](const std::string &x, const std::string &y) {
-            return arithmetic(op, x, y);
-          });
-  }
-  if (result)
-    state.knownDims[node.output(0)] = *result;
 }
 
 } // namespace anyshape::onnx

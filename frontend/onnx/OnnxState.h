@@ -32,6 +32,14 @@ struct ImportState {
     bool scalar = false;
   };
   std::map<std::string, KnownDims> knownDims;
+  /// Int64 matrices of dims, [dims.size() / columns, columns] row-major:
+  /// TorchScript's F.pad builds its pads as [n, 2], reverses the rows and
+  /// flattens them (OnnxKnownDims.cpp); no op reads a shape from these.
+  struct KnownMatrix {
+    std::vector<std::string> dims;
+    int64_t columns = 1;
+  };
+  std::map<std::string, KnownMatrix> knownMatrices;
   /// The elements of small f32 tensors known at import time (Resize's
   /// scales).
   std::map<std::string, std::vector<float>> knownFloats;

@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 using namespace anyshape;
 using test::ModelBuilder;
 using test::setInt;
@@ -178,6 +180,61 @@ TEST(OnnxComposedOps, SizesKnownOnlyAtRunTimeFailThatRunNamingTheNode) {
                              "size 0");
   EXPECT_TRUE(runOn(**compiled, {2, 5}).isOk());
   EXPECT_TRUE(runOn(**compiled, {0, 5}).isOk()); // nothing to pick from
+}
+
+TEST(OnnxComposedOps, SizesTakenForValidInputsFailOtherRunsNamingTheNode) {
+  auto compile = [](const ModelBuilder &m) {
+    std::shared_ptr<jit::Executable> none;
+    auto graph = anyshape::onnx::importOnnx(m.bytes());
+    EXPECT_TRUE(graph.isOk()) << graph.status().toString();
+    if (!graph.isOk())
+      return none;
+    auto compiled = jit::Compiler::compile(*graph);
+    EXPECT_TRUE(compiled.isOk()) << compiled.status().toString();
+    return compiled.isOk() ? *compiled : none;
+  };
+  // (cols - 1) / 2 + 1, a strided convolution's output size as exported:
+  // the floor quotient where cols >= 1. At cols = 0 ONNX's truncation
+  // gives 1 and the floor 0, so that run fails naming the Div.
+  ModelBuilder quotient(18);
+  quotient.input("x", {"rows", "cols"});
+  ::onnx::NodeProto *shape = quotient.node("Shape", {"x"}, {"s"});
+  setInt(shape, "start", 1);
+  setInt(shape, "end", 2);
+  quotient.ints("one", {1});
+  quotient.ints("two", {2});
+  quotient.ints("zero", {0});
+  quotient.node("Sub", {"s", "one"}, {"m1"});
+  quotient.node("Div", {"m1", "two"}, {"h"});
+  quotient.node("Add", {"h", "one"}, {"c"});
+  quotient.node("Slice", {"x", "zero", "c", "one"}, {"y"});
+  quotient.output("y");
+  std::shared_ptr<jit::Executable> halves = compile(quotient);
+  ASSERT_TRUE(halves);
+  EXPECT_TRUE(runOn(*halves, {2, 5}).isOk());
+  Status empty = runOn(*halves, {2, 0});
+  EXPECT_EQ(empty.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(empty.message().find("node 'h_Div/"), std::string::npos)
+      << empty.message();
+  EXPECT_NE(empty.message().find("cols - 1 must not be negative"),
+            std::string::npos)
+      << empty.message();
+  EXPECT_TRUE(runOn(*halves, {3, 1}).isOk());
+
+  // x[:, -3::-1] on a row shorter than 3, where ONNX clamps the start.
+  ModelBuilder backward = oneNode("Slice", {"x", "st", "en", "ax", "sp"});
+  backward.ints("st", {-3});
+  backward.ints("en", {std::numeric_limits<int64_t>::min()});
+  backward.ints("ax", {1});
+  backward.ints("sp", {-1});
+  std::shared_ptr<jit::Executable> reversed = compile(backward);
+  ASSERT_TRUE(reversed);
+  EXPECT_TRUE(runOn(*reversed, {2, 5}).isOk());
+  Status shorter = runOn(*reversed, {2, 2});
+  EXPECT_EQ(shorter.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(shorter.message().find("node 'y_Slice/"), std::string::npos)
+      << shorter.message();
+  EXPECT_TRUE(runOn(*reversed, {1, 3}).isOk());
 }
 
 TEST(OnnxComposedOps, OutOfRangeScatterIndicesFailTheRunNamingTheNode) {

@@ -312,6 +312,59 @@ def shape_arithmetic_cases():
                 const("axis0", [0]), const("zeros", [0]), const("axes", [1])])
 
 
+def backward_slice_cases():
+    # Negative steps: reversed along a symbolic axis with every second
+    # element from a clamped start on a static one (torch.flip's export),
+    # and every third from the second-to-last down to index 0.
+    x3 = [("x", F, ["n", 3, "m"])]
+    big = 2**63 - 1
+    ins = ["x", "st", "en", "ax", "sp"]
+    case("slice_reversed", [node("Slice", ins, ["y"])], x3, ["y"],
+         SHAPES + [{"n": 2, "m": 0}],
+         inits=[const("st", [-1, 5]), const("en", [-big - 1, -big]),
+                const("ax", [2, 1]), const("sp", [-1, -2])])
+    case("slice_backward_step3", [node("Slice", ins, ["y"])], x3, ["y"],
+         [s for s in SHAPES if s["m"] >= 2] + [{"n": 1, "m": 2},
+                                               {"n": 1, "m": 10}],
+         inits=[const("st", [-2]), const("en", [0]), const("ax", [2]),
+                const("sp", [-3])])
+
+
+def computed_pad_cases():
+    # TorchScript's F.pad(x, [p, p]) with p = (4 - m % 4) % 4: the pads
+    # built as [axes, 2] from the last axis, the rows reversed and the
+    # matrix transposed and flattened into ONNX's begins-then-ends.
+    nodes = [node("Shape", ["x"], ["s"]), node("Gather", ["s", "two"], ["m"]),
+             node("Mod", ["m", "four"], ["r"]),
+             node("Sub", ["four", "r"], ["d"]),
+             node("Mod", ["d", "four"], ["p"]),
+             node("Unsqueeze", ["p", "axis0"], ["p1"]),
+             node("Concat", ["p1", "p1", "zeros4"], ["flat"], axis=0),
+             node("Reshape", ["flat", "pairs_shape"], ["pairs"]),
+             node("Slice", ["pairs", "minus1", "far", "axis0", "minus1"],
+                  ["reversed"]),
+             node("Transpose", ["reversed"], ["t"], perm=[1, 0]),
+             node("Reshape", ["t", "minus1"], ["pads"]),
+             node("Pad", ["x", "pads", "v"], ["y"])]
+    case("pad_computed_amounts", nodes, [("x", F, ["n", 3, "m"])], ["y"],
+         SHAPES + [{"n": 2, "m": 0}, {"n": 1, "m": 8}],
+         inits=[const("two", 2), const("four", 4), const("axis0", [0]),
+                const("zeros4", [0, 0, 0, 0]), const("pairs_shape", [-1, 2]),
+                const("minus1", [-1]), const("far", [-2**63]),
+                const("v", 0.5, F)])
+    # (m - 1) / 2 + 1, as an exporter writes a strided convolution's
+    # output size: Div truncates, the floor where m >= 1 (m = 0 fails).
+    nodes = [node("Shape", ["x"], ["s"]), node("Gather", ["s", "one"], ["m"]),
+             node("Sub", ["m", "one"], ["m1"]),
+             node("Div", ["m1", "two"], ["h"]),
+             node("Add", ["h", "one"], ["c"]),
+             node("Unsqueeze", ["c", "axis0"], ["c1"]),
+             node("Slice", ["x", "zero1", "c1", "axis1"], ["y"])]
+    case("shape_truncated_quotient", nodes, X, ["y"], SHAPES,
+         inits=[const("one", 1), const("two", 2), const("axis0", [0]),
+                const("zero1", [0]), const("axis1", [1])])
+
+
 def weights(name, shape):
     a = (rng.standard_normal(shape) * 0.5).astype(np.float32)
     return helper.make_tensor(name, F, a.shape, a.ravel().tolist())
@@ -487,3 +540,5 @@ if __name__ == "__main__":
     resize_cases()
     conv_transpose_cases()
     nonzero_cases()
+    backward_slice_cases()
+    computed_pad_cases()
