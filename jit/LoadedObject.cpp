@@ -19,6 +19,7 @@
 #include "ir/graph/ConstantData.h"
 #include "runtime/Allocator.h"
 #include "runtime/Bfloat16.h"
+#include "runtime/Convolution.h"
 #include "runtime/ExecutionContext.h"
 #include "runtime/Gemm.h"
 #include "runtime/IndexChecks.h"
@@ -65,6 +66,8 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner &mangle) {
   symbols[mangle(std::string("_mlir_ciface_") +
                  codegen::kBatchMatmulPackedF32)] =
       bind(&runtime::anyshapeBatchMatmulPackedF32);
+  symbols[mangle(std::string("_mlir_ciface_") + codegen::kConvolutionF32)] =
+      bind(&runtime::anyshapeConvolutionF32);
   // Index checks (runtime/IndexChecks.h), on the host and on the device.
   symbols[mangle(std::string("_mlir_ciface_") + codegen::kCheckIndicesI32)] =
       bind(&runtime::anyshapeCheckIndicesI32);

@@ -397,6 +397,23 @@ Value GraphBuilder::dotGeneral(Value lhs, Value rhs,
   return state_->addNode(std::move(node), {lhs, rhs});
 }
 
+Value GraphBuilder::convolution(Value input, Value weights,
+                                std::vector<int64_t> strides,
+                                std::vector<int64_t> dilations,
+                                std::vector<int64_t> paddingLow,
+                                std::vector<int64_t> paddingHigh,
+                                int64_t groups) {
+  v1::Node node;
+  node.set_op("convolution");
+  auto *attrs = node.mutable_convolution();
+  assign(attrs->mutable_strides(), strides);
+  assign(attrs->mutable_dilations(), dilations);
+  assign(attrs->mutable_padding_low(), paddingLow);
+  assign(attrs->mutable_padding_high(), paddingHigh);
+  attrs->set_groups(groups);
+  return state_->addNode(std::move(node), {input, weights});
+}
+
 Value GraphBuilder::nonzero(Value x, std::string countSymbol) {
   State &s = *state_;
   for (int k = 0; countSymbol.empty(); ++k) {

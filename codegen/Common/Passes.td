@@ -46,6 +46,21 @@ def ContextAllocation
   }];
 }
 
+def ConvolutionsToRuntimeCalls
+    : Pass<"anyshape-convolutions-to-runtime-calls", "mlir::ModuleOp"> {
+  let summary = "Make each convolution_into a call of oneDNN's convolution";
+  let description = [{
+    Right after bufferization: each `dhlo.convolution_into` becomes a call
+    of `anyshapeConvolutionF32` (runtime/Convolution.h) in the host flow,
+    with the buffers as unranked views and the geometry (spatial rank,
+    groups, then strides, dilations and paddings, three entries each) as
+    i64 operands.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def CopyConcatenations
     : Pass<"anyshape-copy-concatenations", "mlir::func::FuncOp"> {
   let summary = "Write chains of insert_slice into a fresh buffer as copies";

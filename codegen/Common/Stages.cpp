@@ -22,10 +22,16 @@ using namespace mlir;
 
 namespace anyshape::codegen {
 
-void buildPlannedLinalgStages(OpPassManager &pm, bool fuse) {
-  // 0. The entry: the recorded shape checks as code, @main's ABI.
+void buildPlannedLinalgStages(OpPassManager &pm, bool fuse,
+                              bool expandConvolutions) {
+  // 0. The entry: the recorded shape checks as code, @main's ABI. A
+  // target without a convolution library expands each into kernels'
+  // ops here, before shapes and the plan see them (the checks were
+  // recorded with the graph).
   pm.addPass(createShapeCheckFunction());
   pm.addPass(createPrepareEntryAbi());
+  if (expandConvolutions)
+    pm.addNestedPass<func::FuncOp>(dhlo::createExpandConvolutions());
   // 1. Shapes: propagate, simplify with the constraint analysis. Then plan
   // the kernels: each becomes a dhlo.fusion, which every pass below keeps
   // (a kernel is formed, scheduled and checked one fusion at a time).
@@ -62,6 +68,7 @@ void buildBufferizationStages(OpPassManager &pm) {
   pm.addPass(createIndexChecksToRuntimeCalls());
   pm.addPass(createNonZeroToRuntimeCalls());
   pm.addPass(createScatterToRuntimeCalls());
+  pm.addPass(createConvolutionsToRuntimeCalls());
   pm.addNestedPass<func::FuncOp>(createHoistKernelBuffers());
   // MLIR's buffer-deallocation-pipeline, with the buffers that alias
   // nothing split off before its simplification compares them pairwise.

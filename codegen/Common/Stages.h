@@ -19,8 +19,10 @@ namespace anyshape::codegen {
 /// shapes simplified with the constraint analysis; the plan's kernels
 /// formed as dhlo.fusion ops; dhlo to linalg on tensors, with large seeded
 /// constants as globals filled at load; elementwise producers fused (when
-/// `fuse`).
-void buildPlannedLinalgStages(mlir::OpPassManager &pm, bool fuse);
+/// `fuse`). Convolutions stay whole for the runtime to call a library on,
+/// or, with `expandConvolutions`, become slices and a contraction.
+void buildPlannedLinalgStages(mlir::OpPassManager &pm, bool fuse,
+                              bool expandConvolutions);
 
 /// Stage 3: tensors to buffers, deallocated at last use; every output a
 /// fresh buffer the caller owns. The buffers are the host flow's: kernels

@@ -10,6 +10,7 @@ import moe
 import packing
 import recommender
 import resnet
+import segformer
 import sparse_moe
 import t5
 import tiny_llama
@@ -34,6 +35,7 @@ MODULES = {
     "resnet": lambda: resnet.TinyResNet(),
     "wav2vec2": lambda: wav2vec2.Encoder(wav2vec2.model()),
     "vit": lambda: vit.AnyResolution(vit.model()),
+    "segformer": lambda: segformer.Features(segformer.model()),
     "unet": lambda: unet.TinyUNet(),
 }
 

@@ -1,14 +1,14 @@
-// Convolutions, pools and the normalisations around them, by composition:
-// the input is padded once, each kernel tap is a strided slice of it
-// ([N, C, out...], the values that tap meets at every output position),
-// and a Conv contracts the stacked taps with the weights in one
-// dot_general (im2col), a pool takes their max or sum; a ConvTranspose is
-// a Conv of the input dilated by its stride. Output sizes are
-// floor quotients of the input's (`(time + 1) floordiv 2`), so the graph
-// stays symbolic, two layers of one geometry give provably equal sizes,
-// and every tap's slice has exactly the output's extent. The taps cost
-// kernel-size times the input's memory; a wire convolution on oneDNN and
-// cuDNN replaces this for speed (issue 42).
+// Convolutions, pools and the normalisations around them. An f32 Conv is
+// the wire convolution (oneDNN on the CPU; slices and a contraction on
+// CUDA); a ConvTranspose is a Conv of the input dilated by its stride and
+// padded, with the kernel flipped. Pools, and convolutions of other
+// element types, are composed: the input is padded once, each kernel tap
+// is a strided slice of it ([N, C, out...], the values that tap meets at
+// every output position), a pool takes their max or sum, a Conv contracts
+// the stacked taps with the weights in one dot_general (im2col). Output
+// sizes are floor quotients of the input's (`(time + 1) floordiv 2`), so
+// the graph stays symbolic and two layers of one geometry give provably
+// equal sizes.
 #include "frontend/onnx/OnnxNode.h"
 
 #include "ir/graph/DimText.h"
@@ -60,7 +60,7 @@ StatusOr<Window> windowOf(Node &n, const std::vector<Dim> &spatial,
                      " is not in [1, 4096]");
   ANYSHAPE_ASSIGN_OR_RETURN(w.strides, perSpatialDim(n, "strides", r, 1));
   ANYSHAPE_ASSIGN_OR_RETURN(w.dilations, perSpatialDim(n, "dilations", r, 1));
-  if (w.taps() > 4096)
+  if (pool && w.taps() > 4096)
     return n.error("a kernel of " + std::to_string(w.taps()) +
                    " taps is beyond the 4096 this composition takes");
   std::string mode = n.attrString("auto_pad", "NOTSET");
@@ -206,9 +206,10 @@ StatusOr<std::vector<int64_t>> staticDims(Node &n, Value v,
 }
 
 /// The convolution of `x` ([N, C, spatial...], padded as `win` says) with
-/// `weights` ([M, C/group, k...]) over `win`, plus `bias` ([M]) if valid.
-Value convolve(Node &n, Value x, Value weights, int64_t group,
-               const Window &win, Value bias) {
+/// `weights` ([M, C/group, k...]) over `win`, composed: for the element
+/// types the wire convolution does not take (f16, bf16).
+Value composedConvolution(Node &n, Value x, Value weights, int64_t group,
+                          const Window &win) {
   std::vector<Dim> wdims = n.b.dims(weights);
   int64_t m = *dimNumber(wdims[0].text()),
           perGroup = *dimNumber(wdims[1].text());
@@ -233,7 +234,40 @@ Value convolve(Node &n, Value x, Value weights, int64_t group,
   std::vector<int64_t> order{2, 0, 1};
   for (int64_t i = 0; i < r; ++i)
     order.push_back(3 + i);
-  y = n.b.reshape(n.b.transpose(y, order), outputDims(n, x, win, m));
+  return n.b.reshape(n.b.transpose(y, order), outputDims(n, x, win, m));
+}
+
+/// A convolution of `x` over `win` that is composed (not f32) is bounded
+/// in its taps, each a slice of the whole input.
+Status checkComposable(Node &n, Value x, const Window &win) {
+  if (n.b.dtype(x) != v1::DTYPE_F32 && win.taps() > 4096)
+    return n.error("a kernel of " + std::to_string(win.taps()) +
+                   " taps is beyond the 4096 the composition of a " +
+                   "non-f32 convolution takes");
+  return Status::ok();
+}
+
+/// The convolution of `x` ([N, C, spatial...], padded as `win` says) with
+/// `weights` ([M, C/group, k...]) over `win`, plus `bias` ([M]) if valid:
+/// the wire convolution for f32, its output sizes written as `win` has
+/// them (ConvTranspose's, from its own formula, are provably the same
+/// then as another layer's).
+Value convolve(Node &n, Value x, Value weights, int64_t group,
+               const Window &win, Value bias) {
+  int64_t m = *dimNumber(n.b.dims(weights)[0].text());
+  std::vector<Dim> dims = outputDims(n, x, win, m);
+  Value y;
+  if (n.b.dtype(x) == v1::DTYPE_F32 && n.b.dtype(weights) == v1::DTYPE_F32) {
+    y = n.b.convolution(x, weights, win.strides, win.dilations, win.padLow,
+                        win.padHigh, group);
+    std::vector<Dim> made = n.b.dims(y);
+    if (!std::equal(
+            made.begin(), made.end(), dims.begin(), dims.end(),
+            [](const Dim &a, const Dim &b) { return a.text() == b.text(); }))
+      y = n.b.reshape(y, dims);
+  } else {
+    y = composedConvolution(n, x, weights, group, win);
+  }
   if (bias.isValid())
     y = n.b.add(y, n.b.broadcastInDim(bias, n.b.dims(y), {1}));
   return y;
@@ -281,6 +315,7 @@ Status conv(Node &n) {
       Window win,
       windowOf(n, std::vector<Dim>(dims.begin() + 2, dims.end()),
                std::vector<int64_t>(w.begin() + 2, w.end()), /*pool=*/false));
+  ANYSHAPE_RETURN_IF_ERROR(checkComposable(n, x, win));
   Value bias = n.inputs.size() > 2 ? n.inputs[2] : Value();
   return n.define(convolve(n, x, weights, group, win, bias));
 }
@@ -320,9 +355,7 @@ Status convTranspose(Node &n) {
   win.dilations = dilations;
   win.padLow.assign(r, 0);
   win.padHigh.assign(r, 0);
-  if (win.taps() > 4096)
-    return n.error("a kernel of " + std::to_string(win.taps()) +
-                   " taps is beyond the 4096 this composition takes");
+  ANYSHAPE_RETURN_IF_ERROR(checkComposable(n, x, win));
   std::vector<int64_t> low{0, 0}, high{0, 0}, interior{0, 0};
   for (size_t i = 0; i < r; ++i) {
     int64_t extent = (kernel[i] - 1) * dilations[i] + 1;
@@ -350,6 +383,19 @@ Status convTranspose(Node &n) {
     win.out.push_back(*out);
   }
   Value in = n.b.pad(x, n.b.scalar(0.0, n.b.dtype(x)), low, high, interior);
+  // The dilated input's sizes as the formula writes them (the pad's own
+  // are fresh symbols, defined only at run time), so the convolution's
+  // sizes are expressions of the graph's symbols too.
+  std::vector<Dim> dilated{dims[0], dims[1]};
+  for (size_t i = 0; i < r; ++i) {
+    std::optional<SymExpr> spread = SymExpr::add(
+        win.out[i], SymExpr::constant((kernel[i] - 1) * dilations[i]));
+    if (!spread)
+      return n.error("the output size of spatial dim " + dims[2 + i].text() +
+                     " overflows");
+    dilated.push_back(spread->toString());
+  }
+  in = n.b.reshape(in, dilated);
   // Weights [C, M/g, k...] -> flipped -> [g, C/g, M/g, k...] -> [M, C/g, k].
   int64_t channels = w[0], perGroup = w[1];
   for (size_t i = 0; i < r; ++i) {

@@ -50,6 +50,7 @@ const std::vector<OpInfo> &allOps() {
       {"check_index", OpClass::CheckIndex, 2, 2, A::kCheckIndex},
       {"nonzero", OpClass::NonZero, 1, 1, A::kNonzero},
       {"scatter", OpClass::Scatter, 3, 3, A::kScatter},
+      {"convolution", OpClass::Convolution, 2, 2, A::kConvolution},
   };
   return ops;
 }
@@ -110,6 +111,8 @@ std::string_view attrsName(v1::Node::AttrsCase attrs) {
     return "nonzero";
   case A::kScatter:
     return "scatter";
+  case A::kConvolution:
+    return "convolution";
   case A::ATTRS_NOT_SET:
     break;
   }

@@ -23,6 +23,7 @@ enum class OpClass {
   CheckIndex,
   NonZero, // a result dim known only from the data
   Scatter, // rows of updates combined into rows of the operand
+  Convolution,
 };
 
 struct OpInfo {

@@ -1,5 +1,6 @@
 // Shape and dtype rules for sources, elementwise ops, select, gather,
-// reduce, dot_general and dim_size; dispatch for every op.
+// scatter, reduce, dot_general, convolution and dim_size; dispatch for
+// every op.
 #include "ShapeInference.h"
 
 #include <algorithm>
@@ -274,6 +275,93 @@ StatusOr<SymTensorType> inferScatter(const v1::ScatterAttrs &attrs,
   return operand;
 }
 
+/// Bounds that keep a convolution's sizes and the runtime's index
+/// arithmetic far from overflow.
+constexpr int64_t kMaxConvolutionAttr = int64_t{1} << 20;
+
+StatusOr<SymTensorType> inferConvolution(const v1::ConvolutionAttrs &attrs,
+                                         const SymTensorType &input,
+                                         const SymTensorType &weights,
+                                         ShapeContext &ctx) {
+  if (input.dtype != v1::DTYPE_F32 || weights.dtype != v1::DTYPE_F32)
+    return invalidArgument("convolution takes f32 input and weights, got " +
+                           input.toString() + " and " + weights.toString());
+  int64_t r = input.rank() - 2;
+  if (r < 1 || r > 3 || weights.rank() != input.rank())
+    return invalidArgument("convolution needs an input [N, C, S...] with 1 "
+                           "to 3 spatial dims and weights of its rank, got " +
+                           input.toString() + " and " + weights.toString());
+  std::optional<std::vector<int64_t>> w = weights.staticShape();
+  std::optional<int64_t> channels = input.dims[1].constantValue();
+  if (!w || !channels)
+    return invalidArgument("convolution needs static weights and input "
+                           "channels, got " +
+                           input.toString() + " and " + weights.toString());
+  auto perDim = [&](const google::protobuf::RepeatedField<int64_t> &values,
+                    const char *name, int64_t least) -> Status {
+    if (values.size() != r)
+      return invalidArgument(std::string("convolution ") + name + " has " +
+                             std::to_string(values.size()) + " entries for " +
+                             std::to_string(r) + " spatial dims");
+    for (int64_t v : values)
+      if (v < least || v > kMaxConvolutionAttr)
+        return invalidArgument(std::string("convolution ") + name + " " +
+                               std::to_string(v) + " is not in [" +
+                               std::to_string(least) + ", 2^20]");
+    return Status::ok();
+  };
+  ANYSHAPE_RETURN_IF_ERROR(perDim(attrs.strides(), "strides", 1));
+  ANYSHAPE_RETURN_IF_ERROR(perDim(attrs.dilations(), "dilations", 1));
+  ANYSHAPE_RETURN_IF_ERROR(perDim(attrs.padding_low(), "padding_low", 0));
+  ANYSHAPE_RETURN_IF_ERROR(perDim(attrs.padding_high(), "padding_high", 0));
+  int64_t groups = attrs.groups(), filters = (*w)[0];
+  if (groups < 1 || filters % groups != 0 || *channels != (*w)[1] * groups)
+    return invalidArgument(
+        "convolution groups " + std::to_string(groups) +
+        " must divide the weights' " + std::to_string(filters) +
+        " filters, and the input's " + std::to_string(*channels) +
+        " channels must be the weights' " + std::to_string((*w)[1]) +
+        " per group times the groups");
+  SymTensorType result{input.dtype,
+                       {input.dims[0], SymExpr::constant(filters)}};
+  for (int64_t i = 0; i < r; ++i) {
+    int64_t k = (*w)[2 + i];
+    if (k < 1 || k > kMaxConvolutionAttr)
+      return invalidArgument("convolution kernel size " + std::to_string(k) +
+                             " is not in [1, 2^20]");
+    int64_t extent = (k - 1) * attrs.dilations(i) + 1,
+            pads = attrs.padding_low(i) + attrs.padding_high(i);
+    std::optional<SymExpr> padded =
+        SymExpr::add(input.dims[2 + i], SymExpr::constant(pads));
+    std::optional<SymExpr> room =
+        padded ? SymExpr::sub(*padded, SymExpr::constant(extent))
+               : std::nullopt;
+    std::optional<SymExpr> steps =
+        room ? SymExpr::floorDiv(*room, attrs.strides(i)) : std::nullopt;
+    std::optional<SymExpr> out =
+        steps ? SymExpr::add(*steps, SymExpr::constant(1)) : std::nullopt;
+    if (!out)
+      return invalidArgument("convolution output size of spatial dim " +
+                             std::to_string(i) + " " + SymExpr::kBeyondBounds);
+    if (auto v = room->constantValue(); v && *v < 0)
+      return invalidArgument("convolution window of " + std::to_string(extent) +
+                             " is longer than spatial dim " +
+                             std::to_string(i) + " padded (" +
+                             padded->toString() + ")");
+    if (!room->isNonNegative()) {
+      ShapeCheck check{ShapeCheck::Kind::LessEqual};
+      check.a = SymExpr::constant(extent);
+      check.b = *padded;
+      check.what = "convolution window of " + std::to_string(extent) +
+                   " must fit spatial dim " + std::to_string(i) + " padded (" +
+                   padded->toString() + ")";
+      ctx.require(std::move(check));
+    }
+    result.dims.push_back(std::move(*out));
+  }
+  return result;
+}
+
 StatusOr<SymTensorType> inferReduce(const v1::ReduceAttrs &attrs,
                                     const SymTensorType &x) {
   if (attrs.kind() < v1::REDUCE_SUM || attrs.kind() > v1::REDUCE_PROD)
@@ -378,6 +466,8 @@ StatusOr<SymTensorType> dispatch(const Node &node, const OpInfo &info,
     return inferNonZero(node.nonzero(), *in[0], ctx);
   case OpClass::Scatter:
     return inferScatter(node.scatter(), *in[0], *in[1], *in[2], ctx);
+  case OpClass::Convolution:
+    return inferConvolution(node.convolution(), *in[0], *in[1], ctx);
   case OpClass::ShapeChanging:
     break;
   }

@@ -127,6 +127,15 @@ SmallVector<NamedAttribute> attributesOf(const v1::Node &node, Builder &b) {
     add("reduction",
         b.getStringAttr(scatterReductionName(node.scatter().reduction())));
     break;
+  case v1::Node::kConvolution: {
+    const auto &c = node.convolution();
+    add("strides", b.getDenseI64ArrayAttr(ints(c.strides())));
+    add("dilations", b.getDenseI64ArrayAttr(ints(c.dilations())));
+    add("padding_low", b.getDenseI64ArrayAttr(ints(c.padding_low())));
+    add("padding_high", b.getDenseI64ArrayAttr(ints(c.padding_high())));
+    add("groups", b.getI64IntegerAttr(c.groups()));
+    break;
+  }
   case v1::Node::kDotGeneral: {
     const auto &d = node.dot_general();
     add("lhs_batch_dimensions",

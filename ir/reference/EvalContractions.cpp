@@ -1,6 +1,6 @@
-// Reference semantics of gather, scatter, reduce and dot_general. Float
-// reductions and contractions accumulate in double; integer ones in 64 bits,
-// wrapping.
+// Reference semantics of gather, scatter, reduce, dot_general and
+// convolution. Float reductions and contractions accumulate in double;
+// integer ones in 64 bits, wrapping.
 #include "EvalOps.h"
 
 #include <cmath>
@@ -205,6 +205,41 @@ Literal evalDotGeneral(const v1::DotGeneralAttrs &attrs, const Literal &lhs,
       }
     }
   }
+  return out;
+}
+
+Literal evalConvolution(const v1::ConvolutionAttrs &attrs, const Literal &x,
+                        const Literal &w, const ResultType &type) {
+  // Each output element sums its group's channels over every tap, in
+  // double, taps that meet the padding skipped (they add zeros).
+  Literal out = Literal::zeros(type.dtype, type.shape);
+  auto r = static_cast<int64_t>(type.shape.size()) - 2;
+  int64_t filters = w.shape[0], perGroup = w.shape[1];
+  int64_t filtersPerGroup = filters / attrs.groups();
+  std::vector<int64_t> xStrides = stridesOf(x.shape),
+                       wStrides = stridesOf(w.shape);
+  std::vector<int64_t> kernel(w.shape.begin() + 2, w.shape.end());
+  forEachIndex(type.shape, [&](const std::vector<int64_t> &at, int64_t i) {
+    int64_t n = at[0], o = at[1], group = o / filtersPerGroup;
+    double sum = 0.0;
+    for (int64_t c = 0; c < perGroup; ++c) {
+      int64_t channel = group * perGroup + c;
+      forEachIndex(kernel, [&](const std::vector<int64_t> &tap, int64_t) {
+        int64_t xAt = n * xStrides[0] + channel * xStrides[1];
+        int64_t wAt = o * wStrides[0] + c * wStrides[1];
+        for (int64_t d = 0; d < r; ++d) {
+          int64_t p = at[2 + d] * attrs.strides(d) +
+                      tap[d] * attrs.dilations(d) - attrs.padding_low(d);
+          if (p < 0 || p >= x.shape[2 + d])
+            return;
+          xAt += p * xStrides[2 + d];
+          wAt += tap[d] * wStrides[2 + d];
+        }
+        sum += x.f[xAt] * w.f[wAt];
+      });
+    }
+    out.setDouble(i, sum);
+  });
   return out;
 }
 

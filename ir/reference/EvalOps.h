@@ -48,6 +48,8 @@ Literal evalReduce(const v1::ReduceAttrs &, const Literal &,
                    const ResultType &);
 Literal evalDotGeneral(const v1::DotGeneralAttrs &, const Literal &lhs,
                        const Literal &rhs, const ResultType &);
+Literal evalConvolution(const v1::ConvolutionAttrs &, const Literal &input,
+                        const Literal &weights, const ResultType &);
 
 /// Calls fn(index, linear) for every multi-index of `shape` in row-major
 /// order.

@@ -50,6 +50,8 @@ StatusOr<Literal> evalNode(const v1::Node &node,
     return evalReduce(node.reduce(), *in[0], type);
   case OpClass::DotGeneral:
     return evalDotGeneral(node.dot_general(), *in[0], *in[1], type);
+  case OpClass::Convolution:
+    return evalConvolution(node.convolution(), *in[0], *in[1], type);
   case OpClass::DimSize: {
     Literal out = Literal::zeros(v1::DTYPE_I64, {});
     out.i[0] = in[0]->shape[node.dim_size().dimension()];

@@ -2,8 +2,9 @@
 // on 127.0.0.1 (port 0) over real gRPC: one compile shared by concurrent
 // clients, restarts served from the disk cache, damaged cache files
 // recompiled, bad requests answered with the right codes, uploaded
-// tensors, health, metrics, drain on SIGTERM, and cache hits answered
-// while a slow compile holds the only compile slot.
+// tensors, health, metrics, drain on SIGTERM, cache hits answered while a
+// slow compile holds the only compile slot, and convolutions on every
+// execute thread.
 #include "../support/ExampleGraph.h"
 #include "E2eSupport.h"
 #include "anyshape/client/GraphBuilder.h"
@@ -73,6 +74,44 @@ TEST(ServerEndToEnd, SixteenClientsFiftyShapesOneCompile) {
   EXPECT_EQ(s.cache_hits(), 15);
   EXPECT_EQ(s.executions(), 16 * 50);
   EXPECT_EQ(s.execution_errors(), 0);
+  EXPECT_EQ(server.stop(), 0);
+}
+
+TEST(ServerEndToEnd, ConvolutionsServeFromEveryExecuteThread) {
+  // oneDNN's convolution primitives, cached per size in the runtime, run
+  // on whichever execute thread takes the request (its own scratch memory
+  // was a thread-local of the thread that made the primitive: a segfault
+  // on any other).
+  ServerProcess server({"--execute-threads", "4"});
+  ASSERT_FALSE(server.address().empty()) << "the server did not start";
+  client::GraphBuilder b("conv_on_threads");
+  client::Value x = b.parameter("x", v1::DTYPE_F32, {"n", 3, "h", "w"});
+  client::Value w = b.seededUniform(v1::DTYPE_F32, {8, 3, 7, 7}, 11, -0.5, 0.5);
+  b.output(b.tanh(b.convolution(x, w, {2, 2}, {1, 1}, {3, 3}, {3, 3})));
+  auto graph = b.build();
+  ASSERT_TRUE(graph.isOk()) << graph.status().toString();
+  auto stub = server.stub();
+  Called called = compile(*stub, *graph);
+  ASSERT_TRUE(called.status.ok()) << called.status.error_message();
+  std::string id = called.compiled.info().executable_id();
+  std::atomic<int> failures{0};
+  std::vector<std::thread> clients;
+  for (int c = 0; c < 4; ++c)
+    clients.emplace_back([&, c] {
+      auto own = v1::AnyShape::NewStub(server.channel());
+      for (int run = 0; run < 12; ++run) {
+        int64_t side = 1 + (c * 12 + run) % 5;
+        if (!executeAndCheck(*own, id, *graph,
+                             {{"n", 1 + run % 2}, {"h", side}, {"w", side}},
+                             c * 100 + run)
+                 .ok())
+          ++failures;
+      }
+    });
+  for (std::thread &t : clients)
+    t.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(stats(*stub).execution_errors(), 0);
   EXPECT_EQ(server.stop(), 0);
 }
 

@@ -21,6 +21,7 @@
 #include "ir/graph/OpRegistry.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 
 #include <optional>
@@ -372,6 +373,25 @@ void stitchRowNeighbours(FusionPlan &plan, std::vector<bool> &alive,
         return false;
     return true;
   };
+  // Whether `value` is computed, through ops of no kernel (the host
+  // flow's calls, cheap ops), from a member of `inside` other than `m`.
+  auto fromOtherMember = [&](Value value, const std::set<int> &inside, int m) {
+    std::vector<Value> pending{value};
+    llvm::DenseSet<Operation *> seen;
+    while (!pending.empty()) {
+      Operation *def = pending.back().getDefiningOp();
+      pending.pop_back();
+      if (!def || !seen.insert(def).second)
+        continue;
+      if (auto it = groupOf.find(def); it != groupOf.end()) {
+        if (it->second != m && inside.count(it->second))
+          return true;
+        continue;
+      }
+      pending.insert(pending.end(), def->operand_begin(), def->operand_end());
+    }
+    return false;
+  };
   auto legal = [&](const std::vector<int> &members, int64_t rows) {
     std::set<int> inside(members.begin(), members.end());
     for (int m : members)
@@ -379,6 +399,13 @@ void stitchRowNeighbours(FusionPlan &plan, std::vector<bool> &alive,
         for (Value operand : op->getOperands()) {
           Operation *def = operand.getDefiningOp();
           auto it = def ? groupOf.find(def) : groupOf.end();
+          // A host-flow call (a convolution, a scatter) between two
+          // members would have to run inside their one kernel.
+          if (def &&
+              llvm::isa<CheckIndexOp, NonZeroOp, ScatterOp, ConvolutionOp>(
+                  def) &&
+              fromOtherMember(operand, inside, m))
+            return false;
           if (it == groupOf.end() || it->second == m ||
               !inside.count(it->second))
             continue;
@@ -448,11 +475,12 @@ FusionPlan planFusion(func::FuncOp func,
                       const ShapeConstraintAnalysis &analysis) {
   std::vector<Operation *> order;
   llvm::DenseMap<Operation *, int64_t> position;
-  // A check_index, nonzero or scatter is in no kernel: the host flow calls
-  // the runtime on the buffers (a nonzero's count sizes what follows).
+  // A check_index, nonzero, scatter or convolution is in no kernel: the
+  // host flow calls the runtime on the buffers (a nonzero's count sizes
+  // what follows).
   func.walk([&](Operation *op) {
     if (llvm::isa<DhloDialect>(op->getDialect()) &&
-        !llvm::isa<CheckIndexOp, NonZeroOp, ScatterOp>(op)) {
+        !llvm::isa<CheckIndexOp, NonZeroOp, ScatterOp, ConvolutionOp>(op)) {
       position[op] = order.size();
       order.push_back(op);
     }

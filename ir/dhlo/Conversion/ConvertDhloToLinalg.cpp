@@ -95,11 +95,11 @@ struct ConvertDhloToLinalgPass
     bool failedToLower = false;
     func.walk([&](Operation *op) {
       // Fusions (the plan's kernels) stay: the backend forms one kernel
-      // of each. So do index checks, nonzeros and scatters, which the
-      // host flow makes.
+      // of each. So do index checks, nonzeros, scatters and convolutions,
+      // which the host flow makes.
       if (llvm::isa<DhloDialect>(op->getDialect()) &&
-          !llvm::isa<FusionOp, YieldOp, CheckIndexOp, NonZeroOp, ScatterOp>(
-              op)) {
+          !llvm::isa<FusionOp, YieldOp, CheckIndexOp, NonZeroOp, ScatterOp,
+                     ConvolutionOp>(op)) {
         op->emitError("the CPU backend cannot lower this op");
         failedToLower = true;
       }

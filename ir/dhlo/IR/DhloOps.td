@@ -247,6 +247,38 @@ def Dhlo_ScatterIntoOp : Op<Dhlo_Dialect, "scatter_into",
   let assemblyFormat = "operands attr-dict `:` type(operands)";
 }
 
+def Dhlo_ConvolutionOp : Dhlo_InferredOp<"convolution"> {
+  let summary = "grouped, strided, dilated, padded cross-correlation";
+  let description = [{
+    The wire op convolution: input [N, C, S...] and weights
+    [O, C / groups, K...] with 1 to 3 spatial dims. In no kernel:
+    bufferized, it is the result's allocation and a convolution_into,
+    which the CPU pipeline makes a call of oneDNN from the host flow
+    (anyshape-convolutions-to-runtime-calls); the CUDA pipeline expands
+    it into slices and one contraction first
+    (dhlo-expand-convolutions).
+  }];
+  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$weights,
+                   DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$dilations,
+                   DenseI64ArrayAttr:$padding_low,
+                   DenseI64ArrayAttr:$padding_high, I64Attr:$groups);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Dhlo_ConvolutionIntoOp : Op<Dhlo_Dialect, "convolution_into",
+                                [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "writes a convolution's result into a buffer";
+  let description = [{
+    Fills `result` with dhlo.convolution of `input` and `weights`.
+  }];
+  let arguments = (ins AnyMemRef:$input, AnyMemRef:$weights,
+                   AnyMemRef:$result, DenseI64ArrayAttr:$strides,
+                   DenseI64ArrayAttr:$dilations,
+                   DenseI64ArrayAttr:$padding_low,
+                   DenseI64ArrayAttr:$padding_high, I64Attr:$groups);
+  let assemblyFormat = "operands attr-dict `:` type(operands)";
+}
+
 def Dhlo_ReduceOp : Dhlo_InferredOp<"reduce"> {
   let summary = "reduce over dims";
   let description = [{ `kind` is one of sum, max, min, prod. }];

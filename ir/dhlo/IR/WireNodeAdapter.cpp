@@ -167,6 +167,15 @@ FailureOr<v1::Node> toWireNode(StringRef opName, DictionaryAttr attributes,
     ok = readReduce(r, node);
   } else if (op == "scatter") {
     ok = readScatter(r, node);
+  } else if (op == "convolution") {
+    auto *a = node.mutable_convolution();
+    int64_t groups = 0;
+    ok = r.ints("strides", a->mutable_strides()) &&
+         r.ints("dilations", a->mutable_dilations()) &&
+         r.ints("padding_low", a->mutable_padding_low()) &&
+         r.ints("padding_high", a->mutable_padding_high()) &&
+         r.integer("groups", groups);
+    a->set_groups(groups);
   } else if (op == "broadcast_in_dim") {
     auto *a = node.mutable_broadcast_in_dim();
     ok = r.dims("shape", a->mutable_shape()) &&

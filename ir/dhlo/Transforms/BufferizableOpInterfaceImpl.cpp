@@ -13,6 +13,7 @@
 
 #include "ir/dhlo/IR/DhloDialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -157,8 +158,8 @@ struct CheckIndexOpInterface
 };
 
 /// An op the host flow computes by a call of the runtime (nonzero,
-/// scatter): it reads its operands and writes a fresh allocation of its
-/// result's type, aliasing none of them. `Interface` adds `bufferize`.
+/// scatter, convolution): it reads its operands and writes a fresh allocation
+/// of its result's type, aliasing none of them. `Interface` adds `bufferize`.
 template <typename Interface, typename Op>
 struct RuntimeCallOpInterface
     : BufferizableOpInterface::ExternalModel<Interface, Op> {
@@ -248,6 +249,61 @@ struct ScatterOpInterface
   }
 };
 
+/// A convolution's result: its allocation, sized from the input's dims
+/// by the output size rule (the shape checks have made every window fit,
+/// so the floor quotient is of a non-negative size), and a
+/// convolution_into it.
+struct ConvolutionOpInterface
+    : RuntimeCallOpInterface<ConvolutionOpInterface, ConvolutionOp> {
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options) const {
+    auto convolution = llvm::cast<ConvolutionOp>(op);
+    FailureOr<Value> input =
+        getBuffer(rewriter, convolution.getInput(), options);
+    FailureOr<Value> weights =
+        getBuffer(rewriter, convolution.getWeights(), options);
+    if (failed(input) || failed(weights))
+      return failure();
+    Location loc = op->getLoc();
+    auto type = llvm::cast<RankedTensorType>(convolution.getType());
+    auto weightsType =
+        llvm::cast<RankedTensorType>(convolution.getWeights().getType());
+    auto constant = [&](int64_t v) {
+      return rewriter.create<arith::ConstantIndexOp>(loc, v);
+    };
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (!type.isDynamicDim(d))
+        continue;
+      Value size = rewriter.create<memref::DimOp>(loc, *input, d);
+      if (d >= 2) {
+        int64_t i = d - 2;
+        int64_t extent =
+            (weightsType.getDimSize(d) - 1) * convolution.getDilations()[i] + 1;
+        int64_t room = convolution.getPaddingLow()[i] +
+                       convolution.getPaddingHigh()[i] - extent;
+        size = rewriter.create<arith::AddIOp>(loc, size, constant(room));
+        size = rewriter.create<arith::FloorDivSIOp>(
+            loc, size, constant(convolution.getStrides()[i]));
+        size = rewriter.create<arith::AddIOp>(loc, size, constant(1));
+      }
+      sizes.push_back(size);
+    }
+    FailureOr<Value> result = options.createAlloc(
+        rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()),
+        sizes);
+    if (failed(result))
+      return failure();
+    rewriter.create<ConvolutionIntoOp>(
+        loc, *input, *weights, *result, convolution.getStridesAttr(),
+        convolution.getDilationsAttr(), convolution.getPaddingLowAttr(),
+        convolution.getPaddingHighAttr(), convolution.getGroupsAttr());
+    replaceOpWithBufferizedValues(rewriter, op, *result);
+    return success();
+  }
+};
+
 } // namespace
 
 void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry) {
@@ -257,6 +313,7 @@ void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry) {
     CheckIndexOp::attachInterface<CheckIndexOpInterface>(*context);
     NonZeroOp::attachInterface<NonZeroOpInterface>(*context);
     ScatterOp::attachInterface<ScatterOpInterface>(*context);
+    ConvolutionOp::attachInterface<ConvolutionOpInterface>(*context);
   });
 }
 

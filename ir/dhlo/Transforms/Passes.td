@@ -9,6 +9,19 @@
 
 include "mlir/Pass/PassBase.td"
 
+def ExpandConvolutions
+    : Pass<"dhlo-expand-convolutions", "mlir::func::FuncOp"> {
+  let summary = "Make each convolution slices and one contraction";
+  let description = [{
+    For a target without a convolution library (CUDA, until cuDNN): the
+    input padded, one strided slice per kernel tap, the taps concatenated
+    into patches and contracted with the weights by one dot_general per
+    group (im2col), transposed and reshaped into the result. A kernel of
+    more than 4096 taps fails the pass.
+  }];
+  let dependentDialects = ["::anyshape::dhlo::DhloDialect"];
+}
+
 def FoldSplats : Pass<"dhlo-fold-splats", "mlir::func::FuncOp"> {
   let summary = "Make what is computed from splats a splat";
   let description = [{

@@ -144,6 +144,14 @@ public:
                    std::vector<int64_t> lhsContracting,
                    std::vector<int64_t> rhsContracting);
   Value dimSize(Value x, int64_t dimension);
+  /// input [N, C, S...] (1-3 spatial dims) cross-correlated with weights
+  /// [O, C / groups, K...]: [N, O, out...], out = (S + low + high -
+  /// (K - 1) * dilation - 1) floordiv stride + 1 (graph.proto,
+  /// ConvolutionAttrs). One entry per spatial dim in each vector.
+  Value convolution(Value input, Value weights, std::vector<int64_t> strides,
+                    std::vector<int64_t> dilations,
+                    std::vector<int64_t> paddingLow,
+                    std::vector<int64_t> paddingHigh, int64_t groups = 1);
 
   // ---- composites (primitives only) -------------------------------------
   /// x[..., K] @ w[K, N] (rank-2 w), or batched when both have rank >= 3.
