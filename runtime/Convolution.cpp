@@ -60,6 +60,32 @@ struct Primitive {
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
   memory::desc src, weights, dst, scratchpad;
   dnnl::convolution_forward convolution;
+  /// The layouts the convolution chose (format any) where they are not
+  /// the wire's, each with its reorder from (src, weights) or to (dst)
+  /// the wire layout; empty where the wire layout is the chosen one.
+  struct Staged {
+    memory::desc chosen;
+    std::optional<dnnl::reorder> reorder;
+    memory::desc scratchpad;
+  };
+  Staged stagedSrc, stagedWeights, stagedDst;
+
+  Staged stage(const memory::desc &wire, const memory::desc &chosen,
+               bool toWire) {
+    Staged staged{chosen, std::nullopt, {}};
+    if (chosen == wire)
+      return staged;
+    dnnl::primitive_attr attributes;
+    attributes.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    dnnl::reorder::primitive_desc made =
+        toWire ? dnnl::reorder::primitive_desc(engine, chosen, engine, wire,
+                                               attributes)
+               : dnnl::reorder::primitive_desc(engine, wire, engine, chosen,
+                                               attributes);
+    staged.scratchpad = made.scratchpad_desc();
+    staged.reorder = dnnl::reorder(made);
+    return staged;
+  }
 
   explicit Primitive(const Geometry &g) {
     int64_t r = g.rank(), groups = g.groups();
@@ -89,14 +115,23 @@ struct Primitive {
     weights = memory::desc(weightDims, f32,
                            plainTag(static_cast<int64_t>(weightDims.size())));
     // oneDNN 2.x (Debian 12)
+    // Layouts left to oneDNN: its direct JIT convolutions want blocked
+    // channels, and a reorder each way costs less than its GEMM-based
+    // convolution on plain ones.
+    auto any = [&](const memory::desc &d) {
+      return memory::desc(d.dims(), f32, Tag::any);
+    };
     dnnl::convolution_forward::desc desc(
         dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-        src, weights, dst, strides, dilates, low, high);
+        any(src), any(weights), any(dst), strides, dilates, low, high);
     dnnl::primitive_attr attributes;
     attributes.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     dnnl::convolution_forward::primitive_desc made(desc, attributes, engine);
     scratchpad = made.scratchpad_desc();
     convolution = dnnl::convolution_forward(made);
+    stagedSrc = stage(src, made.src_desc(), false);
+    stagedWeights = stage(weights, made.weights_desc(), false);
+    stagedDst = stage(dst, made.dst_desc(), true);
   }
 };
 
@@ -244,18 +279,46 @@ extern "C" void anyshapeConvolutionF32(
       yScratch.resize(y.elementCount());
     float *yData = yDense ? out : yScratch.data();
     dnnl::stream stream(p->engine);
-    memory src(p->src, p->engine, const_cast<float *>(xData));
-    memory kernel(p->weights, p->engine, const_cast<float *>(wData));
-    memory dst(p->dst, p->engine, yData);
-    // Each thread keeps the largest scratch it has needed.
-    thread_local std::vector<unsigned char> scratch;
-    if (scratch.size() < p->scratchpad.get_size())
-      scratch.resize(p->scratchpad.get_size());
-    memory scratchpad(p->scratchpad, p->engine, scratch.data());
-    p->convolution.execute(stream, {{DNNL_ARG_SRC, src},
-                                    {DNNL_ARG_WEIGHTS, kernel},
-                                    {DNNL_ARG_DST, dst},
-                                    {DNNL_ARG_SCRATCHPAD, scratchpad}});
+    // Each thread keeps the largest buffers it has needed: oneDNN's
+    // scratch, and each operand in the layout the convolution chose.
+    thread_local std::vector<unsigned char> scratch, staging[3];
+    auto buffer = [](std::vector<unsigned char> &b, size_t bytes) {
+      if (b.size() < bytes)
+        b.resize(bytes);
+      return static_cast<void *>(b.data());
+    };
+    auto scratchOf = [&](const memory::desc &d) {
+      return memory(d, p->engine, buffer(scratch, d.get_size()));
+    };
+    memory wireSrc(p->src, p->engine, const_cast<float *>(xData));
+    memory wireWeights(p->weights, p->engine, const_cast<float *>(wData));
+    memory wireDst(p->dst, p->engine, yData);
+    auto chosen = [&](const Primitive::Staged &staged, memory &wire, int slot,
+                      bool in) {
+      if (!staged.reorder)
+        return wire;
+      memory inLayout(staged.chosen, p->engine,
+                      buffer(staging[slot], staged.chosen.get_size()));
+      if (in)
+        staged.reorder->execute(
+            stream, {{DNNL_ARG_FROM, wire},
+                     {DNNL_ARG_TO, inLayout},
+                     {DNNL_ARG_SCRATCHPAD, scratchOf(staged.scratchpad)}});
+      return inLayout;
+    };
+    memory src = chosen(p->stagedSrc, wireSrc, 0, true);
+    memory kernel = chosen(p->stagedWeights, wireWeights, 1, true);
+    memory dst = chosen(p->stagedDst, wireDst, 2, false);
+    p->convolution.execute(stream,
+                           {{DNNL_ARG_SRC, src},
+                            {DNNL_ARG_WEIGHTS, kernel},
+                            {DNNL_ARG_DST, dst},
+                            {DNNL_ARG_SCRATCHPAD, scratchOf(p->scratchpad)}});
+    if (p->stagedDst.reorder)
+      p->stagedDst.reorder->execute(
+          stream, {{DNNL_ARG_FROM, dst},
+                   {DNNL_ARG_TO, wireDst},
+                   {DNNL_ARG_SCRATCHPAD, scratchOf(p->stagedDst.scratchpad)}});
     stream.wait();
     if (!yDense)
       forEach(y, [&](int64_t k, int64_t at) { out[at] = yScratch[k]; });
