@@ -98,6 +98,8 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner &mangle) {
           bind(&runtime::cuda::anyshapeCudaScatter);
     }
   }
+  symbols[mangle(codegen::kReleaseConvolutionWeights)] =
+      bind(&runtime::anyshapeReleaseConvolutionWeights);
   symbols[mangle(codegen::kReleaseGemmPack)] =
       bind(&runtime::anyshapeReleaseGemmPack);
   // The execution context's allocator (ExecutionContext.h), and MLIR's

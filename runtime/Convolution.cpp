@@ -7,6 +7,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <array>
+#include <atomic>
 #include <cstring>
 #include <list>
 #include <map>
@@ -183,6 +184,32 @@ PrimitiveCache &cache() {
   return instance;
 }
 
+/// Constant weights in the layouts primitives chose for them, each
+/// reordered once: what a convolution's slot holds.
+struct ReorderedWeights {
+  std::mutex mutex;
+  std::vector<std::pair<memory::desc, std::shared_ptr<std::vector<char>>>>
+      layouts;
+};
+
+std::atomic<int64_t> weightReorders{0};
+
+/// The slot's weights, made and installed on first use.
+ReorderedWeights &weightsIn(int64_t slotAddress) {
+  auto *slot = reinterpret_cast<int64_t *>(slotAddress);
+  int64_t held = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+  if (held != 0)
+    return *reinterpret_cast<ReorderedWeights *>(held);
+  auto *made = new ReorderedWeights;
+  int64_t expected = 0;
+  if (__atomic_compare_exchange_n(slot, &expected,
+                                  reinterpret_cast<int64_t>(made), false,
+                                  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    return *made;
+  delete made; // another thread installed one first
+  return *reinterpret_cast<ReorderedWeights *>(expected);
+}
+
 StridedBytes viewOf(const UnrankedMemref &memref) {
   auto *words = static_cast<const int64_t *>(memref.descriptor);
   return StridedBytes::of(memref, reinterpret_cast<const void *>(words[1]),
@@ -230,12 +257,20 @@ const float *denseData(const StridedBytes &v, std::vector<float> &scratch) {
 
 ConvolutionCacheCounts convolutionCacheCounts() { return cache().counts(); }
 
+int64_t convolutionWeightReorders() { return weightReorders.load(); }
+
+extern "C" void anyshapeReleaseConvolutionWeights(int64_t slotAddress) {
+  auto *slot = reinterpret_cast<int64_t *>(slotAddress);
+  int64_t held = __atomic_exchange_n(slot, 0, __ATOMIC_ACQ_REL);
+  delete reinterpret_cast<ReorderedWeights *>(held);
+}
+
 extern "C" void anyshapeConvolutionF32(
     UnrankedMemref *input, UnrankedMemref *weights, UnrankedMemref *result,
     int64_t rank, int64_t groups, int64_t stride0, int64_t stride1,
     int64_t stride2, int64_t dilation0, int64_t dilation1, int64_t dilation2,
     int64_t low0, int64_t low1, int64_t low2, int64_t high0, int64_t high1,
-    int64_t high2, AnyshapeExecutionContext *context) {
+    int64_t high2, int64_t weightsSlot, AnyshapeExecutionContext *context) {
   StridedBytes x = viewOf(*input), w = viewOf(*weights), y = viewOf(*result);
   auto *out = reinterpret_cast<float *>(const_cast<unsigned char *>(y.first));
   if (y.elementCount() == 0)
@@ -307,7 +342,31 @@ extern "C" void anyshapeConvolutionF32(
       return inLayout;
     };
     memory src = chosen(p->stagedSrc, wireSrc, 0, true);
-    memory kernel = chosen(p->stagedWeights, wireWeights, 1, true);
+    // Constant weights: reordered into this layout once, then kept.
+    std::shared_ptr<std::vector<char>> kept;
+    if (weightsSlot != 0 && p->stagedWeights.reorder) {
+      ReorderedWeights &weights = weightsIn(weightsSlot);
+      std::lock_guard<std::mutex> lock(weights.mutex);
+      for (auto &[layout, bytes] : weights.layouts)
+        if (layout == p->stagedWeights.chosen)
+          kept = bytes;
+      if (!kept) {
+        kept = std::make_shared<std::vector<char>>(
+            p->stagedWeights.chosen.get_size());
+        memory into(p->stagedWeights.chosen, p->engine, kept->data());
+        p->stagedWeights.reorder->execute(
+            stream,
+            {{DNNL_ARG_FROM, wireWeights},
+             {DNNL_ARG_TO, into},
+             {DNNL_ARG_SCRATCHPAD, scratchOf(p->stagedWeights.scratchpad)}});
+        stream.wait();
+        weights.layouts.emplace_back(p->stagedWeights.chosen, kept);
+        ++weightReorders;
+      }
+    }
+    memory kernel =
+        kept ? memory(p->stagedWeights.chosen, p->engine, kept->data())
+             : chosen(p->stagedWeights, wireWeights, 1, true);
     memory dst = chosen(p->stagedDst, wireDst, 2, false);
     p->convolution.execute(stream,
                            {{DNNL_ARG_SRC, src},

@@ -27,18 +27,28 @@ struct ConvolutionCacheCounts {
 };
 ConvolutionCacheCounts convolutionCacheCounts();
 
+/// How many times constant weights were reordered into a primitive's
+/// layout (once per layout and slot), for tests.
+int64_t convolutionWeightReorders();
+
 extern "C" {
 /// result = convolution(input, weights) with `rank` spatial dims (1-3);
-/// the geometry's entries past `rank` are ignored. A failure (oneDNN's, or
-/// memory) is recorded in `context` as the run's error.
+/// the geometry's entries past `rank` are ignored. `weightsSlot`, if not
+/// 0, is the address of a word the generated code keeps for these weights,
+/// which are constant: their reorder into each layout a primitive picks is
+/// made once and kept there. A failure (oneDNN's, or memory) is recorded
+/// in `context` as the run's error.
 void anyshapeConvolutionF32(UnrankedMemref *input, UnrankedMemref *weights,
                             UnrankedMemref *result, int64_t rank,
                             int64_t groups, int64_t stride0, int64_t stride1,
                             int64_t stride2, int64_t dilation0,
                             int64_t dilation1, int64_t dilation2, int64_t low0,
                             int64_t low1, int64_t low2, int64_t high0,
-                            int64_t high1, int64_t high2,
+                            int64_t high1, int64_t high2, int64_t weightsSlot,
                             AnyshapeExecutionContext *context);
+
+/// Frees what the slot at `slotAddress` holds (the object's finalizer).
+void anyshapeReleaseConvolutionWeights(int64_t slotAddress);
 }
 
 } // namespace anyshape::runtime

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/CPU/Passes.h"
+#include "codegen/Common/ConstantWeights.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -29,33 +30,6 @@ using namespace mlir;
 
 namespace {
 
-/// The view outside `fusion` (or `b` itself without one) that `b` is made
-/// from, if `b` is a view of a constant global of the executable; null
-/// otherwise.
-Value constantWeightView(Value b, Operation *fusion,
-                         SymbolTableCollection &symbols) {
-  Value hostView;
-  Value v = b;
-  while (Operation *def = v.getDefiningOp()) {
-    if (!hostView && (!fusion || !fusion->isAncestor(def)))
-      hostView = v;
-    if (auto get = llvm::dyn_cast<memref::GetGlobalOp>(def)) {
-      auto global = symbols.lookupNearestSymbolFrom<memref::GlobalOp>(
-          get, get.getNameAttr());
-      bool constant = global && (global.getConstant() ||
-                                 global->hasAttr(kLoadTimeConstantAttr));
-      return constant ? hostView : Value();
-    }
-    if (auto transpose = llvm::dyn_cast<memref::TransposeOp>(def))
-      v = transpose.getIn();
-    else if (auto view = llvm::dyn_cast<ViewLikeOpInterface>(def))
-      v = view.getViewSource();
-    else
-      return {};
-  }
-  return {}; // a block argument: an input, or a kernel's operand
-}
-
 /// The packed GEMM's declaration: the plain one's operands and the slot.
 func::FuncOp declarePacked(ModuleOp module, func::FuncOp plain, Type slot) {
   if (auto existing = module.lookupSymbol<func::FuncOp>(kBatchMatmulPackedF32))
@@ -68,22 +42,6 @@ func::FuncOp declarePacked(ModuleOp module, func::FuncOp plain, Type slot) {
   packed.setPrivate();
   packed->setAttr("llvm.emit_c_interface", b.getUnitAttr());
   return packed;
-}
-
-/// The object's finalizer, made if absent; its builder is placed before
-/// the return.
-OpBuilder finalizerBody(ModuleOp module) {
-  auto finalize = module.lookupSymbol<func::FuncOp>(kFinalizeSymbol);
-  if (!finalize) {
-    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-    finalize = b.create<func::FuncOp>(module.getLoc(), kFinalizeSymbol,
-                                      b.getFunctionType({}, {}));
-    OpBuilder::atBlockEnd(finalize.addEntryBlock())
-        .create<func::ReturnOp>(module.getLoc());
-  }
-  OpBuilder b(module.getContext());
-  b.setInsertionPoint(finalize.getBody().back().getTerminator());
-  return b;
 }
 
 struct PackConstantWeightsPass

@@ -7,14 +7,18 @@
 //                                     padding_high, groups}
 //     ->  call @anyshapeConvolutionF32(%xView, %wView, %yView, %rank,
 //                                      %groups, %s0, %s1, %s2, %d0, %d1,
-//                                      %d2, %low0, ..., %high2)
+//                                      %d2, %low0, ..., %high2, %slot)
 //
 // through MLIR's C interface (the execution context is appended by
 // anyshape-execution-context). Unused spatial entries are 1 (strides,
-// dilations) and 0 (paddings). A call is no kernel: the plan check passes
-// over it.
+// dilations) and 0 (paddings). %slot is the address of a global word of
+// the convolution's own where the runtime keeps its weights reordered,
+// once, when they are a view of a constant of the executable (the
+// finalizer frees them); 0 otherwise. A call is no kernel: the plan check
+// passes over it.
 //
 //===----------------------------------------------------------------------===//
+#include "codegen/Common/ConstantWeights.h"
 #include "codegen/Common/Passes.h"
 #include "codegen/Common/RuntimeCalls.h"
 
@@ -38,6 +42,8 @@ struct ConvolutionsToRuntimeCallsPass
     : impl::ConvolutionsToRuntimeCallsBase<ConvolutionsToRuntimeCallsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    SymbolTableCollection symbols;
+    SymbolTable table(module);
     SmallVector<dhlo::ConvolutionIntoOp> convolutions;
     module.walk(
         [&](dhlo::ConvolutionIntoOp op) { convolutions.push_back(op); });
@@ -63,6 +69,14 @@ struct ConvolutionsToRuntimeCallsPass
           codes.push_back(i < rank ? values[i] : unused);
       for (int64_t code : codes)
         operands.push_back(b.create<arith::ConstantIntOp>(loc, code, 64));
+      if (constantWeightView(op.getWeights(), nullptr, symbols)) {
+        memref::GlobalOp slot = slotGlobal(
+            module, table, &module.getBody()->front(),
+            "anyshape_convolution_weights", kReleaseConvolutionWeights, loc);
+        operands.push_back(slotAddress(b, slot, loc));
+      } else {
+        operands.push_back(b.create<arith::ConstantIntOp>(loc, 0, 64));
+      }
       func::FuncOp callee = runtimeDeclaration(
           module, kConvolutionF32, ValueRange(operands).getTypes(), {});
       b.create<func::CallOp>(loc, callee, operands);

@@ -60,6 +60,10 @@ inline constexpr const char *kIndexSuffixes[] = {"_i32", "_i64"};
 /// The runtime function a convolution calls (anyshape-convolutions-to-
 /// runtime-calls; runtime/Convolution.h).
 inline constexpr const char *kConvolutionF32 = "anyshapeConvolutionF32";
+/// Frees the reordered weights in a convolution's slot: `(slot address:
+/// i64) -> ()`.
+inline constexpr const char *kReleaseConvolutionWeights =
+    "anyshapeReleaseConvolutionWeights";
 /// Whether the host flow passes the execution context to `callee`, a
 /// runtime function it calls, as the last operand: the GEMMs (the run's
 /// team), the index checks (a failure is recorded in the context),

@@ -245,3 +245,41 @@ TEST(Convolution, RunsOnServerThreadsAtEveryTeamSize) {
     }
   }
 }
+
+TEST(Convolution, ConstantWeightsAreReorderedOnceAndInputWeightsEveryRun) {
+  // Weights of the executable: reordered into the primitive's layout on
+  // the first run only. Weights sent as an input may change between runs:
+  // never kept, so each run reads the values it was given.
+  v1::Graph constant = convolutionGraph({"constant_weights",
+                                         {"n", 8, "h", "w"},
+                                         {16, 8, 3, 3},
+                                         {1, 1},
+                                         {1, 1},
+                                         {1, 1},
+                                         {1, 1},
+                                         1});
+  auto executable = jit::Compiler::compile(constant);
+  ASSERT_TRUE(executable.isOk()) << executable.status().toString();
+  Literal x = Literal::zeros(v1::DTYPE_F32, {1, 8, 20, 20});
+  int64_t before = runtime::convolutionWeightReorders();
+  for (int run = 0; run < 3; ++run)
+    ASSERT_TRUE((*executable)->run({literalToTensor(x)}).isOk());
+  int64_t reorders = runtime::convolutionWeightReorders() - before;
+  // oneDNN's JIT convolutions (AVX2 and up) block the filters.
+  EXPECT_EQ(reorders, 1);
+
+  client::GraphBuilder b("input_weights");
+  client::Value in = b.parameter("x", v1::DTYPE_F32, {"n", 8, "h", "w"});
+  client::Value w = b.parameter("w", v1::DTYPE_F32, {16, 8, 3, 3});
+  b.output(b.convolution(in, w, {1, 1}, {1, 1}, {1, 1}, {1, 1}));
+  auto graph = b.build();
+  ASSERT_TRUE(graph.isOk()) << graph.status().toString();
+  auto inputWeights = jit::Compiler::compile(*graph);
+  ASSERT_TRUE(inputWeights.isOk()) << inputWeights.status().toString();
+  before = runtime::convolutionWeightReorders();
+  for (int64_t seed = 1; seed <= 3; ++seed)
+    test::expectMatchesReference(**inputWeights, *graph,
+                                 {{"n", 1}, {"h", 20}, {"w", 20}}, seed,
+                                 "input_weights");
+  EXPECT_EQ(runtime::convolutionWeightReorders(), before);
+}
