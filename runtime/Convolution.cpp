@@ -52,6 +52,10 @@ Tag plainTag(int64_t rank) {
   }
 }
 
+/// At most this many output pixels (times the batch), a convolution runs
+/// on the wire layouts.
+constexpr int64_t kWireLayoutPixels = 256;
+
 /// A primitive for one geometry, its operands in the wire layouts (plain
 /// row-major), so the buffers are passed as they are. Its scratch memory
 /// is the caller's (scratchpad_mode::user): oneDNN's own is a thread-local
@@ -118,9 +122,14 @@ struct Primitive {
     // oneDNN 2.x (Debian 12)
     // Layouts left to oneDNN: its direct JIT convolutions want blocked
     // channels, and a reorder each way costs less than its GEMM-based
-    // convolution on plain ones.
+    // convolution on plain ones, except on outputs of a few hundred
+    // pixels, where the reorders' calls are most of the time.
+    int64_t pixels = 1;
+    for (size_t i = 2; i < dstDims.size(); ++i)
+      pixels *= dstDims[i];
+    bool wire = pixels * dstDims[0] <= kWireLayoutPixels;
     auto any = [&](const memory::desc &d) {
-      return memory::desc(d.dims(), f32, Tag::any);
+      return wire ? d : memory::desc(d.dims(), f32, Tag::any);
     };
     dnnl::convolution_forward::desc desc(
         dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
