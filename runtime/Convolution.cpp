@@ -55,6 +55,8 @@ Tag plainTag(int64_t rank) {
 /// At most this many output pixels (times the batch), a convolution runs
 /// on the wire layouts.
 constexpr int64_t kWireLayoutPixels = 256;
+/// The most each thread keeps of each staging buffer between calls.
+constexpr size_t kKeptStagingBytes = size_t{64} << 20;
 
 /// A primitive for one geometry, its operands in the wire layouts (plain
 /// row-major), so the buffers are passed as they are. Its scratch memory
@@ -119,7 +121,6 @@ struct Primitive {
     dst = memory::desc(dstDims, f32, plainTag(r + 2));
     weights = memory::desc(weightDims, f32,
                            plainTag(static_cast<int64_t>(weightDims.size())));
-    // oneDNN 2.x (Debian 12)
     // Layouts left to oneDNN: its direct JIT convolutions want blocked
     // channels, and a reorder each way costs less than its GEMM-based
     // convolution on plain ones, except on outputs of a few hundred
@@ -128,12 +129,14 @@ struct Primitive {
     for (size_t i = 2; i < dstDims.size(); ++i)
       pixels *= dstDims[i];
     bool wire = pixels * dstDims[0] <= kWireLayoutPixels;
-    auto any = [&](const memory::desc &d) {
+    auto layoutOf = [&](const memory::desc &d) {
       return wire ? d : memory::desc(d.dims(), f32, Tag::any);
     };
+    // oneDNN 2.x (Debian 12)
     dnnl::convolution_forward::desc desc(
         dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-        any(src), any(weights), any(dst), strides, dilates, low, high);
+        layoutOf(src), layoutOf(weights), layoutOf(dst), strides, dilates, low,
+        high);
     dnnl::primitive_attr attributes;
     attributes.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     dnnl::convolution_forward::primitive_desc made(desc, attributes, engine);
@@ -325,14 +328,19 @@ extern "C" void anyshapeConvolutionF32(
     dnnl::stream stream(p->engine);
     // Each thread keeps the largest buffers it has needed: oneDNN's
     // scratch, and each operand in the layout the convolution chose.
-    thread_local std::vector<unsigned char> scratch, staging[3];
-    auto buffer = [](std::vector<unsigned char> &b, size_t bytes) {
+    // Kept per thread up to kKeptStagingBytes each; larger ones are this
+    // call's, so a server thread does not hold its largest image forever.
+    thread_local std::vector<unsigned char> keptBuffers[4];
+    std::vector<unsigned char> callBuffers[4];
+    auto buffer = [&](int slot, size_t bytes) {
+      std::vector<unsigned char> &b =
+          bytes <= kKeptStagingBytes ? keptBuffers[slot] : callBuffers[slot];
       if (b.size() < bytes)
         b.resize(bytes);
       return static_cast<void *>(b.data());
     };
     auto scratchOf = [&](const memory::desc &d) {
-      return memory(d, p->engine, buffer(scratch, d.get_size()));
+      return memory(d, p->engine, buffer(3, d.get_size()));
     };
     memory wireSrc(p->src, p->engine, const_cast<float *>(xData));
     memory wireWeights(p->weights, p->engine, const_cast<float *>(wData));
@@ -342,7 +350,7 @@ extern "C" void anyshapeConvolutionF32(
       if (!staged.reorder)
         return wire;
       memory inLayout(staged.chosen, p->engine,
-                      buffer(staging[slot], staged.chosen.get_size()));
+                      buffer(slot, staged.chosen.get_size()));
       if (in)
         staged.reorder->execute(
             stream, {{DNNL_ARG_FROM, wire},

@@ -1,11 +1,13 @@
 // convolution from the host flow (codegen's anyshape-convolutions-to-
-// runtime-calls): oneDNN's forward convolution on f32 buffers in the
-// wire layouts (input [N, C, S...], weights [O, C / groups, K...], result
+// runtime-calls): oneDNN's forward convolution of f32 buffers in the wire
+// layouts (input [N, C, S...], weights [O, C / groups, K...], result
 // [N, O, out...]; docs/ops.md, convolution). A primitive is made for each
-// concrete geometry on its first run and kept in a bounded cache, so a new
-// resolution or length costs one primitive creation, never a compile.
-// Strided views are packed dense first; the result is the host flow's own
-// dense allocation.
+// concrete geometry and team size on its first run and kept in a bounded
+// cache, so a new resolution or length costs one primitive creation, never
+// a compile. The primitive picks its layouts (blocked channels) and the
+// operands are reordered into and out of them; constant weights once, in
+// the slot the generated code gives them. Strided views are packed dense
+// first; the result is the host flow's own dense allocation.
 #pragma once
 
 #include "ExecutionContext.h"
