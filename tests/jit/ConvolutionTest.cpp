@@ -96,6 +96,16 @@ TEST(Convolution, MatchesTheReferenceAtEveryShapeWithOneCompile) {
        {0, 1, 0},
        {1, 1, 1},
        1},
+      // Wide and grouped: 0.2-12 M multiply-adds over the sizes drawn, on
+      // either side of where oneDNN's own layouts (and reorders) start.
+      {"wide2d",
+       {"n", 32, "h", "w"},
+       {64, 8, 3, 3},
+       {1, 1},
+       {1, 1},
+       {1, 1},
+       {1, 1},
+       4},
   };
   for (const Geometry &g : geometries) {
     v1::Graph graph = convolutionGraph(g);
@@ -250,9 +260,10 @@ TEST(Convolution, ConstantWeightsAreReorderedOnceAndInputWeightsEveryRun) {
   // Weights of the executable: reordered into the primitive's layout on
   // the first run only. Weights sent as an input may change between runs:
   // never kept, so each run reads the values it was given.
+  // Large enough (38 M multiply-adds) for oneDNN to pick its own layouts.
   v1::Graph constant = convolutionGraph({"constant_weights",
-                                         {"n", 8, "h", "w"},
-                                         {16, 8, 3, 3},
+                                         {"n", 64, "h", "w"},
+                                         {64, 64, 3, 3},
                                          {1, 1},
                                          {1, 1},
                                          {1, 1},
@@ -260,7 +271,7 @@ TEST(Convolution, ConstantWeightsAreReorderedOnceAndInputWeightsEveryRun) {
                                          1});
   auto executable = jit::Compiler::compile(constant);
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
-  Literal x = Literal::zeros(v1::DTYPE_F32, {1, 8, 20, 20});
+  Literal x = Literal::zeros(v1::DTYPE_F32, {1, 64, 32, 32});
   int64_t before = runtime::convolutionWeightReorders();
   for (int run = 0; run < 3; ++run)
     ASSERT_TRUE((*executable)->run({literalToTensor(x)}).isOk());
@@ -269,8 +280,8 @@ TEST(Convolution, ConstantWeightsAreReorderedOnceAndInputWeightsEveryRun) {
   EXPECT_EQ(reorders, 1);
 
   client::GraphBuilder b("input_weights");
-  client::Value in = b.parameter("x", v1::DTYPE_F32, {"n", 8, "h", "w"});
-  client::Value w = b.parameter("w", v1::DTYPE_F32, {16, 8, 3, 3});
+  client::Value in = b.parameter("x", v1::DTYPE_F32, {"n", 64, "h", "w"});
+  client::Value w = b.parameter("w", v1::DTYPE_F32, {64, 64, 3, 3});
   b.output(b.convolution(in, w, {1, 1}, {1, 1}, {1, 1}, {1, 1}));
   auto graph = b.build();
   ASSERT_TRUE(graph.isOk()) << graph.status().toString();
@@ -279,7 +290,7 @@ TEST(Convolution, ConstantWeightsAreReorderedOnceAndInputWeightsEveryRun) {
   before = runtime::convolutionWeightReorders();
   for (int64_t seed = 1; seed <= 3; ++seed)
     test::expectMatchesReference(**inputWeights, *graph,
-                                 {{"n", 1}, {"h", 20}, {"w", 20}}, seed,
+                                 {{"n", 1}, {"h", 32}, {"w", 32}}, seed,
                                  "input_weights");
   EXPECT_EQ(runtime::convolutionWeightReorders(), before);
 }
