@@ -260,6 +260,8 @@ void propagateKnownMatrix(
   const std::string &op = node.op_type();
   const std::string &out = node.output(0);
   int64_t rows = static_cast<int64_t>(m.dims.size()) / m.columns;
+  if (rows == 0) // an empty matrix: nothing a shape is made of
+    return;
   if (op == "Identity" || op == "Cast") {
     state.knownMatrices[out] = m;
   } else if (op == "Transpose") {
@@ -283,9 +285,10 @@ void propagateKnownMatrix(
     std::vector<Dim> dims = state.builder.dims(value->second);
     std::optional<int64_t> columns =
         dims.size() == 2 ? dimNumber(dims[1].text()) : std::nullopt;
+    auto count = static_cast<int64_t>(m.dims.size());
     if (dims.size() == 1)
       state.knownDims[out] = KnownDims{m.dims, false};
-    else if (columns && *columns > 0)
+    else if (columns && *columns > 0 && count % *columns == 0)
       state.knownMatrices[out] = KnownMatrix{m.dims, *columns};
   }
 }
@@ -323,7 +326,8 @@ void propagateKnownDims(ImportState &state, const ::onnx::NodeProto &node,
       result = KnownDims{a->dims, true};
     else if (rank == 1)
       result = KnownDims{a->dims, false};
-    else if (columns && *columns > 0 && !a->scalar)
+    else if (columns && *columns > 0 && !a->scalar && !a->dims.empty() &&
+             static_cast<int64_t>(a->dims.size()) % *columns == 0)
       state.knownMatrices[node.output(0)] = KnownMatrix{a->dims, *columns};
   } else if (op == "Gather" && !a->scalar) {
     std::optional<KnownDims> indices = in(1);

@@ -182,6 +182,27 @@ TEST(OnnxComposedOps, SizesKnownOnlyAtRunTimeFailThatRunNamingTheNode) {
   EXPECT_TRUE(runOn(**compiled, {0, 5}).isOk()); // nothing to pick from
 }
 
+TEST(OnnxComposedOps, AnEmptyPadsMatrixIsRefusedNotACrash) {
+  // F.pad's pattern on an empty shape part: [] reshaped to [-1, 2],
+  // transposed and reshaped back. No pads are known from it, which Pad
+  // refuses (followed as a matrix, the transposed empty one had no
+  // columns, and the next reshape divided by zero).
+  ModelBuilder m(18);
+  m.input("x", {"rows", "cols"});
+  m.node("Shape", {"x"}, {"s"});
+  m.ints("zero", {0});
+  m.ints("pairs", {-1, 2});
+  m.ints("flat", {-1});
+  m.node("Slice", {"s", "zero", "zero"}, {"none"});
+  m.node("Reshape", {"none", "pairs"}, {"matrix"});
+  ::onnx::NodeProto *t = m.node("Transpose", {"matrix"}, {"t"});
+  setInts(t, "perm", {1, 0});
+  m.node("Reshape", {"t", "flat"}, {"pads"});
+  m.node("Pad", {"x", "pads"}, {"y"});
+  m.output("y");
+  expectRefused(m, "input 'pads' must be known at import time");
+}
+
 TEST(OnnxComposedOps, SizesTakenForValidInputsFailOtherRunsNamingTheNode) {
   auto compile = [](const ModelBuilder &m) {
     std::shared_ptr<jit::Executable> none;
