@@ -25,6 +25,23 @@ std::optional<SymExpr> symExpr(const std::string &text) {
   return expr.isOk() ? symExprOf(*expr) : std::nullopt;
 }
 
+SliceRange sliceRange(int64_t size, int64_t start, int64_t end, int64_t step) {
+  if (size <= 0)
+    return {0, 0};
+  auto place = [&](int64_t v, int64_t lowest, int64_t highest) {
+    if (v < 0)
+      v = v < -size ? -1 : v + size; // a far negative bound: before 0
+    return std::clamp(v, lowest, highest);
+  };
+  if (step > 0) {
+    int64_t first = place(start, 0, size), last = place(end, 0, size);
+    return {first, first < last ? (last - first - 1) / step + 1 : 0};
+  }
+  int64_t first = place(start, 0, size - 1), last = place(end, -1, size - 1);
+  int64_t stride = step == INT64_MIN ? INT64_MAX : -step;
+  return {first, first > last ? (first - last - 1) / stride + 1 : 0};
+}
+
 void requireNotNegative(client::GraphBuilder &b, const std::string &size) {
   b.broadcastInDim(b.scalar(0, v1::DTYPE_I64), {Dim(size)}, {});
 }
@@ -176,21 +193,10 @@ using KnownMatrix = ImportState::KnownMatrix;
 /// `end` every `step` (nonzero), clamped as ONNX clamps them.
 std::vector<int64_t> slicePositions(int64_t size, int64_t start, int64_t end,
                                     int64_t step) {
-  auto place = [&](int64_t v, int64_t lowest, int64_t highest) {
-    if (v < 0)
-      v = v < -size ? -1 : v + size; // a far negative bound: before 0
-    return std::clamp(v, lowest, highest);
-  };
+  SliceRange range = sliceRange(size, start, end, step);
   std::vector<int64_t> kept;
-  if (step > 0) {
-    for (int64_t i = place(start, 0, size), e = place(end, 0, size); i < e;
-         i += step)
-      kept.push_back(i);
-  } else {
-    for (int64_t i = place(start, 0, size - 1), e = place(end, -1, size - 1);
-         i > e; i += step)
-      kept.push_back(i);
-  }
+  for (int64_t k = 0; k < range.count; ++k)
+    kept.push_back(range.first + k * step);
   return kept;
 }
 

@@ -130,6 +130,15 @@ arithmetic(const std::string &op, const std::string &a, const std::string &b);
 /// for an anonymous "?".
 std::optional<SymExpr> symExpr(const std::string &text);
 
+/// What ONNX Slice keeps along an axis of a static `size` from `start` to
+/// `end` every `step` (nonzero; bounds clamped as ONNX clamps them): the
+/// first index and how many.
+struct SliceRange {
+  int64_t first;
+  int64_t count;
+};
+SliceRange sliceRange(int64_t size, int64_t start, int64_t end, int64_t step);
+
 /// Has the graph check, before it runs, that the dim expression `size`
 /// is not negative: the shape check of a node shaped by it (never read),
 /// whose error names the ONNX node being imported. For a size taken in a

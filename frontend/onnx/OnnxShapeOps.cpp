@@ -177,15 +177,9 @@ StatusOr<Value> backwardSlice(Node &n, Value x, int64_t axis, const Dim &start,
   Value startIndex;
   std::string count;
   if (std::optional<int64_t> length = dimNumber(size.text())) {
-    auto clamp = [&](bool relative, int64_t v, int64_t lowest) {
-      return std::clamp<int64_t>(relative ? *length + v : v, lowest,
-                                 std::max<int64_t>(*length - 1, lowest));
-    };
-    int64_t s = clamp(startRelative, startOffset, 0),
-            e = clamp(endRelative, endOffset, -1);
-    count =
-        std::to_string(*length > 0 && s > e ? (s - e + step - 1) / step : 0);
-    startIndex = n.b.scalar(static_cast<double>(s), v1::DTYPE_I64);
+    SliceRange range = sliceRange(*length, *first, *last, -step);
+    count = std::to_string(range.count);
+    startIndex = n.b.scalar(static_cast<double>(range.first), v1::DTYPE_I64);
   } else {
     std::optional<SymExpr> symbolic = symExpr(size.text());
     auto expr = [&](bool relative, int64_t v) -> std::optional<SymExpr> {

@@ -40,10 +40,6 @@ namespace {
 /// tap) and memory (kernel-size times the input) are not worth building.
 constexpr int64_t kMaxTaps = 4096;
 
-ShapeAttr shapeOf(MLIRContext *context, ArrayRef<std::optional<SymExpr>> dims) {
-  return ShapeAttr::get(context, dims);
-}
-
 LogicalResult expand(ConvolutionOp op) {
   MLIRContext *context = op.getContext();
   auto inputType = llvm::cast<RankedTensorType>(op.getInput().getType());
@@ -115,13 +111,14 @@ LogicalResult expand(ConvolutionOp op) {
       starts.insert(starts.begin() + 2, SymExpr::constant(start));
       limits.insert(limits.begin() + 2, *limit);
     }
-    Value tap = b.create<SliceOp>(loc, padded, shapeOf(context, starts),
-                                  shapeOf(context, limits),
+    Value tap = b.create<SliceOp>(loc, padded, ShapeAttr::get(context, starts),
+                                  ShapeAttr::get(context, limits),
                                   b.getDenseI64ArrayAttr(strides));
     SmallVector<std::optional<SymExpr>> stacked{batch, channels,
                                                 SymExpr::constant(1)};
     stacked.append(out.begin(), out.end());
-    parts.push_back(b.create<ReshapeOp>(loc, tap, shapeOf(context, stacked)));
+    parts.push_back(
+        b.create<ReshapeOp>(loc, tap, ShapeAttr::get(context, stacked)));
   }
   Value patches = parts.size() == 1
                       ? parts.front()
@@ -129,12 +126,12 @@ LogicalResult expand(ConvolutionOp op) {
   SmallVector<std::optional<SymExpr>> grouped{
       batch, SymExpr::constant(groups), SymExpr::constant(perGroup * taps)};
   grouped.append(out.begin(), out.end());
-  patches = b.create<ReshapeOp>(loc, patches, shapeOf(context, grouped));
+  patches = b.create<ReshapeOp>(loc, patches, ShapeAttr::get(context, grouped));
   Value kernel = b.create<ReshapeOp>(
       loc, op.getWeights(),
-      shapeOf(context,
-              {SymExpr::constant(groups), SymExpr::constant(filters / groups),
-               SymExpr::constant(perGroup * taps)}));
+      ShapeAttr::get(context, {SymExpr::constant(groups),
+                               SymExpr::constant(filters / groups),
+                               SymExpr::constant(perGroup * taps)}));
   Value y = b.create<DotGeneralOp>(
       loc, kernel, patches, b.getDenseI64ArrayAttr({0}),
       b.getDenseI64ArrayAttr({1}), b.getDenseI64ArrayAttr({2}),
@@ -145,7 +142,7 @@ LogicalResult expand(ConvolutionOp op) {
   y = b.create<TransposeOp>(loc, y, b.getDenseI64ArrayAttr(order));
   SmallVector<std::optional<SymExpr>> dims{batch, SymExpr::constant(filters)};
   dims.append(out.begin(), out.end());
-  y = b.create<ReshapeOp>(loc, resultType, y, shapeOf(context, dims));
+  y = b.create<ReshapeOp>(loc, resultType, y, ShapeAttr::get(context, dims));
   op.replaceAllUsesWith(y);
   op.erase();
   return success();
