@@ -18,7 +18,9 @@ _FROM_WIRE[graph_pb2.DTYPE_BF16] = np.dtype(np.uint16)
 
 def to_tensor(array):
     """`array` (anything np.asarray takes; float64 becomes float32, as the
-    service has no f64) as a wire Tensor."""
+    service has no f64) as a wire Tensor; a wire Tensor is taken as is."""
+    if isinstance(array, graph_pb2.Tensor):
+        return array
     array = np.asarray(array)
     if not array.dtype.isnative:  # big-endian data is converted, not refused
         array = array.astype(array.dtype.newbyteorder("="))

@@ -1,0 +1,402 @@
+"""ATen ops that compute across elements: reductions (and the arg
+reductions, as the first position of the extreme), matrix products,
+convolution, indexing (embedding, index_select, advanced indexing,
+torch.gather) and the tensors made from nothing (full, arange).
+
+Indices keep PyTorch's meaning: an index out of range is a run-time error
+naming the op and its source line (the wire's gather clamps, so each is
+checked first), and a negative one counts from the end where PyTorch
+allows it.
+"""
+import torch
+
+from anyshape.torch import dims as wdims
+from anyshape.torch.ops import compare, out, rule, shape_of, truth
+from anyshape.torch.translate import wire_dtype
+from anyshape.v1 import graph_pb2
+
+aten = torch.ops.aten
+prims = torch.ops.prims
+
+
+def _axes(a, dims):
+    if dims is None or (isinstance(dims, (list, tuple)) and not dims):
+        return list(range(a.rank))
+    if isinstance(dims, int):
+        dims = [dims]
+    return sorted({d % max(a.rank, 1) for d in dims})
+
+
+def _reduce(t, x, axes, kind):
+    shape = [s for d, s in enumerate(x.shape) if d not in axes]
+    return t.emit("reduce", [x], x.dtype, shape,
+                  ("reduce", graph_pb2.ReduceAttrs(kind=kind,
+                                                   dimensions=axes)))
+
+
+def _count(t, a, axes, dtype):
+    count = wdims.as_expr(1)
+    for d in axes:
+        count = count * a.shape[d]
+    return t.scalar(count if count.free_symbols else int(count), dtype)
+
+
+@rule(aten.sum.dim_IntList, aten.sum.default)
+def _sum(t, node, a, dims=None, keepdim=False, dtype=None):
+    x = t.convert(a, out(node).dtype)
+    result = _reduce(t, x, _axes(a, dims), graph_pb2.REDUCE_SUM)
+    return t.reshape(result, shape_of(node))
+
+
+@rule(aten.mean.dim, aten.mean.default)
+def _mean(t, node, a, dims=None, keepdim=False, dtype=None):
+    dtype = out(node).dtype
+    axes = _axes(a, dims)
+    total = _reduce(t, t.convert(a, dtype), axes, graph_pb2.REDUCE_SUM)
+    count = t.broadcast(_count(t, a, axes, dtype), total.shape)
+    return t.reshape(t.emit("div", [total, count], dtype, total.shape),
+                     shape_of(node))
+
+
+def _variance(t, a, axes, correction, dtype):
+    """sum((x - mean)^2) / (count - correction), two passes as PyTorch,
+    and the mean; both with the reduced dims kept as 1."""
+    x = t.convert(a, dtype)
+    kept = tuple(wdims.as_expr(1) if d in axes else s
+                 for d, s in enumerate(a.shape))
+    total = _reduce(t, x, axes, graph_pb2.REDUCE_SUM)
+    mean = t.emit("div", [total, t.broadcast(_count(t, a, axes, dtype),
+                                             total.shape)],
+                  dtype, total.shape)
+    mean = t.reshape(mean, kept)
+    centred = t.emit("sub", [x, t.broadcast(mean, a.shape)], dtype, a.shape)
+    squares = t.emit("mul", [centred, centred], dtype, a.shape)
+    folded = _reduce(t, squares, axes, graph_pb2.REDUCE_SUM)
+    count = wdims.as_expr(1)
+    for d in axes:
+        count = count * a.shape[d]
+    divisor = t.scalar(count - (1 if correction is None else correction),
+                       dtype)
+    variance = t.emit("div", [folded, t.broadcast(divisor, folded.shape)],
+                      dtype, folded.shape)
+    return t.reshape(variance, kept), mean
+
+
+@rule(aten.var_mean.correction)
+def _var_mean(t, node, a, dims=None, correction=None, keepdim=False):
+    shape = tuple(wdims.as_expr(s) for s in out(node)[0].shape)
+    variance, mean = _variance(t, a, _axes(a, dims), correction,
+                               out(node)[0].dtype)
+    return t.reshape(variance, shape), t.reshape(mean, shape)
+
+
+@rule(aten.var.correction)
+def _var(t, node, a, dims=None, correction=None, keepdim=False):
+    variance, _ = _variance(t, a, _axes(a, dims), correction, out(node).dtype)
+    return t.reshape(variance, shape_of(node))
+
+
+@rule(aten.cumsum.default)
+def _cumsum(t, node, a, dim, dtype=None):
+    """Each prefix as a masked sum over an [n, n] triangle, which the
+    fusion planner keeps in registers: O(n^2) work, no n^2 buffer."""
+    dtype = out(node).dtype
+    x = t.convert(a, dtype)
+    axis = dim % a.rank
+    n = a.shape[axis]
+    wide = a.shape[:axis + 1] + (n,) + a.shape[axis + 1:]
+    spread = t.emit("broadcast_in_dim", [x], dtype, wide,
+                    ("broadcast_in_dim", graph_pb2.BroadcastInDimAttrs(
+                        shape=t.dims(wide),
+                        broadcast_dimensions=[d if d < axis else d + 1
+                                              for d in range(a.rank)])))
+    # Element (.., i, j, ..) holds x[j]: summed where j <= i.
+    rows = _iota(t, torch.int64, wide, axis)
+    columns = _iota(t, torch.int64, wide, axis + 1)
+    inside = compare(t, columns, rows, graph_pb2.COMPARE_LE)
+    zero = t.broadcast(t.scalar(0, dtype), wide)
+    masked = t.emit("select", [inside, spread, zero], dtype, wide)
+    return _reduce(t, masked, [axis + 1], graph_pb2.REDUCE_SUM)
+
+
+def _extreme(kind):
+    def translate(t, node, a, dims=None, keepdim=False):
+        x = t.convert(a, out(node).dtype)
+        return t.reshape(_reduce(t, x, _axes(a, dims), kind), shape_of(node))
+    return translate
+
+
+rule(aten.amax.default)(_extreme(graph_pb2.REDUCE_MAX))
+rule(aten.amin.default)(_extreme(graph_pb2.REDUCE_MIN))
+rule(aten.prod.dim_int, aten.prod.default)(_extreme(graph_pb2.REDUCE_PROD))
+
+
+@rule(aten.any.dim, aten.any.dims, aten.any.default, aten.all.dim,
+      aten.all.dims, aten.all.default)
+def _any_all(t, node, a, dims=None, keepdim=False):
+    every = str(node.target).startswith("aten.all")
+    bits = t.convert(truth(t, a, a.shape), torch.int32)
+    folded = _reduce(t, bits, _axes(a, dims),
+                     graph_pb2.REDUCE_MIN if every else graph_pb2.REDUCE_MAX)
+    zero = t.broadcast(t.scalar(0, torch.int32), folded.shape)
+    result = compare(t, folded, zero, graph_pb2.COMPARE_NE)
+    return t.convert(t.reshape(result, shape_of(node)), out(node).dtype)
+
+
+def _iota(t, dtype, shape, axis):
+    return t.emit("iota", [], dtype, shape,
+                  ("iota", graph_pb2.IotaAttrs(dtype=wire_dtype(dtype),
+                                               shape=t.dims(shape),
+                                               iota_dimension=axis)))
+
+
+def _arg_extreme(t, a, axis, smallest):
+    """The first position along `axis` of the max (min) of `a`, a NaN
+    counting as the extreme (PyTorch's argmax); the axis kept as 1."""
+    best = _reduce(t, a, [axis], graph_pb2.REDUCE_MIN if smallest
+                   else graph_pb2.REDUCE_MAX)
+    kept = a.shape[:axis] + (wdims.as_expr(1),) + a.shape[axis + 1:]
+    best = t.broadcast(t.reshape(best, kept), a.shape)
+    hit = t.emit("or", [compare(t, a, best, graph_pb2.COMPARE_EQ),
+                        compare(t, a, a, graph_pb2.COMPARE_NE)],
+                 torch.bool, a.shape)
+    position = _iota(t, torch.int64, a.shape, axis)
+    extent = t.broadcast(t.scalar(a.shape[axis], torch.int64), a.shape)
+    index = _reduce(t, t.emit("select", [hit, position, extent], torch.int64,
+                              a.shape), [axis], graph_pb2.REDUCE_MIN)
+    return t.reshape(index, kept)
+
+
+@rule(aten.argmax.default, aten.argmin.default)
+def _argmax(t, node, a, dim=None, keepdim=False):
+    smallest = node.target is aten.argmin.default
+    if dim is None:
+        a = t.reshape(a, [_elements(a)])
+        dim = 0
+    index = _arg_extreme(t, a, dim % a.rank, smallest)
+    return t.reshape(index, shape_of(node))
+
+
+@rule(aten.max.dim, aten.min.dim)
+def _max_dim(t, node, a, dim, keepdim=False):
+    axis = dim % a.rank
+    smallest = node.target is aten.min.dim
+    index = _arg_extreme(t, a, axis, smallest)
+    values = _reduce(t, a, [axis], graph_pb2.REDUCE_MIN if smallest
+                     else graph_pb2.REDUCE_MAX)
+    shape = out(node)[0].shape
+    return t.reshape(values, shape), t.reshape(index, shape)
+
+
+def _elements(a):
+    count = wdims.as_expr(1)
+    for s in a.shape:
+        count = count * s
+    return count
+
+
+# ---- contractions -----------------------------------------------------
+
+def _dot(t, a, b, dtype, shape, batch):
+    """a [B.., M, K] times b [B.., K, N]. A b that is a transpose of its
+    last two dims is contracted in place, as a Linear's weight is."""
+    a, b = t.convert(a, dtype), t.convert(b, dtype)
+    rhs_contract = batch
+    swap = list(range(batch)) + [batch + 1, batch]
+    if b.name in t.transposes and t.transposes[b.name][1] == swap:
+        b, rhs_contract = t.transposes[b.name][0], batch + 1
+    dims = graph_pb2.DotGeneralAttrs(
+        lhs_batch_dimensions=range(batch), rhs_batch_dimensions=range(batch),
+        lhs_contracting_dimensions=[batch + 1],
+        rhs_contracting_dimensions=[rhs_contract])
+    return t.emit("dot_general", [a, b], dtype, shape, ("dot_general", dims))
+
+
+@rule(aten.mm.default)
+def _mm(t, node, a, b):
+    return _dot(t, a, b, out(node).dtype, shape_of(node), 0)
+
+
+@rule(aten.bmm.default)
+def _bmm(t, node, a, b):
+    return _dot(t, a, b, out(node).dtype, shape_of(node), 1)
+
+
+@rule(aten.addmm.default)
+def _addmm(t, node, bias, a, b, beta=1, alpha=1):
+    dtype, shape = out(node).dtype, shape_of(node)
+    product = _dot(t, a, b, dtype, shape, 0)
+    if alpha != 1:
+        product = t.emit("mul", [product, t.broadcast(
+            t.scalar(alpha, dtype), shape)], dtype, shape)
+    if beta == 0:
+        return product
+    bias = t.broadcast(t.convert(bias, dtype), shape)
+    if beta != 1:
+        bias = t.emit("mul", [bias, t.broadcast(t.scalar(beta, dtype),
+                                                shape)], dtype, shape)
+    return t.emit("add", [product, bias], dtype, shape)
+
+
+@rule(aten.convolution.default)
+def _convolution(t, node, x, weight, bias, stride, padding, dilation,
+                 transposed, output_padding, groups):
+    if transposed:
+        raise t.error("a transposed convolution (not yet translated)")
+    dtype, shape = out(node).dtype, shape_of(node)
+    spatial = x.rank - 2
+
+    def per_dim(values):
+        values = list(values)
+        values = values * spatial if len(values) == 1 else values
+        if any(wdims.static(v) is None for v in values):
+            raise t.error(f"a symbolic convolution parameter {values}")
+        return [wdims.static(v) for v in values]
+
+    pads = per_dim(padding)
+    attrs = graph_pb2.ConvolutionAttrs(
+        strides=per_dim(stride), dilations=per_dim(dilation),
+        padding_low=pads, padding_high=pads, groups=groups)
+    result = t.emit("convolution", [t.convert(x, torch.float32),
+                                    t.convert(weight, torch.float32)],
+                    torch.float32, shape, ("convolution", attrs))
+    if bias is not None:
+        spread = t.emit("broadcast_in_dim", [t.convert(bias, torch.float32)],
+                        torch.float32, shape,
+                        ("broadcast_in_dim", graph_pb2.BroadcastInDimAttrs(
+                            shape=t.dims(shape), broadcast_dimensions=[1])))
+        result = t.emit("add", [result, spread], torch.float32, shape)
+    return t.convert(result, dtype)
+
+
+# ---- indexing ---------------------------------------------------------
+
+def checked_index(t, index, a, axis, negative):
+    """`index` checked against dim `axis` of `a` (PyTorch's error on an
+    index out of range), negative ones counted from the end if allowed."""
+    index = t.emit("check_index", [index, a], index.dtype, index.shape,
+                   ("check_index", graph_pb2.CheckIndexAttrs(
+                       axis=axis, allow_negative=negative, what=t.what())))
+    if not negative:
+        return index
+    zero = t.broadcast(t.scalar(0, index.dtype), index.shape)
+    extent = t.broadcast(t.scalar(a.shape[axis], index.dtype), index.shape)
+    wrapped = t.emit("add", [index, extent], index.dtype, index.shape)
+    return t.emit("select", [compare(t, index, zero, graph_pb2.COMPARE_LT),
+                             wrapped, index], index.dtype, index.shape)
+
+
+def _gather(t, a, index, axis, shape):
+    return t.emit("gather", [a, index], a.dtype, shape,
+                  ("gather", graph_pb2.GatherAttrs(axis=axis)))
+
+
+@rule(aten.embedding.default)
+def _embedding(t, node, weight, indices, *args):
+    index = checked_index(t, indices, weight, 0, negative=False)
+    return _gather(t, weight, index, 0, shape_of(node))
+
+
+@rule(aten.index_select.default)
+def _index_select(t, node, a, dim, index):
+    axis = dim % a.rank
+    index = checked_index(t, index, a, axis, negative=True)
+    return _gather(t, a, index, axis, shape_of(node))
+
+
+@rule(aten.index.Tensor)
+def _index(t, node, a, indices):
+    """a[..., i, j, ...] with index tensors on adjacent dims (None for a
+    whole dim): the indexed dims merged into one and gathered once."""
+    used = [d for d, i in enumerate(indices) if i is not None]
+    if any(indices[d].dtype == torch.bool for d in used):
+        raise t.error("a boolean mask index (a data-dependent size)")
+    if used != list(range(used[0], used[-1] + 1)):
+        raise t.error("index tensors on dims that are not adjacent")
+    first, last = used[0], used[-1]
+    shape = shape_of(node)
+    index_shape = shape[first:len(shape) - (a.rank - last - 1)]
+    flat = None
+    for d in used:
+        index = checked_index(t, t.convert(indices[d], torch.int64), a, d,
+                              negative=True)
+        index = t.broadcast(index, index_shape)
+        if flat is None:
+            flat = index
+            continue
+        extent = t.broadcast(t.scalar(a.shape[d], torch.int64), index_shape)
+        flat = t.emit("add", [t.emit("mul", [flat, extent], torch.int64,
+                                     index_shape), index], torch.int64,
+                      index_shape)
+    merged = wdims.as_expr(1)
+    for d in used:
+        merged = merged * a.shape[d]
+    source = t.reshape(a, a.shape[:first] + (merged,) + a.shape[last + 1:])
+    return _gather(t, source, flat, first, shape)
+
+
+@rule(aten.gather.default)
+def _take_along(t, node, a, dim, index, sparse_grad=False):
+    """torch.gather: out[i][j] = a[i][index[i][j]] along `dim`, as one
+    gather from `a` flattened at the linear position of each element."""
+    axis = dim % a.rank
+    shape = shape_of(node)
+    index = checked_index(t, t.convert(index, torch.int64), a, axis,
+                          negative=True)
+    flat, stride = None, wdims.as_expr(1)
+    for d in reversed(range(a.rank)):
+        coordinate = index if d == axis else _iota(t, torch.int64, shape, d)
+        term = coordinate if stride == 1 else t.emit(
+            "mul", [coordinate, t.broadcast(t.scalar(stride, torch.int64),
+                                            shape)], torch.int64, shape)
+        flat = term if flat is None else t.emit("add", [flat, term],
+                                                torch.int64, shape)
+        stride = stride * a.shape[d]
+    return _gather(t, t.reshape(a, [_elements(a)]), flat, 0, shape)
+
+
+# ---- sources ----------------------------------------------------------
+
+@rule(aten.full.default, aten.full_like.default, aten.new_full.default)
+def _full(t, node, *args, **kwargs):
+    value = args[1] if len(args) > 1 else kwargs["fill_value"]
+    return t.broadcast(t.scalar(value, out(node).dtype), shape_of(node))
+
+
+@rule(aten.zeros.default, aten.zeros_like.default, aten.new_zeros.default,
+      aten.empty.memory_format, aten.empty_like.default,
+      aten.new_empty.default, aten.empty_strided.default)
+def _zeros(t, node, *args, **kwargs):
+    return t.broadcast(t.scalar(0, out(node).dtype), shape_of(node))
+
+
+@rule(aten.ones.default, aten.ones_like.default, aten.new_ones.default)
+def _ones(t, node, *args, **kwargs):
+    return t.broadcast(t.scalar(1, out(node).dtype), shape_of(node))
+
+
+@rule(aten.scalar_tensor.default)
+def _scalar_tensor(t, node, value, **kwargs):
+    return t.scalar(value, out(node).dtype)
+
+
+@rule(aten.arange.default, aten.arange.start, aten.arange.start_step)
+def _arange(t, node, *args, **kwargs):
+    numbers = [a for a in args if not isinstance(a, torch.dtype)]
+    start, step = 0, 1
+    if len(numbers) >= 2:
+        start = numbers[0]
+    if len(numbers) >= 3:
+        step = numbers[2]
+    step = kwargs.get("step", step)
+    dtype, shape = out(node).dtype, shape_of(node)
+    compute = dtype if dtype.is_floating_point else torch.int64
+    values = _iota(t, compute, shape, 0)
+    if step != 1:
+        values = t.emit("mul", [values, t.broadcast(t.scalar(step, compute),
+                                                    shape)], compute, shape)
+    if not (isinstance(start, int) and start == 0):
+        values = t.emit("add", [values, t.broadcast(t.scalar(start, compute),
+                                                    shape)], compute, shape)
+    return t.convert(values, dtype)
+

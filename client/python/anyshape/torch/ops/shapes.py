@@ -1,0 +1,226 @@
+"""ATen ops that move data without computing it: views, permutations,
+broadcasts, slices, concatenation, splits, padding and repeats. Result
+shapes are the node's FakeTensor's; PyTorch's clamping of slice bounds
+is done here, where the sizes are known, or left to the guards Dynamo
+and torch.export put on symbolic ones.
+"""
+import torch
+
+from anyshape.torch import dims as wdims
+from anyshape.torch.ops import out, rule, shape_of
+from anyshape.v1 import graph_pb2
+
+aten = torch.ops.aten
+_END = 1 << 62  # slice(None) reaches ATen as a huge end
+
+
+@rule(aten.view.default, aten._unsafe_view.default, aten.reshape.default,
+      aten.unsqueeze.default, aten.squeeze.default, aten.squeeze.dim,
+      aten.squeeze.dims, aten.view_copy.default)
+def _reshape(t, node, a, *args):
+    return t.reshape(a, shape_of(node))
+
+
+def _contiguous_strides(shape):
+    strides, step = [], wdims.as_expr(1)
+    for size in reversed(shape):
+        strides.append(step)
+        step = step * size
+    return strides[::-1]
+
+
+@rule(aten.as_strided.default, aten.as_strided_copy.default)
+def _as_strided(t, node, a, size, stride, storage_offset=0):
+    """The row-major views PyTorch's decompositions make of a contiguous
+    tensor: its elements from `storage_offset` on, reshaped."""
+    shape = shape_of(node)
+    source = node.args[0].meta["val"]
+    if [wdims.as_expr(s) for s in stride] != _contiguous_strides(shape) or \
+            [wdims.as_expr(s) for s in source.stride()] != \
+            _contiguous_strides(a.shape):
+        raise t.error(f"a strided view with strides {list(stride)}")
+    count = wdims.as_expr(1)
+    for s in a.shape:
+        count = count * s
+    wanted = wdims.as_expr(1)
+    for s in shape:
+        wanted = wanted * s
+    begin = wdims.as_expr(storage_offset or 0)
+    if begin == 0 and wanted == count:
+        return t.reshape(a, shape)
+    flat = t.reshape(a, [count])
+    if begin != 0 or wanted != count:
+        flat = _slice(t, flat, (wanted,), 0, begin, wanted, 1)
+    return t.reshape(flat, shape)
+
+
+@rule(aten.permute.default)
+def _permute(t, node, a, permutation):
+    return t.transpose(a, [p % max(a.rank, 1) for p in permutation])
+
+
+@rule(aten.transpose.int)
+def _transpose(t, node, a, d0, d1):
+    permutation = list(range(a.rank))
+    d0, d1 = d0 % a.rank, d1 % a.rank
+    permutation[d0], permutation[d1] = permutation[d1], permutation[d0]
+    return t.transpose(a, permutation)
+
+
+@rule(aten.t.default)
+def _t(t, node, a):
+    return t.transpose(a, list(range(a.rank))[::-1])
+
+
+@rule(aten.expand.default, aten.expand_copy.default)
+def _expand(t, node, a, *args, **kwargs):
+    return t.broadcast(a, shape_of(node))
+
+
+@rule(torch.ops.prims.broadcast_in_dim.default)
+def _broadcast_in_dim(t, node, a, shape, broadcast_dimensions):
+    shape = shape_of(node)
+    return t.emit("broadcast_in_dim", [a], a.dtype, shape,
+                  ("broadcast_in_dim", graph_pb2.BroadcastInDimAttrs(
+                      shape=t.dims(shape),
+                      broadcast_dimensions=broadcast_dimensions)))
+
+
+def _bound(size, index, default):
+    """A slice bound as PyTorch normalises it: None is `default`, a
+    negative one counts from the end, and static ones clamp to [0, size]."""
+    if index is None:
+        return default
+    expr = wdims.as_expr(index)
+    extent = wdims.as_expr(size)
+    if expr.is_Integer:
+        value = int(expr)
+        if value >= _END:
+            return extent
+        if value < 0:
+            expr = extent + value
+            if expr.is_Integer and int(expr) < 0:
+                return wdims.as_expr(0)
+        if extent.is_Integer and expr.is_Integer:
+            return wdims.as_expr(min(int(expr), int(extent)))
+    return expr
+
+
+def _slice(t, a, shape, axis, start, length, step):
+    """Elements start, start + step, ... of `axis`: `length` of them."""
+    limit = start + length if step == 1 else start + (length - 1) * step + 1
+    return _slice_to(t, a, shape, axis, start, limit, step)
+
+
+def _slice_to(t, a, shape, axis, start, limit, step):
+    starts = [wdims.dim_expr(0, t.names) for _ in a.shape]
+    limits = [wdims.dim_expr(s, t.names) for s in a.shape]
+    starts[axis] = wdims.dim_expr(start, t.names)
+    limits[axis] = wdims.dim_expr(limit, t.names)
+    return t.emit("slice", [a], a.dtype, shape,
+                  ("slice", graph_pb2.SliceAttrs(
+                      start_indices=starts, limit_indices=limits,
+                      strides=[step if d == axis else 1
+                               for d in range(a.rank)])))
+
+
+@rule(aten.slice.Tensor, aten.slice_copy.Tensor)
+def _slice_tensor(t, node, a, dim=0, start=None, end=None, step=1):
+    shape = shape_of(node)
+    axis = dim % a.rank
+    length = shape[axis]
+    if shape == a.shape:
+        return a
+    begin = _bound(a.shape[axis], start, wdims.as_expr(0))
+    if step > 1 and not length.is_Integer:
+        # The length is a quotient; the wire's slice computes the same
+        # from the bounds.
+        end = _bound(a.shape[axis], end, a.shape[axis])
+        return _slice_to(t, a, shape, axis, begin, end, step)
+    if length.is_Integer and int(length) == 0:
+        begin = wdims.as_expr(0)
+    return _slice(t, a, shape, axis, begin, length, step)
+
+
+@rule(aten.select.int, aten.select_copy.int)
+def _select(t, node, a, dim, index):
+    axis = dim % a.rank
+    begin = _bound(a.shape[axis], index, 0)
+    kept = a.shape[:axis] + (wdims.as_expr(1),) + a.shape[axis + 1:]
+    row = _slice(t, a, kept, axis, begin, wdims.as_expr(1), 1)
+    return t.reshape(row, shape_of(node))
+
+
+@rule(aten.cat.default)
+def _cat(t, node, tensors, dim=0):
+    shape = shape_of(node)
+    axis = dim % len(shape)
+    dtype = out(node).dtype
+    # PyTorch skips 1-D empty tensors of any other rank.
+    parts = [t.convert(v, dtype) for v in tensors
+             if not (v.rank == 1 and v.rank != len(shape)
+                     and wdims.static(v.shape[0]) == 0)]
+    if len(parts) == 1:
+        return parts[0]
+    return t.emit("concatenate", parts, dtype, shape,
+                  ("concatenate", graph_pb2.ConcatenateAttrs(
+                      dimension=axis)))
+
+
+def _pieces(t, node, a, axis):
+    results, begin = [], wdims.as_expr(0)
+    for meta in out(node):
+        shape = tuple(wdims.as_expr(s) for s in meta.shape)
+        results.append(_slice(t, a, shape, axis, begin, shape[axis], 1))
+        begin = begin + shape[axis]
+    return results
+
+
+@rule(aten.split_with_sizes.default, aten.split.Tensor,
+      aten.split_with_sizes_copy.default, aten.split_copy.Tensor)
+def _split(t, node, a, sizes, dim=0):
+    return _pieces(t, node, a, dim % a.rank)
+
+
+@rule(aten.unbind.int)
+def _unbind(t, node, a, dim=0):
+    axis = dim % a.rank
+    results = []
+    for k, meta in enumerate(out(node)):
+        kept = a.shape[:axis] + (wdims.as_expr(1),) + a.shape[axis + 1:]
+        row = _slice(t, a, kept, axis, wdims.as_expr(k), wdims.as_expr(1), 1)
+        results.append(t.reshape(row, meta.shape))
+    return results
+
+
+@rule(aten.constant_pad_nd.default)
+def _pad(t, node, a, pad, value=0):
+    low, high = [0] * a.rank, [0] * a.rank
+    for k in range(len(pad) // 2):
+        axis = a.rank - 1 - k
+        for bound, amount in ((low, pad[2 * k]), (high, pad[2 * k + 1])):
+            if wdims.static(amount) is None:
+                raise t.error(f"padding by a symbolic amount ({amount})")
+            bound[axis] = wdims.static(amount)
+    fill = t.scalar(value, a.dtype)
+    return t.emit("pad", [a, fill], a.dtype, shape_of(node),
+                  ("pad", graph_pb2.PadAttrs(edge_padding_low=low,
+                                             edge_padding_high=high)))
+
+
+@rule(aten.repeat.default)
+def _repeat(t, node, a, repeats):
+    """Each dim d of size n repeated r times: [r, n] broadcast, merged."""
+    lead = len(repeats) - a.rank
+    sizes = (wdims.as_expr(1),) * lead + a.shape
+    spread, target = [], []
+    for r, n in zip(repeats, sizes):
+        spread += [wdims.as_expr(1), n]
+        target += [wdims.as_expr(r), n]
+    x = t.reshape(a, spread)
+    x = t.emit("broadcast_in_dim", [x], a.dtype, target,
+               ("broadcast_in_dim", graph_pb2.BroadcastInDimAttrs(
+                   shape=t.dims(target),
+                   broadcast_dimensions=range(len(target)))))
+    return t.reshape(x, shape_of(node))
+

@@ -1,0 +1,355 @@
+"""An ATen-level FX graph (after decomposition) as one wire Graph.
+
+The walk reads each node's FakeTensor (`meta["val"]`) for its dtype and
+shape, so result shapes come from PyTorch's own shape propagation and the
+op table (aten.py) only says how to compute the values. Placeholders are
+of three kinds: the user's tensors become graph inputs; weights
+(parameters, buffers, lifted constants) become constants that name the
+tensor the server already holds by its content id, so a call sends only
+the user's tensors; a SymInt placeholder is a size the server binds from
+the tensors' dims, and is not sent at all.
+
+The result, a Translation, says how to call the executable: which
+arguments are sent under which name, and how each FX output is rebuilt
+(a tensor of the graph's outputs, a constant, or a size).
+"""
+import re
+
+import sympy
+import torch
+
+from torch.utils._sympy import functions as symfn
+
+from anyshape.torch import dims as wdims
+from anyshape.torch.dims import TranslationError
+from anyshape.v1 import graph_pb2
+
+_WIRE_DTYPES = {
+    torch.float32: graph_pb2.DTYPE_F32,
+    torch.float64: graph_pb2.DTYPE_F32,  # the service has no f64
+    torch.float16: graph_pb2.DTYPE_F16,
+    torch.bfloat16: graph_pb2.DTYPE_BF16,
+    torch.int32: graph_pb2.DTYPE_I32,
+    torch.int64: graph_pb2.DTYPE_I64,
+    torch.bool: graph_pb2.DTYPE_BOOL,
+}
+
+
+def wire_dtype(dtype):
+    if dtype not in _WIRE_DTYPES:
+        raise TranslationError(f"anyshape has no dtype for {dtype}")
+    return _WIRE_DTYPES[dtype]
+
+
+def source_line(node):
+    """Where the model's source made `node`: the last frame of FX's
+    stack_trace, as 'file:line: code'."""
+    trace = node.meta.get("stack_trace") or ""
+    frames = re.findall(r'File "([^"]+)", line (\d+), in \S+\n\s*(.*)',
+                        trace)
+    if not frames:
+        return None
+    path, line, code = frames[-1]
+    return f"{path}:{line}: {code.strip()}"
+
+
+class Value:
+    """A wire value: its node (or input) name, torch dtype and shape (a
+    tuple of sympy sizes)."""
+
+    def __init__(self, name, dtype, shape):
+        self.name, self.dtype, self.shape = name, dtype, tuple(shape)
+
+    @property
+    def rank(self):
+        return len(self.shape)
+
+
+class Translation:
+    """How to run what `translate` made. `inputs`: (argument index, wire
+    input name) of the user's tensors; `outputs`: per FX output, ("tensor",
+    graph output name, dtype), ("value", a constant) or ("size", a sympy
+    expression over the symbols of `symbol_origin`: (argument, axis))."""
+
+    def __init__(self, graph, inputs, outputs, symbol_origin):
+        self.graph = graph
+        self.inputs = inputs
+        self.outputs = outputs
+        self.symbol_origin = symbol_origin
+
+
+class Translator:
+    """Writes wire nodes; the op table (aten.py) calls its helpers."""
+
+    def __init__(self, name):
+        self.graph = graph_pb2.Graph(name=name)
+        self.names = wdims.SymbolNames()
+        self.node = None  # the FX node being translated, for errors
+        self._taken = set()
+        self.inputs = {}  # wire input name -> Value
+        # Wire values that are transposes, so a matmul can contract the
+        # transposed operand directly: name -> (source Value, permutation).
+        self.transposes = {}
+        # Reshapes that only insert unit dims (a keepdim reduction):
+        # name -> the value before, so that elementwise math on them is
+        # done before the reshape, and a broadcast reads the reduction.
+        self.unit_reshapes = {}
+
+    # ---- naming and errors -------------------------------------------
+
+    def fresh(self, hint):
+        base = re.sub(r"[^A-Za-z0-9_]", "_", hint) or "v"
+        name, k = base, 1
+        while name in self._taken:
+            name, k = f"{base}_{k}", k + 1
+        self._taken.add(name)
+        return name
+
+    def error(self, message):
+        where = ""
+        if self.node is not None:
+            where = f"{self.node.target} (node '{self.node.name}'"
+            line = source_line(self.node)
+            where += f", {line})" if line else ")"
+            where += ": "
+        return TranslationError(where + message)
+
+    def what(self):
+        """A check's name in its run-time error."""
+        if self.node is None:
+            return "a tensor"
+        line = source_line(self.node)
+        return f"{self.node.target} '{self.node.name}'" + \
+            (f" at {line}" if line else "")
+
+    # ---- emission ----------------------------------------------------
+
+    def emit(self, op, operands, dtype, shape, attrs=None, hint=None):
+        name = self.fresh(hint or (self.node.name if self.node else op))
+        node = self.graph.nodes.add(name=name, op=op,
+                                    operands=[v.name for v in operands])
+        if attrs is not None:
+            field, message = attrs
+            getattr(node, field).CopyFrom(message)
+        return Value(name, dtype, shape)
+
+    def dim(self, size):
+        return wdims.dim(size, self.names)
+
+    def dims(self, shape):
+        return [self.dim(s) for s in shape]
+
+    def input(self, name, dtype, shape):
+        name = self.fresh(name)
+        self.graph.inputs.add(name=name, type=graph_pb2.TensorType(
+            dtype=wire_dtype(dtype), dims=self.dims(shape)))
+        self.inputs[name] = Value(name, dtype, shape)
+        return self.inputs[name]
+
+    def constant(self, tensor=None, *, splat=None, dtype=None, tensor_id=None,
+                 shape=()):
+        """A scalar splat, a small tensor's bytes, or a stored tensor."""
+        attrs = graph_pb2.ConstantAttrs(
+            dtype=wire_dtype(dtype if tensor is None else tensor.dtype),
+            shape=list(shape if tensor is None else tensor.shape))
+        if splat is not None:
+            attrs.splat = float(splat)
+        elif tensor_id is not None:
+            attrs.tensor_id = tensor_id
+        else:
+            attrs.data = tensor_bytes(tensor)
+        if tensor is not None:
+            dtype, shape = tensor.dtype, tuple(tensor.shape)
+        return self.emit("constant", [], dtype,
+                         [wdims.as_expr(s) for s in shape],
+                         ("constant", attrs), hint="c")
+
+    def scalar(self, value, dtype):
+        """A Python number or SymInt as a rank-0 wire value."""
+        if isinstance(value, torch.SymInt) or isinstance(value,
+                                                          sympy.Basic):
+            expr = wdims.as_expr(value)
+            if expr.free_symbols:
+                return self.convert(self.size_value(expr), dtype)
+            value = int(expr)
+        if isinstance(value, bool):
+            value = int(value)
+        if not isinstance(value, (int, float)):
+            raise self.error(f"a scalar of type {type(value).__name__}")
+        return self.constant(splat=value, dtype=dtype)
+
+    def size_value(self, size):
+        """A symbolic size as an i64 scalar computed at run time from the
+        dims of the inputs that bind its symbols."""
+        expr = wdims.as_expr(size)
+        if expr.is_Integer:
+            return self.constant(splat=int(expr), dtype=torch.int64)
+        if expr.is_Symbol:
+            name, axis = self.names.origin.get(expr, (None, None))
+            if name is None:
+                raise self.error(f"the size {expr} is no input's dim")
+            source = self.inputs[name]
+            return self.emit("dim_size", [source], torch.int64, (),
+                             ("dim_size", graph_pb2.DimSizeAttrs(
+                                 dimension=axis)))
+        if isinstance(expr, (sympy.Add, sympy.Mul)):
+            op = "add" if isinstance(expr, sympy.Add) else "mul"
+            parts = [self.size_value(a) for a in expr.args]
+            result = parts[0]
+            for part in parts[1:]:
+                result = self.emit(op, [result, part], torch.int64, ())
+            return result
+        if isinstance(expr, symfn.FloorDiv):  # sizes: both non-negative
+            return self.emit("div", [self.size_value(expr.args[0]),
+                                     self.size_value(expr.args[1])],
+                             torch.int64, ())
+        raise self.error(f"the size {expr} as a value")
+
+    def convert(self, value, dtype):
+        if wire_dtype(value.dtype) == wire_dtype(dtype):
+            return Value(value.name, dtype, value.shape)
+        return self.emit("convert", [value], dtype, value.shape,
+                         ("convert", graph_pb2.ConvertAttrs(
+                             dtype=wire_dtype(dtype))))
+
+    def broadcast(self, value, shape):
+        """numpy broadcasting of `value` to `shape` (ranks aligned right)."""
+        shape = tuple(wdims.as_expr(s) for s in shape)
+        if value.shape == shape:
+            return value
+        offset = len(shape) - value.rank
+        if offset < 0:
+            raise self.error(f"cannot broadcast rank {value.rank} to "
+                             f"{len(shape)}")
+        return self.emit("broadcast_in_dim", [value], value.dtype, shape,
+                         ("broadcast_in_dim", graph_pb2.BroadcastInDimAttrs(
+                             shape=self.dims(shape),
+                             broadcast_dimensions=range(offset,
+                                                        len(shape)))))
+
+    def reshape(self, value, shape):
+        shape = tuple(wdims.as_expr(s) for s in shape)
+        if value.shape == shape:
+            return value
+        result = self.emit("reshape", [value], value.dtype, shape,
+                           ("reshape", graph_pb2.ReshapeAttrs(
+                               shape=self.dims(shape))))
+        if _inserts_unit_dims(value.shape, shape):
+            self.unit_reshapes[result.name] = value
+        return result
+
+    def transpose(self, value, permutation):
+        permutation = list(permutation)
+        if permutation == list(range(value.rank)):
+            return value
+        result = self.emit("transpose", [value], value.dtype,
+                           [value.shape[p] for p in permutation],
+                           ("transpose", graph_pb2.TransposeAttrs(
+                               permutation=permutation)))
+        self.transposes[result.name] = (value, permutation)
+        return result
+
+
+def _inserts_unit_dims(before, after):
+    """Whether `after` is `before` with dims of size 1 inserted."""
+    i = 0
+    for size in after:
+        if i < len(before) and size == before[i]:
+            i += 1
+        elif size != 1:
+            return False
+    return i == len(before) and len(after) > len(before)
+
+
+def tensor_bytes(tensor):
+    """A CPU tensor's little-endian row-major bytes as the wire has them
+    (f64 narrowed to f32, bf16 as its bits)."""
+    tensor = tensor.detach().to("cpu").contiguous()
+    if tensor.dtype == torch.float64:
+        tensor = tensor.to(torch.float32)
+    if tensor.dtype == torch.bfloat16:
+        tensor = tensor.view(torch.int16)
+    return tensor.numpy().tobytes()
+
+
+def _is_size(val):
+    return isinstance(val, (torch.SymInt, torch.SymFloat, torch.SymBool,
+                            int, float)) and not isinstance(val, bool)
+
+
+def translate(gm, kinds, weight_id, name="torch"):
+    """`gm`'s graph as wire. `kinds[i]` is "user" or "weight" for the i-th
+    placeholder ("size" for a SymInt one); `weight_id(i)` uploads weight
+    placeholder i and returns its content id."""
+    from anyshape.torch.ops import OPS
+
+    t = Translator(name)
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    if len(kinds) != len(placeholders):
+        raise TranslationError(f"{len(placeholders)} placeholders but "
+                               f"{len(kinds)} arguments")
+    # Symbols are named by first use in the user's tensors, in order.
+    inputs, symbol_origin, env = [], {}, {}
+    for index, node in enumerate(placeholders):
+        val = node.meta.get("val")
+        if kinds[index] != "user":
+            continue
+        if not isinstance(val, torch.Tensor):
+            raise TranslationError(f"input '{node.name}' is not a tensor")
+        wire = f"input{len(inputs)}"
+        for axis, size in enumerate(val.shape):
+            expr = wdims.as_expr(size)
+            if expr.is_Symbol:
+                t.names.bind(expr, wire, axis)
+                symbol_origin.setdefault(expr, (index, axis))
+        env[node] = t.input(wire, val.dtype, val.shape)
+        inputs.append((index, wire))
+    for index, node in enumerate(placeholders):
+        t.node = node
+        val = node.meta.get("val")
+        if kinds[index] == "weight":
+            env[node] = t.constant(tensor_id=weight_id(index),
+                                   dtype=val.dtype, shape=val.shape)
+        elif kinds[index] == "size":
+            env[node] = val
+    outputs = []
+    for node in gm.graph.nodes:
+        t.node = node
+        if node.op == "get_attr":
+            tensor = gm
+            for part in node.target.split("."):
+                tensor = getattr(tensor, part)
+            env[node] = t.constant(tensor)
+        elif node.op == "call_function":
+            val = node.meta.get("val")
+            args, kwargs = torch.fx.node.map_arg(
+                (node.args, node.kwargs), lambda n: env[n])
+            if node.target is __import__("operator").getitem:
+                env[node] = args[0][args[1]]
+            elif _is_size(val):
+                env[node] = val  # size arithmetic: read from the meta
+            elif node.target not in OPS:
+                raise t.error("has no anyshape translation")
+            else:
+                env[node] = OPS[node.target](t, node, *args, **kwargs)
+        elif node.op == "output":
+            results = node.args[0]
+            if not isinstance(results, (tuple, list)):
+                results = (results,)
+            for result in results:
+                value = env[result] if isinstance(result,
+                                                  torch.fx.Node) else result
+                if isinstance(value, Value):
+                    if value.name not in t.graph.outputs:
+                        t.graph.outputs.append(value.name)
+                    outputs.append(("tensor", value.name,
+                                    result.meta["val"].dtype))
+                elif isinstance(value, torch.SymInt):
+                    outputs.append(("size", wdims.as_expr(value)))
+                else:
+                    outputs.append(("value", value))
+        elif node.op not in ("placeholder",):
+            raise t.error(f"an FX '{node.op}' node")
+    if not t.graph.outputs:
+        raise TranslationError("the graph computes no tensor")
+    return Translation(t.graph, inputs, outputs, symbol_origin)

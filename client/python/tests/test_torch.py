@@ -1,0 +1,259 @@
+"""anyshape.torch against a real anyshape-server on a Unix socket (the
+private server the package starts): transformers models (tiny configs,
+random weights) through torch.compile(backend="anyshape", dynamic=True)
+and anyshape.torch.export at 10 or more lengths each, every output
+matched against eager PyTorch within 1e-4, with one Dynamo graph and one
+server compile per model; a decoder with its KV cache fed back, prefill
+at past 0 then one token a step; a convolution front end; refusals that
+name the op and the model's source line.
+
+Needs torch and transformers (bench/peers/.venv); skipped otherwise.
+
+    ANYSHAPE_SERVER=build/bin/anyshape-server PYTHONPATH=build/python \\
+    bench/peers/.venv/bin/python -m unittest client/python/tests/test_torch.py
+"""
+import unittest
+import warnings
+
+try:
+    import torch
+    import transformers
+except ImportError:
+    raise unittest.SkipTest("needs torch and transformers "
+                            "(bench/peers/setup torch minilm)")
+
+import anyshape.torch as at
+from torch._dynamo.utils import counters as dynamo_counters
+
+# Dynamo specialises a size of 1 (a second graph), so the one-graph
+# checks use sizes of 2 and up; test_size_one_is_a_second_graph covers 1.
+LENGTHS = [(2, 7), (3, 5), (2, 9), (2, 16), (4, 33), (2, 2), (3, 12),
+           (2, 64), (2, 3), (5, 20)]
+
+
+def tiny(name):
+    """A transformers model of family `name`, 2 layers, seeded weights."""
+    torch.manual_seed(0)
+    T = transformers
+    if name == "bert":
+        return T.BertModel(T.BertConfig(
+            vocab_size=100, hidden_size=32, num_hidden_layers=2,
+            num_attention_heads=2, intermediate_size=64))
+    if name == "gpt2":
+        return T.GPT2LMHeadModel(T.GPT2Config(
+            vocab_size=100, n_embd=32, n_layer=2, n_head=2))
+    if name == "llama":
+        return T.LlamaForCausalLM(T.LlamaConfig(
+            vocab_size=100, hidden_size=32, num_hidden_layers=2,
+            num_attention_heads=4, num_key_value_heads=2,
+            intermediate_size=64))
+    if name == "t5":
+        return T.T5Model(T.T5Config(vocab_size=100, d_model=32, d_kv=8,
+                                    d_ff=64, num_layers=2, num_heads=4))
+    raise ValueError(name)
+
+
+def first(output):
+    if isinstance(output, tuple):
+        return output[0]
+    for field in ("last_hidden_state", "logits"):
+        if getattr(output, field, None) is not None:
+            return getattr(output, field)
+    raise AssertionError(f"no tensor in {type(output)}")
+
+
+class Decoder(torch.nn.Module):
+    """One attention block over an explicit KV cache: the new keys and
+    values are concatenated to the past ones and returned."""
+
+    def __init__(self, d=32, heads=4, vocab=50):
+        super().__init__()
+        self.d, self.heads = d, heads
+        self.embed = torch.nn.Embedding(vocab, d)
+        self.norm = torch.nn.LayerNorm(d)
+        self.qkv = torch.nn.Linear(d, 3 * d)
+        self.out = torch.nn.Linear(d, d)
+        self.head = torch.nn.Linear(d, vocab)
+
+    def forward(self, ids, past_k, past_v):
+        b, s = ids.shape
+        x = self.embed(ids)
+        q, k, v = self.qkv(self.norm(x)).split(self.d, dim=-1)
+        split = (b, s, self.heads, -1)
+        q = q.view(split).transpose(1, 2)
+        k = torch.cat([past_k, k.view(split).transpose(1, 2)], dim=2)
+        v = torch.cat([past_v, v.view(split).transpose(1, 2)], dim=2)
+        past = past_k.shape[2]
+        mask = torch.ones(s, past + s, dtype=torch.bool).tril(diagonal=past)
+        a = torch.nn.functional.scaled_dot_product_attention(
+            q, k, v, attn_mask=mask)
+        x = x + self.out(a.transpose(1, 2).reshape(b, s, self.d))
+        return self.head(x), k, v
+
+
+class TorchTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        at.connect()  # a private server of this test's own
+
+    @classmethod
+    def tearDownClass(cls):
+        at.session().close()
+
+    def setUp(self):
+        torch._dynamo.reset()
+        dynamo_counters.clear()
+        at.counters.clear()
+        self.compiles = at.session().compiles
+
+    def assertOneGraphOneCompile(self):
+        self.assertEqual(dynamo_counters["stats"]["unique_graphs"], 1)
+        self.assertEqual(at.counters["fallbacks"], 0)
+        self.assertEqual(at.session().compiles - self.compiles, 1)
+
+    def check_compiled(self, name, make_inputs):
+        model = tiny(name).eval()
+        compiled = torch.compile(model, backend="anyshape", dynamic=True,
+                                 options={"strict": True})
+        with torch.no_grad():
+            for batch, seq in LENGTHS:
+                inputs = make_inputs(batch, seq)
+                got, want = first(compiled(**inputs)), first(model(**inputs))
+                self.assertEqual(got.shape, want.shape)
+                torch.testing.assert_close(got, want, atol=1e-4, rtol=1e-4)
+        self.assertOneGraphOneCompile()
+
+    def test_bert_compiles_once_for_every_length(self):
+        def inputs(batch, seq):
+            mask = torch.ones(batch, seq, dtype=torch.long)
+            mask[0, seq // 2:] = 0  # padding, as batches have it
+            return {"input_ids": torch.randint(0, 100, (batch, seq)),
+                    "attention_mask": mask}
+        self.check_compiled("bert", inputs)
+
+    def test_gpt2_compiles_once_for_every_length(self):
+        self.check_compiled("gpt2", lambda b, s: {
+            "input_ids": torch.randint(0, 100, (b, s)), "use_cache": False})
+
+    def test_llama_compiles_once_for_every_length(self):
+        self.check_compiled("llama", lambda b, s: {
+            "input_ids": torch.randint(0, 100, (b, s)), "use_cache": False})
+
+    def test_t5_encoder_decoder_compiles_once(self):
+        self.check_compiled("t5", lambda b, s: {
+            "input_ids": torch.randint(0, 100, (b, s)),
+            "decoder_input_ids": torch.randint(0, 100, (b, s // 2 + 1)),
+            "use_cache": False})
+
+    def test_convolution_front_end_compiles_once(self):
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(
+            torch.nn.Conv1d(1, 8, 10, stride=5), torch.nn.GELU(),
+            torch.nn.Conv1d(8, 16, 3, stride=2, padding=1), torch.nn.ReLU(),
+        ).eval()
+        compiled = torch.compile(model, backend="anyshape", dynamic=True,
+                                 options={"strict": True})
+        with torch.no_grad():
+            for batch, seq in LENGTHS:
+                x = torch.randn(batch, 1, 100 + 37 * seq)
+                torch.testing.assert_close(compiled(x), model(x), atol=1e-4,
+                                           rtol=1e-4)
+        self.assertOneGraphOneCompile()
+
+    def test_export_decodes_greedily_with_its_cache(self):
+        torch.manual_seed(0)
+        model = Decoder().eval()
+        batch = torch.export.Dim("batch", max=64)
+        seq = torch.export.Dim("seq", max=4096)
+        past = torch.export.Dim("past", max=4096)
+        example = (torch.randint(0, 50, (2, 5)), torch.randn(2, 4, 3, 8),
+                   torch.randn(2, 4, 3, 8))
+        exported = at.export(model, example, dynamic_shapes=(
+            {0: batch, 1: seq}, {0: batch, 2: past}, {0: batch, 2: past}))
+        self.assertEqual(at.session().compiles - self.compiles, 1)
+        with torch.no_grad():
+            for prompt in (6, 1, 11):
+                ids = torch.randint(0, 50, (2, prompt))
+                k = v = want_k = want_v = torch.zeros(2, 4, 0, 8)
+                for step in range(12):  # prefill at past 0, then decode
+                    logits, k, v = exported(ids, k, v)
+                    want, want_k, want_v = model(ids, want_k, want_v)
+                    torch.testing.assert_close(logits, want, atol=1e-4,
+                                               rtol=1e-4)
+                    torch.testing.assert_close(k, want_k)
+                    ids = logits[:, -1:].argmax(-1)
+                    self.assertTrue(torch.equal(ids,
+                                                want[:, -1:].argmax(-1)))
+        self.assertEqual(at.session().compiles - self.compiles, 1)
+
+    def test_size_one_is_a_second_graph_and_still_right(self):
+        model = tiny("llama").eval()
+        compiled = torch.compile(model, backend="anyshape", dynamic=True)
+        with torch.no_grad():
+            for batch, seq in [(2, 7), (1, 9), (1, 4), (3, 5)]:
+                ids = torch.randint(0, 100, (batch, seq))
+                torch.testing.assert_close(
+                    first(compiled(input_ids=ids, use_cache=False)),
+                    first(model(input_ids=ids, use_cache=False)),
+                    atol=1e-4, rtol=1e-4)
+        self.assertEqual(dynamo_counters["stats"]["unique_graphs"], 2)
+        self.assertEqual(at.counters["fallbacks"], 0)
+
+    def test_the_same_model_twice_is_one_compile(self):
+        model = tiny("bert").eval()
+        ids = torch.randint(0, 100, (2, 7))
+        with torch.no_grad():
+            for _ in range(2):
+                torch._dynamo.reset()
+                torch.compile(model, backend="anyshape", dynamic=True)(
+                    input_ids=ids)
+        # Dynamo's symbol numbers differ between the traces; the wire
+        # graph's canonical names do not, so the second is a cache hit.
+        self.assertEqual(at.session().compiles - self.compiles, 1)
+
+    def test_an_untranslatable_op_runs_eagerly_with_one_warning(self):
+        def model(x):
+            return torch.fft.rfft(x).abs() + 1
+
+        x = torch.randn(4, 16)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            got = torch.compile(model, backend="anyshape", dynamic=True)(x)
+        torch.testing.assert_close(got, model(x))
+        self.assertEqual(at.counters["fallbacks"], 1)
+        messages = [str(w.message) for w in caught
+                    if "anyshape" in str(w.message)]
+        self.assertEqual(len(messages), 1)
+        self.assertIn("fft", messages[0])
+        self.assertIn("test_torch.py", messages[0])  # the source line
+
+    def test_strict_raises_naming_the_op_and_line(self):
+        def model(x):
+            return torch.fft.rfft(x).abs()
+
+        compiled = torch.compile(model, backend="anyshape",
+                                 options={"strict": True})
+        with self.assertRaises(Exception) as raised:
+            compiled(torch.randn(4, 16))
+        self.assertIn("fft", str(raised.exception))
+        self.assertIn("test_torch.py", str(raised.exception))
+
+    def test_an_index_out_of_range_is_an_error_naming_the_op(self):
+        model = torch.nn.Embedding(10, 4).eval()
+        exported = at.export(model, (torch.tensor([[1, 2]]),),
+                             dynamic_shapes=({1: torch.export.Dim("n")},))
+        with self.assertRaises(anyshape_error()) as raised:
+            exported(torch.tensor([[1, 10, 3]]))
+        self.assertIn("embedding", str(raised.exception))
+        # The server keeps serving.
+        torch.testing.assert_close(exported(torch.tensor([[3, 4]])),
+                                   model(torch.tensor([[3, 4]])))
+
+
+def anyshape_error():
+    from anyshape import AnyShapeError
+    return AnyShapeError
+
+
+if __name__ == "__main__":
+    unittest.main()
