@@ -1,7 +1,8 @@
 //===- DhloCanonicalize.cpp - dhlo canonicalization patterns ---*- C++ -*-===//
 //
 // The canonicalization patterns: chains of reshapes and transposes merged,
-// unit-dim round trips sunk to where linalg can fuse through them,
+// unit-dim round trips sunk to where linalg can fuse through them (also
+// those a broadcast ends),
 // reductions of nothing and of broadcasts simplified, slices of a
 // concatenate's operand taken from it. A pattern that fails leaves the IR
 // as it found it (dhlo-shape-simplification's driver would not converge).
@@ -224,6 +225,110 @@ struct SinkUnitReshapeToIndices : OpRewritePattern<ReshapeOp> {
   }
 };
 
+/// For a reshape that only inserts dims of size 1 (every operand dim kept,
+/// in order, its own unit dims included): the result dim each operand dim
+/// lands on; nullopt otherwise.
+std::optional<SmallVector<int64_t>> insertedUnitDims(RankedTensorType from,
+                                                     RankedTensorType to) {
+  SmallVector<int64_t> lands;
+  for (int64_t j = 0; j < to.getRank(); ++j) {
+    std::optional<SymExpr> size = dimOf(to, j);
+    if (!size)
+      return std::nullopt;
+    if (int64_t i = lands.size(); i < from.getRank() && dimOf(from, i) == size)
+      lands.push_back(j);
+    else if (size->constantValue() != 1)
+      return std::nullopt;
+  }
+  if (static_cast<int64_t>(lands.size()) != from.getRank())
+    return std::nullopt;
+  return lands;
+}
+
+/// The shape the unit-dim reshapes at the leaves of `v` start from, when
+/// `v` is elementwise ops (each used once, of v's shape) over such
+/// reshapes, all from one shape, and scalar splats: what a keepdim
+/// reduction followed by math on the kept row makes (PyTorch's layer
+/// norm: rsqrt(var.reshape([b, s, 1]) + eps)). Null otherwise.
+RankedTensorType unitReshapedChain(Value v, int depth) {
+  Operation *op = v.getDefiningOp();
+  if (auto reshape = llvm::dyn_cast_or_null<ReshapeOp>(op)) {
+    auto from = llvm::cast<RankedTensorType>(reshape.getOperand().getType());
+    return insertedUnitDims(from, llvm::cast<RankedTensorType>(v.getType())) &&
+                   fullyKnown(from) && shapeAttrOf(from)
+               ? from
+               : RankedTensorType();
+  }
+  if (!op || !isChainLink(op, depth))
+    return RankedTensorType();
+  RankedTensorType narrow;
+  auto type = llvm::cast<RankedTensorType>(v.getType());
+  for (Value operand : op->getOperands()) {
+    auto t = llvm::cast<RankedTensorType>(operand.getType());
+    if (t.getShape() != type.getShape() ||
+        t.getEncoding() != type.getEncoding())
+      return RankedTensorType();
+    if (scalarSplat(operand.getDefiningOp()))
+      continue;
+    RankedTensorType from = unitReshapedChain(operand, depth + 1);
+    if (!from || (narrow && (from.getShape() != narrow.getShape() ||
+                             from.getEncoding() != narrow.getEncoding())))
+      return RankedTensorType();
+    narrow = from;
+  }
+  return narrow;
+}
+
+/// `v` (unitReshapedChain) computed in `narrow`'s shape, before the
+/// reshapes.
+Value narrowChain(PatternRewriter &rewriter, Value v, RankedTensorType narrow) {
+  Operation *op = v.getDefiningOp();
+  if (auto reshape = llvm::dyn_cast<ReshapeOp>(op))
+    return reshape.getOperand();
+  auto type = RankedTensorType::get(
+      narrow.getShape(),
+      llvm::cast<RankedTensorType>(v.getType()).getElementType(),
+      narrow.getEncoding());
+  if (BroadcastInDimOp splat = scalarSplat(op))
+    return rewriter.create<BroadcastInDimOp>(
+        splat.getLoc(), type, splat.getOperand(), shapeAttrOf(narrow),
+        rewriter.getDenseI64ArrayAttr({}));
+  SmallVector<Value> operands;
+  for (Value operand : op->getOperands())
+    operands.push_back(narrowChain(rewriter, operand, narrow));
+  OperationState state(op->getLoc(), op->getName(), operands, {type},
+                       op->getAttrs());
+  return rewriter.create(state)->getResult(0);
+}
+
+/// broadcast_in_dim(f(reshape(y), splat)) -> broadcast_in_dim(f'(y,
+/// splat')) for reshapes that only insert unit dims (unitReshapedChain),
+/// f possibly empty: the math is done on y's shape and the broadcast
+/// reads it directly. Left in, the unit dim sits between a stitched row's
+/// reduction and its use, and the plan's one kernel is two in codegen.
+struct BroadcastThroughUnitReshapes : OpRewritePattern<BroadcastInDimOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BroadcastInDimOp op,
+                                PatternRewriter &rewriter) const override {
+    auto wide = llvm::cast<RankedTensorType>(op.getOperand().getType());
+    if (!fullyKnown(wide))
+      return failure();
+    RankedTensorType narrow = unitReshapedChain(op.getOperand(), 0);
+    if (!narrow)
+      return failure();
+    SmallVector<int64_t> lands = *insertedUnitDims(narrow, wide);
+    ArrayRef<int64_t> mapped = op.getBroadcastDimensions();
+    SmallVector<int64_t> dims;
+    for (int64_t land : lands)
+      dims.push_back(mapped[land]);
+    Value operand = narrowChain(rewriter, op.getOperand(), narrow);
+    rewriter.replaceOpWithNewOp<BroadcastInDimOp>(
+        op, op.getType(), operand, op.getShape(),
+        rewriter.getDenseI64ArrayAttr(dims));
+    return success();
+  }
+};
+
 /// transpose(transpose(x, p), q) -> transpose(x, p o q).
 struct MergeTransposes : OpRewritePattern<TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -437,6 +542,11 @@ struct SliceOfConcatenate : OpRewritePattern<SliceOp> {
 };
 
 } // namespace
+
+void BroadcastInDimOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                                   MLIRContext *context) {
+  patterns.add<BroadcastThroughUnitReshapes>(context);
+}
 
 void ReduceOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                            MLIRContext *context) {

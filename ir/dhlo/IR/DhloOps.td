@@ -164,6 +164,7 @@ def Dhlo_BroadcastInDimOp : Dhlo_InferredOp<"broadcast_in_dim"> {
                    DenseI64ArrayAttr:$broadcast_dimensions);
   let results = (outs AnyRankedTensor:$result);
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Dhlo_ReshapeOp : Dhlo_InferredOp<"reshape"> {

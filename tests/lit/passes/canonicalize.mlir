@@ -47,6 +47,25 @@ func.func @reshape_round_trip_through_elementwise(%x: tensor<?xf32, #dhlo.shape<
   return %3 : tensor<?xf32, #dhlo.shape<batch>>
 }
 
+// A broadcast of math on a keepdim row (PyTorch's layer norm:
+// rsqrt(var.reshape([b, 1]) + eps) broadcast to [b, 8]) reads the row
+// before the reshape, the math and its splat done on [b].
+// CHECK-LABEL: func.func @broadcast_through_unit_reshape
+// CHECK-SAME: (%[[X:.*]]: tensor<?xf32, #dhlo.shape<batch>>, %[[E:.*]]: tensor<f32>)
+// CHECK-NEXT: %[[S:.*]] = dhlo.broadcast_in_dim %[[E]] {broadcast_dimensions = array<i64>, shape = #dhlo.shape<batch>} : (tensor<f32>) -> tensor<?xf32, #dhlo.shape<batch>>
+// CHECK-NEXT: %[[A:.*]] = dhlo.add %[[X]], %[[S]] : (tensor<?xf32, #dhlo.shape<batch>>, tensor<?xf32, #dhlo.shape<batch>>) -> tensor<?xf32, #dhlo.shape<batch>>
+// CHECK-NEXT: %[[R:.*]] = dhlo.rsqrt %[[A]]
+// CHECK-NEXT: %[[B:.*]] = dhlo.broadcast_in_dim %[[R]] {broadcast_dimensions = array<i64: 0>, shape = #dhlo.shape<batch, 8>}
+// CHECK-NEXT: return %[[B]]
+func.func @broadcast_through_unit_reshape(%x: tensor<?xf32, #dhlo.shape<batch>>, %eps: tensor<f32>) -> tensor<?x8xf32, #dhlo.shape<batch, 8>> {
+  %0 = dhlo.reshape %x {shape = #dhlo.shape<batch, 1>} : (tensor<?xf32, #dhlo.shape<batch>>) -> tensor<?x1xf32, #dhlo.shape<batch, 1>>
+  %1 = dhlo.broadcast_in_dim %eps {broadcast_dimensions = array<i64>, shape = #dhlo.shape<batch, 1>} : (tensor<f32>) -> tensor<?x1xf32, #dhlo.shape<batch, 1>>
+  %2 = dhlo.add %0, %1 : (tensor<?x1xf32, #dhlo.shape<batch, 1>>, tensor<?x1xf32, #dhlo.shape<batch, 1>>) -> tensor<?x1xf32, #dhlo.shape<batch, 1>>
+  %3 = dhlo.rsqrt %2 : (tensor<?x1xf32, #dhlo.shape<batch, 1>>) -> tensor<?x1xf32, #dhlo.shape<batch, 1>>
+  %4 = dhlo.broadcast_in_dim %3 {broadcast_dimensions = array<i64: 0, 1>, shape = #dhlo.shape<batch, 8>} : (tensor<?x1xf32, #dhlo.shape<batch, 1>>) -> tensor<?x8xf32, #dhlo.shape<batch, 8>>
+  return %4 : tensor<?x8xf32, #dhlo.shape<batch, 8>>
+}
+
 // CHECK-LABEL: func.func @reshape_round_trip_with_another_operand
 // CHECK: dhlo.max
 // CHECK-SAME: tensor<?x1xf32

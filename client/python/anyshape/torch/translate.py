@@ -90,10 +90,6 @@ class Translator:
         # Wire values that are transposes, so a matmul can contract the
         # transposed operand directly: name -> (source Value, permutation).
         self.transposes = {}
-        # Reshapes that only insert unit dims (a keepdim reduction):
-        # name -> the value before, so that elementwise math on them is
-        # done before the reshape, and a broadcast reads the reduction.
-        self.unit_reshapes = {}
 
     # ---- naming and errors -------------------------------------------
 
@@ -231,12 +227,9 @@ class Translator:
         shape = tuple(wdims.as_expr(s) for s in shape)
         if value.shape == shape:
             return value
-        result = self.emit("reshape", [value], value.dtype, shape,
-                           ("reshape", graph_pb2.ReshapeAttrs(
-                               shape=self.dims(shape))))
-        if _inserts_unit_dims(value.shape, shape):
-            self.unit_reshapes[result.name] = value
-        return result
+        return self.emit("reshape", [value], value.dtype, shape,
+                         ("reshape", graph_pb2.ReshapeAttrs(
+                             shape=self.dims(shape))))
 
     def transpose(self, value, permutation):
         permutation = list(permutation)
@@ -248,17 +241,6 @@ class Translator:
                                permutation=permutation)))
         self.transposes[result.name] = (value, permutation)
         return result
-
-
-def _inserts_unit_dims(before, after):
-    """Whether `after` is `before` with dims of size 1 inserted."""
-    i = 0
-    for size in after:
-        if i < len(before) and size == before[i]:
-            i += 1
-        elif size != 1:
-            return False
-    return i == len(before) and len(after) > len(before)
 
 
 def tensor_bytes(tensor):

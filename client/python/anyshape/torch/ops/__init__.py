@@ -91,33 +91,9 @@ def operand(t, a, dtype, shape):
 def elementwise_op(t, node, op, args, compute=None, result=None):
     shape = shape_of(node)
     compute = compute or compute_dtype(*args)
-    narrow = _unit_reshaped(t, args, shape)
-    if narrow is not None:
-        # f(reshape(a), reshape(b)) as reshape(f(a, b)): the math stays
-        # on the reduced shape, where the stitch planner wants it.
-        args = [t.unit_reshapes.get(a.name, a) if isinstance(a, Value)
-                else a for a in args]
-        values = [operand(t, a, compute, narrow) for a in args]
-        value = t.emit(op, values, compute, narrow)
-        return t.reshape(t.convert(value, result or out(node).dtype), shape)
     values = [operand(t, a, compute, shape) for a in args]
     value = t.emit(op, values, compute, shape)
     return t.convert(value, result or out(node).dtype)
-
-
-def _unit_reshaped(t, args, shape):
-    """The shape before the unit-dim reshape that every tensor operand is
-    (scalars aside) to `shape`, if they share one."""
-    narrow = None
-    for a in args:
-        if not isinstance(a, Value) or a.rank == 0:
-            continue
-        source = t.unit_reshapes.get(a.name)
-        if source is None or a.shape != shape or \
-                (narrow is not None and source.shape != narrow):
-            return None
-        narrow = source.shape
-    return narrow
 
 
 def compare(t, a, b, direction):
