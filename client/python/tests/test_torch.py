@@ -148,7 +148,8 @@ class TorchTest(unittest.TestCase):
     def test_convolution_front_end_compiles_once(self):
         torch.manual_seed(0)
         model = torch.nn.Sequential(
-            torch.nn.Conv1d(1, 8, 10, stride=5), torch.nn.GELU(),
+            torch.nn.Conv1d(1, 8, 10, stride=5), torch.nn.GroupNorm(8, 8),
+            torch.nn.GELU(),  # wav2vec2's feature extractor
             torch.nn.Conv1d(8, 16, 3, stride=2, padding=1), torch.nn.ReLU(),
         ).eval()
         compiled = torch.compile(model, backend="anyshape", dynamic=True,
@@ -159,6 +160,70 @@ class TorchTest(unittest.TestCase):
                 torch.testing.assert_close(compiled(x), model(x), atol=1e-4,
                                            rtol=1e-4)
         self.assertOneGraphOneCompile()
+
+    def test_export_serves_every_length_including_one(self):
+        for name in ("bert", "gpt2"):
+            model = tiny(name).eval()
+            if name == "gpt2":
+                model.config.use_cache = False
+            batch = torch.export.Dim("batch", max=64)
+            seq = torch.export.Dim("seq", max=512)
+            ids = torch.randint(0, 100, (2, 7))
+            mask = torch.ones(2, 7, dtype=torch.long)
+            before = at.session().compiles
+            exported = at.export(model, (), {"input_ids": ids,
+                                             "attention_mask": mask},
+                                 dynamic_shapes={"input_ids": {0: batch,
+                                                               1: seq},
+                                                 "attention_mask": {
+                                                     0: batch, 1: seq}})
+            with torch.no_grad():
+                for b, s in LENGTHS + [(1, 1), (1, 9)]:
+                    ids = torch.randint(0, 100, (b, s))
+                    mask = torch.ones(b, s, dtype=torch.long)
+                    mask[0, s // 2 + 1:] = 0
+                    got = exported(input_ids=ids, attention_mask=mask)
+                    want = model(input_ids=ids, attention_mask=mask)
+                    torch.testing.assert_close(first(got), first(want),
+                                               atol=1e-4, rtol=1e-4)
+            self.assertEqual(at.session().compiles - before, 1, name)
+
+    def test_attention_in_every_form(self):
+        sdpa = torch.nn.functional.scaled_dot_product_attention
+
+        class Attention(torch.nn.Module):
+            def __init__(self, form):
+                super().__init__()
+                self.form = form
+
+            def forward(self, q, k, v, m):
+                if self.form == "causal":
+                    return sdpa(q, k, v, is_causal=True)
+                if self.form == "bool":
+                    return sdpa(q, k, v, attn_mask=m > 0)
+                if self.form == "float":
+                    return sdpa(q, k, v, attn_mask=m, scale=0.3)
+                return sdpa(q, k[:, :2], v[:, :2], enable_gqa=True)
+
+        b, l, s = (torch.export.Dim(n, max=512) for n in "bls")
+        for form in ("causal", "bool", "float", "gqa"):
+            keys = l if form == "causal" else s
+            example = (torch.randn(2, 4, 5, 8), torch.randn(2, 4, 5, 8),
+                       torch.randn(2, 4, 5, 8), torch.randn(2, 1, 5, 5))
+            exported = at.export(Attention(form), example, dynamic_shapes=(
+                {0: b, 2: l}, {0: b, 2: keys}, {0: b, 2: keys},
+                {0: b, 2: l, 3: keys}))
+            for n, rows, columns in [(2, 5, 5), (1, 3, 7), (3, 9, 2),
+                                     (2, 1, 1)]:
+                columns = rows if form == "causal" else columns
+                args = (torch.randn(n, 4, rows, 8),
+                        torch.randn(n, 4, columns, 8),
+                        torch.randn(n, 4, columns, 8),
+                        torch.randn(n, 1, rows, columns))
+                args[3][:, :, 0, :] = -1  # a row the bool mask empties
+                torch.testing.assert_close(exported(*args),
+                                           Attention(form)(*args),
+                                           msg=form)
 
     def test_export_decodes_greedily_with_its_cache(self):
         torch.manual_seed(0)

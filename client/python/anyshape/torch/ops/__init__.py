@@ -1,7 +1,7 @@
 """The ATen ops the translator takes, each as wire nodes (docs/ops.md):
 the registry, and the helpers the rules share. The rules are by kind:
 elementwise.py, shapes.py, compute.py (reductions, contractions,
-indexing, sources).
+indexing, sources), attention.py.
 
 Result dtypes and shapes come from the node's FakeTensor (`out`), so a
 rule only computes values: operands are converted to the dtype PyTorch
@@ -16,7 +16,7 @@ from torch._prims_common import ELEMENTWISE_TYPE_PROMOTION_KIND, \
     elementwise_dtypes
 
 from anyshape.torch import dims as wdims
-from anyshape.torch.translate import Value
+from anyshape.torch.translate import Value, wire_dtype
 from anyshape.v1 import graph_pb2
 
 aten = torch.ops.aten
@@ -26,7 +26,7 @@ OPS = {}
 # PyTorch's core ATen decompositions, and these composite ops beyond them.
 _DECOMPOSED = [
     aten._softmax, aten._log_softmax, aten.native_layer_norm,
-    aten.native_group_norm, aten.native_batch_norm,
+    aten.native_batch_norm,
     aten._native_batch_norm_legit_no_training, aten.gelu, aten.silu,
     aten.mish, aten.hardswish, aten.hardsigmoid, aten.hardtanh,
     aten.leaky_relu, aten.elu, aten.softplus, aten.std, aten.addcmul, aten.addcdiv, aten.lerp, aten.logsumexp,
@@ -44,7 +44,9 @@ def decompositions():
     # Kept whole: what compute.py translates more directly than PyTorch's
     # decompositions (which go down to prims).
     for kept in (aten.addmm.default, aten.convolution.default,
-                 aten.var_mean.correction, aten.var.correction):
+                 aten.var_mean.correction, aten.var.correction,
+                 aten.native_group_norm.default,
+                 aten.scaled_dot_product_attention.default):
         table.pop(kept, None)
     return table
 
@@ -111,8 +113,16 @@ def truth(t, value, shape):
     return t.broadcast(compare(t, value, zero, graph_pb2.COMPARE_NE), shape)
 
 
+def iota(t, dtype, shape, axis):
+    return t.emit("iota", [], dtype, shape,
+                  ("iota", graph_pb2.IotaAttrs(dtype=wire_dtype(dtype),
+                                               shape=t.dims(shape),
+                                               iota_dimension=axis)))
+
+
 def _load_rules():
-    from anyshape.torch.ops import compute, elementwise, shapes  # noqa: F401
+    from anyshape.torch.ops import attention, compute, elementwise, \
+        shapes  # noqa: F401
 
 
 _load_rules()

@@ -11,8 +11,7 @@ allows it.
 import torch
 
 from anyshape.torch import dims as wdims
-from anyshape.torch.ops import compare, out, rule, shape_of, truth
-from anyshape.torch.translate import wire_dtype
+from anyshape.torch.ops import compare, iota, out, rule, shape_of, truth
 from anyshape.v1 import graph_pb2
 
 aten = torch.ops.aten
@@ -96,6 +95,42 @@ def _var(t, node, a, dims=None, correction=None, keepdim=False):
     return t.reshape(variance, shape_of(node))
 
 
+@rule(aten.native_group_norm.default)
+def _group_norm(t, node, x, weight, bias, n, channels, spatial, groups, eps):
+    """Each of the groups' [C / groups, spatial...] rows normalised, then
+    scaled and shifted per channel; the statistics stay [N, groups] and
+    are broadcast from there (no unit dims between a row and its use)."""
+    dtype = out(node)[0].dtype
+    per_group = wdims.as_expr(channels // groups)
+    for size in x.shape[2:]:
+        per_group = per_group * size
+    rows = (x.shape[0], wdims.as_expr(groups), per_group)
+    flat = t.reshape(t.convert(x, dtype), rows)
+    variance, mean = _variance(t, flat, [2], 0, dtype)
+    variance = t.reshape(variance, rows[:2])
+    mean = t.reshape(mean, rows[:2])
+    eps = t.broadcast(t.scalar(eps, dtype), rows[:2])
+    rstd = t.emit("rsqrt", [t.emit("add", [variance, eps], dtype, rows[:2])],
+                  dtype, rows[:2])
+
+    def spread(v):
+        return t.emit("broadcast_in_dim", [v], dtype, rows,
+                      ("broadcast_in_dim", graph_pb2.BroadcastInDimAttrs(
+                          shape=t.dims(rows), broadcast_dimensions=[0, 1])))
+    centred = t.emit("sub", [flat, spread(mean)], dtype, rows)
+    normal = t.reshape(t.emit("mul", [centred, spread(rstd)], dtype, rows),
+                       x.shape)
+    for parameter, op in ((weight, "mul"), (bias, "add")):
+        if parameter is None:
+            continue
+        per_channel = t.emit(
+            "broadcast_in_dim", [t.convert(parameter, dtype)], dtype,
+            x.shape, ("broadcast_in_dim", graph_pb2.BroadcastInDimAttrs(
+                shape=t.dims(x.shape), broadcast_dimensions=[1])))
+        normal = t.emit(op, [normal, per_channel], dtype, x.shape)
+    return normal, mean, rstd
+
+
 @rule(aten.cumsum.default)
 def _cumsum(t, node, a, dim, dtype=None):
     """Each prefix as a masked sum over an [n, n] triangle, which the
@@ -111,8 +146,8 @@ def _cumsum(t, node, a, dim, dtype=None):
                         broadcast_dimensions=[d if d < axis else d + 1
                                               for d in range(a.rank)])))
     # Element (.., i, j, ..) holds x[j]: summed where j <= i.
-    rows = _iota(t, torch.int64, wide, axis)
-    columns = _iota(t, torch.int64, wide, axis + 1)
+    rows = iota(t, torch.int64, wide, axis)
+    columns = iota(t, torch.int64, wide, axis + 1)
     inside = compare(t, columns, rows, graph_pb2.COMPARE_LE)
     zero = t.broadcast(t.scalar(0, dtype), wide)
     masked = t.emit("select", [inside, spread, zero], dtype, wide)
@@ -143,13 +178,6 @@ def _any_all(t, node, a, dims=None, keepdim=False):
     return t.convert(t.reshape(result, shape_of(node)), out(node).dtype)
 
 
-def _iota(t, dtype, shape, axis):
-    return t.emit("iota", [], dtype, shape,
-                  ("iota", graph_pb2.IotaAttrs(dtype=wire_dtype(dtype),
-                                               shape=t.dims(shape),
-                                               iota_dimension=axis)))
-
-
 def _arg_extreme(t, a, axis, smallest):
     """The first position along `axis` of the max (min) of `a`, a NaN
     counting as the extreme (PyTorch's argmax); the axis kept as 1."""
@@ -160,7 +188,7 @@ def _arg_extreme(t, a, axis, smallest):
     hit = t.emit("or", [compare(t, a, best, graph_pb2.COMPARE_EQ),
                         compare(t, a, a, graph_pb2.COMPARE_NE)],
                  torch.bool, a.shape)
-    position = _iota(t, torch.int64, a.shape, axis)
+    position = iota(t, torch.int64, a.shape, axis)
     extent = t.broadcast(t.scalar(a.shape[axis], torch.int64), a.shape)
     index = _reduce(t, t.emit("select", [hit, position, extent], torch.int64,
                               a.shape), [axis], graph_pb2.REDUCE_MIN)
@@ -345,7 +373,7 @@ def _take_along(t, node, a, dim, index, sparse_grad=False):
                           negative=True)
     flat, stride = None, wdims.as_expr(1)
     for d in reversed(range(a.rank)):
-        coordinate = index if d == axis else _iota(t, torch.int64, shape, d)
+        coordinate = index if d == axis else iota(t, torch.int64, shape, d)
         term = coordinate if stride == 1 else t.emit(
             "mul", [coordinate, t.broadcast(t.scalar(stride, torch.int64),
                                             shape)], torch.int64, shape)
@@ -391,7 +419,7 @@ def _arange(t, node, *args, **kwargs):
     step = kwargs.get("step", step)
     dtype, shape = out(node).dtype, shape_of(node)
     compute = dtype if dtype.is_floating_point else torch.int64
-    values = _iota(t, compute, shape, 0)
+    values = iota(t, compute, shape, 0)
     if step != 1:
         values = t.emit("mul", [values, t.broadcast(t.scalar(step, compute),
                                                     shape)], compute, shape)
