@@ -90,6 +90,9 @@ class Translator:
         # Wire values that are transposes, so a matmul can contract the
         # transposed operand directly: name -> (source Value, permutation).
         self.transposes = {}
+        # Reshape results: name -> the value reshaped, so that a bmm over
+        # heads merged into its batch runs over them unmerged.
+        self.reshapes = {}
 
     # ---- naming and errors -------------------------------------------
 
@@ -227,9 +230,11 @@ class Translator:
         shape = tuple(wdims.as_expr(s) for s in shape)
         if value.shape == shape:
             return value
-        return self.emit("reshape", [value], value.dtype, shape,
-                         ("reshape", graph_pb2.ReshapeAttrs(
-                             shape=self.dims(shape))))
+        result = self.emit("reshape", [value], value.dtype, shape,
+                           ("reshape", graph_pb2.ReshapeAttrs(
+                               shape=self.dims(shape))))
+        self.reshapes[result.name] = value
+        return result
 
     def transpose(self, value, permutation):
         permutation = list(permutation)

@@ -245,9 +245,28 @@ def _mm(t, node, a, b):
     return _dot(t, a, b, out(node).dtype, shape_of(node), 0)
 
 
+def _unmerged(t, x):
+    """x [B*H, L, E] as the [B, H, L, E] value it is a reshape of, if it
+    is one (attention's heads merged into the batch for bmm)."""
+    source = t.reshapes.get(x.name)
+    if source is None or source.rank != 4 or \
+            source.shape[0] * source.shape[1] != x.shape[0] or \
+            source.shape[2:] != x.shape[1:]:
+        return None
+    return source
+
+
 @rule(aten.bmm.default)
 def _bmm(t, node, a, b):
-    return _dot(t, a, b, out(node).dtype, shape_of(node), 1)
+    """A product over merged heads is done over the heads unmerged, two
+    batch dims, so that no transpose is copied to merge them."""
+    dtype, shape = out(node).dtype, shape_of(node)
+    wide_a, wide_b = _unmerged(t, a), _unmerged(t, b)
+    if wide_a is None or wide_b is None or \
+            wide_a.shape[:2] != wide_b.shape[:2]:
+        return _dot(t, a, b, dtype, shape, 1)
+    wide = wide_a.shape[:3] + (wide_b.shape[3],)
+    return t.reshape(_dot(t, wide_a, wide_b, dtype, wide, 2), shape)
 
 
 @rule(aten.addmm.default)
