@@ -50,6 +50,15 @@ def tiny(name):
     if name == "t5":
         return T.T5Model(T.T5Config(vocab_size=100, d_model=32, d_kv=8,
                                     d_ff=64, num_layers=2, num_heads=4))
+    if name == "bart":
+        return T.BartModel(T.BartConfig(
+            vocab_size=100, d_model=32, encoder_layers=1, decoder_layers=1,
+            encoder_attention_heads=4, decoder_attention_heads=4,
+            encoder_ffn_dim=64, decoder_ffn_dim=64))
+    if name == "resnet":
+        return T.ResNetModel(T.ResNetConfig(
+            num_channels=3, embedding_size=8, hidden_sizes=[8, 16],
+            depths=[1, 1]))
     raise ValueError(name)
 
 
@@ -144,6 +153,50 @@ class TorchTest(unittest.TestCase):
             "input_ids": torch.randint(0, 100, (b, s)),
             "decoder_input_ids": torch.randint(0, 100, (b, s // 2 + 1)),
             "use_cache": False})
+
+    def test_bart_shifts_its_decoder_inputs_in_place(self):
+        # shifted[:, 1:] = ids[:, :-1]: slice assignment, functionalised
+        # (s + 1: a shift of 2 tokens leaves 1, which Dynamo specialises).
+        self.check_compiled("bart", lambda b, s: {
+            "input_ids": torch.randint(0, 100, (b, s + 1))})
+
+    def test_resnet_at_any_resolution(self):
+        # Batch norm, max pooling with padding, global average pooling.
+        self.check_compiled("resnet", lambda b, s: {
+            "pixel_values": torch.randn(b, 3, 16 + 2 * s, 20 + s % 9)})
+
+    def test_pooling_in_every_form(self):
+        F = torch.nn.functional
+        forms = {
+            "max": lambda x: F.max_pool2d(x, 3, stride=2, padding=1),
+            "max, ceil": lambda x: F.max_pool2d(x, 3, 2, ceil_mode=True),
+            "max 1-D": lambda x: F.max_pool1d(x[:, 0], 2),
+            "avg": lambda x: F.avg_pool2d(x, 3, stride=2, padding=1),
+            "avg, pads not counted, ceil": lambda x: F.avg_pool2d(
+                x, 3, 2, padding=1, ceil_mode=True, count_include_pad=False),
+            "global": lambda x: F.adaptive_avg_pool2d(x, 1),
+        }
+        for form, pool in forms.items():
+            torch._dynamo.reset()
+            compiled = torch.compile(pool, backend="anyshape", dynamic=True,
+                                     options={"strict": True})
+            for h, w in [(8, 9), (7, 7), (12, 5), (9, 16)]:
+                x = torch.randn(2, 3, h, w)
+                torch.testing.assert_close(compiled(x), pool(x), msg=form)
+
+    def test_slice_assignment(self):
+        def model(x, y):
+            z = x.clone()
+            z[:, 2:5] = y[:, :3] * 2
+            z[:, -1] = y[:, 0]
+            z[:, 0] = 7
+            return z
+
+        compiled = torch.compile(model, backend="anyshape", dynamic=True,
+                                 options={"strict": True})
+        for n in (6, 9, 13):
+            x, y = torch.randn(3, n), torch.randn(3, n)
+            torch.testing.assert_close(compiled(x, y), model(x, y))
 
     def test_convolution_front_end_compiles_once(self):
         torch.manual_seed(0)

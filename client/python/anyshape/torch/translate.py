@@ -198,6 +198,13 @@ class Translator:
             for part in parts[1:]:
                 result = self.emit(op, [result, part], torch.int64, ())
             return result
+        if isinstance(expr, (sympy.Pow, symfn.PowByNatural)) and \
+                expr.args[1].is_Integer and int(expr.args[1]) >= 1:
+            base = self.size_value(expr.args[0])
+            result = base
+            for _ in range(int(expr.args[1]) - 1):
+                result = self.emit("mul", [result, base], torch.int64, ())
+            return result
         if isinstance(expr, symfn.FloorDiv):  # sizes: both non-negative
             return self.emit("div", [self.size_value(expr.args[0]),
                                      self.size_value(expr.args[1])],

@@ -1,7 +1,7 @@
 """The ATen ops the translator takes, each as wire nodes (docs/ops.md):
 the registry, and the helpers the rules share. The rules are by kind:
 elementwise.py, shapes.py, compute.py (reductions, contractions,
-indexing, sources), attention.py.
+indexing, sources), attention.py, pooling.py.
 
 Result dtypes and shapes come from the node's FakeTensor (`out`), so a
 rule only computes values: operands are converted to the dtype PyTorch
@@ -26,8 +26,7 @@ OPS = {}
 # PyTorch's core ATen decompositions, and these composite ops beyond them.
 _DECOMPOSED = [
     aten._softmax, aten._log_softmax, aten.native_layer_norm,
-    aten.native_batch_norm,
-    aten._native_batch_norm_legit_no_training, aten.gelu, aten.silu,
+    aten.gelu, aten.silu,
     aten.mish, aten.hardswish, aten.hardsigmoid, aten.hardtanh,
     aten.leaky_relu, aten.elu, aten.softplus, aten.std, aten.addcmul, aten.addcdiv, aten.lerp, aten.logsumexp,
     aten.linalg_vector_norm, aten.norm, aten.frac, aten.log_sigmoid_forward,
@@ -122,7 +121,7 @@ def iota(t, dtype, shape, axis):
 
 def _load_rules():
     from anyshape.torch.ops import attention, compute, elementwise, \
-        shapes  # noqa: F401
+        pooling, shapes  # noqa: F401
 
 
 _load_rules()

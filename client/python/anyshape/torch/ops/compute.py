@@ -131,6 +131,38 @@ def _group_norm(t, node, x, weight, bias, n, channels, spatial, groups, eps):
     return normal, mean, rstd
 
 
+@rule(aten._native_batch_norm_legit_no_training.default)
+def _batch_norm(t, node, x, weight, bias, mean, variance, momentum, eps):
+    """Inference batch norm: per channel (dim 1), (x - mean) * rsqrt(var +
+    eps) * weight + bias, the per-channel factors folded first. PyTorch's
+    own decomposition of it goes through the training op, which writes
+    the running statistics."""
+    dtype = out(node)[0].dtype
+    channels = (mean.shape[0],)
+    scale = t.emit("rsqrt", [t.emit("add", [
+        t.convert(variance, dtype),
+        t.broadcast(t.scalar(eps, dtype), channels)], dtype, channels)],
+        dtype, channels)
+    if weight is not None:
+        scale = t.emit("mul", [scale, t.convert(weight, dtype)], dtype,
+                       channels)
+    shift = t.emit("neg", [t.emit("mul", [t.convert(mean, dtype), scale],
+                                  dtype, channels)], dtype, channels)
+    if bias is not None:
+        shift = t.emit("add", [shift, t.convert(bias, dtype)], dtype,
+                       channels)
+
+    def per_channel(v):
+        return t.emit("broadcast_in_dim", [v], dtype, x.shape,
+                      ("broadcast_in_dim", graph_pb2.BroadcastInDimAttrs(
+                          shape=t.dims(x.shape), broadcast_dimensions=[1])))
+    y = t.emit("mul", [t.convert(x, dtype), per_channel(scale)], dtype,
+               x.shape)
+    y = t.emit("add", [y, per_channel(shift)], dtype, x.shape)
+    empty = t.broadcast(t.scalar(0, dtype), (wdims.as_expr(0),))
+    return y, empty, empty
+
+
 @rule(aten.cumsum.default)
 def _cumsum(t, node, a, dim, dtype=None):
     """Each prefix as a masked sum over an [n, n] triangle, which the

@@ -193,6 +193,50 @@ def _unbind(t, node, a, dim=0):
     return results
 
 
+@rule(aten.copy.default)
+def _copy_into(t, node, destination, source, non_blocking=False):
+    """The functional form of dst.copy_(src): src in dst's dtype, broadcast
+    to its shape."""
+    return t.broadcast(t.convert(source, out(node).dtype), shape_of(node))
+
+
+@rule(aten.slice_scatter.default)
+def _slice_scatter(t, node, a, source, dim=0, start=None, end=None, step=1):
+    """a with a[start:end] along `dim` replaced by `source` (x[:, 1:] = y
+    functionalised): the parts before and after, and source, joined."""
+    axis = dim % a.rank
+    if step != 1:
+        raise t.error("a strided slice assignment")
+    begin = _bound(a.shape[axis], start, wdims.as_expr(0))
+    finish = begin + source.shape[axis]
+    return _replace_rows(t, a, t.convert(source, a.dtype), axis, begin, finish)
+
+
+@rule(aten.select_scatter.default)
+def _select_scatter(t, node, a, source, dim, index):
+    axis = dim % a.rank
+    begin = _bound(a.shape[axis], index, wdims.as_expr(0))
+    row = t.reshape(t.convert(source, a.dtype),
+                    a.shape[:axis] + (wdims.as_expr(1),) + a.shape[axis + 1:])
+    return _replace_rows(t, a, row, axis, begin, begin + 1)
+
+
+def _replace_rows(t, a, rows, axis, begin, finish):
+    parts = []
+    if begin != 0:
+        head = a.shape[:axis] + (begin,) + a.shape[axis + 1:]
+        parts.append(_slice_to(t, a, head, axis, wdims.as_expr(0), begin, 1))
+    parts.append(rows)
+    if finish != a.shape[axis]:
+        rest = a.shape[axis] - finish
+        tail = a.shape[:axis] + (rest,) + a.shape[axis + 1:]
+        parts.append(_slice_to(t, a, tail, axis, finish, a.shape[axis], 1))
+    if len(parts) == 1:
+        return parts[0]
+    return t.emit("concatenate", parts, a.dtype, a.shape,
+                  ("concatenate", graph_pb2.ConcatenateAttrs(dimension=axis)))
+
+
 @rule(aten.constant_pad_nd.default)
 def _pad(t, node, a, pad, value=0):
     low, high = [0] * a.rank, [0] * a.rank
