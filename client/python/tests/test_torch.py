@@ -356,6 +356,52 @@ class TorchTest(unittest.TestCase):
         self.assertIn("fft", str(raised.exception))
         self.assertIn("test_torch.py", str(raised.exception))
 
+    def test_indexed_writes(self):
+        def put(x, i, v):
+            z = x.clone()
+            z[i] = v
+            return z
+
+        def put_heads(x, i, v):  # a static cache's k[:, :, positions] = k
+            z = x.clone()
+            z[:, :, i] = v
+            return z
+
+        cases = {
+            "index_put": (put, lambda n: (torch.randn(n, 4),
+                                          torch.tensor([0, n - 1, -2]),
+                                          torch.randn(3, 4))),
+            "index_put on dim 2": (put_heads, lambda n: (
+                torch.randn(2, 3, n, 4), torch.tensor([1, 0]),
+                torch.randn(2, 3, 2, 4))),
+            "index_put, accumulate": (
+                lambda x, i, v: x.index_put((i,), v, accumulate=True),
+                lambda n: (torch.randn(n, 4), torch.tensor([1, 1, 0]),
+                           torch.randn(3, 4))),
+            "index_add": (
+                lambda x, i, v: x.index_add(0, i, v, alpha=2),
+                lambda n: (torch.randn(n, 4), torch.tensor([1, 1, n - 1]),
+                           torch.randn(3, 4))),
+            "scatter_add": (
+                lambda x, i, v: x.scatter_add(1, i, v),
+                lambda n: (torch.randn(3, n), torch.randint(0, n, (3, 2)),
+                           torch.randn(3, 5))),
+        }
+        for name, (model, make) in cases.items():
+            torch._dynamo.reset()
+            compiled = torch.compile(model, backend="anyshape",
+                                     dynamic=True, options={"strict": True})
+            for n in (5, 8, 13):
+                args = make(n)
+                torch.testing.assert_close(compiled(*args), model(*args),
+                                           msg=name)
+        with self.assertRaises(anyshape_error()) as raised:
+            compiled_put = torch.compile(put, backend="anyshape",
+                                         dynamic=True)
+            compiled_put(torch.randn(5, 4), torch.tensor([5]),
+                         torch.randn(1, 4))
+        self.assertIn("index_put", str(raised.exception))
+
     def test_an_index_out_of_range_is_an_error_naming_the_op(self):
         model = torch.nn.Embedding(10, 4).eval()
         exported = at.export(model, (torch.tensor([[1, 2]]),),

@@ -1,7 +1,7 @@
 """The ATen ops the translator takes, each as wire nodes (docs/ops.md):
 the registry, and the helpers the rules share. The rules are by kind:
 elementwise.py, shapes.py, compute.py (reductions, contractions,
-indexing, sources), attention.py, pooling.py.
+sources), indexing.py, attention.py, pooling.py.
 
 Result dtypes and shapes come from the node's FakeTensor (`out`), so a
 rule only computes values: operands are converted to the dtype PyTorch
@@ -112,6 +112,14 @@ def truth(t, value, shape):
     return t.broadcast(compare(t, value, zero, graph_pb2.COMPARE_NE), shape)
 
 
+def elements(value):
+    """A value's element count, as a size."""
+    count = wdims.as_expr(1)
+    for size in value.shape:
+        count = count * size
+    return count
+
+
 def iota(t, dtype, shape, axis):
     return t.emit("iota", [], dtype, shape,
                   ("iota", graph_pb2.IotaAttrs(dtype=wire_dtype(dtype),
@@ -121,7 +129,7 @@ def iota(t, dtype, shape, axis):
 
 def _load_rules():
     from anyshape.torch.ops import attention, compute, elementwise, \
-        pooling, shapes  # noqa: F401
+        indexing, pooling, shapes  # noqa: F401
 
 
 _load_rules()

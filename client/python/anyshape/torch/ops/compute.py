@@ -1,17 +1,12 @@
 """ATen ops that compute across elements: reductions (and the arg
-reductions, as the first position of the extreme), matrix products,
-convolution, indexing (embedding, index_select, advanced indexing,
-torch.gather) and the tensors made from nothing (full, arange).
-
-Indices keep PyTorch's meaning: an index out of range is a run-time error
-naming the op and its source line (the wire's gather clamps, so each is
-checked first), and a negative one counts from the end where PyTorch
-allows it.
-"""
+reductions, as the first position of the extreme), variance and the
+norms kept whole, cumsum, matrix products, convolution, and the tensors
+made from nothing (full, arange)."""
 import torch
 
 from anyshape.torch import dims as wdims
-from anyshape.torch.ops import compare, iota, out, rule, shape_of, truth
+from anyshape.torch.ops import compare, elements, iota, out, rule, \
+    shape_of, truth
 from anyshape.v1 import graph_pb2
 
 aten = torch.ops.aten
@@ -231,7 +226,7 @@ def _arg_extreme(t, a, axis, smallest):
 def _argmax(t, node, a, dim=None, keepdim=False):
     smallest = node.target is aten.argmin.default
     if dim is None:
-        a = t.reshape(a, [_elements(a)])
+        a = t.reshape(a, [elements(a)])
         dim = 0
     index = _arg_extreme(t, a, dim % a.rank, smallest)
     return t.reshape(index, shape_of(node))
@@ -246,13 +241,6 @@ def _max_dim(t, node, a, dim, keepdim=False):
                      else graph_pb2.REDUCE_MAX)
     shape = out(node)[0].shape
     return t.reshape(values, shape), t.reshape(index, shape)
-
-
-def _elements(a):
-    count = wdims.as_expr(1)
-    for s in a.shape:
-        count = count * s
-    return count
 
 
 # ---- contractions -----------------------------------------------------
@@ -348,92 +336,6 @@ def _convolution(t, node, x, weight, bias, stride, padding, dilation,
     return t.convert(result, dtype)
 
 
-# ---- indexing ---------------------------------------------------------
-
-def checked_index(t, index, a, axis, negative):
-    """`index` checked against dim `axis` of `a` (PyTorch's error on an
-    index out of range), negative ones counted from the end if allowed."""
-    index = t.emit("check_index", [index, a], index.dtype, index.shape,
-                   ("check_index", graph_pb2.CheckIndexAttrs(
-                       axis=axis, allow_negative=negative, what=t.what())))
-    if not negative:
-        return index
-    zero = t.broadcast(t.scalar(0, index.dtype), index.shape)
-    extent = t.broadcast(t.scalar(a.shape[axis], index.dtype), index.shape)
-    wrapped = t.emit("add", [index, extent], index.dtype, index.shape)
-    return t.emit("select", [compare(t, index, zero, graph_pb2.COMPARE_LT),
-                             wrapped, index], index.dtype, index.shape)
-
-
-def _gather(t, a, index, axis, shape):
-    return t.emit("gather", [a, index], a.dtype, shape,
-                  ("gather", graph_pb2.GatherAttrs(axis=axis)))
-
-
-@rule(aten.embedding.default)
-def _embedding(t, node, weight, indices, *args):
-    index = checked_index(t, indices, weight, 0, negative=False)
-    return _gather(t, weight, index, 0, shape_of(node))
-
-
-@rule(aten.index_select.default)
-def _index_select(t, node, a, dim, index):
-    axis = dim % a.rank
-    index = checked_index(t, index, a, axis, negative=True)
-    return _gather(t, a, index, axis, shape_of(node))
-
-
-@rule(aten.index.Tensor)
-def _index(t, node, a, indices):
-    """a[..., i, j, ...] with index tensors on adjacent dims (None for a
-    whole dim): the indexed dims merged into one and gathered once."""
-    used = [d for d, i in enumerate(indices) if i is not None]
-    if any(indices[d].dtype == torch.bool for d in used):
-        raise t.error("a boolean mask index (a data-dependent size)")
-    if used != list(range(used[0], used[-1] + 1)):
-        raise t.error("index tensors on dims that are not adjacent")
-    first, last = used[0], used[-1]
-    shape = shape_of(node)
-    index_shape = shape[first:len(shape) - (a.rank - last - 1)]
-    flat = None
-    for d in used:
-        index = checked_index(t, t.convert(indices[d], torch.int64), a, d,
-                              negative=True)
-        index = t.broadcast(index, index_shape)
-        if flat is None:
-            flat = index
-            continue
-        extent = t.broadcast(t.scalar(a.shape[d], torch.int64), index_shape)
-        flat = t.emit("add", [t.emit("mul", [flat, extent], torch.int64,
-                                     index_shape), index], torch.int64,
-                      index_shape)
-    merged = wdims.as_expr(1)
-    for d in used:
-        merged = merged * a.shape[d]
-    source = t.reshape(a, a.shape[:first] + (merged,) + a.shape[last + 1:])
-    return _gather(t, source, flat, first, shape)
-
-
-@rule(aten.gather.default)
-def _take_along(t, node, a, dim, index, sparse_grad=False):
-    """torch.gather: out[i][j] = a[i][index[i][j]] along `dim`, as one
-    gather from `a` flattened at the linear position of each element."""
-    axis = dim % a.rank
-    shape = shape_of(node)
-    index = checked_index(t, t.convert(index, torch.int64), a, axis,
-                          negative=True)
-    flat, stride = None, wdims.as_expr(1)
-    for d in reversed(range(a.rank)):
-        coordinate = index if d == axis else iota(t, torch.int64, shape, d)
-        term = coordinate if stride == 1 else t.emit(
-            "mul", [coordinate, t.broadcast(t.scalar(stride, torch.int64),
-                                            shape)], torch.int64, shape)
-        flat = term if flat is None else t.emit("add", [flat, term],
-                                                torch.int64, shape)
-        stride = stride * a.shape[d]
-    return _gather(t, t.reshape(a, [_elements(a)]), flat, 0, shape)
-
-
 # ---- sources ----------------------------------------------------------
 
 @rule(aten.full.default, aten.full_like.default, aten.new_full.default)
@@ -478,4 +380,5 @@ def _arange(t, node, *args, **kwargs):
         values = t.emit("add", [values, t.broadcast(t.scalar(start, compute),
                                                     shape)], compute, shape)
     return t.convert(values, dtype)
+
 
