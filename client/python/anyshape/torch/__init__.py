@@ -12,7 +12,7 @@ use. `translate` is the translator itself, for tools and tests.
 from anyshape.torch.dims import TranslationError
 from anyshape.torch.dynamo import backend, counters, register
 from anyshape.torch.export import export
-from anyshape.torch.session import connect, session
+from anyshape.local import connect, session
 from anyshape.torch.translate import translate
 
 register()

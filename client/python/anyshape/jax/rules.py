@@ -1,0 +1,317 @@
+"""The lax primitives the JAX translator takes, each as wire nodes. A
+jaxpr's operands already have the result's dtype; elementwise operands
+of rank 0 (weak-typed literals) are broadcast to the result's shape."""
+import numpy as np
+
+from anyshape.jax.translate import dim, product, static_size, wire_dtype
+from anyshape.v1 import graph_pb2
+
+RULES = {}
+
+
+def rule(*names):
+    def register(function):
+        for name in names:
+            RULES[name] = function
+        return function
+    return register
+
+
+def _result(eqn):
+    aval = eqn.outvars[0].aval
+    return aval.dtype, tuple(aval.shape)
+
+
+def _elementwise(op):
+    def translate(w, eqn, *operands):
+        dtype, shape = _result(eqn)
+        values = [w.broadcast(w.convert(v, dtype), shape) for v in operands]
+        return w.emit(op, values, dtype, shape)
+    return translate
+
+
+for _name, _op in [("add", "add"), ("sub", "sub"), ("mul", "mul"),
+                   ("div", "div"), ("max", "max"), ("min", "min"),
+                   ("pow", "pow"), ("and", "and"), ("or", "or"),
+                   ("neg", "neg"), ("exp", "exp"), ("log", "log"),
+                   ("tanh", "tanh"), ("logistic", "logistic"),
+                   ("sqrt", "sqrt"), ("rsqrt", "rsqrt"), ("erf", "erf"),
+                   ("abs", "abs"), ("floor", "floor"), ("ceil", "ceil"),
+                   ("sin", "sin"), ("cos", "cos"), ("not", "not")]:
+    rule(_name)(_elementwise(_op))
+
+
+def _same(w, a, b):
+    """Operands of one dtype and shape, rank-0 ones broadcast."""
+    shape = max((a.shape, b.shape), key=len)
+    return w.broadcast(a, shape), w.broadcast(w.convert(b, a.dtype), shape)
+
+
+_DIRECTIONS = {"eq": graph_pb2.COMPARE_EQ, "ne": graph_pb2.COMPARE_NE,
+               "lt": graph_pb2.COMPARE_LT, "le": graph_pb2.COMPARE_LE,
+               "gt": graph_pb2.COMPARE_GT, "ge": graph_pb2.COMPARE_GE}
+
+
+def _compare(direction):
+    def translate(w, eqn, a, b):
+        a, b = _same(w, a, b)
+        return w.emit("compare", [a, b], np.bool_, a.shape, ("compare",
+                      graph_pb2.CompareAttrs(direction=direction)))
+    return translate
+
+
+for _name, _direction in _DIRECTIONS.items():
+    rule(_name)(_compare(_direction))
+
+
+@rule("select_n")
+def _select_n(w, eqn, which, *cases):
+    dtype, shape = _result(eqn)
+    if len(cases) != 2:
+        raise w.error(f"select_n of {len(cases)} cases")
+    if which.dtype != np.bool_:
+        zero = w.broadcast(w.constant(splat=0, dtype=which.dtype), which.shape)
+        which = w.emit("compare", [which, zero], np.bool_, which.shape,
+                       ("compare", graph_pb2.CompareAttrs(
+                           direction=graph_pb2.COMPARE_NE)))
+    which = which if which.rank == 0 else w.broadcast(which, shape)
+    # select_n picks cases[1] where true.
+    return w.emit("select", [which, w.broadcast(cases[1], shape),
+                             w.broadcast(cases[0], shape)], dtype, shape)
+
+
+@rule("integer_pow")
+def _integer_pow(w, eqn, x):
+    y = eqn.params["y"]
+    dtype, shape = _result(eqn)
+    if y == 0:
+        return w.broadcast(w.constant(splat=1, dtype=dtype), shape)
+    result, base = None, x
+    for bit in bin(abs(y))[:1:-1]:  # square and multiply
+        if bit == "1":
+            result = base if result is None else w.emit("mul", [result, base],
+                                                        dtype, shape)
+        base = w.emit("mul", [base, base], dtype, shape)
+    if y < 0:
+        one = w.broadcast(w.constant(splat=1, dtype=dtype), shape)
+        result = w.emit("div", [one, result], dtype, shape)
+    return result
+
+
+@rule("square")
+def _square(w, eqn, x):
+    return w.emit("mul", [x, x], x.dtype, x.shape)
+
+
+@rule("sign")
+def _sign(w, eqn, x):
+    zero = w.broadcast(w.constant(splat=0, dtype=x.dtype), x.shape)
+
+    def side(direction):
+        mask = w.emit("compare", [x, zero], np.bool_, x.shape, ("compare",
+                      graph_pb2.CompareAttrs(direction=direction)))
+        return w.convert(mask, x.dtype)
+    return w.emit("sub", [side(graph_pb2.COMPARE_GT),
+                          side(graph_pb2.COMPARE_LT)], x.dtype, x.shape)
+
+
+@rule("clamp")
+def _clamp(w, eqn, low, x, high):
+    x = w.emit("max", [x, w.broadcast(low, x.shape)], x.dtype, x.shape)
+    return w.emit("min", [x, w.broadcast(high, x.shape)], x.dtype, x.shape)
+
+
+@rule("convert_element_type")
+def _convert(w, eqn, x):
+    return w.convert(x, eqn.params["new_dtype"])
+
+
+@rule("stop_gradient", "copy", "copy_p", "optimization_barrier",
+      "reduce_precision")
+def _identity(w, eqn, *xs):
+    return list(xs) if eqn.primitive.multiple_results else xs[0]
+
+
+# ---- shapes -------------------------------------------------------------
+
+@rule("broadcast_in_dim")
+def _broadcast_in_dim(w, eqn, x, *dynamic):
+    if dynamic:
+        raise w.error("a broadcast to sizes computed as values")
+    return w.broadcast(x, eqn.params["shape"],
+                       eqn.params["broadcast_dimensions"])
+
+
+@rule("reshape", "squeeze", "expand_dims")
+def _reshape(w, eqn, x, *dynamic):
+    if dynamic:
+        raise w.error("a reshape to sizes computed as values")
+    return w.reshape(x, _result(eqn)[1])
+
+
+@rule("transpose")
+def _transpose(w, eqn, x):
+    permutation = list(eqn.params["permutation"])
+    return w.emit("transpose", [x], x.dtype, [x.shape[p] for p in permutation],
+                  ("transpose", graph_pb2.TransposeAttrs(
+                      permutation=permutation)))
+
+
+@rule("concatenate")
+def _concatenate(w, eqn, *xs):
+    dtype, shape = _result(eqn)
+    return w.emit("concatenate", list(xs), dtype, shape, ("concatenate",
+                  graph_pb2.ConcatenateAttrs(
+                      dimension=eqn.params["dimension"])))
+
+
+@rule("slice")
+def _slice(w, eqn, x):
+    dtype, shape = _result(eqn)
+    strides = eqn.params["strides"] or [1] * x.rank
+    starts = [_dim_expr(s) for s in eqn.params["start_indices"]]
+    limits = [_dim_expr(s) for s in eqn.params["limit_indices"]]
+    return w.emit("slice", [x], dtype, shape, ("slice", graph_pb2.SliceAttrs(
+        start_indices=starts, limit_indices=limits, strides=list(strides))))
+
+
+def _dim_expr(size):
+    d = dim(size)
+    if d.HasField("expr"):
+        return d.expr
+    if d.HasField("symbol"):
+        return graph_pb2.DimExpr(terms=[graph_pb2.DimExpr.Term(
+            coefficient=1, symbols=[d.symbol])])
+    return graph_pb2.DimExpr(constant=d.size)
+
+
+@rule("iota")
+def _iota(w, eqn):
+    dtype, shape = _result(eqn)
+    return w.emit("iota", [], dtype, shape, ("iota", graph_pb2.IotaAttrs(
+        dtype=wire_dtype(dtype), shape=[dim(s) for s in shape],
+        iota_dimension=eqn.params["dimension"])))
+
+
+# ---- reductions and contractions ------------------------------------------
+
+def _reduce(kind):
+    def translate(w, eqn, x):
+        dtype, shape = _result(eqn)
+        return w.emit("reduce", [x], dtype, shape, ("reduce",
+                      graph_pb2.ReduceAttrs(kind=kind,
+                                            dimensions=eqn.params["axes"])))
+    return translate
+
+
+rule("reduce_sum")(_reduce(graph_pb2.REDUCE_SUM))
+rule("reduce_max")(_reduce(graph_pb2.REDUCE_MAX))
+rule("reduce_min")(_reduce(graph_pb2.REDUCE_MIN))
+rule("reduce_prod")(_reduce(graph_pb2.REDUCE_PROD))
+
+
+@rule("argmax", "argmin")
+def _argmax(w, eqn, x):
+    """The first position of the extreme along the axis, NaN counting as
+    the extreme (as jnp.argmax)."""
+    dtype, shape = _result(eqn)
+    axis = eqn.params["axes"][0]
+    smallest = eqn.primitive.name == "argmin"
+    kept = [d for d in range(x.rank) if d != axis]
+    best = w.emit("reduce", [x], x.dtype, shape, ("reduce",
+                  graph_pb2.ReduceAttrs(kind=graph_pb2.REDUCE_MIN if smallest
+                                        else graph_pb2.REDUCE_MAX,
+                                        dimensions=[axis])))
+    best = w.broadcast(best, x.shape, kept)
+
+    def compare(a, b, direction):
+        return w.emit("compare", [a, b], np.bool_, x.shape, ("compare",
+                      graph_pb2.CompareAttrs(direction=direction)))
+    hit = w.emit("or", [compare(x, best, graph_pb2.COMPARE_EQ),
+                        compare(x, x, graph_pb2.COMPARE_NE)], np.bool_,
+                 x.shape)
+    position = w.emit("iota", [], dtype, x.shape, ("iota", graph_pb2.IotaAttrs(
+        dtype=wire_dtype(dtype), shape=[dim(s) for s in x.shape],
+        iota_dimension=axis)))
+    extent = x.shape[axis]
+    if static_size(extent) is not None:
+        extent = w.constant(splat=extent, dtype=dtype)
+    else:
+        extent = w.convert(w.emit("dim_size", [x], np.int64, (), (
+            "dim_size", graph_pb2.DimSizeAttrs(dimension=axis))), dtype)
+    none = w.broadcast(extent, x.shape)
+    chosen = w.emit("select", [hit, position, none], dtype, x.shape)
+    return w.emit("reduce", [chosen], dtype, shape, ("reduce",
+                  graph_pb2.ReduceAttrs(kind=graph_pb2.REDUCE_MIN,
+                                        dimensions=[axis])))
+
+
+@rule("dot_general")
+def _dot_general(w, eqn, a, b):
+    dtype, shape = _result(eqn)
+    (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+    a, b = w.convert(a, dtype), w.convert(b, dtype)
+    return w.emit("dot_general", [a, b], dtype, shape, ("dot_general",
+                  graph_pb2.DotGeneralAttrs(
+                      lhs_batch_dimensions=lb, rhs_batch_dimensions=rb,
+                      lhs_contracting_dimensions=lc,
+                      rhs_contracting_dimensions=rc)))
+
+
+@rule("cumsum")
+def _cumsum(w, eqn, x):
+    """Each prefix as a masked sum over an [n, n] triangle (reverse: each
+    suffix)."""
+    axis = eqn.params["axis"]
+    n = x.shape[axis]
+    wide = x.shape[:axis + 1] + (n,) + x.shape[axis + 1:]
+    spread = w.broadcast(x, wide, [d if d < axis else d + 1
+                                   for d in range(x.rank)])
+
+    def iota(d):
+        return w.emit("iota", [], np.int64, wide, ("iota", graph_pb2.IotaAttrs(
+            dtype=graph_pb2.DTYPE_I64, shape=[dim(s) for s in wide],
+            iota_dimension=d)))
+    direction = graph_pb2.COMPARE_GE if eqn.params.get("reverse") \
+        else graph_pb2.COMPARE_LE
+    inside = w.emit("compare", [iota(axis + 1), iota(axis)], np.bool_, wide,
+                    ("compare", graph_pb2.CompareAttrs(direction=direction)))
+    zero = w.broadcast(w.constant(splat=0, dtype=x.dtype), wide)
+    masked = w.emit("select", [inside, spread, zero], x.dtype, wide)
+    return w.emit("reduce", [masked], x.dtype, x.shape, ("reduce",
+                  graph_pb2.ReduceAttrs(kind=graph_pb2.REDUCE_SUM,
+                                        dimensions=[axis + 1])))
+
+
+@rule("gather")
+def _gather(w, eqn, operand, indices):
+    """x[ids] / jnp.take along axis 0 (an embedding): slices of whole rows
+    of one axis; the indices checked, so one out of range is an error."""
+    numbers = eqn.params["dimension_numbers"]
+    sizes = eqn.params["slice_sizes"]
+    dtype, shape = _result(eqn)
+    if len(numbers.start_index_map) != 1 or \
+            tuple(numbers.collapsed_slice_dims) != tuple(
+                numbers.start_index_map) or \
+            getattr(numbers, "operand_batching_dims", ()) or \
+            indices.shape[-1] != 1:
+        raise w.error(f"a gather of this form ({numbers})")
+    axis = numbers.start_index_map[0]
+    if any(sizes[d] != operand.shape[d] for d in range(operand.rank)
+           if d != axis):
+        raise w.error("a gather of partial slices")
+    index = w.reshape(indices, indices.shape[:-1])
+    index = w.emit("check_index", [index, operand], index.dtype, index.shape,
+                   ("check_index", graph_pb2.CheckIndexAttrs(
+                       axis=axis, allow_negative=False,
+                       what=f"jax gather '{eqn.outvars[0]}'")))
+    result_shape = operand.shape[:axis] + index.shape + \
+        operand.shape[axis + 1:]
+    gathered = w.emit("gather", [operand, index], dtype, result_shape,
+                      ("gather", graph_pb2.GatherAttrs(axis=axis)))
+    if tuple(result_shape) != tuple(shape):
+        if product(result_shape) != product(shape):
+            raise w.error("a gather whose offset dims are reordered")
+        gathered = w.reshape(gathered, shape)
+    return gathered
+

@@ -1,0 +1,264 @@
+"""A jaxpr traced with symbolic shapes (jax.export.symbolic_shape) as
+one wire Graph.
+
+The jaxpr is the source rather than jax.export's StableHLO module: every
+value in it carries its symbolic shape (b, 3*s, floordiv(s + 1, 2)),
+where the StableHLO module has '?' and recomputes each size with shape
+tensors. The lax primitives are the wire's ops almost one for one
+(docs/ops.md); JAX's own symbol names are kept, since the user chose
+them. A primitive missing here fails naming it and the jaxpr equation.
+"""
+import math
+
+import numpy as np
+from jax._src.export import shape_poly
+
+from anyshape.v1 import graph_pb2
+
+_DTYPES = {np.dtype(np.float32): graph_pb2.DTYPE_F32,
+           np.dtype(np.float16): graph_pb2.DTYPE_F16,
+           np.dtype(np.int32): graph_pb2.DTYPE_I32,
+           np.dtype(np.int64): graph_pb2.DTYPE_I64,
+           np.dtype(np.bool_): graph_pb2.DTYPE_BOOL}
+
+
+class TranslationError(Exception):
+    """What the JAX translator cannot express, naming the primitive."""
+
+
+def wire_dtype(dtype):
+    if str(dtype) == "bfloat16":
+        return graph_pb2.DTYPE_BF16
+    if np.dtype(dtype) not in _DTYPES:
+        raise TranslationError(f"anyshape has no dtype for {dtype}")
+    return _DTYPES[np.dtype(dtype)]
+
+
+# ---- sizes: JAX's _DimExpr as the wire's DimExpr --------------------------
+
+def _poly(size):
+    """{(symbols, quotient keys): coefficient} for a JAX size."""
+    if isinstance(size, (int, np.integer)):
+        return {((), ()): int(size)} if int(size) else {}
+    total = {}
+    for term, coefficient in size._sorted_terms:
+        product = {((), ()): int(coefficient)}
+        for factor, power in term._factors:
+            for _ in range(power):
+                product = _multiply(product, _factor(factor))
+        _add_into(total, product)
+    return total
+
+
+def _factor(factor):
+    if factor.var is not None:
+        return {((factor.var,), ()): 1}
+    dividend, divisor = factor.operands
+    if isinstance(divisor, shape_poly._DimExpr) and divisor._is_constant:
+        divisor = int(shape_poly._DimExpr._to_constant(divisor))
+    if not isinstance(divisor, (int, np.integer)) or divisor < 1:
+        raise TranslationError(f"the size {factor} divides by a symbol")
+    quotient = graph_pb2.DimExpr.FloorDiv(dividend=_expr(_poly(dividend)),
+                                          divisor=int(divisor))
+    key = quotient.SerializeToString(deterministic=True)
+    if factor.operation == "floordiv":
+        return {((), (key,)): 1}
+    if factor.operation == "mod":
+        remainder = dict(_poly(dividend))
+        _add_into(remainder, {((), (key,)): -int(divisor)})
+        return remainder
+    raise TranslationError(f"the size {factor} has no wire form")
+
+
+def _add_into(total, poly):
+    for key, coefficient in poly.items():
+        total[key] = total.get(key, 0) + coefficient
+        if not total[key]:
+            del total[key]
+
+
+def _multiply(a, b):
+    product = {}
+    for (sa, qa), ca in a.items():
+        for (sb, qb), cb in b.items():
+            _add_into(product, {(tuple(sorted(sa + sb)),
+                                 tuple(sorted(qa + qb))): ca * cb})
+    return product
+
+
+def _expr(poly):
+    message = graph_pb2.DimExpr()
+    for (symbols, keys), coefficient in sorted(poly.items()):
+        if not symbols and not keys:
+            message.constant = coefficient
+            continue
+        term = message.terms.add(coefficient=coefficient, symbols=symbols)
+        for key in keys:
+            term.quotients.add().CopyFrom(
+                graph_pb2.DimExpr.FloorDiv.FromString(key))
+    return message
+
+
+def dim(size):
+    if isinstance(size, (int, np.integer)):
+        return graph_pb2.Dim(size=int(size))
+    poly = _poly(size)
+    if len(poly) == 1:
+        (symbols, keys), coefficient = next(iter(poly.items()))
+        if len(symbols) == 1 and not keys and coefficient == 1:
+            return graph_pb2.Dim(symbol=symbols[0])
+    return graph_pb2.Dim(expr=_expr(poly))
+
+
+def is_symbolic(size):
+    return isinstance(size, shape_poly._DimExpr)
+
+
+def static_size(size):
+    """The int of a size, or None while symbolic."""
+    return None if is_symbolic(size) else int(size)
+
+
+def product(sizes):
+    return math.prod(sizes, start=1)
+
+
+# ---- the walk -------------------------------------------------------------
+
+class Value:
+    def __init__(self, name, dtype, shape):
+        self.name, self.dtype, self.shape = name, np.dtype(dtype), \
+            tuple(shape)
+
+    @property
+    def rank(self):
+        return len(self.shape)
+
+
+class Writer:
+    """Wire nodes for the rules below."""
+
+    def __init__(self, name):
+        self.graph = graph_pb2.Graph(name=name)
+        self.eqn = None
+        self._count = 0
+
+    def error(self, message):
+        where = f"{self.eqn.primitive.name}: " if self.eqn else ""
+        return TranslationError(where + message)
+
+    def emit(self, op, operands, dtype, shape, attrs=None):
+        self._count += 1
+        hint = self.eqn.primitive.name if self.eqn else op
+        name = f"{hint}_{self._count}"
+        node = self.graph.nodes.add(name=name, op=op,
+                                    operands=[v.name for v in operands])
+        if attrs is not None:
+            getattr(node, attrs[0]).CopyFrom(attrs[1])
+        return Value(name, dtype, shape)
+
+    def constant(self, array=None, *, splat=None, dtype=None, tensor_id=None,
+                 shape=()):
+        if array is not None:
+            array = np.asarray(array)
+            dtype, shape = array.dtype, array.shape
+        attrs = graph_pb2.ConstantAttrs(dtype=wire_dtype(dtype),
+                                        shape=list(shape))
+        if splat is not None:
+            attrs.splat = float(splat)
+        elif tensor_id is not None:
+            attrs.tensor_id = tensor_id
+        else:
+            data = np.ascontiguousarray(array)
+            if str(data.dtype) == "bfloat16":
+                data = data.view(np.uint16)
+            attrs.data = data.astype(data.dtype.newbyteorder("<")).tobytes()
+        return self.emit("constant", [], dtype, shape, ("constant", attrs))
+
+    def convert(self, v, dtype):
+        if wire_dtype(v.dtype) == wire_dtype(dtype):
+            return v
+        return self.emit("convert", [v], dtype, v.shape, ("convert",
+                         graph_pb2.ConvertAttrs(dtype=wire_dtype(dtype))))
+
+    def broadcast(self, v, shape, dims=None):
+        shape = tuple(shape)
+        if v.shape == shape and dims is None:
+            return v
+        if dims is None:
+            dims = range(len(shape) - v.rank, len(shape))
+        return self.emit("broadcast_in_dim", [v], v.dtype, shape,
+                         ("broadcast_in_dim", graph_pb2.BroadcastInDimAttrs(
+                             shape=[dim(s) for s in shape],
+                             broadcast_dimensions=list(dims))))
+
+    def reshape(self, v, shape):
+        shape = tuple(shape)
+        if v.shape == shape:
+            return v
+        return self.emit("reshape", [v], v.dtype, shape, ("reshape",
+                         graph_pb2.ReshapeAttrs(shape=[dim(s) for s in shape])))
+
+
+def translate(closed, kinds, constant_id, name="jax"):
+    """`closed` (a ClosedJaxpr) as wire: invars whose kind is "user" are
+    inputs; "weight" ones, and the jaxpr's own constants, are constants
+    (constant_id uploads one and returns its content id). Returns the
+    graph and, per output, its wire name."""
+    from anyshape.jax.rules import RULES
+
+    w = Writer(name)
+    env = {}
+    jaxpr = closed.jaxpr
+    for k, (var, kind) in enumerate(zip(jaxpr.invars, kinds)):
+        aval = var.aval
+        if kind == "user":
+            w.graph.inputs.add(name=f"input{k}", type=graph_pb2.TensorType(
+                dtype=wire_dtype(aval.dtype),
+                dims=[dim(s) for s in aval.shape]))
+            env[var] = Value(f"input{k}", aval.dtype, aval.shape)
+        else:
+            env[var] = w.constant(tensor_id=constant_id(k), dtype=aval.dtype,
+                                  shape=aval.shape)
+    for var, value in zip(jaxpr.constvars, closed.consts):
+        env[var] = w.constant(np.asarray(value))
+    outputs = _walk(w, jaxpr, env, RULES)
+    w.graph.outputs.extend(dict.fromkeys(v.name for v in outputs))
+    return w.graph, [v.name for v in outputs]
+
+
+def _walk(w, jaxpr, env, rules):
+    def read(atom):
+        if hasattr(atom, "val"):  # a Literal
+            value = np.asarray(atom.val)
+            return w.constant(value) if value.ndim else w.constant(
+                splat=value.item(), dtype=value.dtype)
+        return env[atom]
+
+    for eqn in jaxpr.eqns:
+        w.eqn = eqn
+        name = eqn.primitive.name
+        operands = [read(v) for v in eqn.invars]
+        if name in ("pjit", "jit", "closed_call", "core_call",
+                    "custom_jvp_call", "custom_vjp_call",
+                    "custom_vjp_call_jaxpr", "remat", "checkpoint"):
+            inner = eqn.params.get("jaxpr") or eqn.params.get("call_jaxpr") \
+                or eqn.params.get("fun_jaxpr")
+            inner_env = {}
+            inner_jaxpr = getattr(inner, "jaxpr", inner)
+            for var, const in zip(inner_jaxpr.constvars,
+                                  getattr(inner, "consts", [])):
+                inner_env[var] = w.constant(np.asarray(const))
+            for var, value in zip(inner_jaxpr.invars, operands):
+                inner_env[var] = value
+            results = _walk(w, inner_jaxpr, inner_env, rules)
+            w.eqn = eqn
+        elif name in rules:
+            results = rules[name](w, eqn, *operands)
+            if not eqn.primitive.multiple_results:
+                results = [results]
+        else:
+            raise w.error(f"has no anyshape translation (in {eqn})")
+        for var, value in zip(eqn.outvars, results):
+            env[var] = value
+    return [read(v) for v in jaxpr.outvars]

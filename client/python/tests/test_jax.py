@@ -1,0 +1,106 @@
+"""anyshape.jax against a private anyshape-server: functions traced with
+symbolic shapes (jax.export.symbolic_shape), compiled once and matched
+against jax.jit at many shapes, including 1; a refusal that names the
+primitive; an index out of range as an error, the server still serving.
+
+Needs jax (bench/peers/setup jax); skipped otherwise.
+
+    ANYSHAPE_SERVER=build/bin/anyshape-server PYTHONPATH=build/python \\
+    bench/peers/.venv/bin/python -m unittest client/python/tests/test_jax.py
+"""
+import unittest
+
+try:
+    import jax
+    import jax.numpy as jnp
+except ImportError:
+    raise unittest.SkipTest("needs jax (bench/peers/setup jax)")
+
+import numpy as np
+
+import anyshape
+import anyshape.jax as aj
+
+SHAPES = [(2, 7), (1, 1), (3, 12), (2, 33), (1, 5), (4, 2), (2, 16),
+          (3, 3), (1, 64), (2, 9)]
+
+
+def encoder(p, ids):
+    """An embedding, layer norm, GELU MLP and one attention head."""
+    x = p["embed"][ids]
+    mean = x.mean(-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(-1, keepdims=True)
+    x = (x - mean) * jax.lax.rsqrt(var + 1e-5) * p["gain"]
+    h = jax.nn.gelu(x @ p["w"])
+    scores = jnp.einsum("bqd,bkd->bqk", h, h) / 4.0
+    y = jnp.einsum("bqk,bkd->bqd", jax.nn.softmax(scores, axis=-1), h)
+    return {"flat": y.reshape(ids.shape[0], -1),
+            "argmax": jnp.argmax(y, -1),
+            "prefix": jnp.cumsum(y[..., 0], axis=1)}
+
+
+class JaxTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        aj.connect()
+
+    @classmethod
+    def tearDownClass(cls):
+        aj.session().close()
+
+    def setUp(self):
+        rng = np.random.default_rng(0)
+        self.rng = rng
+        self.params = {
+            "embed": rng.standard_normal((50, 16)).astype(np.float32),
+            "w": (rng.standard_normal((16, 16)) / 4).astype(np.float32),
+            "gain": rng.standard_normal(16).astype(np.float32)}
+
+    def test_an_encoder_compiles_once_for_every_shape(self):
+        b, s = jax.export.symbolic_shape("b, s")
+        before = aj.session().compiles
+        run = aj.export(encoder, self.params,
+                        jax.ShapeDtypeStruct((b, s), jnp.int32))
+        for batch, seq in SHAPES:
+            ids = self.rng.integers(0, 50, (batch, seq)).astype(np.int32)
+            got = run(ids)
+            want = jax.jit(encoder)(self.params, ids)
+            for key in want:
+                np.testing.assert_allclose(got[key], np.asarray(want[key]),
+                                           atol=1e-4, rtol=1e-4,
+                                           err_msg=key)
+        self.assertEqual(aj.session().compiles - before, 1)
+
+    def test_sizes_that_are_expressions(self):
+        b, s = jax.export.symbolic_shape("b, s")
+
+        def halves(x):  # floor division and concatenation of sizes
+            evens = x[:, ::2]
+            return jnp.concatenate([evens, x], axis=1), evens.sum(1)
+
+        run = aj.export(halves, jax.ShapeDtypeStruct((b, s), jnp.float32))
+        for batch, seq in SHAPES:
+            x = self.rng.standard_normal((batch, seq)).astype(np.float32)
+            for got, want in zip(run(x), jax.jit(halves)(x)):
+                np.testing.assert_allclose(got, np.asarray(want),
+                                           atol=1e-5, rtol=1e-5)
+
+    def test_a_primitive_without_translation_is_named(self):
+        (n,) = jax.export.symbolic_shape("n")
+        with self.assertRaises(aj.TranslationError) as raised:
+            aj.export(jnp.sort, jax.ShapeDtypeStruct((n,), jnp.float32))
+        self.assertIn("sort", str(raised.exception))
+
+    def test_an_index_out_of_range_is_an_error(self):
+        b, s = jax.export.symbolic_shape("b, s")
+        run = aj.export(lambda p, ids: p["embed"][ids], self.params,
+                        jax.ShapeDtypeStruct((b, s), jnp.int32))
+        with self.assertRaises(anyshape.AnyShapeError) as raised:
+            run(np.array([[1, 50]], dtype=np.int32))
+        self.assertIn("gather", str(raised.exception))
+        ids = np.array([[3, 4]], dtype=np.int32)
+        np.testing.assert_allclose(run(ids), self.params["embed"][ids])
+
+
+if __name__ == "__main__":
+    unittest.main()
