@@ -184,6 +184,33 @@ class TorchTest(unittest.TestCase):
                 x = torch.randn(2, 3, h, w)
                 torch.testing.assert_close(compiled(x), pool(x), msg=form)
 
+    def test_transposed_convolutions_and_flips(self):
+        torch.manual_seed(0)
+        cases = {
+            "flip": (lambda x: x.flip(-1) * 2 + x.flip(0, 2),
+                     lambda n: torch.randn(2, 3, n)),
+            "ConvTranspose1d, output_padding": (
+                torch.nn.ConvTranspose1d(4, 6, 3, stride=2, padding=1,
+                                         output_padding=1).eval(),
+                lambda n: torch.randn(2, 4, n)),
+            "ConvTranspose2d, a U-Net's upsampling": (
+                torch.nn.ConvTranspose2d(4, 6, 2, stride=2).eval(),
+                lambda n: torch.randn(2, 4, n, n + 1)),
+            "ConvTranspose2d, groups and dilation": (
+                torch.nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1,
+                                         dilation=2, groups=2).eval(),
+                lambda n: torch.randn(1, 4, n, 5)),
+        }
+        for name, (model, make) in cases.items():
+            torch._dynamo.reset()
+            compiled = torch.compile(model, backend="anyshape",
+                                     dynamic=True, options={"strict": True})
+            with torch.no_grad():
+                for n in (5, 8, 13):
+                    x = make(n)
+                    torch.testing.assert_close(compiled(x), model(x),
+                                               msg=name)
+
     def test_slice_assignment(self):
         def model(x, y):
             z = x.clone()

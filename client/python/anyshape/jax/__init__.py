@@ -35,7 +35,7 @@ class Exported:
             return fn(*jax.tree_util.tree_unflatten(tree, xs))
         closed, shapes = jax.make_jaxpr(flat, return_shape=True)(*specs)
         self._out_tree = jax.tree_util.tree_structure(shapes)
-        current = session()
+        self.session = current = session()
         kinds = ["user" if user else "weight" for user in self._user]
 
         def upload(k):
@@ -49,7 +49,7 @@ class Exported:
         if len(inputs) != len(self._inputs):
             raise TypeError(f"anyshape.jax: {len(self._inputs)} inputs "
                             f"expected, got {len(inputs)}")
-        results = session().client.run(
+        results = self.session.client.run(
             self.compiled, {name: np.asarray(x)
                             for name, x in zip(self._inputs, inputs)})
         return jax.tree_util.tree_unflatten(

@@ -56,7 +56,10 @@ def backend(gm, example_inputs, options=None):
     error instead of running eagerly."""
     strict = bool((options or {}).get("strict", False))
     counters["graphs"] += 1
-    lifted = [*gm.parameters(), *gm.buffers()]
+    # AOTAutograd puts the module's own parameters and buffers first, in
+    # this order (none when Dynamo lifted them to inputs, its default).
+    lifted = [*dict(gm.named_parameters(remove_duplicate=False)).values(),
+              *dict(gm.named_buffers(remove_duplicate=False)).values()]
     args = lifted + list(example_inputs)
     kinds = ["weight"] * len(lifted) + [_kind(e) for e in example_inputs]
 

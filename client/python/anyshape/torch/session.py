@@ -67,7 +67,9 @@ class Executable:
         self._build(args)
 
     def _build(self, args):
-        current = session()
+        # The server that compiled it runs it, whatever connect() says
+        # later.
+        self.session = current = session()
         self._weights = {i: _identity(args[i]) for i, k in
                          enumerate(self.kinds) if k == "weight"}
         self.translation = translate(
@@ -86,7 +88,7 @@ class Executable:
         plan = self.translation
         inputs = {wire: to_wire(args[i]) for i, wire in plan.inputs}
         device = next((args[i].device for i, _ in plan.inputs), None)
-        results = session().client.run(self.compiled, inputs)
+        results = self.session.client.run(self.compiled, inputs)
         outputs = []
         for spec in plan.outputs:
             if spec[0] == "tensor":

@@ -308,8 +308,6 @@ def _addmm(t, node, bias, a, b, beta=1, alpha=1):
 @rule(aten.convolution.default)
 def _convolution(t, node, x, weight, bias, stride, padding, dilation,
                  transposed, output_padding, groups):
-    if transposed:
-        raise t.error("a transposed convolution (not yet translated)")
     dtype, shape = out(node).dtype, shape_of(node)
     spatial = x.rank - 2
 
@@ -321,12 +319,17 @@ def _convolution(t, node, x, weight, bias, stride, padding, dilation,
         return [wdims.static(v) for v in values]
 
     pads = per_dim(padding)
-    attrs = graph_pb2.ConvolutionAttrs(
-        strides=per_dim(stride), dilations=per_dim(dilation),
-        padding_low=pads, padding_high=pads, groups=groups)
-    result = t.emit("convolution", [t.convert(x, torch.float32),
-                                    t.convert(weight, torch.float32)],
-                    torch.float32, shape, ("convolution", attrs))
+    x, weight = t.convert(x, torch.float32), t.convert(weight, torch.float32)
+    if transposed:
+        x, weight, attrs = _as_direct(t, x, weight, per_dim(stride), pads,
+                                      per_dim(dilation), per_dim(
+                                          output_padding), groups)
+    else:
+        attrs = graph_pb2.ConvolutionAttrs(
+            strides=per_dim(stride), dilations=per_dim(dilation),
+            padding_low=pads, padding_high=pads, groups=groups)
+    result = t.emit("convolution", [x, weight], torch.float32, shape,
+                    ("convolution", attrs))
     if bias is not None:
         spread = t.emit("broadcast_in_dim", [t.convert(bias, torch.float32)],
                         torch.float32, shape,
@@ -334,6 +337,44 @@ def _convolution(t, node, x, weight, bias, stride, padding, dilation,
                             shape=t.dims(shape), broadcast_dimensions=[1])))
         result = t.emit("add", [result, spread], torch.float32, shape)
     return t.convert(result, dtype)
+
+
+def _as_direct(t, x, weight, stride, pads, dilation, extra, groups):
+    """A transposed convolution as the direct one it is: the input with
+    stride - 1 zeros between its elements and (K - 1) * dilation - pad at
+    its edges (plus output_padding at the end), convolved at stride 1
+    with each filter flipped and its in and out channels swapped per
+    group. Its work is the dilated input's, stride^r the direct one's."""
+    from anyshape.torch.ops.indexing import reverse
+    spatial = x.rank - 2
+    kernel = [wdims.static(k) for k in weight.shape[2:]]
+    low = [(k - 1) * d - p for k, d, p in zip(kernel, dilation, pads)]
+    high = [lo + e for lo, e in zip(low, extra)]
+    if min(low) < 0:
+        raise t.error("a transposed convolution padded by more than its "
+                      "window")
+    dilated_shape = tuple(
+        x.shape[:2]) + tuple((s - 1) * st + 1 + lo + hi for s, st, lo, hi
+                             in zip(x.shape[2:], stride, low, high))
+    x = t.emit("pad", [x, t.scalar(0, torch.float32)], torch.float32,
+               dilated_shape, ("pad", graph_pb2.PadAttrs(
+                   edge_padding_low=[0, 0] + low,
+                   edge_padding_high=[0, 0] + high,
+                   interior_padding=[0, 0] + [s - 1 for s in stride])))
+    for d in range(2, 2 + spatial):
+        weight = reverse(t, weight, d)
+    # [Cin, Cout/g, K...] -> [g, Cin/g, Cout/g, K...] -> [Cout, Cin/g, K...]
+    cin, cout_g = weight.shape[0], weight.shape[1]
+    grouped = (wdims.as_expr(groups), cin // groups, cout_g) + \
+        weight.shape[2:]
+    weight = t.reshape(weight, grouped)
+    weight = t.transpose(weight, [0, 2, 1] + list(range(3, 3 + spatial)))
+    weight = t.reshape(weight, (cout_g * groups, cin // groups) +
+                       weight.shape[3:])
+    attrs = graph_pb2.ConvolutionAttrs(
+        strides=[1] * spatial, dilations=dilation,
+        padding_low=[0] * spatial, padding_high=[0] * spatial, groups=groups)
+    return x, weight, attrs
 
 
 # ---- sources ----------------------------------------------------------

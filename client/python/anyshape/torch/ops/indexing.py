@@ -221,3 +221,20 @@ def _slice_to_shape(t, x, shape):
     limits = [wdims.dim_expr(s, t.names) for s in shape]
     return t.emit("slice", [x], x.dtype, shape, ("slice", graph_pb2.SliceAttrs(
         start_indices=starts, limit_indices=limits)))
+
+
+@rule(aten.flip.default)
+def _flip(t, node, x, dims):
+    """Each flipped dim read backwards: a gather at n - 1 - i."""
+    for d in sorted({d % x.rank for d in dims}):
+        x = reverse(t, x, d)
+    return x
+
+
+def reverse(t, x, axis):
+    n = x.shape[axis]
+    positions = iota(t, torch.int64, (n,), 0)
+    last = t.broadcast(t.scalar(n - 1, torch.int64), (n,))
+    backwards = t.emit("sub", [last, positions], torch.int64, (n,))
+    return t.emit("gather", [x, backwards], x.dtype, x.shape,
+                  ("gather", graph_pb2.GatherAttrs(axis=axis)))
