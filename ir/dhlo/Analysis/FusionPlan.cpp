@@ -256,6 +256,25 @@ bool materializesCheapOp(const Fusion &f) {
   return roleOf(f.root) == Role::Cheap;
 }
 
+/// Whether a reduction can recompute `producer` inside its own loop:
+/// linalg fuses a producer into a reduction only while some operand still
+/// gives each loop its size, so one of the producer's inputs must span its
+/// result's whole index space. An embedding gather ([b, s] ids into
+/// [b, s, h] rows) does not: the reduction over h would lose h's size.
+bool reductionCanRecompute(const Fusion &producer) {
+  auto result =
+      llvm::cast<RankedTensorType>(producer.root->getResult(0).getType());
+  for (Operation *op : producer.ops)
+    for (Value operand : op->getOperands()) {
+      Operation *source = operand.getDefiningOp();
+      if (source && llvm::is_contained(producer.ops, source))
+        continue;
+      if (operand.getType() == result)
+        return true;
+    }
+  return false;
+}
+
 /// Phase 3: a loop kernel whose result feeds several kernels over the
 /// same index space, each reading it in place, is recomputed in each of
 /// them instead of written to memory (jit's anyshape-fuse-shared-producers
@@ -281,6 +300,7 @@ void duplicateSharedLoops(FusionPlan &plan, std::vector<bool> &alive,
     for (Operation *user : producer.root->getUsers()) {
       auto it = groupOf.find(user);
       if (!position.count(user) || it == groupOf.end() || !readsInPlace(user) ||
+          (roleOf(user) == Role::Reduce && !reductionCanRecompute(producer)) ||
           plan.fusions[it->second].kind == FusionKind::Library ||
           !dimsEqual(analysis, producer.root->getResult(0),
                      plan.fusions[it->second].space)) {
