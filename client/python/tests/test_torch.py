@@ -211,6 +211,44 @@ class TorchTest(unittest.TestCase):
                     torch.testing.assert_close(compiled(x), model(x),
                                                msg=name)
 
+    def test_top2_mixture_of_experts(self):
+        torch.manual_seed(0)
+
+        class MixtureOfExperts(torch.nn.Module):
+            def __init__(self, d=16, experts=4):
+                super().__init__()
+                self.gate = torch.nn.Linear(d, experts)
+                self.experts = torch.nn.ModuleList(
+                    torch.nn.Linear(d, d) for _ in range(experts))
+
+            def forward(self, x):
+                weights, chosen = torch.topk(self.gate(x).softmax(-1), 2)
+                out = torch.zeros_like(x)
+                for e, expert in enumerate(self.experts):
+                    weight = (weights * (chosen == e)).sum(-1, keepdim=True)
+                    out = out + weight * expert(x)
+                return out, chosen
+
+        model = MixtureOfExperts().eval()
+        compiled = torch.compile(model, backend="anyshape", dynamic=True,
+                                 options={"strict": True})
+        with torch.no_grad():
+            for n in (3, 7, 19, 40):
+                x = torch.randn(2, n, 16)
+                (got, got_chosen), (want, want_chosen) = compiled(x), model(x)
+                torch.testing.assert_close(got, want)
+                self.assertTrue(torch.equal(got_chosen, want_chosen))
+
+        def smallest(x):
+            return torch.topk(x, 3, dim=1, largest=False)
+
+        x = torch.tensor([[3., 1., 2., 1., 5.],
+                          [0., float("nan"), 2., 7., 1.]])
+        got = torch.compile(smallest, backend="anyshape",
+                            options={"strict": True})(x)
+        torch.testing.assert_close(got.values, smallest(x).values)
+        self.assertTrue(torch.equal(got.indices, smallest(x).indices))
+
     def test_slice_assignment(self):
         def model(x, y):
             z = x.clone()

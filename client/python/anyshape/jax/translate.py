@@ -196,8 +196,8 @@ class Writer:
         shape = tuple(shape)
         if v.shape == shape:
             return v
-        return self.emit("reshape", [v], v.dtype, shape, ("reshape",
-                         graph_pb2.ReshapeAttrs(shape=[dim(s) for s in shape])))
+        attrs = graph_pb2.ReshapeAttrs(shape=[dim(s) for s in shape])
+        return self.emit("reshape", [v], v.dtype, shape, ("reshape", attrs))
 
 
 def translate(closed, kinds, constant_id, name="jax"):

@@ -25,10 +25,10 @@ OPS = {}
 
 # PyTorch's core ATen decompositions, and these composite ops beyond them.
 _DECOMPOSED = [
-    aten._softmax, aten._log_softmax, aten.native_layer_norm,
-    aten.gelu, aten.silu,
-    aten.mish, aten.hardswish, aten.hardsigmoid, aten.hardtanh,
-    aten.leaky_relu, aten.elu, aten.softplus, aten.std, aten.addcmul, aten.addcdiv, aten.lerp, aten.logsumexp,
+    aten._softmax, aten._log_softmax, aten.native_layer_norm, aten.gelu,
+    aten.silu, aten.mish, aten.hardswish, aten.hardsigmoid, aten.hardtanh,
+    aten.leaky_relu, aten.elu, aten.softplus, aten.std, aten.addcmul,
+    aten.addcdiv, aten.lerp, aten.logsumexp,
     aten.linalg_vector_norm, aten.norm, aten.frac, aten.log_sigmoid_forward,
     aten.glu, aten.tril, aten.triu, aten.masked_fill, aten.unfold,
     aten.rsub, aten.stack, aten.flatten, aten.unflatten, aten.narrow,
