@@ -474,6 +474,10 @@ class TorchTest(unittest.TestCase):
         with self.assertRaises(anyshape_error()) as raised:
             exported(torch.tensor([[1, 10, 3]]))
         self.assertIn("embedding", str(raised.exception))
+        with self.assertRaises(anyshape_error()) as raised:
+            exported(torch.randn(1, 3))  # the argument, by its name
+        self.assertIn("input 'input' is f32, expected i64",
+                      str(raised.exception))
         # The server keeps serving.
         torch.testing.assert_close(exported(torch.tensor([[3, 4]])),
                                    model(torch.tensor([[3, 4]])))

@@ -139,7 +139,7 @@ class Translator:
         return [self.dim(s) for s in shape]
 
     def input(self, name, dtype, shape):
-        name = self.fresh(name)
+        """A graph input named `name` (already fresh)."""
         self.graph.inputs.add(name=name, type=graph_pb2.TensorType(
             dtype=wire_dtype(dtype), dims=self.dims(shape)))
         self.inputs[name] = Value(name, dtype, shape)
@@ -290,7 +290,9 @@ def translate(gm, kinds, weight_id, name="torch"):
             continue
         if not isinstance(val, torch.Tensor):
             raise TranslationError(f"input '{node.name}' is not a tensor")
-        wire = f"input{len(inputs)}"
+        # The placeholder's name (torch.export's is the argument's), so
+        # that a server error about an input names it.
+        wire = t.fresh(node.name)
         for axis, size in enumerate(val.shape):
             expr = wdims.as_expr(size)
             if expr.is_Symbol:
