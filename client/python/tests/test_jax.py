@@ -85,6 +85,26 @@ class JaxTest(unittest.TestCase):
                 np.testing.assert_allclose(got, np.asarray(want),
                                            atol=1e-5, rtol=1e-5)
 
+    def test_a_cache_written_and_read_at_a_run_time_position(self):
+        (b,) = jax.export.symbolic_shape("b")
+
+        def step(cache, new, position):
+            cache = jax.lax.dynamic_update_slice(cache, new, (0, position, 0))
+            window = jax.lax.dynamic_slice(cache, (0, position, 0),
+                                           (cache.shape[0], 2, 4))
+            return cache, window
+
+        run = aj.export(step, jax.ShapeDtypeStruct((b, 8, 4), jnp.float32),
+                        jax.ShapeDtypeStruct((b, 1, 4), jnp.float32),
+                        jax.ShapeDtypeStruct((), jnp.int32))
+        # Positions past either end clamp, as lax's do.
+        for batch, position in [(2, 0), (1, 3), (3, 7), (2, 9), (2, -4)]:
+            cache = self.rng.standard_normal((batch, 8, 4)).astype(np.float32)
+            new = self.rng.standard_normal((batch, 1, 4)).astype(np.float32)
+            args = (cache, new, np.int32(position))
+            for got, want in zip(run(*args), jax.jit(step)(*args)):
+                np.testing.assert_array_equal(got, np.asarray(want))
+
     def test_a_primitive_without_translation_is_named(self):
         (n,) = jax.export.symbolic_shape("n")
         with self.assertRaises(aj.TranslationError) as raised:

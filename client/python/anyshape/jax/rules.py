@@ -315,3 +315,81 @@ def _gather(w, eqn, operand, indices):
         gathered = w.reshape(gathered, shape)
     return gathered
 
+
+
+# ---- slices at run-time offsets (a KV cache's reads and writes) ---------
+
+def _start(w, index, size, extent, dtype=np.int64):
+    """lax's clamped start: max(0, min(index, extent - size)), i64."""
+    index = w.convert(index, dtype)
+    if static_size(extent) is not None and static_size(size) is not None:
+        room = w.constant(splat=int(extent) - int(size), dtype=dtype)
+    else:
+        raise w.error("a run-time offset into a symbolic dim")
+    low = w.constant(splat=0, dtype=dtype)
+    index = w.emit("min", [index, room], dtype, ())
+    return w.emit("max", [index, low], dtype, ())
+
+
+def _rows(w, start, count):
+    """start, start + 1, ..., start + count - 1 as i64 [count]."""
+    positions = w.emit("iota", [], np.int64, (count,), ("iota",
+                       graph_pb2.IotaAttrs(dtype=graph_pb2.DTYPE_I64,
+                                           shape=[dim(count)],
+                                           iota_dimension=0)))
+    return w.emit("add", [positions, w.broadcast(start, (count,))], np.int64,
+                  (count,))
+
+
+@rule("dynamic_slice")
+def _dynamic_slice(w, eqn, x, *starts):
+    sizes = eqn.params["slice_sizes"]
+    for d, (start, size) in enumerate(zip(starts, sizes)):
+        if size == x.shape[d]:
+            continue  # the start clamps to 0
+        index = _rows(w, _start(w, start, size, x.shape[d]), size)
+        shape = x.shape[:d] + (size,) + x.shape[d + 1:]
+        x = w.emit("gather", [x, index], x.dtype, shape,
+                   ("gather", graph_pb2.GatherAttrs(axis=d)))
+    return x
+
+
+@rule("dynamic_update_slice")
+def _dynamic_update_slice(w, eqn, x, update, *starts):
+    """x with `update` written at the (clamped) starts: one scatter along
+    the one dim the update does not span."""
+    partial = [d for d in range(x.rank) if update.shape[d] != x.shape[d]]
+    if not partial:
+        return update
+    if len(partial) > 1:
+        raise w.error("an update that spans fewer than all dims but one")
+    d = partial[0]
+    count = update.shape[d]
+    index = _rows(w, _start(w, starts[d], count, x.shape[d]), count)
+    order = [d] + [k for k in range(x.rank) if k != d]
+    back = sorted(range(x.rank), key=lambda k: order[k])
+
+    def move(v, permutation):
+        return w.emit("transpose", [v], v.dtype,
+                      [v.shape[p] for p in permutation], ("transpose",
+                      graph_pb2.TransposeAttrs(permutation=permutation)))
+    front = move(x, order)
+    result = w.emit("scatter", [front, index, move(update, order)], x.dtype,
+                    front.shape, ("scatter", graph_pb2.ScatterAttrs(
+                        reduction=graph_pb2.SCATTER_REPLACE)))
+    return move(result, back)
+
+
+@rule("dim_as_value")
+def _dim_as_value(w, eqn):
+    """A symbolic size as a value: the dim of the input that binds it."""
+    dtype, _ = _result(eqn)
+    size = dim(eqn.params["dim"])
+    if size.HasField("size"):
+        return w.constant(splat=size.size, dtype=dtype)
+    if not size.HasField("symbol") or size.symbol not in w.symbols:
+        raise w.error(f"the size {eqn.params['dim']} as a value")
+    source, axis = w.symbols[size.symbol]
+    value = w.emit("dim_size", [source], np.int64, (), ("dim_size",
+                   graph_pb2.DimSizeAttrs(dimension=axis)))
+    return w.convert(value, dtype)

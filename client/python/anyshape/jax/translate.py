@@ -142,6 +142,7 @@ class Writer:
         self.graph = graph_pb2.Graph(name=name)
         self.eqn = None
         self._count = 0
+        self.symbols = {}  # symbol -> (input Value, axis) that binds it
 
     def error(self, message):
         where = f"{self.eqn.primitive.name}: " if self.eqn else ""
@@ -217,6 +218,10 @@ def translate(closed, kinds, constant_id, name="jax"):
                 dtype=wire_dtype(aval.dtype),
                 dims=[dim(s) for s in aval.shape]))
             env[var] = Value(f"input{k}", aval.dtype, aval.shape)
+            for axis, size in enumerate(aval.shape):
+                named = dim(size)
+                if named.HasField("symbol"):
+                    w.symbols.setdefault(named.symbol, (env[var], axis))
         else:
             env[var] = w.constant(tensor_id=constant_id(k), dtype=aval.dtype,
                                   shape=aval.shape)
