@@ -34,19 +34,12 @@ class SymbolNames:
             self._names[symbol] = f"d{len(self._names)}"
             self.origin[symbol] = (input_name, axis)
 
-    def bind_count(self, symbol, name):
-        """A symbol a data-dependent op (nonzero) defines."""
-        self._names.setdefault(symbol, name)
-
     def name(self, symbol):
         if symbol not in self._names:
             raise TranslationError(
                 f"size symbol {symbol} is no dim of any tensor input "
                 "(a size passed as a Python int, or data-dependent)")
         return self._names[symbol]
-
-    def __contains__(self, symbol):
-        return symbol in self._names
 
 
 def as_expr(size):
