@@ -3,7 +3,8 @@ jaxpr's operands already have the result's dtype; elementwise operands
 of rank 0 (weak-typed literals) are broadcast to the result's shape."""
 import numpy as np
 
-from anyshape.jax.translate import dim, product, static_size, wire_dtype
+from anyshape.jax.translate import dim, dim_expr, product, static_size, \
+    wire_dtype
 from anyshape.v1 import graph_pb2
 
 RULES = {}
@@ -169,20 +170,10 @@ def _concatenate(w, eqn, *xs):
 def _slice(w, eqn, x):
     dtype, shape = _result(eqn)
     strides = eqn.params["strides"] or [1] * x.rank
-    starts = [_dim_expr(s) for s in eqn.params["start_indices"]]
-    limits = [_dim_expr(s) for s in eqn.params["limit_indices"]]
+    starts = [dim_expr(s) for s in eqn.params["start_indices"]]
+    limits = [dim_expr(s) for s in eqn.params["limit_indices"]]
     return w.emit("slice", [x], dtype, shape, ("slice", graph_pb2.SliceAttrs(
         start_indices=starts, limit_indices=limits, strides=list(strides))))
-
-
-def _dim_expr(size):
-    d = dim(size)
-    if d.HasField("expr"):
-        return d.expr
-    if d.HasField("symbol"):
-        return graph_pb2.DimExpr(terms=[graph_pb2.DimExpr.Term(
-            coefficient=1, symbols=[d.symbol])])
-    return graph_pb2.DimExpr(constant=d.size)
 
 
 @rule("iota")

@@ -13,6 +13,7 @@ import math
 import numpy as np
 from jax._src.export import shape_poly
 
+from anyshape import polynomial as poly
 from anyshape.v1 import graph_pb2
 
 _DTYPES = {np.dtype(np.float32): graph_pb2.DTYPE_F32,
@@ -37,77 +38,41 @@ def wire_dtype(dtype):
 # ---- sizes: JAX's _DimExpr as the wire's DimExpr --------------------------
 
 def _poly(size):
-    """{(symbols, quotient keys): coefficient} for a JAX size."""
+    """A JAX size as a polynomial (anyshape.polynomial)."""
     if isinstance(size, (int, np.integer)):
-        return {((), ()): int(size)} if int(size) else {}
+        return poly.constant(size)
     total = {}
     for term, coefficient in size._sorted_terms:
-        product = {((), ()): int(coefficient)}
+        product = poly.constant(coefficient)
         for factor, power in term._factors:
             for _ in range(power):
-                product = _multiply(product, _factor(factor))
-        _add_into(total, product)
+                product = poly.multiply(product, _factor(factor))
+        poly.add_into(total, product)
     return total
 
 
 def _factor(factor):
     if factor.var is not None:
-        return {((factor.var,), ()): 1}
+        return poly.symbol(factor.var)
     dividend, divisor = factor.operands
     if isinstance(divisor, shape_poly._DimExpr) and divisor._is_constant:
         divisor = int(shape_poly._DimExpr._to_constant(divisor))
     if not isinstance(divisor, (int, np.integer)) or divisor < 1:
         raise TranslationError(f"the size {factor} divides by a symbol")
-    quotient = graph_pb2.DimExpr.FloorDiv(dividend=_expr(_poly(dividend)),
-                                          divisor=int(divisor))
-    key = quotient.SerializeToString(deterministic=True)
     if factor.operation == "floordiv":
-        return {((), (key,)): 1}
+        return poly.quotient(_poly(dividend), divisor)
     if factor.operation == "mod":
-        remainder = dict(_poly(dividend))
-        _add_into(remainder, {((), (key,)): -int(divisor)})
-        return remainder
+        return poly.remainder(_poly(dividend), divisor)
     raise TranslationError(f"the size {factor} has no wire form")
 
 
-def _add_into(total, poly):
-    for key, coefficient in poly.items():
-        total[key] = total.get(key, 0) + coefficient
-        if not total[key]:
-            del total[key]
-
-
-def _multiply(a, b):
-    product = {}
-    for (sa, qa), ca in a.items():
-        for (sb, qb), cb in b.items():
-            _add_into(product, {(tuple(sorted(sa + sb)),
-                                 tuple(sorted(qa + qb))): ca * cb})
-    return product
-
-
-def _expr(poly):
-    message = graph_pb2.DimExpr()
-    for (symbols, keys), coefficient in sorted(poly.items()):
-        if not symbols and not keys:
-            message.constant = coefficient
-            continue
-        term = message.terms.add(coefficient=coefficient, symbols=symbols)
-        for key in keys:
-            term.quotients.add().CopyFrom(
-                graph_pb2.DimExpr.FloorDiv.FromString(key))
-    return message
-
-
 def dim(size):
-    if isinstance(size, (int, np.integer)):
-        return graph_pb2.Dim(size=int(size))
-    poly = _poly(size)
-    if len(poly) == 1:
-        (symbols, keys), coefficient = next(iter(poly.items()))
-        if len(symbols) == 1 and not keys and coefficient == 1:
-            return graph_pb2.Dim(symbol=symbols[0])
-    return graph_pb2.Dim(expr=_expr(poly))
+    return poly.to_dim(_poly(size))
+
+
+def dim_expr(size):
+    """A size as a DimExpr (slice bounds)."""
+    return poly.to_dim_expr(_poly(size))
 
 
 def is_symbolic(size):

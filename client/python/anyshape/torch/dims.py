@@ -12,7 +12,7 @@ division, a shift) is a TranslationError naming it.
 import sympy
 from torch.utils._sympy import functions as symfn
 
-from anyshape.v1 import graph_pb2
+from anyshape import polynomial as poly
 
 
 class TranslationError(Exception):
@@ -58,100 +58,61 @@ def static(size):
     return int(expr) if expr.is_Integer else None
 
 
-# A polynomial: {(sorted symbol names, quotient keys): coefficient}; a
-# quotient's key is its FloorDiv serialised, from which it is rebuilt.
 def _poly(expr, names):
+    """A sympy size as a polynomial (anyshape.polynomial)."""
     if expr.is_Integer:
-        return {((), ()): int(expr)} if int(expr) else {}
+        return poly.constant(int(expr))
     if expr.is_Symbol:
-        return {((names.name(expr),), ()): 1}
+        return poly.symbol(names.name(expr))
     if isinstance(expr, sympy.Add):
         total = {}
         for arg in expr.args:
-            _add_into(total, _poly(arg, names))
+            poly.add_into(total, _poly(arg, names))
         return total
     if isinstance(expr, sympy.Mul):
-        product = {((), ()): 1}
+        product = poly.constant(1)
         for arg in expr.args:
-            product = _multiply(product, _poly(arg, names))
+            product = poly.multiply(product, _poly(arg, names))
         return product
     if isinstance(expr, (sympy.Pow, symfn.PowByNatural)) and \
             expr.args[1].is_Integer and int(expr.args[1]) >= 1:
         base = _poly(expr.args[0], names)
-        product = {((), ()): 1}
+        product = poly.constant(1)
         for _ in range(int(expr.args[1])):
-            product = _multiply(product, base)
+            product = poly.multiply(product, base)
         return product
     if isinstance(expr, (symfn.FloorDiv, symfn.CleanDiv)):
-        return _quotient(expr.args[0], expr.args[1], names)
+        return poly.quotient(_poly(sympy.expand(expr.args[0]), names),
+                             _divisor(expr.args[0], expr.args[1]))
     if isinstance(expr, (symfn.Mod, symfn.PythonMod)):
-        dividend, divisor = expr.args
-        whole = _poly(dividend, names)
-        quotient = _quotient(dividend, divisor, names)
-        _add_into(whole, {k: -int(divisor) * v for k, v in quotient.items()})
-        return whole
+        return poly.remainder(_poly(sympy.expand(expr.args[0]), names),
+                              _divisor(expr.args[0], expr.args[1]))
     if isinstance(expr, symfn.ModularIndexing):
         base, divisor, modulus = expr.args
         return _poly(symfn.Mod(symfn.FloorDiv(base, divisor), modulus),
                      names)
     if isinstance(expr, symfn.CeilDiv):
         dividend, divisor = expr.args
-        return _quotient(dividend + divisor - 1, divisor, names)
+        return poly.quotient(
+            _poly(sympy.expand(dividend + divisor - 1), names),
+            _divisor(dividend, divisor))
     raise TranslationError(f"the size {expr} has no wire form (the wire "
                            "takes +, *, floor division and modulo by a "
                            "constant)")
 
 
-def _quotient(dividend, divisor, names):
+def _divisor(dividend, divisor):
     if not divisor.is_Integer or int(divisor) < 1:
         raise TranslationError(f"the size {dividend} // {divisor} divides "
                                "by a non-constant or a non-positive number")
-    message = graph_pb2.DimExpr.FloorDiv(
-        dividend=_to_dim_expr(_poly(sympy.expand(dividend), names)),
-        divisor=int(divisor))
-    return {((), (message.SerializeToString(deterministic=True),)): 1}
-
-
-def _add_into(total, poly):
-    for key, coefficient in poly.items():
-        total[key] = total.get(key, 0) + coefficient
-        if not total[key]:
-            del total[key]
-
-
-def _multiply(a, b):
-    product = {}
-    for (sa, qa), ca in a.items():
-        for (sb, qb), cb in b.items():
-            _add_into(product, {(tuple(sorted(sa + sb)),
-                                 tuple(sorted(qa + qb))): ca * cb})
-    return product
-
-
-def _to_dim_expr(poly):
-    message = graph_pb2.DimExpr()
-    for (symbols, keys), coefficient in sorted(poly.items()):
-        if not symbols and not keys:
-            message.constant = coefficient
-            continue
-        term = message.terms.add(coefficient=coefficient)
-        term.symbols.extend(symbols)
-        for key in keys:
-            term.quotients.add().CopyFrom(
-                graph_pb2.DimExpr.FloorDiv.FromString(key))
-    return message
+    return int(divisor)
 
 
 def dim_expr(size, names):
     """A size as a wire DimExpr (slice bounds)."""
-    return _to_dim_expr(_poly(as_expr(size), names))
+    return poly.to_dim_expr(_poly(as_expr(size), names))
 
 
 def dim(size, names):
     """A size as a wire Dim: static, a symbol, or an expression."""
-    expr = as_expr(size)
-    if expr.is_Integer:
-        return graph_pb2.Dim(size=int(expr))
-    if expr.is_Symbol:
-        return graph_pb2.Dim(symbol=names.name(expr))
-    return graph_pb2.Dim(expr=dim_expr(expr, names))
+    return poly.to_dim(_poly(as_expr(size), names))

@@ -90,16 +90,24 @@ def _take_along(t, node, a, dim, index, sparse_grad=False):
     shape = shape_of(node)
     index = checked_index(t, t.convert(index, torch.int64), a, axis,
                           negative=True)
+    flat = _linear_positions(t, a, index, axis, shape)
+    return _gather(t, t.reshape(a, [elements(a)]), flat, 0, shape)
+
+
+def _linear_positions(t, x, index, axis, shape):
+    """For each element of `index` (of `shape`), its row-major position in
+    x where its own coordinates are kept and the one along `axis` is the
+    index's value: torch.gather's and torch.scatter's addressing."""
     flat, stride = None, wdims.as_expr(1)
-    for d in reversed(range(a.rank)):
+    for d in reversed(range(x.rank)):
         coordinate = index if d == axis else iota(t, torch.int64, shape, d)
         term = coordinate if stride == 1 else t.emit(
             "mul", [coordinate, t.broadcast(t.scalar(stride, torch.int64),
                                             shape)], torch.int64, shape)
         flat = term if flat is None else t.emit("add", [flat, term],
                                                 torch.int64, shape)
-        stride = stride * a.shape[d]
-    return _gather(t, t.reshape(a, [elements(a)]), flat, 0, shape)
+        stride = stride * x.shape[d]
+    return flat
 
 
 # ---- scatter: indexed writes --------------------------------------------
@@ -188,15 +196,7 @@ def _scatter_along(t, node, x, dim, index, source, reduce=None,
     shape = index.shape
     index = checked_index(t, t.convert(index, torch.int64), x, axis,
                           negative=True)
-    flat, stride = None, wdims.as_expr(1)
-    for d in reversed(range(x.rank)):
-        coordinate = index if d == axis else iota(t, torch.int64, shape, d)
-        term = coordinate if stride == 1 else t.emit(
-            "mul", [coordinate, t.broadcast(t.scalar(stride, torch.int64),
-                                            shape)], torch.int64, shape)
-        flat = term if flat is None else t.emit("add", [flat, term],
-                                                torch.int64, shape)
-        stride = stride * x.shape[d]
+    flat = _linear_positions(t, x, index, axis, shape)
     count = elements(flat)
     if isinstance(source, Value):
         source = _slice_to_shape(t, t.convert(source, dtype), shape)
