@@ -18,6 +18,7 @@
 
 #include "ir/graph/ConstantData.h"
 #include "runtime/Allocator.h"
+#include "runtime/Argsort.h"
 #include "runtime/Bfloat16.h"
 #include "runtime/Convolution.h"
 #include "runtime/ExecutionContext.h"
@@ -90,6 +91,11 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner &mangle) {
         bind(&runtime::cuda::anyshapeCudaCountNonZero);
     symbols[mangle(ciface + codegen::kCudaNonZeroIndices + suffix)] =
         bind(&runtime::cuda::anyshapeCudaNonZeroIndices);
+    // argsort (runtime/Argsort.h), one per element type.
+    symbols[mangle(ciface + codegen::kArgsort + suffix)] =
+        bind(&runtime::anyshapeArgsort);
+    symbols[mangle(ciface + codegen::kCudaArgsort + suffix)] =
+        bind(&runtime::cuda::anyshapeCudaArgsort);
     // scatter (runtime/Scatter.h), one per element and index type.
     for (const char *index : codegen::kIndexSuffixes) {
       symbols[mangle(ciface + codegen::kScatter + suffix + index)] =

@@ -362,6 +362,14 @@ Value GraphBuilder::scatter(Value x, Value indices, Value updates,
   return state_->addNode(std::move(node), {x, indices, updates});
 }
 
+Value GraphBuilder::argsort(Value x, int64_t axis, bool descending) {
+  v1::Node node;
+  node.set_op("argsort");
+  node.mutable_argsort()->set_axis(axis);
+  node.mutable_argsort()->set_descending(descending);
+  return state_->addNode(std::move(node), {x});
+}
+
 Value GraphBuilder::checkIndex(Value indices, Value x, int64_t axis,
                                bool allowNegative, const std::string &what) {
   v1::Node node;

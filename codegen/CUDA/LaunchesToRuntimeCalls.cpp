@@ -107,8 +107,8 @@ struct LaunchesToRuntimeCallsPass
 
     // GEMMs run on the device too, through the runtime's cuBLASLt call;
     // index checks read the device's indices (same C interfaces as the
-    // CPU's); nonzero and scatter read the device's operands and write
-    // the device's result.
+    // CPU's); nonzero, scatter and argsort read the device's operands and
+    // write the device's result.
     std::vector<std::pair<std::string, std::string>> renames = {
         {kBatchMatmulF32, kCudaBatchMatmulF32},
         {kCheckIndicesI32, kCudaCheckIndicesI32},
@@ -118,6 +118,8 @@ struct LaunchesToRuntimeCallsPass
                            std::string(kCudaCountNonZero) + suffix);
       renames.emplace_back(std::string(kNonZeroIndices) + suffix,
                            std::string(kCudaNonZeroIndices) + suffix);
+      renames.emplace_back(std::string(kArgsort) + suffix,
+                           std::string(kCudaArgsort) + suffix);
       for (const char *index : kIndexSuffixes)
         renames.emplace_back(std::string(kScatter) + suffix + index,
                              std::string(kCudaScatter) + suffix + index);

@@ -27,14 +27,15 @@ namespace {
 
 /// True if `value` is computed into a tensor.empty, directly or through
 /// the tied inits of destination-style ops (a fill, then a reduction into
-/// it), or is a convolution's, scatter's or nonzero's result:
+/// it), or is a convolution's, scatter's, argsort's or nonzero's result:
 /// bufferization gives it a buffer of its own.
 bool computedIntoFreshTensor(Value value) {
   while (auto result = llvm::dyn_cast<OpResult>(value)) {
     Operation *op = result.getOwner();
     // A host-flow call's result is an allocation of its own.
     if (llvm::isa<tensor::EmptyOp, bufferization::AllocTensorOp,
-                  dhlo::ConvolutionOp, dhlo::ScatterOp, dhlo::NonZeroOp>(op))
+                  dhlo::ConvolutionOp, dhlo::ScatterOp, dhlo::ArgsortOp,
+                  dhlo::NonZeroOp>(op))
       return true;
     // A kernel's result is what it yields.
     if (auto fusion = llvm::dyn_cast<dhlo::FusionOp>(op)) {

@@ -57,6 +57,10 @@ inline bool isNonZeroCall(llvm::StringRef callee) {
 /// runtime/Scatter.h).
 inline constexpr const char *kScatter = "anyshapeScatter";
 inline constexpr const char *kIndexSuffixes[] = {"_i32", "_i64"};
+/// The runtime function an argsort calls (anyshape-argsort-to-runtime-calls),
+/// with a suffix of kElementSuffixes for the operand ("anyshapeArgsort_f32";
+/// runtime/Argsort.h).
+inline constexpr const char *kArgsort = "anyshapeArgsort";
 /// The runtime function a convolution calls (anyshape-convolutions-to-
 /// runtime-calls; runtime/Convolution.h).
 inline constexpr const char *kConvolutionF32 = "anyshapeConvolutionF32";
@@ -67,13 +71,13 @@ inline constexpr const char *kReleaseConvolutionWeights =
 /// Whether the host flow passes the execution context to `callee`, a
 /// runtime function it calls, as the last operand: the GEMMs (the run's
 /// team), the index checks (a failure is recorded in the context),
-/// nonzero's and scatter (the CUDA run's stream), the convolution (the
+/// nonzero's, scatter and argsort (the CUDA run's stream), the convolution (the
 /// run's team, and its errors).
 inline bool takesContextLast(llvm::StringRef callee) {
   return callee == kBatchMatmulF32 || callee == kBatchMatmulPackedF32 ||
          callee == kCheckIndicesI32 || callee == kCheckIndicesI64 ||
          isNonZeroCall(callee) || callee.starts_with(kScatter) ||
-         callee == kConvolutionF32;
+         callee.starts_with(kArgsort) || callee == kConvolutionF32;
 }
 /// Frees the pack in a slot: `(slot address: i64) -> ()`.
 inline constexpr const char *kReleaseGemmPack = "anyshapeReleaseGemmPack";

@@ -355,6 +355,20 @@ def ScatterToRuntimeCalls
                            "::mlir::memref::MemRefDialect"];
 }
 
+def ArgsortToRuntimeCalls
+    : Pass<"anyshape-argsort-to-runtime-calls", "mlir::ModuleOp"> {
+  let summary = "Make each argsort_into a runtime call";
+  let description = [{
+    Right after bufferization: each `dhlo.argsort_into` becomes a call of
+    `anyshapeArgsort_<T>` (runtime/Argsort.h) in the host flow, with the
+    buffers as unranked views, a code for the element type, the axis and
+    the direction. T names the element type.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def SeededConstantsAtLoad
     : Pass<"anyshape-seeded-constants-at-load", "mlir::ModuleOp"> {
   let summary = "Generate large seeded constants when the executable loads";

@@ -1,11 +1,15 @@
 //===- RuntimeCalls.h - the runtime a host flow calls -----------*- C++ -*-===//
 //
 // What the passes that turn buffer ops into calls of the runtime share
-// (nonzero, scatter): a C-interface declaration, made once per module,
-// and a buffer passed as an unranked view, whatever its rank and layout.
+// (nonzero, scatter, argsort): a C-interface declaration, made once per
+// module, a buffer passed as an unranked view, whatever its rank and
+// layout, and the code that names an element type to the runtime.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
+
+#include "codegen/Common/Passes.h"
+#include "runtime/Scatter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -38,6 +42,27 @@ inline mlir::Value unrankedView(mlir::OpBuilder &b, mlir::Location loc,
       mlir::UnrankedMemRefType::get(type.getElementType(),
                                     /*memorySpace=*/0),
       buffer);
+}
+
+/// The runtime's code for `element` (a ScatterElement: scatter and argsort
+/// take it), with the declaration suffix naming it (kElementSuffixes);
+/// nullopt for a type no dtype has.
+inline std::optional<std::pair<int64_t, const char *>>
+runtimeElementOf(mlir::Type element) {
+  using namespace anyshape::runtime;
+  if (element.isInteger(1))
+    return std::pair{int64_t(kScatterBool), kElementSuffixes[0]};
+  if (element.isInteger(32))
+    return std::pair{int64_t(kScatterI32), kElementSuffixes[1]};
+  if (element.isInteger(64))
+    return std::pair{int64_t(kScatterI64), kElementSuffixes[2]};
+  if (element.isF16())
+    return std::pair{int64_t(kScatterF16), kElementSuffixes[3]};
+  if (element.isBF16())
+    return std::pair{int64_t(kScatterBF16), kElementSuffixes[4]};
+  if (element.isF32())
+    return std::pair{int64_t(kScatterF32), kElementSuffixes[5]};
+  return std::nullopt;
 }
 
 } // namespace anyshape::codegen

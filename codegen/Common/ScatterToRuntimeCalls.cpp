@@ -20,7 +20,6 @@
 
 #include "ir/dhlo/IR/DhloDialect.h"
 #include "ir/graph/OpRegistry.h"
-#include "runtime/Scatter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
@@ -32,25 +31,6 @@ namespace anyshape::codegen {
 #include "codegen/Common/Passes.h.inc"
 
 namespace {
-
-/// The runtime's ScatterElement for `element`, with the declaration
-/// suffix naming it; nullopt for a type no dtype has.
-std::optional<std::pair<int64_t, const char *>> elementOf(Type element) {
-  using namespace anyshape::runtime;
-  if (element.isInteger(1))
-    return std::pair{int64_t(kScatterBool), kElementSuffixes[0]};
-  if (element.isInteger(32))
-    return std::pair{int64_t(kScatterI32), kElementSuffixes[1]};
-  if (element.isInteger(64))
-    return std::pair{int64_t(kScatterI64), kElementSuffixes[2]};
-  if (element.isF16())
-    return std::pair{int64_t(kScatterF16), kElementSuffixes[3]};
-  if (element.isBF16())
-    return std::pair{int64_t(kScatterBF16), kElementSuffixes[4]};
-  if (element.isF32())
-    return std::pair{int64_t(kScatterF32), kElementSuffixes[5]};
-  return std::nullopt;
-}
 
 /// The runtime's code for a dhlo.scatter reduction name: the wire
 /// reduction's number (runtime/Scatter.h).
@@ -70,7 +50,7 @@ struct ScatterToRuntimeCallsPass
     for (dhlo::ScatterIntoOp op : scatters) {
       auto type = llvm::cast<MemRefType>(op.getOperand().getType());
       auto indexType = llvm::cast<MemRefType>(op.getIndices().getType());
-      auto element = elementOf(type.getElementType());
+      auto element = runtimeElementOf(type.getElementType());
       std::optional<int64_t> reduction = reductionOf(op.getReduction());
       bool wideIndices = indexType.getElementType().isInteger(64);
       if (!element || !reduction ||

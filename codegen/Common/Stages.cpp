@@ -68,6 +68,7 @@ void buildBufferizationStages(OpPassManager &pm) {
   pm.addPass(createIndexChecksToRuntimeCalls());
   pm.addPass(createNonZeroToRuntimeCalls());
   pm.addPass(createScatterToRuntimeCalls());
+  pm.addPass(createArgsortToRuntimeCalls());
   pm.addPass(createConvolutionsToRuntimeCalls());
   pm.addNestedPass<func::FuncOp>(createHoistKernelBuffers());
   // MLIR's buffer-deallocation-pipeline, with the buffers that alias

@@ -97,16 +97,7 @@ StatusOr<Value> elementsLinearIndex(Node &n, Value data, Value indices,
   indices = checked(n, 1, indices, data, a);
   indices = n.b.convert(wrapNegative(n, 1, indices, sizeOf(n, data, a)),
                         v1::DTYPE_I64);
-  std::vector<Dim> shape = n.b.dims(indices);
-  // linear = sum over d of (d == axis ? indices : iota_d) * stride_d.
-  Value linear, stride = n.b.scalar(1.0, v1::DTYPE_I64);
-  for (int64_t d = r - 1; d >= 0; --d) {
-    Value at = d == a ? indices : n.b.iota(v1::DTYPE_I64, shape, d);
-    Value term = n.b.mul(at, stride);
-    linear = linear.isValid() ? n.b.add(linear, term) : term;
-    stride = n.b.mul(stride, sizeOf(n, data, d));
-  }
-  return linear;
+  return linearIndexAlong(n, data, indices, a);
 }
 
 /// out[i] = data[i with i[axis] replaced by indices[i]]; indices and the

@@ -152,6 +152,12 @@ Value elementCount(Node &n, Value x, const std::vector<int64_t> &dims);
 /// An i64 iota over `dims` along `axis`, broadcast where it is used.
 Value indexAlong(Node &n, const std::vector<Dim> &dims, int64_t axis);
 
+/// The row-major linear index into `data` of each element of `positions`
+/// (i64, data's rank, each in range), its own coordinate along `axis`
+/// replaced by the position there: take_along_axis is a gather of `data`
+/// flattened at it (GatherElements, TopK's values).
+Value linearIndexAlong(Node &n, Value data, Value positions, int64_t axis);
+
 /// The table of every op translated; OnnxShapeOps.cpp adds the ops on
 /// shape tensors, OnnxIndexOps.cpp the gathers, OnnxMathOps.cpp the
 /// activations and variadic arithmetic, OnnxLayoutOps.cpp the ops that

@@ -327,6 +327,19 @@ Value indexAlong(Node &n, const std::vector<Dim> &dims, int64_t axis) {
   return n.b.iota(v1::DTYPE_I64, dims, axis);
 }
 
+Value linearIndexAlong(Node &n, Value data, Value positions, int64_t axis) {
+  std::vector<Dim> shape = n.b.dims(positions);
+  // linear = sum over d of (d == axis ? positions : iota_d) * stride_d.
+  Value linear, stride = n.b.scalar(1.0, v1::DTYPE_I64);
+  for (int64_t d = n.rank(data) - 1; d >= 0; --d) {
+    Value at = d == axis ? positions : indexAlong(n, shape, d);
+    Value term = n.b.mul(at, stride);
+    linear = linear.isValid() ? n.b.add(linear, term) : term;
+    stride = n.b.mul(stride, n.b.convert(n.b.dimSize(data, d), v1::DTYPE_I64));
+  }
+  return linear;
+}
+
 StatusOr<std::vector<Dim>> broadcastShape(Node &n,
                                           std::vector<std::vector<Dim>> all) {
   size_t rank = 0;

@@ -4,10 +4,13 @@
 //
 // ArgMax is the first (or last) index where the element equals the
 // reduced max; a NaN counts as the max, as numpy's argmax has it. TopK
+// of the largest with a small constant k (routing, up to kMaxUnrolledTopK)
 // is k rounds of that over the elements not yet taken (ties go to the
-// lower index, as ONNX specifies), so its cost grows with k: it serves
-// the routing and beam widths models use (k up to kMaxTopK), and a larger
-// k is refused rather than compiled into a huge graph. CumSum sums each
+// lower index, as ONNX specifies; a NaN first, as PyTorch has it): kernels
+// only, which a GPU runs without a trip to the host. Any other TopK, a k
+// from Shape included (torch.sort and argsort export as TopK of the whole
+// axis), is the first k of the wire's stable argsort, the values gathered
+// at them; the smallest put a NaN last, as PyTorch does. CumSum sums each
 // prefix as a masked reduction over an [n, n] triangle that the fusion
 // planner keeps in registers (O(n^2) work, no n^2 buffer).
 #include "frontend/onnx/OnnxNode.h"
@@ -21,7 +24,7 @@ namespace {
 using client::Comparison;
 using client::Reduction;
 
-constexpr int64_t kMaxTopK = 64;
+constexpr int64_t kMaxUnrolledTopK = 4;
 
 /// The value no element of `dtype` is below (`lowest`) or above.
 Value extreme(Node &n, v1::DType dtype, bool lowest) {
@@ -94,32 +97,48 @@ Translate argExtreme(bool smallest) {
   };
 }
 
+/// TopK's first k positions of argsort along `axis`, and the values there.
+Status sortedTopK(Node &n, Value x, int64_t axis, const Dim &k, bool smallest) {
+  std::vector<Dim> dims = n.b.dims(x);
+  std::vector<Dim> starts(dims.size(), Dim(0)), limits = dims;
+  limits[axis] = k; // a slice: a k above the dim fails its shape check
+  Value positions =
+      n.b.slice(n.b.argsort(x, axis, /*descending=*/!smallest), starts, limits);
+  Value values = n.b.gather(n.b.reshape(x, {Dim(-1)}),
+                            linearIndexAlong(n, x, positions, axis), 0);
+  ANYSHAPE_RETURN_IF_ERROR(n.define(values, 0));
+  if (n.proto.output_size() > 1)
+    ANYSHAPE_RETURN_IF_ERROR(n.define(positions, 1));
+  return Status::ok();
+}
+
 Status topK(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
   if (n.b.dtype(x) == v1::DTYPE_BOOL)
     return n.error("needs a numeric input");
   ANYSHAPE_ASSIGN_OR_RETURN(int64_t axis,
                             n.axis(n.attrInt("axis", -1), n.rank(x)));
-  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<int64_t> ks, n.knownInput(1));
-  if (ks.size() != 1 || ks[0] < 0)
-    return n.error("k must be one non-negative number");
-  int64_t k = ks[0];
+  ANYSHAPE_ASSIGN_OR_RETURN(std::vector<Dim> ks, n.knownDimsInput(1));
+  if (ks.size() != 1)
+    return n.error("k must be one number");
+  std::optional<int64_t> known = dimNumber(ks[0].text());
+  if (known && *known < 0)
+    return n.error("k must be non-negative, got " + std::to_string(*known));
   std::vector<Dim> dims = n.b.dims(x);
   std::optional<int64_t> extent = dimNumber(dims[axis].text());
-  if (extent && k > *extent)
-    return n.error("k = " + std::to_string(k) + " exceeds the axis size " +
+  if (known && extent && *known > *extent)
+    return n.error("k = " + std::to_string(*known) + " exceeds the axis size " +
                    std::to_string(*extent));
-  if (k > kMaxTopK)
-    return n.error("k = " + std::to_string(k) + " is above " +
-                   std::to_string(kMaxTopK) +
-                   ", the most this importer unrolls");
   bool smallest = n.attrInt("largest", 1) == 0;
+  if (smallest || !known || *known == 0 || *known > kMaxUnrolledTopK)
+    return sortedTopK(n, x, axis, ks[0], smallest);
+  int64_t k = *known;
   std::vector<Value> values, indices;
   std::optional<Value> untaken;
   Value position = indexAlong(n, dims, axis);
   for (int64_t round = 0; round < k; ++round) {
-    ANYSHAPE_ASSIGN_OR_RETURN(
-        Pick pick, pickExtreme(n, x, axis, smallest, false, untaken));
+    ANYSHAPE_ASSIGN_OR_RETURN(Pick pick,
+                              pickExtreme(n, x, axis, false, false, untaken));
     if (round == k - 1) // none left: the axis is shorter than k
       pick.index = n.b.checkIndex(pick.index, x, axis, false,
                                   describe(n.proto, n.index) +
@@ -128,13 +147,6 @@ Status topK(Node &n) {
     untaken = untaken ? n.b.logicalAnd(*untaken, picked) : picked;
     values.push_back(pick.value);
     indices.push_back(pick.index);
-  }
-  if (k == 0) {
-    std::vector<Dim> starts(dims.size(), Dim(0)), limits = dims;
-    limits[axis] = Dim(0);
-    Value none = n.b.slice(x, starts, limits);
-    values = {none};
-    indices = {n.b.convert(none, v1::DTYPE_I64)};
   }
   auto join = [&](const std::vector<Value> &parts) {
     return parts.size() == 1 ? parts[0] : n.b.concatenate(parts, axis);

@@ -51,6 +51,7 @@ const std::vector<OpInfo> &allOps() {
       {"nonzero", OpClass::NonZero, 1, 1, A::kNonzero},
       {"scatter", OpClass::Scatter, 3, 3, A::kScatter},
       {"convolution", OpClass::Convolution, 2, 2, A::kConvolution},
+      {"argsort", OpClass::Argsort, 1, 1, A::kArgsort},
   };
   return ops;
 }
@@ -113,6 +114,8 @@ std::string_view attrsName(v1::Node::AttrsCase attrs) {
     return "scatter";
   case A::kConvolution:
     return "convolution";
+  case A::kArgsort:
+    return "argsort";
   case A::ATTRS_NOT_SET:
     break;
   }

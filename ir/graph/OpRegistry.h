@@ -24,6 +24,7 @@ enum class OpClass {
   NonZero, // a result dim known only from the data
   Scatter, // rows of updates combined into rows of the operand
   Convolution,
+  Argsort, // positions in sorted order along an axis
 };
 
 struct OpInfo {

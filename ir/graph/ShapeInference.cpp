@@ -279,6 +279,17 @@ StatusOr<SymTensorType> inferScatter(const v1::ScatterAttrs &attrs,
 /// arithmetic far from overflow.
 constexpr int64_t kMaxConvolutionAttr = int64_t{1} << 20;
 
+/// argsort(x): i64 positions of x's shape, along an axis of x.
+StatusOr<SymTensorType> inferArgsort(const v1::ArgsortAttrs &attrs,
+                                     const SymTensorType &x) {
+  if (x.rank() == 0)
+    return invalidArgument("argsort of a scalar: its operand needs rank >= 1");
+  if (attrs.axis() < 0 || attrs.axis() >= x.rank())
+    return invalidArgument("argsort axis " + std::to_string(attrs.axis()) +
+                           " is out of range for " + x.toString());
+  return SymTensorType{v1::DTYPE_I64, x.dims};
+}
+
 StatusOr<SymTensorType> inferConvolution(const v1::ConvolutionAttrs &attrs,
                                          const SymTensorType &input,
                                          const SymTensorType &weights,
@@ -468,6 +479,8 @@ StatusOr<SymTensorType> dispatch(const Node &node, const OpInfo &info,
     return inferScatter(node.scatter(), *in[0], *in[1], *in[2], ctx);
   case OpClass::Convolution:
     return inferConvolution(node.convolution(), *in[0], *in[1], ctx);
+  case OpClass::Argsort:
+    return inferArgsort(node.argsort(), *in[0]);
   case OpClass::ShapeChanging:
     break;
   }

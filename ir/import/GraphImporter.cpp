@@ -127,6 +127,10 @@ SmallVector<NamedAttribute> attributesOf(const v1::Node &node, Builder &b) {
     add("reduction",
         b.getStringAttr(scatterReductionName(node.scatter().reduction())));
     break;
+  case v1::Node::kArgsort:
+    add("axis", b.getI64IntegerAttr(node.argsort().axis()));
+    add("descending", b.getBoolAttr(node.argsort().descending()));
+    break;
   case v1::Node::kConvolution: {
     const auto &c = node.convolution();
     add("strides", b.getDenseI64ArrayAttr(ints(c.strides())));

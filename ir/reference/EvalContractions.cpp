@@ -1,10 +1,12 @@
-// Reference semantics of gather, scatter, reduce, dot_general and
+// Reference semantics of gather, scatter, argsort, reduce, dot_general and
 // convolution. Float reductions and contractions accumulate in double;
 // integer ones in 64 bits, wrapping.
 #include "EvalOps.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <set>
 
 namespace anyshape::reference {
@@ -65,6 +67,36 @@ Literal evalScatter(const v1::ScatterAttrs &attrs, const Literal &operand,
         out.setInt(to, binaryInt(op, out.i[to], updates.i[from]));
       }
     }
+  }
+  return out;
+}
+
+Literal evalArgsort(const v1::ArgsortAttrs &attrs, const Literal &x) {
+  Literal out = Literal::zeros(v1::DTYPE_I64, x.shape);
+  int64_t axis = attrs.axis(), extent = x.shape[axis];
+  int64_t stride = stridesOf(x.shape)[axis];
+  if (out.numElements() == 0)
+    return out;
+  // "a before b": the order ascending, NaN above every number; descending
+  // is the reverse order, and stable_sort keeps equal elements in place.
+  auto before = [&](int64_t a, int64_t b) {
+    if (!x.isFloat())
+      return attrs.descending() ? x.i[a] > x.i[b] : x.i[a] < x.i[b];
+    double u = x.f[a], v = x.f[b];
+    if (attrs.descending())
+      std::swap(u, v);
+    return !std::isnan(u) && (std::isnan(v) || u < v);
+  };
+  std::vector<int64_t> row(static_cast<size_t>(extent));
+  for (int64_t first = 0; first < out.numElements(); ++first) {
+    if ((first / stride) % extent != 0)
+      continue; // not the first element of its row along the axis
+    std::iota(row.begin(), row.end(), int64_t(0));
+    std::stable_sort(row.begin(), row.end(), [&](int64_t a, int64_t b) {
+      return before(first + a * stride, first + b * stride);
+    });
+    for (int64_t k = 0; k < extent; ++k)
+      out.i[first + k * stride] = row[k];
   }
   return out;
 }

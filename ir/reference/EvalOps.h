@@ -44,6 +44,8 @@ StatusOr<Literal> evalGather(int64_t axis, const Literal &operand,
                              const Literal &indices, const ResultType &);
 Literal evalScatter(const v1::ScatterAttrs &, const Literal &operand,
                     const Literal &indices, const Literal &updates);
+/// Positions in sorted order along the axis (docs/ops.md, argsort).
+Literal evalArgsort(const v1::ArgsortAttrs &, const Literal &x);
 Literal evalReduce(const v1::ReduceAttrs &, const Literal &,
                    const ResultType &);
 Literal evalDotGeneral(const v1::DotGeneralAttrs &, const Literal &lhs,

@@ -186,6 +186,12 @@ void anyshapeCudaScatter(UnrankedMemref *operand, UnrankedMemref *indices,
                          UnrankedMemref *updates, UnrankedMemref *result,
                          int64_t element, int64_t indexBytes, int64_t reduction,
                          AnyshapeExecutionContext *context);
+/// argsort on this target (runtime/Argsort.h; CudaArgsort.cpp): the
+/// operand is copied from the device, in stream order, sorted on the host,
+/// and the positions copied to the result's device buffer.
+void anyshapeCudaArgsort(UnrankedMemref *operand, UnrankedMemref *result,
+                         int64_t element, int64_t axis, int64_t descending,
+                         AnyshapeExecutionContext *context);
 /// The GEMM generated code calls on this target (MLIR's C interface, as
 /// runtime/Gemm.h's): c = a x b through cuBLASLt in the run's stream.
 void anyshapeCudaBatchMatmulF32(Memref3D *a, Memref3D *b, Memref3D *c,

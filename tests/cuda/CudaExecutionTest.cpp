@@ -11,6 +11,7 @@
 #include "../jit/MatchesReference.h"
 #include "../jit/RandomGraph.h"
 #include "../jit/RandomInputs.h"
+#include "../support/ArgsortGraph.h"
 #include "../support/CopyGraph.h"
 #include "../support/DrawShapes.h"
 #include "../support/ExampleGraph.h"
@@ -298,6 +299,16 @@ TEST(FakeDevice, ScattersRunOnTheHostBetweenTheKernels) {
   v1::Graph graph = test::scattersGraph();
   checkAcrossShapes(graph, drawShapes({{"n", {1, 12}}, {"m", {0, 20}}}, 6, 14),
                     "scatter on the device", onDevice());
+  EXPECT_EQ(fakeCounter("PendingOperations"), 0);
+}
+
+TEST(FakeDevice, ArgsortsRunOnTheHostBetweenTheKernels) {
+  // As scatter's: the operand's span comes from the device after the
+  // kernels computing it; the positions go back before the kernels that
+  // read them (the top-3's gather).
+  v1::Graph graph = test::argsortsGraph();
+  checkAcrossShapes(graph, drawShapes({{"n", {1, 9}}, {"m", {3, 40}}}, 6, 15),
+                    "argsort on the device", onDevice());
   EXPECT_EQ(fakeCounter("PendingOperations"), 0);
 }
 

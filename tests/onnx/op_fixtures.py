@@ -524,6 +524,32 @@ def nonzero_cases():
          tokens, ["out"], token_shapes, make=coin)
 
 
+def sort_cases():
+    """TopK past the unrolled rounds: a large constant k, and the whole
+    axis by a k read from Shape (how torch.sort and torch.argsort export),
+    both directions, with ties and with NaN."""
+    x = [("x", F, ["n", "m"])]
+    wide = [{"n": 1, "m": 12}, {"n": 3, "m": 40}, {"n": 2, "m": 9}]
+    for largest in (0, 1):
+        case(f"topk_k9_{'largest' if largest else 'smallest'}",
+             [node("TopK", ["x", "k"], ["v", "i"], axis=1, largest=largest)],
+             x, ["v", "i"], wide, inits=[const("k", [9])], kind="ties")
+    whole = [node("Shape", ["x"], ["shape"]),
+             node("Gather", ["shape", "last"], ["k"], axis=0)]
+    every = SHAPES + [{"n": 2, "m": 0}, {"n": 4, "m": 33}]
+
+    def with_nan(shape, _):
+        v = values(F, shape, "ties")
+        v[rng.random(shape) < 0.2] = np.nan
+        return v
+    for largest in (0, 1):
+        case(f"sort_whole_axis_{'descending' if largest else 'ascending'}",
+             whole + [node("TopK", ["x", "k"], ["v", "i"], axis=-1,
+                           largest=largest)],
+             x, ["v", "i"], every, inits=[const("last", [1])],
+             make={"x": with_nan})
+
+
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     unary_cases()
@@ -542,3 +568,4 @@ if __name__ == "__main__":
     nonzero_cases()
     backward_slice_cases()
     computed_pad_cases()
+    sort_cases()

@@ -421,10 +421,7 @@ void stitchRowNeighbours(FusionPlan &plan, std::vector<bool> &alive,
           auto it = def ? groupOf.find(def) : groupOf.end();
           // A host-flow call (a convolution, a scatter) between two
           // members would have to run inside their one kernel.
-          if (def &&
-              llvm::isa<CheckIndexOp, NonZeroOp, ScatterOp, ConvolutionOp>(
-                  def) &&
-              fromOtherMember(operand, inside, m))
+          if (def && isHostFlowCall(def) && fromOtherMember(operand, inside, m))
             return false;
           if (it == groupOf.end() || it->second == m ||
               !inside.count(it->second))
@@ -495,12 +492,10 @@ FusionPlan planFusion(func::FuncOp func,
                       const ShapeConstraintAnalysis &analysis) {
   std::vector<Operation *> order;
   llvm::DenseMap<Operation *, int64_t> position;
-  // A check_index, nonzero, scatter or convolution is in no kernel: the
-  // host flow calls the runtime on the buffers (a nonzero's count sizes
-  // what follows).
+  // A host-flow call is in no kernel: the host flow calls the runtime on
+  // the buffers (a nonzero's count sizes what follows).
   func.walk([&](Operation *op) {
-    if (llvm::isa<DhloDialect>(op->getDialect()) &&
-        !llvm::isa<CheckIndexOp, NonZeroOp, ScatterOp, ConvolutionOp>(op)) {
+    if (llvm::isa<DhloDialect>(op->getDialect()) && !isHostFlowCall(op)) {
       position[op] = order.size();
       order.push_back(op);
     }

@@ -95,11 +95,9 @@ struct ConvertDhloToLinalgPass
     bool failedToLower = false;
     func.walk([&](Operation *op) {
       // Fusions (the plan's kernels) stay: the backend forms one kernel
-      // of each. So do index checks, nonzeros, scatters and convolutions,
-      // which the host flow makes.
+      // of each. So do the host flow's calls (isHostFlowCall).
       if (llvm::isa<DhloDialect>(op->getDialect()) &&
-          !llvm::isa<FusionOp, YieldOp, CheckIndexOp, NonZeroOp, ScatterOp,
-                     ConvolutionOp>(op)) {
+          !llvm::isa<FusionOp, YieldOp>(op) && !isHostFlowCall(op)) {
         op->emitError("the CPU backend cannot lower this op");
         failedToLower = true;
       }

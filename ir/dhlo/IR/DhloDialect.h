@@ -93,4 +93,12 @@ mlir::FailureOr<v1::Node> toWireNode(llvm::StringRef opName,
                                      mlir::DictionaryAttr attributes,
                                      std::string &error);
 
+/// Whether the host flow computes `op` by a call of the runtime, in no
+/// kernel: an index check, nonzero, scatter, argsort or convolution. The
+/// fusion plan leaves them out; every kernel around them ends there.
+inline bool isHostFlowCall(mlir::Operation *op) {
+  return llvm::isa<CheckIndexOp, NonZeroOp, ScatterOp, ArgsortOp,
+                   ConvolutionOp>(op);
+}
+
 } // namespace anyshape::dhlo

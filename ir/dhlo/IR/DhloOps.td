@@ -248,6 +248,31 @@ def Dhlo_ScatterIntoOp : Op<Dhlo_Dialect, "scatter_into",
   let assemblyFormat = "operands attr-dict `:` type(operands)";
 }
 
+def Dhlo_ArgsortOp : Dhlo_InferredOp<"argsort"> {
+  let summary = "positions of the elements in sorted order along an axis";
+  let description = [{
+    The wire op argsort: stable, ascending or (`descending`) descending,
+    NaN above every number. In no kernel: bufferized, it is the result's
+    allocation and an argsort_into, which anyshape-argsort-to-runtime-calls
+    makes a call of the runtime from the host flow.
+  }];
+  let arguments = (ins AnyRankedTensor:$operand, I64Attr:$axis,
+                   BoolAttr:$descending);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Dhlo_ArgsortIntoOp : Op<Dhlo_Dialect, "argsort_into",
+                            [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "writes an argsort's result into a buffer";
+  let description = [{
+    Fills `result`, i64 of `operand`'s shape, with dhlo.argsort of
+    `operand`.
+  }];
+  let arguments = (ins AnyMemRef:$operand, AnyMemRef:$result, I64Attr:$axis,
+                   BoolAttr:$descending);
+  let assemblyFormat = "operands attr-dict `:` type(operands)";
+}
+
 def Dhlo_ConvolutionOp : Dhlo_InferredOp<"convolution"> {
   let summary = "grouped, strided, dilated, padded cross-correlation";
   let description = [{

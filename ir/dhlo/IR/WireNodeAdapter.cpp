@@ -38,6 +38,14 @@ public:
     return true;
   }
 
+  bool boolean(StringRef name, bool &out) {
+    auto value = attrs_ ? attrs_.getAs<BoolAttr>(name) : nullptr;
+    if (!value)
+      return missing(name, "a bool");
+    out = value.getValue();
+    return true;
+  }
+
   bool string(StringRef name, std::string &out) {
     auto value = attrs_ ? attrs_.getAs<StringAttr>(name) : nullptr;
     if (!value)
@@ -167,6 +175,12 @@ FailureOr<v1::Node> toWireNode(StringRef opName, DictionaryAttr attributes,
     ok = readReduce(r, node);
   } else if (op == "scatter") {
     ok = readScatter(r, node);
+  } else if (op == "argsort") {
+    int64_t axis = 0;
+    bool descending = false;
+    ok = r.integer("axis", axis) && r.boolean("descending", descending);
+    node.mutable_argsort()->set_axis(axis);
+    node.mutable_argsort()->set_descending(descending);
   } else if (op == "convolution") {
     auto *a = node.mutable_convolution();
     int64_t groups = 0;

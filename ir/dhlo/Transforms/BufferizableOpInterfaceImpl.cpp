@@ -158,8 +158,9 @@ struct CheckIndexOpInterface
 };
 
 /// An op the host flow computes by a call of the runtime (nonzero,
-/// scatter, convolution): it reads its operands and writes a fresh allocation
-/// of its result's type, aliasing none of them. `Interface` adds `bufferize`.
+/// scatter, argsort, convolution): it reads its operands and writes a fresh
+/// allocation of its result's type, aliasing none of them. `Interface` adds
+/// `bufferize`.
 template <typename Interface, typename Op>
 struct RuntimeCallOpInterface
     : BufferizableOpInterface::ExternalModel<Interface, Op> {
@@ -249,6 +250,37 @@ struct ScatterOpInterface
   }
 };
 
+/// An argsort's result has the operand's shape: bufferized, the i64
+/// allocation and an argsort_into it.
+struct ArgsortOpInterface
+    : RuntimeCallOpInterface<ArgsortOpInterface, ArgsortOp> {
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options) const {
+    auto argsort = llvm::cast<ArgsortOp>(op);
+    FailureOr<Value> operand =
+        getBuffer(rewriter, argsort.getOperand(), options);
+    if (failed(operand))
+      return failure();
+    Location loc = op->getLoc();
+    auto type = llvm::cast<RankedTensorType>(argsort.getType());
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        sizes.push_back(rewriter.create<memref::DimOp>(loc, *operand, d));
+    FailureOr<Value> result = options.createAlloc(
+        rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()),
+        sizes);
+    if (failed(result))
+      return failure();
+    rewriter.create<ArgsortIntoOp>(loc, *operand, *result,
+                                   argsort.getAxisAttr(),
+                                   argsort.getDescendingAttr());
+    replaceOpWithBufferizedValues(rewriter, op, *result);
+    return success();
+  }
+};
+
 /// A convolution's result: its allocation, sized from the input's dims
 /// by the output size rule (the shape checks have made every window fit,
 /// so the floor quotient is of a non-negative size), and a
@@ -313,6 +345,7 @@ void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry) {
     CheckIndexOp::attachInterface<CheckIndexOpInterface>(*context);
     NonZeroOp::attachInterface<NonZeroOpInterface>(*context);
     ScatterOp::attachInterface<ScatterOpInterface>(*context);
+    ArgsortOp::attachInterface<ArgsortOpInterface>(*context);
     ConvolutionOp::attachInterface<ConvolutionOpInterface>(*context);
   });
 }

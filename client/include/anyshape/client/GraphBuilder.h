@@ -126,6 +126,10 @@ public:
   /// of several wins) or folded in by `mode`; x's type.
   Value scatter(Value x, Value indices, Value updates,
                 ScatterMode mode = ScatterMode::Replace);
+  /// The positions (i64, x's shape) of x's elements along `axis` in
+  /// ascending order, or descending: stable (equal elements keep their
+  /// order), NaN above every number. TopK is a gather at its first k.
+  Value argsort(Value x, int64_t axis, bool descending = false);
   /// `indices`, once each is in range for dim `axis` of `x` ([-n, n) with
   /// `allowNegative`, else [0, n)); otherwise the run fails with
   /// INVALID_ARGUMENT naming `what`, the index and the range. Put before a
