@@ -249,6 +249,46 @@ class TorchTest(unittest.TestCase):
         torch.testing.assert_close(got.values, smallest(x).values)
         self.assertTrue(torch.equal(got.indices, smallest(x).indices))
 
+    def test_sorting_for_sampling_at_every_vocabulary_length(self):
+        # Top-k then top-p filtering of logits (what generate() samples
+        # from), sort and argsort both ways, kthvalue: one graph and one
+        # compile for every length, ties and NaN placed as PyTorch does.
+        # k and p as literals: a closure's int is a graph input to Dynamo,
+        # a size no tensor carries (see docs/python.md).
+        def filtered(logits):
+            top, _ = torch.topk(logits, 50)
+            logits = logits.masked_fill(logits < top[..., -1:], -1e9)
+            ordered, order = torch.sort(logits, descending=True)
+            cumulative = ordered.softmax(-1).cumsum(-1)
+            drop = cumulative - ordered.softmax(-1) > 0.9
+            drop = drop.scatter(-1, order, drop)
+            return logits.masked_fill(drop, -1e9)
+
+        def orders(x):
+            up = torch.sort(x, dim=0, stable=True)
+            down = torch.argsort(x, dim=-1, descending=True, stable=True)
+            kth = torch.kthvalue(x, 2, dim=1, keepdim=True)
+            # Which of equal elements kthvalue names is PyTorch's choice:
+            # compared through the value at the position.
+            return (up.values, up.indices, down, kth.values,
+                    x.gather(1, kth.indices))
+
+        compiled = torch.compile(filtered, backend="anyshape", dynamic=True,
+                                 options={"strict": True})
+        for vocab in (64, 100, 257, 1000):
+            logits = torch.randn(3, vocab)
+            torch.testing.assert_close(compiled(logits), filtered(logits))
+        self.assertOneGraphOneCompile()
+
+        torch._dynamo.reset()
+        compiled = torch.compile(orders, backend="anyshape", dynamic=True,
+                                 options={"strict": True})
+        for n in (3, 8, 31):
+            x = torch.randint(-3, 4, (n, n + 2)).float()  # ties everywhere
+            x[0, 1] = float("nan")
+            for got, want in zip(compiled(x), orders(x)):
+                torch.testing.assert_close(got, want, equal_nan=True)
+
     def test_slice_assignment(self):
         def model(x, y):
             z = x.clone()

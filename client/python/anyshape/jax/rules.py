@@ -384,3 +384,87 @@ def _dim_as_value(w, eqn):
     value = w.emit("dim_size", [source], np.int64, (), ("dim_size",
                    graph_pb2.DimSizeAttrs(dimension=axis)))
     return w.convert(value, dtype)
+
+
+# ---- sorting ---------------------------------------------------------------
+
+def _size_value(w, x, axis):
+    """Dim `axis` of x as an i64 scalar value."""
+    if static_size(x.shape[axis]) is not None:
+        return w.constant(splat=int(x.shape[axis]), dtype=np.int64)
+    return w.emit("dim_size", [x], np.int64, (), ("dim_size",
+                  graph_pb2.DimSizeAttrs(dimension=axis)))
+
+
+def _take_along(w, x, positions, axis):
+    """x's elements at i64 `positions` along `axis` (take_along_axis): a
+    gather from x flattened at each element's row-major position."""
+    shape = positions.shape
+    flat, stride = None, None
+    for d in reversed(range(x.rank)):
+        at = positions if d == axis else w.emit(
+            "iota", [], np.int64, shape, ("iota", graph_pb2.IotaAttrs(
+                dtype=graph_pb2.DTYPE_I64, shape=[dim(s) for s in shape],
+                iota_dimension=d)))
+        term = at if stride is None else w.emit(
+            "mul", [at, w.broadcast(stride, shape)], np.int64, shape)
+        flat = term if flat is None else w.emit("add", [flat, term],
+                                                np.int64, shape)
+        size = _size_value(w, x, d)
+        stride = size if stride is None else w.emit("mul", [stride, size],
+                                                    np.int64, ())
+    whole = w.reshape(x, (product(x.shape),))
+    return w.emit("gather", [whole, flat], x.dtype, shape,
+                  ("gather", graph_pb2.GatherAttrs(axis=0)))
+
+
+def _order(w, x, axis, descending=False):
+    return w.emit("argsort", [x], np.int64, x.shape, ("argsort",
+                  graph_pb2.ArgsortAttrs(axis=axis, descending=descending)))
+
+
+@rule("sort")
+def _sort(w, eqn, *operands):
+    """lax.sort by the first operand (jnp.sort, and jnp.argsort's sort of
+    (x, iota)): every operand permuted by x's stable order, NaN last, as
+    lax orders it."""
+    if eqn.params["num_keys"] != 1:
+        raise w.error(f"a sort by {eqn.params['num_keys']} keys")
+    axis = eqn.params["dimension"]
+    positions = _order(w, operands[0], axis)
+    return [_take_along(w, v, positions, axis) for v in operands]
+
+
+@rule("top_k")
+def _top_k(w, eqn, x):
+    """lax.top_k: the k largest along the last axis (or `axis`), sorted,
+    ties to the lower position, NaN first; positions as int32."""
+    axis = eqn.params.get("axis", x.rank - 1) % x.rank
+    dtype, shape = eqn.outvars[1].aval.dtype, tuple(eqn.outvars[1].aval.shape)
+    order = _order(w, x, axis, descending=True)
+    starts = [dim_expr(0) for _ in x.shape]
+    limits = [dim_expr(s) for s in x.shape]
+    limits[axis] = dim_expr(eqn.params["k"])
+    first = w.emit("slice", [order], np.int64, shape, ("slice",
+                   graph_pb2.SliceAttrs(start_indices=starts,
+                                        limit_indices=limits)))
+    return [_take_along(w, x, first, axis), w.convert(first, dtype)]
+
+
+@rule("rev")
+def _rev(w, eqn, x):
+    """Each reversed dim read backwards: a gather at n - 1 - i."""
+    for axis in eqn.params["dimensions"]:
+        n = x.shape[axis]
+        positions = w.emit("iota", [], np.int64, (n,), ("iota",
+                           graph_pb2.IotaAttrs(dtype=graph_pb2.DTYPE_I64,
+                                               shape=[dim(n)],
+                                               iota_dimension=0)))
+        last = w.emit("sub", [_size_value(w, x, axis),
+                              w.constant(splat=1, dtype=np.int64)],
+                      np.int64, ())
+        backwards = w.emit("sub", [w.broadcast(last, (n,)), positions],
+                           np.int64, (n,))
+        x = w.emit("gather", [x, backwards], x.dtype, x.shape,
+                   ("gather", graph_pb2.GatherAttrs(axis=axis)))
+    return x

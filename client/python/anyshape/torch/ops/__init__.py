@@ -129,7 +129,7 @@ def iota(t, dtype, shape, axis):
 
 def _load_rules():
     from anyshape.torch.ops import attention, compute, elementwise, \
-        indexing, pooling, shapes  # noqa: F401
+        indexing, pooling, shapes, sorting  # noqa: F401
 
 
 _load_rules()

@@ -207,7 +207,7 @@ def _any_all(t, node, a, dims=None, keepdim=False):
     return t.convert(t.reshape(result, shape_of(node)), out(node).dtype)
 
 
-def _arg_extreme(t, a, axis, smallest, candidate=None):
+def arg_extreme(t, a, axis, smallest, candidate=None):
     """The first position along `axis` of the max (min) of `a` among the
     `candidate` positions (all if None), a NaN counting as the extreme
     (PyTorch's argmax), and that value; both with the axis kept as 1."""
@@ -234,62 +234,13 @@ def _arg_extreme(t, a, axis, smallest, candidate=None):
     return t.reshape(index, kept), best
 
 
-@rule(aten.topk.default)
-def _topk(t, node, a, k, dim=-1, largest=True, sorted=True):
-    """k rounds of the extreme among the positions not yet taken (ties to
-    the lower index): the k of routing and beam search, not a sort."""
-    k, axis = wdims.static(k), dim % a.rank
-    if k is None or k > 64:
-        raise t.error(f"topk with k = {k} (at most 64, a constant: the wire "
-                      "has no sort op yet)")
-    values, indices, taken = [], [], None
-    position = iota(t, torch.int64, a.shape, axis)
-    key = a
-    if not largest and a.dtype.is_floating_point:
-        # PyTorch orders NaN last either way: for the smallest, NaN is
-        # +inf here (argmin's NaN-first rule is not topk's).
-        key = t.emit("select", [compare(t, a, a, graph_pb2.COMPARE_NE),
-                                t.broadcast(t.scalar(math.inf, a.dtype),
-                                            a.shape), a], a.dtype, a.shape)
-    for _ in range(k):
-        untaken = None if taken is None else t.emit(
-            "not", [taken], torch.bool, a.shape)
-        index, value = _arg_extreme(t, key, axis, not largest, untaken)
-        hit = compare(t, position, t.broadcast(index, a.shape),
-                      graph_pb2.COMPARE_EQ)
-        if key is not a:  # the value itself, NaN included
-            kept = value.shape
-            value = t.reshape(_reduce(t, t.emit("select", [hit, a, t.broadcast(
-                t.scalar(-math.inf, a.dtype), a.shape)], a.dtype, a.shape),
-                [axis], graph_pb2.REDUCE_MAX), kept)
-        taken = hit if taken is None else t.emit("or", [taken, hit],
-                                                 torch.bool, a.shape)
-        values.append(value)
-        indices.append(index)
-    shape = tuple(wdims.as_expr(s) for s in out(node)[0].shape)
-
-    def join(parts, dtype):
-        if len(parts) == 1:
-            return parts[0]
-        return t.emit("concatenate", parts, dtype, shape, ("concatenate",
-                      graph_pb2.ConcatenateAttrs(dimension=axis)))
-    if k == 0:
-        raise t.error("topk with k = 0")
-    index = t.emit("check_index", [join(indices, torch.int64), a],
-                   torch.int64, shape, ("check_index",
-                   graph_pb2.CheckIndexAttrs(axis=axis, allow_negative=False,
-                                             what=t.what() + " (k above the "
-                                             "dim's size)")))
-    return join(values, a.dtype), index
-
-
 @rule(aten.argmax.default, aten.argmin.default)
 def _argmax(t, node, a, dim=None, keepdim=False):
     smallest = node.target is aten.argmin.default
     if dim is None:
         a = t.reshape(a, [elements(a)])
         dim = 0
-    index, _ = _arg_extreme(t, a, dim % a.rank, smallest)
+    index, _ = arg_extreme(t, a, dim % a.rank, smallest)
     return t.reshape(index, shape_of(node))
 
 
@@ -297,7 +248,7 @@ def _argmax(t, node, a, dim=None, keepdim=False):
 def _max_dim(t, node, a, dim, keepdim=False):
     axis = dim % a.rank
     smallest = node.target is aten.min.dim
-    index, _ = _arg_extreme(t, a, axis, smallest)
+    index, _ = arg_extreme(t, a, axis, smallest)
     values = _reduce(t, a, [axis], graph_pb2.REDUCE_MIN if smallest
                      else graph_pb2.REDUCE_MAX)
     shape = out(node)[0].shape

@@ -90,11 +90,11 @@ def _take_along(t, node, a, dim, index, sparse_grad=False):
     shape = shape_of(node)
     index = checked_index(t, t.convert(index, torch.int64), a, axis,
                           negative=True)
-    flat = _linear_positions(t, a, index, axis, shape)
+    flat = linear_positions(t, a, index, axis, shape)
     return _gather(t, t.reshape(a, [elements(a)]), flat, 0, shape)
 
 
-def _linear_positions(t, x, index, axis, shape):
+def linear_positions(t, x, index, axis, shape):
     """For each element of `index` (of `shape`), its row-major position in
     x where its own coordinates are kept and the one along `axis` is the
     index's value: torch.gather's and torch.scatter's addressing."""
@@ -196,7 +196,7 @@ def _scatter_along(t, node, x, dim, index, source, reduce=None,
     shape = index.shape
     index = checked_index(t, t.convert(index, torch.int64), x, axis,
                           negative=True)
-    flat = _linear_positions(t, x, index, axis, shape)
+    flat = linear_positions(t, x, index, axis, shape)
     count = elements(flat)
     if isinstance(source, Value):
         source = _slice_to_shape(t, t.convert(source, dtype), shape)
