@@ -21,6 +21,7 @@
 #include "runtime/Argsort.h"
 #include "runtime/Bfloat16.h"
 #include "runtime/Convolution.h"
+#include "runtime/Cumulative.h"
 #include "runtime/ExecutionContext.h"
 #include "runtime/Gemm.h"
 #include "runtime/IndexChecks.h"
@@ -91,11 +92,16 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner &mangle) {
         bind(&runtime::cuda::anyshapeCudaCountNonZero);
     symbols[mangle(ciface + codegen::kCudaNonZeroIndices + suffix)] =
         bind(&runtime::cuda::anyshapeCudaNonZeroIndices);
-    // argsort (runtime/Argsort.h), one per element type.
+    // argsort and cumulative (runtime/Argsort.h, runtime/Cumulative.h),
+    // one per element type.
     symbols[mangle(ciface + codegen::kArgsort + suffix)] =
         bind(&runtime::anyshapeArgsort);
     symbols[mangle(ciface + codegen::kCudaArgsort + suffix)] =
         bind(&runtime::cuda::anyshapeCudaArgsort);
+    symbols[mangle(ciface + codegen::kCumulative + suffix)] =
+        bind(&runtime::anyshapeCumulative);
+    symbols[mangle(ciface + codegen::kCudaCumulative + suffix)] =
+        bind(&runtime::cuda::anyshapeCudaCumulative);
     // scatter (runtime/Scatter.h), one per element and index type.
     for (const char *index : codegen::kIndexSuffixes) {
       symbols[mangle(ciface + codegen::kScatter + suffix + index)] =

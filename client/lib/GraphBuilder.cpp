@@ -370,6 +370,18 @@ Value GraphBuilder::argsort(Value x, int64_t axis, bool descending) {
   return state_->addNode(std::move(node), {x});
 }
 
+Value GraphBuilder::cumulative(Value x, int64_t axis, Reduction kind,
+                               bool exclusive, bool reverse) {
+  v1::Node node;
+  node.set_op("cumulative");
+  auto *a = node.mutable_cumulative();
+  a->set_axis(axis);
+  a->set_kind(static_cast<v1::ReduceKind>(static_cast<int>(kind) + 1));
+  a->set_exclusive(exclusive);
+  a->set_reverse(reverse);
+  return state_->addNode(std::move(node), {x});
+}
+
 Value GraphBuilder::checkIndex(Value indices, Value x, int64_t axis,
                                bool allowNegative, const std::string &what) {
   v1::Node node;

@@ -107,8 +107,8 @@ struct LaunchesToRuntimeCallsPass
 
     // GEMMs run on the device too, through the runtime's cuBLASLt call;
     // index checks read the device's indices (same C interfaces as the
-    // CPU's); nonzero, scatter and argsort read the device's operands and
-    // write the device's result.
+    // CPU's); nonzero, scatter, argsort and cumulative read the device's
+    // operands and write the device's result.
     std::vector<std::pair<std::string, std::string>> renames = {
         {kBatchMatmulF32, kCudaBatchMatmulF32},
         {kCheckIndicesI32, kCudaCheckIndicesI32},
@@ -120,6 +120,8 @@ struct LaunchesToRuntimeCallsPass
                            std::string(kCudaNonZeroIndices) + suffix);
       renames.emplace_back(std::string(kArgsort) + suffix,
                            std::string(kCudaArgsort) + suffix);
+      renames.emplace_back(std::string(kCumulative) + suffix,
+                           std::string(kCudaCumulative) + suffix);
       for (const char *index : kIndexSuffixes)
         renames.emplace_back(std::string(kScatter) + suffix + index,
                              std::string(kCudaScatter) + suffix + index);

@@ -40,8 +40,10 @@ inline constexpr const char *kCudaNonZeroIndices = "anyshapeCudaNonZeroIndices";
 /// suffixes and C interface (the operands copied to the host, the result
 /// back).
 inline constexpr const char *kCudaScatter = "anyshapeCudaScatter";
-/// The CUDA runtime's argsort, in place of the CPU's kArgsort likewise.
+/// The CUDA runtime's argsort and cumulative, in place of the CPU's
+/// kArgsort and kCumulative likewise.
 inline constexpr const char *kCudaArgsort = "anyshapeCudaArgsort";
+inline constexpr const char *kCudaCumulative = "anyshapeCudaCumulative";
 /// The CUDA runtime's device copy of a constant, which the host flow asks
 /// for in place of a global's address (anyshape-device-constants).
 inline constexpr const char *kCudaConstant = "anyshapeCudaConstant";

@@ -26,14 +26,15 @@ namespace anyshape::codegen {
 namespace {
 
 bool isKernel(Operation *op) {
-  // An index check, nonzero, scatter, argsort or convolution is a call of
-  // the runtime from the host flow.
+  // An index check, nonzero, scatter, argsort, cumulative or convolution
+  // is a call of the runtime from the host flow.
   if (auto call = dyn_cast<func::CallOp>(op))
     return call.getCallee() != kCheckIndicesI32 &&
            call.getCallee() != kCheckIndicesI64 &&
            !isNonZeroCall(call.getCallee()) &&
            !call.getCallee().starts_with(kScatter) &&
            !call.getCallee().starts_with(kArgsort) &&
+           !call.getCallee().starts_with(kCumulative) &&
            call.getCallee() != kConvolutionF32;
   return isa<linalg::LinalgOp, memref::CopyOp>(op) ||
          (isa<scf::ParallelOp>(op) && op->hasAttr(kStitchedLoopAttr));

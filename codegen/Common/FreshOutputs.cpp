@@ -27,15 +27,14 @@ namespace {
 
 /// True if `value` is computed into a tensor.empty, directly or through
 /// the tied inits of destination-style ops (a fill, then a reduction into
-/// it), or is a convolution's, scatter's, argsort's or nonzero's result:
+/// it), or is the result of a host-flow call other than an index check:
 /// bufferization gives it a buffer of its own.
 bool computedIntoFreshTensor(Value value) {
   while (auto result = llvm::dyn_cast<OpResult>(value)) {
     Operation *op = result.getOwner();
     // A host-flow call's result is an allocation of its own.
-    if (llvm::isa<tensor::EmptyOp, bufferization::AllocTensorOp,
-                  dhlo::ConvolutionOp, dhlo::ScatterOp, dhlo::ArgsortOp,
-                  dhlo::NonZeroOp>(op))
+    if (llvm::isa<tensor::EmptyOp, bufferization::AllocTensorOp>(op) ||
+        (dhlo::isHostFlowCall(op) && !llvm::isa<dhlo::CheckIndexOp>(op)))
       return true;
     // A kernel's result is what it yields.
     if (auto fusion = llvm::dyn_cast<dhlo::FusionOp>(op)) {

@@ -61,6 +61,10 @@ inline constexpr const char *kIndexSuffixes[] = {"_i32", "_i64"};
 /// with a suffix of kElementSuffixes for the operand ("anyshapeArgsort_f32";
 /// runtime/Argsort.h).
 inline constexpr const char *kArgsort = "anyshapeArgsort";
+/// The runtime function a cumulative calls
+/// (anyshape-cumulative-to-runtime-calls), with a suffix of
+/// kElementSuffixes ("anyshapeCumulative_f32"; runtime/Cumulative.h).
+inline constexpr const char *kCumulative = "anyshapeCumulative";
 /// The runtime function a convolution calls (anyshape-convolutions-to-
 /// runtime-calls; runtime/Convolution.h).
 inline constexpr const char *kConvolutionF32 = "anyshapeConvolutionF32";
@@ -71,13 +75,14 @@ inline constexpr const char *kReleaseConvolutionWeights =
 /// Whether the host flow passes the execution context to `callee`, a
 /// runtime function it calls, as the last operand: the GEMMs (the run's
 /// team), the index checks (a failure is recorded in the context),
-/// nonzero's, scatter and argsort (the CUDA run's stream), the convolution (the
-/// run's team, and its errors).
+/// nonzero's, scatter, argsort and cumulative (the CUDA run's stream), the
+/// convolution (the run's team, and its errors).
 inline bool takesContextLast(llvm::StringRef callee) {
   return callee == kBatchMatmulF32 || callee == kBatchMatmulPackedF32 ||
          callee == kCheckIndicesI32 || callee == kCheckIndicesI64 ||
          isNonZeroCall(callee) || callee.starts_with(kScatter) ||
-         callee.starts_with(kArgsort) || callee == kConvolutionF32;
+         callee.starts_with(kArgsort) || callee.starts_with(kCumulative) ||
+         callee == kConvolutionF32;
 }
 /// Frees the pack in a slot: `(slot address: i64) -> ()`.
 inline constexpr const char *kReleaseGemmPack = "anyshapeReleaseGemmPack";

@@ -369,6 +369,21 @@ def ArgsortToRuntimeCalls
                            "::mlir::memref::MemRefDialect"];
 }
 
+def CumulativeToRuntimeCalls
+    : Pass<"anyshape-cumulative-to-runtime-calls", "mlir::ModuleOp"> {
+  let summary = "Make each cumulative_into a runtime call";
+  let description = [{
+    Right after bufferization: each `dhlo.cumulative_into` becomes a call
+    of `anyshapeCumulative_<T>` (runtime/Cumulative.h) in the host flow,
+    with the buffers as unranked views and codes for the element type, the
+    axis, the fold (the wire ReduceKind's number) and the flags (1
+    exclusive, 2 reverse). T names the element type.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def SeededConstantsAtLoad
     : Pass<"anyshape-seeded-constants-at-load", "mlir::ModuleOp"> {
   let summary = "Generate large seeded constants when the executable loads";

@@ -69,6 +69,7 @@ void buildBufferizationStages(OpPassManager &pm) {
   pm.addPass(createNonZeroToRuntimeCalls());
   pm.addPass(createScatterToRuntimeCalls());
   pm.addPass(createArgsortToRuntimeCalls());
+  pm.addPass(createCumulativeToRuntimeCalls());
   pm.addPass(createConvolutionsToRuntimeCalls());
   pm.addNestedPass<func::FuncOp>(createHoistKernelBuffers());
   // MLIR's buffer-deallocation-pipeline, with the buffers that alias

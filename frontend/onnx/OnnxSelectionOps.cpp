@@ -1,6 +1,6 @@
 // The ops that pick elements by value or position: ArgMax, ArgMin, TopK,
 // CumSum and OneHot, as compositions of reductions, comparisons and
-// selects over an iota.
+// selects over an iota, and the wire's argsort and cumulative.
 //
 // ArgMax is the first (or last) index where the element equals the
 // reduced max; a NaN counts as the max, as numpy's argmax has it. TopK
@@ -10,9 +10,8 @@
 // only, which a GPU runs without a trip to the host. Any other TopK, a k
 // from Shape included (torch.sort and argsort export as TopK of the whole
 // axis), is the first k of the wire's stable argsort, the values gathered
-// at them; the smallest put a NaN last, as PyTorch does. CumSum sums each
-// prefix as a masked reduction over an [n, n] triangle that the fusion
-// planner keeps in registers (O(n^2) work, no n^2 buffer).
+// at them; the smallest put a NaN last, as PyTorch does. CumSum is the
+// wire's cumulative sum (linear, exclusive and reverse as attributes).
 #include "frontend/onnx/OnnxNode.h"
 #include "ir/graph/DType.h"
 
@@ -166,23 +165,9 @@ Status cumSum(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(int64_t axis, n.axis(axes[0], r));
   if (n.b.dtype(x) == v1::DTYPE_BOOL)
     return n.error("needs a numeric input");
-  bool exclusive = n.attrInt("exclusive", 0) != 0;
-  bool reverse = n.attrInt("reverse", 0) != 0;
-  // Result element i sums input element j where (forward) j <= i or
-  // (reverse) j >= i; exclusive drops j == i.
-  std::vector<Dim> dims = n.b.dims(x);
-  std::vector<Dim> spread = dims;
-  spread.insert(spread.begin() + axis + 1, dims[axis]); // [.., i, j, ..]
-  std::vector<int64_t> mapping;
-  for (int64_t d = 0; d < r; ++d)
-    mapping.push_back(d < axis ? d : d + 1); // x's axis is j
-  Value i = indexAlong(n, spread, axis), j = indexAlong(n, spread, axis + 1);
-  Comparison keep = reverse ? (exclusive ? Comparison::Gt : Comparison::Ge)
-                            : (exclusive ? Comparison::Lt : Comparison::Le);
-  Value terms = n.b.select(n.b.compare(j, i, keep),
-                           n.b.broadcastInDim(x, spread, mapping),
-                           full(n, n.b.scalar(0.0, n.b.dtype(x)), spread));
-  return n.define(n.b.reduce(terms, {axis + 1}, Reduction::Sum));
+  return n.define(n.b.cumulative(x, axis, Reduction::Sum,
+                                 n.attrInt("exclusive", 0) != 0,
+                                 n.attrInt("reverse", 0) != 0));
 }
 
 Status oneHot(Node &n) {

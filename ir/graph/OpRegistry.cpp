@@ -52,6 +52,7 @@ const std::vector<OpInfo> &allOps() {
       {"scatter", OpClass::Scatter, 3, 3, A::kScatter},
       {"convolution", OpClass::Convolution, 2, 2, A::kConvolution},
       {"argsort", OpClass::Argsort, 1, 1, A::kArgsort},
+      {"cumulative", OpClass::Cumulative, 1, 1, A::kCumulative},
   };
   return ops;
 }
@@ -66,6 +67,11 @@ const OpInfo *lookupOp(std::string_view name) {
   }();
   auto it = byName->find(name);
   return it == byName->end() ? nullptr : it->second;
+}
+
+std::string_view reduceKindName(v1::ReduceKind kind) {
+  static constexpr std::string_view names[] = {"", "sum", "max", "min", "prod"};
+  return kind >= v1::REDUCE_SUM && kind <= v1::REDUCE_PROD ? names[kind] : "";
 }
 
 std::string_view scatterReductionName(v1::ScatterReduction reduction) {
@@ -116,6 +122,8 @@ std::string_view attrsName(v1::Node::AttrsCase attrs) {
     return "convolution";
   case A::kArgsort:
     return "argsort";
+  case A::kCumulative:
+    return "cumulative";
   case A::ATTRS_NOT_SET:
     break;
   }

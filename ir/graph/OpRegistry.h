@@ -24,7 +24,8 @@ enum class OpClass {
   NonZero, // a result dim known only from the data
   Scatter, // rows of updates combined into rows of the operand
   Convolution,
-  Argsort, // positions in sorted order along an axis
+  Argsort,    // positions in sorted order along an axis
+  Cumulative, // running folds along an axis
 };
 
 struct OpInfo {
@@ -39,6 +40,9 @@ struct OpInfo {
 /// The row for `name`, or nullptr for an unknown op.
 const OpInfo *lookupOp(std::string_view name);
 const std::vector<OpInfo> &allOps();
+/// A reduce or cumulative kind's name in dhlo ("sum", "max", "min",
+/// "prod"); "" for an invalid one.
+std::string_view reduceKindName(v1::ReduceKind kind);
 /// A scatter reduction's name in dhlo and error text ("replace", "add",
 /// "mul", "max", "min"); "" for an invalid one.
 std::string_view scatterReductionName(v1::ScatterReduction reduction);

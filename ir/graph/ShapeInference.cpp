@@ -290,6 +290,23 @@ StatusOr<SymTensorType> inferArgsort(const v1::ArgsortAttrs &attrs,
   return SymTensorType{v1::DTYPE_I64, x.dims};
 }
 
+/// cumulative(x): x's type, numeric, along an axis of x.
+StatusOr<SymTensorType> inferCumulative(const v1::CumulativeAttrs &attrs,
+                                        const SymTensorType &x) {
+  if (attrs.kind() < v1::REDUCE_SUM || attrs.kind() > v1::REDUCE_PROD)
+    return invalidArgument("cumulative has no valid kind");
+  if (!isNumeric(x.dtype))
+    return invalidArgument("cumulative needs a numeric operand, got " +
+                           x.toString());
+  if (x.rank() == 0)
+    return invalidArgument(
+        "cumulative of a scalar: its operand needs rank >= 1");
+  if (attrs.axis() < 0 || attrs.axis() >= x.rank())
+    return invalidArgument("cumulative axis " + std::to_string(attrs.axis()) +
+                           " is out of range for " + x.toString());
+  return x;
+}
+
 StatusOr<SymTensorType> inferConvolution(const v1::ConvolutionAttrs &attrs,
                                          const SymTensorType &input,
                                          const SymTensorType &weights,
@@ -481,6 +498,8 @@ StatusOr<SymTensorType> dispatch(const Node &node, const OpInfo &info,
     return inferConvolution(node.convolution(), *in[0], *in[1], ctx);
   case OpClass::Argsort:
     return inferArgsort(node.argsort(), *in[0]);
+  case OpClass::Cumulative:
+    return inferCumulative(node.cumulative(), *in[0]);
   case OpClass::ShapeChanging:
     break;
   }

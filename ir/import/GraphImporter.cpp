@@ -86,8 +86,7 @@ SmallVector<NamedAttribute> attributesOf(const v1::Node &node, Builder &b) {
     break;
   }
   case v1::Node::kReduce: {
-    static const char *names[] = {"sum", "max", "min", "prod"};
-    add("kind", b.getStringAttr(names[node.reduce().kind() - v1::REDUCE_SUM]));
+    add("kind", b.getStringAttr(reduceKindName(node.reduce().kind())));
     add("dimensions", b.getDenseI64ArrayAttr(ints(node.reduce().dimensions())));
     break;
   }
@@ -127,6 +126,14 @@ SmallVector<NamedAttribute> attributesOf(const v1::Node &node, Builder &b) {
     add("reduction",
         b.getStringAttr(scatterReductionName(node.scatter().reduction())));
     break;
+  case v1::Node::kCumulative: {
+    const auto &c = node.cumulative();
+    add("axis", b.getI64IntegerAttr(c.axis()));
+    add("kind", b.getStringAttr(reduceKindName(c.kind())));
+    add("exclusive", b.getBoolAttr(c.exclusive()));
+    add("reverse", b.getBoolAttr(c.reverse()));
+    break;
+  }
   case v1::Node::kArgsort:
     add("axis", b.getI64IntegerAttr(node.argsort().axis()));
     add("descending", b.getBoolAttr(node.argsort().descending()));

@@ -1,6 +1,6 @@
-// Reference semantics of gather, scatter, argsort, reduce, dot_general and
-// convolution. Float reductions and contractions accumulate in double;
-// integer ones in 64 bits, wrapping.
+// Reference semantics of gather, scatter, argsort, cumulative, reduce,
+// dot_general and convolution. Float reductions and contractions accumulate in
+// double; integer ones in 64 bits, wrapping.
 #include "EvalOps.h"
 
 #include <algorithm>
@@ -97,6 +97,67 @@ Literal evalArgsort(const v1::ArgsortAttrs &attrs, const Literal &x) {
     });
     for (int64_t k = 0; k < extent; ++k)
       out.i[first + k * stride] = row[k];
+  }
+  return out;
+}
+
+Literal evalCumulative(const v1::CumulativeAttrs &attrs, const Literal &x) {
+  Literal out = Literal::zeros(x.dtype, x.shape);
+  int64_t axis = attrs.axis(), extent = x.shape[axis];
+  int64_t stride = stridesOf(x.shape)[axis];
+  v1::ReduceKind kind = attrs.kind();
+  bool is32 = x.dtype == v1::DTYPE_I32;
+  for (int64_t first = 0; first < out.numElements(); ++first) {
+    if ((first / stride) % extent != 0)
+      continue; // not the first element of its row along the axis
+    // Floats fold in double, integers in 64 bits wrapping (setInt wraps
+    // to i32); the running value starts at the fold's identity.
+    double f = kind == v1::REDUCE_SUM    ? 0.0
+               : kind == v1::REDUCE_PROD ? 1.0
+               : kind == v1::REDUCE_MAX
+                   ? -std::numeric_limits<double>::infinity()
+                   : std::numeric_limits<double>::infinity();
+    uint64_t i = kind == v1::REDUCE_SUM    ? 0
+                 : kind == v1::REDUCE_PROD ? 1
+                 : kind == v1::REDUCE_MAX
+                     ? uint64_t(is32 ? std::numeric_limits<int32_t>::min()
+                                     : std::numeric_limits<int64_t>::min())
+                     : uint64_t(is32 ? std::numeric_limits<int32_t>::max()
+                                     : std::numeric_limits<int64_t>::max());
+    for (int64_t step = 0; step < extent; ++step) {
+      int64_t k = attrs.reverse() ? extent - 1 - step : step;
+      int64_t at = first + k * stride;
+      auto write = [&] {
+        if (out.isFloat())
+          out.setDouble(at, f);
+        else
+          out.setInt(at, int64_t(i));
+      };
+      if (attrs.exclusive())
+        write();
+      if (x.isFloat()) {
+        double v = x.f[at];
+        if (kind == v1::REDUCE_SUM)
+          f += v;
+        else if (kind == v1::REDUCE_PROD)
+          f *= v;
+        else if (std::isnan(v) || std::isnan(f))
+          f = std::numeric_limits<double>::quiet_NaN();
+        else
+          f = kind == v1::REDUCE_MAX ? std::max(f, v) : std::min(f, v);
+      } else {
+        int64_t v = x.i[at];
+        if (kind == v1::REDUCE_SUM)
+          i += uint64_t(v);
+        else if (kind == v1::REDUCE_PROD)
+          i *= uint64_t(v);
+        else
+          i = uint64_t(kind == v1::REDUCE_MAX ? std::max(int64_t(i), v)
+                                              : std::min(int64_t(i), v));
+      }
+      if (!attrs.exclusive())
+        write();
+    }
   }
   return out;
 }

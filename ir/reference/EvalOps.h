@@ -46,6 +46,8 @@ Literal evalScatter(const v1::ScatterAttrs &, const Literal &operand,
                     const Literal &indices, const Literal &updates);
 /// Positions in sorted order along the axis (docs/ops.md, argsort).
 Literal evalArgsort(const v1::ArgsortAttrs &, const Literal &x);
+/// Running folds along the axis (docs/ops.md, cumulative).
+Literal evalCumulative(const v1::CumulativeAttrs &, const Literal &x);
 Literal evalReduce(const v1::ReduceAttrs &, const Literal &,
                    const ResultType &);
 Literal evalDotGeneral(const v1::DotGeneralAttrs &, const Literal &lhs,

@@ -48,6 +48,8 @@ StatusOr<Literal> evalNode(const v1::Node &node,
     return evalScatter(node.scatter(), *in[0], *in[1], *in[2]);
   case OpClass::Argsort:
     return evalArgsort(node.argsort(), *in[0]);
+  case OpClass::Cumulative:
+    return evalCumulative(node.cumulative(), *in[0]);
   case OpClass::Reduce:
     return evalReduce(node.reduce(), *in[0], type);
   case OpClass::DotGeneral:

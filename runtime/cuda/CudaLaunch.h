@@ -192,6 +192,11 @@ void anyshapeCudaScatter(UnrankedMemref *operand, UnrankedMemref *indices,
 void anyshapeCudaArgsort(UnrankedMemref *operand, UnrankedMemref *result,
                          int64_t element, int64_t axis, int64_t descending,
                          AnyshapeExecutionContext *context);
+/// cumulative on this target (runtime/Cumulative.h; CudaCumulative.cpp):
+/// as argsort's, the operand to the host and the result back.
+void anyshapeCudaCumulative(UnrankedMemref *operand, UnrankedMemref *result,
+                            int64_t element, int64_t axis, int64_t kind,
+                            int64_t flags, AnyshapeExecutionContext *context);
 /// The GEMM generated code calls on this target (MLIR's C interface, as
 /// runtime/Gemm.h's): c = a x b through cuBLASLt in the run's stream.
 void anyshapeCudaBatchMatmulF32(Memref3D *a, Memref3D *b, Memref3D *c,

@@ -13,6 +13,7 @@
 #include "../jit/RandomInputs.h"
 #include "../support/ArgsortGraph.h"
 #include "../support/CopyGraph.h"
+#include "../support/CumulativeGraph.h"
 #include "../support/DrawShapes.h"
 #include "../support/ExampleGraph.h"
 #include "../support/NonZeroGraph.h"
@@ -309,6 +310,13 @@ TEST(FakeDevice, ArgsortsRunOnTheHostBetweenTheKernels) {
   v1::Graph graph = test::argsortsGraph();
   checkAcrossShapes(graph, drawShapes({{"n", {1, 9}}, {"m", {3, 40}}}, 6, 15),
                     "argsort on the device", onDevice());
+  EXPECT_EQ(fakeCounter("PendingOperations"), 0);
+}
+
+TEST(FakeDevice, CumulativesRunOnTheHostBetweenTheKernels) {
+  v1::Graph graph = test::cumulativesGraph();
+  checkAcrossShapes(graph, drawShapes({{"n", {1, 9}}, {"m", {1, 40}}}, 6, 16),
+                    "cumulative on the device", onDevice());
   EXPECT_EQ(fakeCounter("PendingOperations"), 0);
 }
 

@@ -105,13 +105,14 @@ class JaxTest(unittest.TestCase):
             for got, want in zip(run(*args), jax.jit(step)(*args)):
                 np.testing.assert_array_equal(got, np.asarray(want))
 
-    def test_sorts_and_top_k_at_every_shape(self):
+    def test_sorts_top_k_and_running_folds_at_every_shape(self):
         b, s = jax.export.symbolic_shape("b, s", constraints=["s >= 3"])
 
         def orders(x):
             return (jnp.sort(x, axis=0), jnp.argsort(x, axis=-1),
                     jnp.argsort(x, axis=-1, descending=True),
-                    *jax.lax.top_k(x, 3))
+                    *jax.lax.top_k(x, 3), jnp.cumsum(x, axis=1),
+                    jax.lax.cummax(x, axis=0, reverse=True))
 
         before = aj.session().compiles
         run = aj.export(orders, jax.ShapeDtypeStruct((b, s), jnp.float32))

@@ -251,8 +251,9 @@ class TorchTest(unittest.TestCase):
 
     def test_sorting_for_sampling_at_every_vocabulary_length(self):
         # Top-k then top-p filtering of logits (what generate() samples
-        # from), sort and argsort both ways, kthvalue: one graph and one
-        # compile for every length, ties and NaN placed as PyTorch does.
+        # from), sort and argsort both ways, kthvalue, the running folds:
+        # one graph and one compile for every length, ties and NaN placed
+        # as PyTorch does.
         # k and p as literals: a closure's int is a graph input to Dynamo,
         # a size no tensor carries (see docs/python.md).
         def filtered(logits):
@@ -270,8 +271,13 @@ class TorchTest(unittest.TestCase):
             kth = torch.kthvalue(x, 2, dim=1, keepdim=True)
             # Which of equal elements kthvalue names is PyTorch's choice:
             # compared through the value at the position.
+            top = torch.cummax(x, dim=1)
+            bottom = torch.cummin(x, dim=0)
             return (up.values, up.indices, down, kth.values,
-                    x.gather(1, kth.indices))
+                    x.gather(1, kth.indices), top.values, top.indices,
+                    bottom.values, bottom.indices, x.cumsum(0),
+                    (x / 4).cumprod(1),
+                    x[1:].long().cumsum(1))  # NaN as an integer: undefined
 
         compiled = torch.compile(filtered, backend="anyshape", dynamic=True,
                                  options={"strict": True})

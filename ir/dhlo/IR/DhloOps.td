@@ -273,6 +273,31 @@ def Dhlo_ArgsortIntoOp : Op<Dhlo_Dialect, "argsort_into",
   let assemblyFormat = "operands attr-dict `:` type(operands)";
 }
 
+def Dhlo_CumulativeOp : Dhlo_InferredOp<"cumulative"> {
+  let summary = "running folds along an axis";
+  let description = [{
+    The wire op cumulative: `kind` is one of sum, max, min, prod. In no
+    kernel: bufferized, it is the result's allocation and a
+    cumulative_into, which anyshape-cumulative-to-runtime-calls makes a
+    call of the runtime from the host flow (linear, where a kernel of
+    parallel rows would need a scan).
+  }];
+  let arguments = (ins AnyRankedTensor:$operand, I64Attr:$axis, StrAttr:$kind,
+                   BoolAttr:$exclusive, BoolAttr:$reverse);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Dhlo_CumulativeIntoOp : Op<Dhlo_Dialect, "cumulative_into",
+                               [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "writes a cumulative's result into a buffer";
+  let description = [{
+    Fills `result`, of `operand`'s type, with dhlo.cumulative of `operand`.
+  }];
+  let arguments = (ins AnyMemRef:$operand, AnyMemRef:$result, I64Attr:$axis,
+                   StrAttr:$kind, BoolAttr:$exclusive, BoolAttr:$reverse);
+  let assemblyFormat = "operands attr-dict `:` type(operands)";
+}
+
 def Dhlo_ConvolutionOp : Dhlo_InferredOp<"convolution"> {
   let summary = "grouped, strided, dilated, padded cross-correlation";
   let description = [{

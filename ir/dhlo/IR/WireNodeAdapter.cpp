@@ -131,19 +131,41 @@ bool readCompare(AttrReader &r, v1::Node &node) {
                 "' is not one of EQ, NE, LT, LE, GT, GE");
 }
 
-bool readReduce(AttrReader &r, v1::Node &node) {
+/// The "kind" attribute (sum, max, min, prod) into `out`.
+bool readReduceKind(AttrReader &r, v1::ReduceKind &out) {
   std::string kind;
-  if (!r.string("kind", kind) ||
-      !r.ints("dimensions", node.mutable_reduce()->mutable_dimensions()))
+  if (!r.string("kind", kind))
     return false;
-  static const char *names[] = {"sum", "max", "min", "prod"};
-  for (int i = 0; i < 4; ++i)
-    if (kind == names[i]) {
-      node.mutable_reduce()->set_kind(
-          static_cast<v1::ReduceKind>(v1::REDUCE_SUM + i));
+  for (int k = v1::REDUCE_SUM; k <= v1::REDUCE_PROD; ++k)
+    if (kind == reduceKindName(v1::ReduceKind(k))) {
+      out = v1::ReduceKind(k);
       return true;
     }
   return r.fail("kind '" + kind + "' is not one of sum, max, min, prod");
+}
+
+bool readReduce(AttrReader &r, v1::Node &node) {
+  v1::ReduceKind kind;
+  if (!readReduceKind(r, kind) ||
+      !r.ints("dimensions", node.mutable_reduce()->mutable_dimensions()))
+    return false;
+  node.mutable_reduce()->set_kind(kind);
+  return true;
+}
+
+bool readCumulative(AttrReader &r, v1::Node &node) {
+  v1::ReduceKind kind;
+  int64_t axis = 0;
+  bool exclusive = false, reverse = false;
+  if (!readReduceKind(r, kind) || !r.integer("axis", axis) ||
+      !r.boolean("exclusive", exclusive) || !r.boolean("reverse", reverse))
+    return false;
+  auto *a = node.mutable_cumulative();
+  a->set_kind(kind);
+  a->set_axis(axis);
+  a->set_exclusive(exclusive);
+  a->set_reverse(reverse);
+  return true;
 }
 
 bool readScatter(AttrReader &r, v1::Node &node) {
@@ -175,6 +197,8 @@ FailureOr<v1::Node> toWireNode(StringRef opName, DictionaryAttr attributes,
     ok = readReduce(r, node);
   } else if (op == "scatter") {
     ok = readScatter(r, node);
+  } else if (op == "cumulative") {
+    ok = readCumulative(r, node);
   } else if (op == "argsort") {
     int64_t axis = 0;
     bool descending = false;

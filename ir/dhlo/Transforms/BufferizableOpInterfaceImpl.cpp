@@ -158,9 +158,9 @@ struct CheckIndexOpInterface
 };
 
 /// An op the host flow computes by a call of the runtime (nonzero,
-/// scatter, argsort, convolution): it reads its operands and writes a fresh
-/// allocation of its result's type, aliasing none of them. `Interface` adds
-/// `bufferize`.
+/// scatter, argsort, cumulative, convolution): it reads its operands and writes
+/// a fresh allocation of its result's type, aliasing none of them. `Interface`
+/// adds `bufferize`.
 template <typename Interface, typename Op>
 struct RuntimeCallOpInterface
     : BufferizableOpInterface::ExternalModel<Interface, Op> {
@@ -189,6 +189,21 @@ struct RuntimeCallOpInterface
         MemRefType::get(type.getShape(), type.getElementType()));
   }
 };
+
+/// An allocation of `op`'s result type (its only result), its dynamic
+/// dims those of `operand`'s buffer, which has the same shape.
+FailureOr<Value> allocateLike(RewriterBase &rewriter, Operation *op,
+                              Value operand,
+                              const BufferizationOptions &options) {
+  auto type = llvm::cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      sizes.push_back(rewriter.create<memref::DimOp>(op->getLoc(), operand, d));
+  return options.createAlloc(
+      rewriter, op->getLoc(),
+      MemRefType::get(type.getShape(), type.getElementType()), sizes);
+}
 
 /// A nonzero's result is sized by the count: bufferized, the count of the
 /// operand's buffer, the allocation, and the indices written into it.
@@ -232,19 +247,11 @@ struct ScatterOpInterface
         getBuffer(rewriter, scatter.getUpdates(), options);
     if (failed(operand) || failed(indices) || failed(updates))
       return failure();
-    Location loc = op->getLoc();
-    auto type = llvm::cast<RankedTensorType>(scatter.getType());
-    SmallVector<Value> sizes;
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      if (type.isDynamicDim(d))
-        sizes.push_back(rewriter.create<memref::DimOp>(loc, *operand, d));
-    FailureOr<Value> result = options.createAlloc(
-        rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()),
-        sizes);
+    FailureOr<Value> result = allocateLike(rewriter, op, *operand, options);
     if (failed(result))
       return failure();
-    rewriter.create<ScatterIntoOp>(loc, *operand, *indices, *updates, *result,
-                                   scatter.getReductionAttr());
+    rewriter.create<ScatterIntoOp>(op->getLoc(), *operand, *indices, *updates,
+                                   *result, scatter.getReductionAttr());
     replaceOpWithBufferizedValues(rewriter, op, *result);
     return success();
   }
@@ -262,20 +269,36 @@ struct ArgsortOpInterface
         getBuffer(rewriter, argsort.getOperand(), options);
     if (failed(operand))
       return failure();
-    Location loc = op->getLoc();
-    auto type = llvm::cast<RankedTensorType>(argsort.getType());
-    SmallVector<Value> sizes;
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      if (type.isDynamicDim(d))
-        sizes.push_back(rewriter.create<memref::DimOp>(loc, *operand, d));
-    FailureOr<Value> result = options.createAlloc(
-        rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()),
-        sizes);
+    FailureOr<Value> result = allocateLike(rewriter, op, *operand, options);
     if (failed(result))
       return failure();
-    rewriter.create<ArgsortIntoOp>(loc, *operand, *result,
+    rewriter.create<ArgsortIntoOp>(op->getLoc(), *operand, *result,
                                    argsort.getAxisAttr(),
                                    argsort.getDescendingAttr());
+    replaceOpWithBufferizedValues(rewriter, op, *result);
+    return success();
+  }
+};
+
+/// A cumulative's result has the operand's type: bufferized, the
+/// allocation and a cumulative_into it.
+struct CumulativeOpInterface
+    : RuntimeCallOpInterface<CumulativeOpInterface, CumulativeOp> {
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options) const {
+    auto cumulative = llvm::cast<CumulativeOp>(op);
+    FailureOr<Value> operand =
+        getBuffer(rewriter, cumulative.getOperand(), options);
+    if (failed(operand))
+      return failure();
+    FailureOr<Value> result = allocateLike(rewriter, op, *operand, options);
+    if (failed(result))
+      return failure();
+    rewriter.create<CumulativeIntoOp>(
+        op->getLoc(), *operand, *result, cumulative.getAxisAttr(),
+        cumulative.getKindAttr(), cumulative.getExclusiveAttr(),
+        cumulative.getReverseAttr());
     replaceOpWithBufferizedValues(rewriter, op, *result);
     return success();
   }
@@ -346,6 +369,7 @@ void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry) {
     NonZeroOp::attachInterface<NonZeroOpInterface>(*context);
     ScatterOp::attachInterface<ScatterOpInterface>(*context);
     ArgsortOp::attachInterface<ArgsortOpInterface>(*context);
+    CumulativeOp::attachInterface<CumulativeOpInterface>(*context);
     ConvolutionOp::attachInterface<ConvolutionOpInterface>(*context);
   });
 }

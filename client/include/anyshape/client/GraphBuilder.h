@@ -130,6 +130,11 @@ public:
   /// ascending order, or descending: stable (equal elements keep their
   /// order), NaN above every number. TopK is a gather at its first k.
   Value argsort(Value x, int64_t axis, bool descending = false);
+  /// Running folds of x along `axis`: element i the fold of those at or
+  /// before i (strictly before with `exclusive`; at or after with
+  /// `reverse`); x's type, numeric (cumsum: Reduction::Sum).
+  Value cumulative(Value x, int64_t axis, Reduction kind = Reduction::Sum,
+                   bool exclusive = false, bool reverse = false);
   /// `indices`, once each is in range for dim `axis` of `x` ([-n, n) with
   /// `allowNegative`, else [0, n)); otherwise the run fails with
   /// INVALID_ARGUMENT naming `what`, the index and the range. Put before a

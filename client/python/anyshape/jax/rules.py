@@ -249,29 +249,19 @@ def _dot_general(w, eqn, a, b):
                       rhs_contracting_dimensions=rc)))
 
 
-@rule("cumsum")
-def _cumsum(w, eqn, x):
-    """Each prefix as a masked sum over an [n, n] triangle (reverse: each
-    suffix)."""
-    axis = eqn.params["axis"]
-    n = x.shape[axis]
-    wide = x.shape[:axis + 1] + (n,) + x.shape[axis + 1:]
-    spread = w.broadcast(x, wide, [d if d < axis else d + 1
-                                   for d in range(x.rank)])
+def _cumulative(kind):
+    def translate(w, eqn, x):
+        return w.emit("cumulative", [x], x.dtype, x.shape, ("cumulative",
+                      graph_pb2.CumulativeAttrs(
+                          axis=eqn.params["axis"], kind=kind,
+                          reverse=bool(eqn.params.get("reverse")))))
+    return translate
 
-    def iota(d):
-        return w.emit("iota", [], np.int64, wide, ("iota", graph_pb2.IotaAttrs(
-            dtype=graph_pb2.DTYPE_I64, shape=[dim(s) for s in wide],
-            iota_dimension=d)))
-    direction = graph_pb2.COMPARE_GE if eqn.params.get("reverse") \
-        else graph_pb2.COMPARE_LE
-    inside = w.emit("compare", [iota(axis + 1), iota(axis)], np.bool_, wide,
-                    ("compare", graph_pb2.CompareAttrs(direction=direction)))
-    zero = w.broadcast(w.constant(splat=0, dtype=x.dtype), wide)
-    masked = w.emit("select", [inside, spread, zero], x.dtype, wide)
-    return w.emit("reduce", [masked], x.dtype, x.shape, ("reduce",
-                  graph_pb2.ReduceAttrs(kind=graph_pb2.REDUCE_SUM,
-                                        dimensions=[axis + 1])))
+
+rule("cumsum")(_cumulative(graph_pb2.REDUCE_SUM))
+rule("cumprod")(_cumulative(graph_pb2.REDUCE_PROD))
+rule("cummax")(_cumulative(graph_pb2.REDUCE_MAX))
+rule("cummin")(_cumulative(graph_pb2.REDUCE_MIN))
 
 
 @rule("gather")

@@ -1,7 +1,7 @@
 """ATen ops that compute across elements: reductions (and the arg
 reductions, as the first position of the extreme), variance and the
-norms kept whole, cumsum, matrix products, convolution, and the tensors
-made from nothing (full, arange)."""
+norms kept whole, cumsum and the other running folds, matrix products,
+convolution, and the tensors made from nothing (full, arange)."""
 import math
 
 import torch
@@ -160,27 +160,43 @@ def _batch_norm(t, node, x, weight, bias, mean, variance, momentum, eps):
     return y, empty, empty
 
 
-@rule(aten.cumsum.default)
+def cumulative(t, x, axis, kind, exclusive=False, reverse=False):
+    """The wire's running fold of `x` along `axis` (linear)."""
+    return t.emit("cumulative", [x], x.dtype, x.shape, ("cumulative",
+                  graph_pb2.CumulativeAttrs(axis=axis, kind=kind,
+                                            exclusive=exclusive,
+                                            reverse=reverse)))
+
+
+@rule(aten.cumsum.default, aten.cumprod.default)
 def _cumsum(t, node, a, dim, dtype=None):
-    """Each prefix as a masked sum over an [n, n] triangle, which the
-    fusion planner keeps in registers: O(n^2) work, no n^2 buffer."""
-    dtype = out(node).dtype
-    x = t.convert(a, dtype)
+    kind = graph_pb2.REDUCE_PROD if node.target is aten.cumprod.default \
+        else graph_pb2.REDUCE_SUM
+    if a.rank == 0:
+        return t.convert(a, out(node).dtype)
+    return cumulative(t, t.convert(a, out(node).dtype), dim % a.rank, kind)
+
+
+@rule(aten.cummax.default, aten.cummin.default)
+def _cummax(t, node, a, dim):
+    """The running max (min) and the position it was last reached at (a
+    NaN, once met, is the extreme, as PyTorch has it)."""
+    smallest = node.target is aten.cummin.default
+    if a.rank == 0:
+        return a, t.convert(t.scalar(0, torch.int64), torch.int64)
     axis = dim % a.rank
-    n = a.shape[axis]
-    wide = a.shape[:axis + 1] + (n,) + a.shape[axis + 1:]
-    spread = t.emit("broadcast_in_dim", [x], dtype, wide,
-                    ("broadcast_in_dim", graph_pb2.BroadcastInDimAttrs(
-                        shape=t.dims(wide),
-                        broadcast_dimensions=[d if d < axis else d + 1
-                                              for d in range(a.rank)])))
-    # Element (.., i, j, ..) holds x[j]: summed where j <= i.
-    rows = iota(t, torch.int64, wide, axis)
-    columns = iota(t, torch.int64, wide, axis + 1)
-    inside = compare(t, columns, rows, graph_pb2.COMPARE_LE)
-    zero = t.broadcast(t.scalar(0, dtype), wide)
-    masked = t.emit("select", [inside, spread, zero], dtype, wide)
-    return _reduce(t, masked, [axis + 1], graph_pb2.REDUCE_SUM)
+    values = cumulative(t, a, axis, graph_pb2.REDUCE_MIN if smallest
+                        else graph_pb2.REDUCE_MAX)
+    # Element j sets the extreme where it equals the running value (or is
+    # NaN): the latest such position up to i.
+    hit = compare(t, a, values, graph_pb2.COMPARE_EQ)
+    if a.dtype.is_floating_point:
+        hit = t.emit("or", [hit, compare(t, a, a, graph_pb2.COMPARE_NE)],
+                     torch.bool, a.shape)
+    position = iota(t, torch.int64, a.shape, axis)
+    none = t.broadcast(t.scalar(-1, torch.int64), a.shape)
+    reached = t.emit("select", [hit, position, none], torch.int64, a.shape)
+    return values, cumulative(t, reached, axis, graph_pb2.REDUCE_MAX)
 
 
 def _extreme(kind):

@@ -1,0 +1,36 @@
+// cumulative on device buffers (runtime/Cumulative.h): the operand's span
+// is copied to the host in the run's stream order, which waits for the
+// kernels before it; the running folds are computed there and copied into
+// the result's device buffer. A round trip over the bus and a
+// synchronisation per cumulative, as argsort's (docs/cuda.md).
+#include "runtime/Cumulative.h"
+#include "runtime/Scatter.h" // the element codes
+#include "runtime/cuda/CudaLaunch.h"
+
+#include <vector>
+
+namespace anyshape::runtime::cuda {
+
+extern "C" void anyshapeCudaCumulative(UnrankedMemref *operand,
+                                       UnrankedMemref *result, int64_t element,
+                                       int64_t axis, int64_t kind,
+                                       int64_t flags,
+                                       AnyshapeExecutionContext *context) {
+  auto *run = static_cast<CudaRun *>(context->moduleTable);
+  int64_t bytes = scatterElementBytes(element);
+  int64_t count = StridedBytes::of(*result, nullptr, bytes).elementCount();
+  if (!run->error.isOk() || count <= 0)
+    return;
+  std::vector<unsigned char> host = spanOnHost(*run, *operand, bytes);
+  if (!run->error.isOk())
+    return;
+  StridedBytes view = StridedBytes::of(*operand, nullptr, bytes);
+  view.first = host.data();
+  std::vector<unsigned char> folded(static_cast<size_t>(count * bytes));
+  cumulativeRows(view, element, axis, kind, flags, folded.data());
+  auto *words = static_cast<const int64_t *>(result->descriptor);
+  auto to = static_cast<DevicePointer>(words[1] + words[2] * bytes);
+  copyToDevice(*run, to, folded.data(), folded.size());
+}
+
+} // namespace anyshape::runtime::cuda
