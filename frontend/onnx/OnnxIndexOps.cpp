@@ -1,8 +1,10 @@
 // The indexing ops: Gather, GatherElements and GatherND, all on the one
 // gather the op set has (numpy `take` along one axis, indices clamped to
 // the axis); ScatterND and ScatterElements, on the one scatter of rows
-// (each index checked, the data's leading dims flattened into rows); and
-// NonZero, the wire nonzero (a size bound when it runs).
+// (each index checked, the data's leading dims flattened into rows);
+// NonZero, the wire nonzero (a size bound when it runs); and Unique, an
+// argsort, a nonzero of where the sorted values change, and linear
+// gathers, scatters and a cumulative after it.
 //
 // ONNX indices may be negative (counted from the end); the wire gather
 // clamps them to 0 instead, so every index is wrapped first, unless it is
@@ -232,6 +234,79 @@ Status nonZero(Node &n) {
   return n.define(n.b.nonzero(x));
 }
 
+/// Whether each element of `seq` ([N]) starts a run: the first, and each
+/// that differs from the one before (gather clamps position -1 to 0). A
+/// NaN differs from everything, so each NaN is a run of its own, as
+/// torch.unique has it (ONNX does not say; ONNX Runtime merges a NaN into
+/// another value).
+Value runStarts(Node &n, Value seq) {
+  Value position = indexAlong(n, n.b.dims(seq), 0);
+  Value previous =
+      n.b.gather(seq, n.b.sub(position, n.b.scalar(1.0, v1::DTYPE_I64)), 0);
+  Value first = n.b.compare(position, n.b.scalar(0.0, v1::DTYPE_I64),
+                            client::Comparison::Eq);
+  return n.b.logicalOr(first,
+                       n.b.compare(seq, previous, client::Comparison::Ne));
+}
+
+/// Unique's four outputs from `values` ([N]) arranged so that equal
+/// values are adjacent runs in the output order, `from` ([N]) each one's
+/// position in the input (the lowest first within a run), and `starts`
+/// (runStarts): a nonzero finds the runs (their count, bound when it
+/// runs, is the outputs' size), gathers read their values and first
+/// positions, a cumulative numbers them, and scatters write the inverse
+/// and count the runs. Only one count symbol shapes them all, so every
+/// shape rule between them holds for any count.
+Status defineRuns(Node &n, Value values, Value from, Value starts) {
+  std::vector<Dim> all = n.b.dims(values);
+  Value at = n.b.nonzero(starts); // [1, count]
+  Dim count = n.b.dims(at)[1];
+  at = n.b.reshape(at, {count});
+  Value run = n.b.sub(n.b.cumulative(n.b.convert(starts, v1::DTYPE_I64), 0),
+                      n.b.scalar(1.0, v1::DTYPE_I64));
+  auto zeros = [&](std::vector<Dim> dims) {
+    return n.b.broadcastInDim(n.b.scalar(0.0, v1::DTYPE_I64), dims, {});
+  };
+  Value ones = n.b.broadcastInDim(n.b.scalar(1.0, v1::DTYPE_I64), all, {});
+  Value outputs[] = {
+      n.b.gather(values, at, 0), n.b.gather(from, at, 0),
+      n.b.scatter(zeros(all), from, run),
+      n.b.scatter(zeros({count}), run, ones, client::ScatterMode::Add)};
+  for (int k = 0; k < n.proto.output_size() && k < 4; ++k)
+    if (!n.proto.output(k).empty())
+      ANYSHAPE_RETURN_IF_ERROR(n.define(outputs[k], k));
+  return Status::ok();
+}
+
+/// Unique over x flattened: the stable argsort puts equal values in runs,
+/// the lowest position first. With sorted = 0 the runs are put in the
+/// order of their first occurrences by a second stable argsort, of each
+/// element's run's first position (a running max of the run starts).
+Status unique(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+  for (const auto &attribute : n.proto.attribute())
+    if (attribute.name() == "axis")
+      return n.error("Unique along an axis (unique slices) is not "
+                     "supported, only over the flattened tensor");
+  Value flat = n.b.reshape(x, {Dim(-1)});
+  Value order = n.b.argsort(flat, 0);
+  Value sorted = n.b.gather(flat, order, 0);
+  Value starts = runStarts(n, sorted);
+  if (n.attrInt("sorted", 1) != 0)
+    return defineRuns(n, sorted, order, starts);
+  Value position = indexAlong(n, n.b.dims(flat), 0);
+  Value runStart = n.b.cumulative(
+      n.b.select(starts, position,
+                 n.b.broadcastInDim(n.b.scalar(0.0, v1::DTYPE_I64),
+                                    n.b.dims(flat), {})),
+      0, client::Reduction::Max);
+  Value firstSeen = n.b.gather(order, runStart, 0);
+  Value byFirst = n.b.argsort(firstSeen, 0);
+  return defineRuns(n, n.b.gather(sorted, byFirst, 0),
+                    n.b.gather(order, byFirst, 0),
+                    runStarts(n, n.b.gather(firstSeen, byFirst, 0)));
+}
+
 } // namespace
 
 void addIndexRules(std::map<std::string, OpRule> &rules) {
@@ -239,6 +314,7 @@ void addIndexRules(std::map<std::string, OpRule> &rules) {
   rules["GatherElements"] = {{"axis"}, gatherElements};
   rules["GatherND"] = {{"batch_dims"}, gatherND};
   rules["NonZero"] = {{}, nonZero};
+  rules["Unique"] = {{"axis", "sorted"}, unique};
   rules["ScatterND"] = {{"reduction"}, scatterND};
   rules["ScatterElements"] = {{"axis", "reduction"}, scatterElements};
 }

@@ -463,3 +463,43 @@ TEST(OnnxComposedOps, ResizeFormsNotTakenAreRefusedNamingTheNode) {
   neither.output("y");
   expectRefused(neither, "needs scales or sizes");
 }
+
+TEST(OnnxComposedOps, UniqueKeepsEachNaNAndRefusesAnAxis) {
+  // ONNX does not say how Unique treats NaN, and ONNX Runtime merges it
+  // into another value; this importer follows torch.unique: each NaN is
+  // a value of its own, sorted last. Both orders, one compile.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (int64_t sorted : {1, 0}) {
+    ModelBuilder m = oneNode("Unique", {"x"}, {"y", "i", "inv", "c"});
+    setInt(m.graph->mutable_node(0), "sorted", sorted);
+    auto graph = anyshape::onnx::importOnnx(m.bytes());
+    ASSERT_TRUE(graph.isOk()) << graph.status().toString();
+    auto compiled = jit::Compiler::compile(*graph);
+    ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+    Literal x = Literal::zeros(v1::DTYPE_F32, {1, 6});
+    x.f = {2.0, nan, 1.0, 2.0, nan, -0.0};
+    auto out = (*compiled)->run({literalToTensor(x)});
+    ASSERT_TRUE(out.isOk()) << out.status().toString();
+    std::vector<Literal> got;
+    for (const v1::Tensor &t : *out)
+      got.push_back(*literalFromTensor(t));
+    ASSERT_EQ(got[0].numElements(), 5);
+    std::vector<int64_t> first = sorted ? std::vector<int64_t>{5, 2, 0, 1, 4}
+                                        : std::vector<int64_t>{0, 1, 2, 4, 5};
+    std::vector<int64_t> counts = sorted ? std::vector<int64_t>{1, 1, 2, 1, 1}
+                                         : std::vector<int64_t>{2, 1, 1, 1, 1};
+    std::vector<int64_t> inverse = sorted
+                                       ? std::vector<int64_t>{2, 3, 1, 2, 4, 0}
+                                       : std::vector<int64_t>{0, 1, 2, 0, 3, 4};
+    EXPECT_EQ(got[1].i, first) << "sorted " << sorted;
+    EXPECT_EQ(got[2].i, inverse) << "sorted " << sorted;
+    EXPECT_EQ(got[3].i, counts) << "sorted " << sorted;
+    for (int64_t k = 0; k < 5; ++k) // the values are x at the first positions
+      EXPECT_TRUE(std::isnan(x.f[first[k]]) ? std::isnan(got[0].f[k])
+                                            : got[0].f[k] == x.f[first[k]]);
+  }
+  ModelBuilder slices = oneNode("Unique", {"x"});
+  setInt(slices.graph->mutable_node(0), "axis", 0);
+  expectRefused(slices, "Unique along an axis (unique slices) is not "
+                        "supported, only over the flattened tensor");
+}

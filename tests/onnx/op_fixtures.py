@@ -550,6 +550,28 @@ def sort_cases():
              make={"x": with_nan})
 
 
+def unique_cases():
+    """Unique over the flattened tensor: a size only the data gives (the
+    count of distinct values), sorted and in order of first occurrence,
+    floats with ties (-0.0 and 0.0 one value) and integers, and nothing at
+    all. No NaN: ONNX Runtime merges a NaN into another value."""
+    outputs = ["y", "indices", "inverse", "counts"]
+    shapes = [{"n": 1, "m": 1}, {"n": 3, "m": 4}, {"n": 2, "m": 9},
+              {"n": 0, "m": 3}, {"n": 5, "m": 7}]
+
+    def with_signed_zeros(shape, _):
+        v = values(F, shape, "ties")
+        v[v == 0] = np.where(rng.random(int((v == 0).sum())) < 0.5, -0.0, 0.0)
+        return v
+    for sorted_ in (1, 0):
+        case(f"unique_{'sorted' if sorted_ else 'first_occurrence'}",
+             [node("Unique", ["x"], outputs, sorted=sorted_)],
+             [("x", F, ["n", "m"])], outputs, shapes,
+             make={"x": with_signed_zeros})
+    case("unique_int64_values_only", [node("Unique", ["x"], ["y"])],
+         [("x", I, ["n", "m"])], ["y"], shapes)
+
+
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     unary_cases()
@@ -569,3 +591,4 @@ if __name__ == "__main__":
     backward_slice_cases()
     computed_pad_cases()
     sort_cases()
+    unique_cases()
