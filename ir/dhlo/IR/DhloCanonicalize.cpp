@@ -246,11 +246,17 @@ std::optional<SmallVector<int64_t>> insertedUnitDims(RankedTensorType from,
 }
 
 /// The shape the unit-dim reshapes at the leaves of `v` start from, when
-/// `v` is elementwise ops (each used once, of v's shape) over such
-/// reshapes, all from one shape, and scalar splats: what a keepdim
-/// reduction followed by math on the kept row makes (PyTorch's layer
-/// norm: rsqrt(var.reshape([b, s, 1]) + eps)). Null otherwise.
-RankedTensorType unitReshapedChain(Value v, int depth) {
+/// `v` is elementwise ops (each used once, of v's shape; the root, `v`'s
+/// op, also used elsewhere with `sharedRoot`) over such reshapes, all
+/// from one shape, scalar splats, and, when `broadcasts` collects them,
+/// other broadcasts (which the caller checks against that shape,
+/// broadcastsNarrow): what a keepdim reduction followed by math on the
+/// kept row makes (PyTorch's layer norm: rsqrt(var.reshape([b, s, 1]) +
+/// eps); its group norm also multiplies by a per-channel weight
+/// broadcast there). Null otherwise.
+RankedTensorType
+unitReshapedChain(Value v, int depth, bool sharedRoot = false,
+                  SmallVectorImpl<BroadcastInDimOp> *broadcasts = nullptr) {
   Operation *op = v.getDefiningOp();
   if (auto reshape = llvm::dyn_cast_or_null<ReshapeOp>(op)) {
     auto from = llvm::cast<RankedTensorType>(reshape.getOperand().getType());
@@ -259,7 +265,10 @@ RankedTensorType unitReshapedChain(Value v, int depth) {
                ? from
                : RankedTensorType();
   }
-  if (!op || !isChainLink(op, depth))
+  bool link = op && (isChainLink(op, depth) ||
+                     (sharedRoot && depth == 0 && isElementwise(op) &&
+                      op->getNumResults() == 1));
+  if (!link)
     return RankedTensorType();
   RankedTensorType narrow;
   auto type = llvm::cast<RankedTensorType>(v.getType());
@@ -270,7 +279,13 @@ RankedTensorType unitReshapedChain(Value v, int depth) {
       return RankedTensorType();
     if (scalarSplat(operand.getDefiningOp()))
       continue;
-    RankedTensorType from = unitReshapedChain(operand, depth + 1);
+    if (auto broadcast = operand.getDefiningOp<BroadcastInDimOp>();
+        broadcast && broadcasts) {
+      broadcasts->push_back(broadcast);
+      continue;
+    }
+    RankedTensorType from =
+        unitReshapedChain(operand, depth + 1, false, broadcasts);
     if (!from || (narrow && (from.getShape() != narrow.getShape() ||
                              from.getEncoding() != narrow.getEncoding())))
       return RankedTensorType();
@@ -279,9 +294,24 @@ RankedTensorType unitReshapedChain(Value v, int depth) {
   return narrow;
 }
 
-/// `v` (unitReshapedChain) computed in `narrow`'s shape, before the
-/// reshapes.
-Value narrowChain(PatternRewriter &rewriter, Value v, RankedTensorType narrow) {
+/// Whether each of `broadcasts` (leaves of a unitReshapedChain whose
+/// wide dims are `lands`' targets plus inserted unit dims) maps its
+/// operand only onto dims the narrow shape keeps: then it can broadcast
+/// into the narrow shape instead.
+bool broadcastsNarrow(ArrayRef<BroadcastInDimOp> broadcasts,
+                      ArrayRef<int64_t> lands) {
+  return llvm::all_of(broadcasts, [&](BroadcastInDimOp broadcast) {
+    return llvm::all_of(broadcast.getBroadcastDimensions(), [&](int64_t d) {
+      return llvm::is_contained(lands, d);
+    });
+  });
+}
+
+/// `v` (unitReshapedChain, its broadcasts broadcastsNarrow) computed in
+/// `narrow`'s shape, before the reshapes; `lands` says where each narrow
+/// dim sits in v's shape.
+Value narrowChain(PatternRewriter &rewriter, Value v, RankedTensorType narrow,
+                  ArrayRef<int64_t> lands) {
   Operation *op = v.getDefiningOp();
   if (auto reshape = llvm::dyn_cast<ReshapeOp>(op))
     return reshape.getOperand();
@@ -289,13 +319,17 @@ Value narrowChain(PatternRewriter &rewriter, Value v, RankedTensorType narrow) {
       narrow.getShape(),
       llvm::cast<RankedTensorType>(v.getType()).getElementType(),
       narrow.getEncoding());
-  if (BroadcastInDimOp splat = scalarSplat(op))
+  if (auto broadcast = llvm::dyn_cast<BroadcastInDimOp>(op)) {
+    SmallVector<int64_t> dims; // the narrow dims the operand's dims land on
+    for (int64_t d : broadcast.getBroadcastDimensions())
+      dims.push_back(llvm::find(lands, d) - lands.begin());
     return rewriter.create<BroadcastInDimOp>(
-        splat.getLoc(), type, splat.getOperand(), shapeAttrOf(narrow),
-        rewriter.getDenseI64ArrayAttr({}));
+        broadcast.getLoc(), type, broadcast.getOperand(), shapeAttrOf(narrow),
+        rewriter.getDenseI64ArrayAttr(dims));
+  }
   SmallVector<Value> operands;
   for (Value operand : op->getOperands())
-    operands.push_back(narrowChain(rewriter, operand, narrow));
+    operands.push_back(narrowChain(rewriter, operand, narrow, lands));
   OperationState state(op->getLoc(), op->getName(), operands, {type},
                        op->getAttrs());
   return rewriter.create(state)->getResult(0);
@@ -321,10 +355,41 @@ struct BroadcastThroughUnitReshapes : OpRewritePattern<BroadcastInDimOp> {
     SmallVector<int64_t> dims;
     for (int64_t land : lands)
       dims.push_back(mapped[land]);
-    Value operand = narrowChain(rewriter, op.getOperand(), narrow);
+    Value operand = narrowChain(rewriter, op.getOperand(), narrow, lands);
     rewriter.replaceOpWithNewOp<BroadcastInDimOp>(
         op, op.getType(), operand, op.getShape(),
         rewriter.getDenseI64ArrayAttr(dims));
+    return success();
+  }
+};
+
+/// reshape(f(reshape(y), splat, broadcast(w))) -> f'(y, splat', w'), for
+/// reshapes that only insert unit dims (unitReshapedChain) into the shape
+/// the outer reshape takes back: the math is done on y's shape, and a
+/// broadcast among the leaves broadcasts into it instead when it maps
+/// nothing onto the unit dims. PyTorch's group norm decomposed computes
+/// its statistics as [n, g, 1, 1], scales them by a per-channel weight
+/// there, and takes them back to [n, g] before broadcasting them over the
+/// group; left in, the unit dims split the stitched kernel of the
+/// statistics in two. f may have other users, which keep the wide value.
+struct ReshapeRoundTripThroughChain : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto wide = llvm::cast<RankedTensorType>(op.getOperand().getType());
+    auto to = llvm::cast<RankedTensorType>(op.getType());
+    if (!fullyKnown(wide) || !fullyKnown(to))
+      return failure();
+    SmallVector<BroadcastInDimOp> broadcasts;
+    RankedTensorType narrow =
+        unitReshapedChain(op.getOperand(), 0, /*sharedRoot=*/true, &broadcasts);
+    if (!narrow || narrow.getShape() != to.getShape() ||
+        narrow.getEncoding() != to.getEncoding())
+      return failure();
+    std::optional<SmallVector<int64_t>> lands = insertedUnitDims(narrow, wide);
+    if (!lands || !broadcastsNarrow(broadcasts, *lands))
+      return failure();
+    rewriter.replaceOp(op, narrowChain(rewriter, op.getOperand(), to, *lands));
     return success();
   }
 };
@@ -555,8 +620,8 @@ void ReduceOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
 
 void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                             MLIRContext *context) {
-  patterns.add<MergeReshapes, SinkReshapeRoundTrip, SinkUnitReshapeToIndices>(
-      context);
+  patterns.add<MergeReshapes, SinkReshapeRoundTrip, SinkUnitReshapeToIndices,
+               ReshapeRoundTripThroughChain>(context);
 }
 
 void SliceOp::getCanonicalizationPatterns(RewritePatternSet &patterns,

@@ -66,6 +66,41 @@ func.func @broadcast_through_unit_reshape(%x: tensor<?xf32, #dhlo.shape<batch>>,
   return %4 : tensor<?x8xf32, #dhlo.shape<batch, 8>>
 }
 
+// A round trip through unit dims across a chain (PyTorch's group norm:
+// rsqrt(var.reshape([b, 4, 1, 1]) + eps) * weight broadcast there, then
+// back to [b, 4]) runs on [b, 4], the per-channel weight broadcast into
+// it; the wide product keeps serving its other user.
+// CHECK-LABEL: func.func @reshape_round_trip_through_a_chain
+// CHECK-SAME: (%[[V:.*]]: tensor<?x4xf32, #dhlo.shape<batch, 4>>, %[[E:.*]]: tensor<f32>, %[[W:.*]]: tensor<4xf32>)
+// CHECK: %[[S:.*]] = dhlo.broadcast_in_dim %[[E]] {broadcast_dimensions = array<i64>, shape = #dhlo.shape<batch, 4>}
+// CHECK: %[[A:.*]] = dhlo.add %[[V]], %[[S]] : (tensor<?x4xf32, #dhlo.shape<batch, 4>>
+// CHECK: %[[R:.*]] = dhlo.rsqrt %[[A]] : (tensor<?x4xf32
+// CHECK: %[[WB:.*]] = dhlo.broadcast_in_dim %[[W]] {broadcast_dimensions = array<i64: 1>, shape = #dhlo.shape<batch, 4>}
+// CHECK: %[[M:.*]] = dhlo.mul %[[R]], %[[WB]] : (tensor<?x4xf32
+// CHECK: return %[[M]], %{{.*}} : tensor<?x4xf32, #dhlo.shape<batch, 4>>, tensor<?x4x1x1xf32
+func.func @reshape_round_trip_through_a_chain(%v: tensor<?x4xf32, #dhlo.shape<batch, 4>>, %eps: tensor<f32>, %w: tensor<4xf32>) -> (tensor<?x4xf32, #dhlo.shape<batch, 4>>, tensor<?x4x1x1xf32, #dhlo.shape<batch, 4, 1, 1>>) {
+  %0 = dhlo.reshape %v {shape = #dhlo.shape<batch, 4, 1, 1>} : (tensor<?x4xf32, #dhlo.shape<batch, 4>>) -> tensor<?x4x1x1xf32, #dhlo.shape<batch, 4, 1, 1>>
+  %1 = dhlo.broadcast_in_dim %eps {broadcast_dimensions = array<i64>, shape = #dhlo.shape<batch, 4, 1, 1>} : (tensor<f32>) -> tensor<?x4x1x1xf32, #dhlo.shape<batch, 4, 1, 1>>
+  %2 = dhlo.add %0, %1 : (tensor<?x4x1x1xf32, #dhlo.shape<batch, 4, 1, 1>>, tensor<?x4x1x1xf32, #dhlo.shape<batch, 4, 1, 1>>) -> tensor<?x4x1x1xf32, #dhlo.shape<batch, 4, 1, 1>>
+  %3 = dhlo.rsqrt %2 : (tensor<?x4x1x1xf32, #dhlo.shape<batch, 4, 1, 1>>) -> tensor<?x4x1x1xf32, #dhlo.shape<batch, 4, 1, 1>>
+  %4 = dhlo.broadcast_in_dim %w {broadcast_dimensions = array<i64: 1>, shape = #dhlo.shape<batch, 4, 1, 1>} : (tensor<4xf32>) -> tensor<?x4x1x1xf32, #dhlo.shape<batch, 4, 1, 1>>
+  %5 = dhlo.mul %3, %4 : (tensor<?x4x1x1xf32, #dhlo.shape<batch, 4, 1, 1>>, tensor<?x4x1x1xf32, #dhlo.shape<batch, 4, 1, 1>>) -> tensor<?x4x1x1xf32, #dhlo.shape<batch, 4, 1, 1>>
+  %6 = dhlo.reshape %5 {shape = #dhlo.shape<batch, 4>} : (tensor<?x4x1x1xf32, #dhlo.shape<batch, 4, 1, 1>>) -> tensor<?x4xf32, #dhlo.shape<batch, 4>>
+  return %6, %5 : tensor<?x4xf32, #dhlo.shape<batch, 4>>, tensor<?x4x1x1xf32, #dhlo.shape<batch, 4, 1, 1>>
+}
+
+// A broadcast that lands on a unit dim cannot move into [b, 4]: it stays.
+// CHECK-LABEL: func.func @reshape_round_trip_broadcast_onto_a_unit_dim
+// CHECK: dhlo.mul
+// CHECK-SAME: tensor<?x4x1xf32
+func.func @reshape_round_trip_broadcast_onto_a_unit_dim(%v: tensor<?x4xf32, #dhlo.shape<batch, 4>>, %w: tensor<1xf32>) -> tensor<?x4xf32, #dhlo.shape<batch, 4>> {
+  %0 = dhlo.reshape %v {shape = #dhlo.shape<batch, 4, 1>} : (tensor<?x4xf32, #dhlo.shape<batch, 4>>) -> tensor<?x4x1xf32, #dhlo.shape<batch, 4, 1>>
+  %1 = dhlo.broadcast_in_dim %w {broadcast_dimensions = array<i64: 2>, shape = #dhlo.shape<batch, 4, 1>} : (tensor<1xf32>) -> tensor<?x4x1xf32, #dhlo.shape<batch, 4, 1>>
+  %2 = dhlo.mul %0, %1 : (tensor<?x4x1xf32, #dhlo.shape<batch, 4, 1>>, tensor<?x4x1xf32, #dhlo.shape<batch, 4, 1>>) -> tensor<?x4x1xf32, #dhlo.shape<batch, 4, 1>>
+  %3 = dhlo.reshape %2 {shape = #dhlo.shape<batch, 4>} : (tensor<?x4x1xf32, #dhlo.shape<batch, 4, 1>>) -> tensor<?x4xf32, #dhlo.shape<batch, 4>>
+  return %3 : tensor<?x4xf32, #dhlo.shape<batch, 4>>
+}
+
 // CHECK-LABEL: func.func @reshape_round_trip_with_another_operand
 // CHECK: dhlo.max
 // CHECK-SAME: tensor<?x1xf32
