@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "jit/ObjectCode.h"
+#include "jit/LlvmPipeline.h"
 #include "jit/ObjectBundle.h"
 #include "jit/ParallelCodegen.h"
 
@@ -53,70 +54,6 @@ void initialiseNativeTarget() {
 }
 
 namespace {
-
-/// Takes ConstraintElimination out of LLVM's default pipeline (its switch
-/// is a command-line option, so it is set once for the process). On a
-/// function with many dominating conditions -- the shape checks and the
-/// host flow of a graph with hundreds of inputs -- its cost grows with
-/// conditions times facts: 91% of `opt -O2` on a concatenate of 400
-/// inputs (25.5 of 27.9 s; 2.5 s without it), 560 s of LLVM at 1,000
-/// inputs. Kernel loops lose nothing measurable: their bounds are already
-/// folded by MLIR, and the encoder benchmark runs at the same speed.
-void disableSuperlinearPasses() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    llvm::StringMap<llvm::cl::Option *> &options =
-        llvm::cl::getRegisteredOptions();
-    auto found = options.find("enable-constraint-elimination");
-    if (found != options.end())
-      found->second->addOccurrence(0, found->first(), "false");
-  });
-}
-
-std::atomic<int64_t> passesLeftOut{0};
-
-/// LLVM's default pipeline at `optLevel` (as MLIR's
-/// makeOptimizingTransformer builds it: the loop and SLP vectorisers and
-/// unrolling on) without CalledValuePropagation. That pass only helps
-/// indirect calls, of which generated code has none, and its lattice grows
-/// with the values that reach the calls: 7.3 s of `opt -O2` on a
-/// concatenate of 1,000 inputs, whose host flow passes 1,000 memref
-/// descriptors to the kernels.
-void optimizeModule(llvm::Module &module, int optLevel,
-                    llvm::TargetMachine *machine) {
-  static const llvm::OptimizationLevel levels[] = {
-      llvm::OptimizationLevel::O0, llvm::OptimizationLevel::O1,
-      llvm::OptimizationLevel::O2, llvm::OptimizationLevel::O3};
-  llvm::OptimizationLevel level = levels[std::clamp(optLevel, 0, 3)];
-  llvm::LoopAnalysisManager loops;
-  llvm::FunctionAnalysisManager functions;
-  llvm::CGSCCAnalysisManager sccs;
-  llvm::ModuleAnalysisManager modules;
-  llvm::PassInstrumentationCallbacks callbacks;
-  callbacks.registerShouldRunOptionalPassCallback(
-      [](llvm::StringRef pass, llvm::Any) {
-        if (pass != "CalledValuePropagationPass")
-          return true;
-        ++passesLeftOut;
-        return false;
-      });
-  llvm::PipelineTuningOptions tuning;
-  tuning.LoopUnrolling = true;
-  tuning.LoopInterleaving = true;
-  tuning.LoopVectorization = true;
-  tuning.SLPVectorization = true;
-  llvm::PassBuilder builder(machine, tuning, std::nullopt, &callbacks);
-  builder.registerModuleAnalyses(modules);
-  builder.registerCGSCCAnalyses(sccs);
-  builder.registerFunctionAnalyses(functions);
-  builder.registerLoopAnalyses(loops);
-  builder.crossRegisterProxies(loops, functions, sccs, modules);
-  llvm::ModulePassManager pipeline =
-      level == llvm::OptimizationLevel::O0
-          ? builder.buildO0DefaultPipeline(level)
-          : builder.buildPerModuleDefaultPipeline(level);
-  pipeline.run(module, modules);
-}
 
 StatusOr<llvm::orc::JITTargetMachineBuilder> hostBuilder() {
   initialiseNativeTarget();
@@ -320,8 +257,6 @@ struct CollectedDiagnostics : llvm::DiagnosticHandler {
 
 } // namespace
 
-int64_t llvmPassesLeftOut() { return passesLeftOut.load(); }
-
 StatusOr<std::string>
 emitObjectCode(mlir::ModuleOp module, int optLevel,
                const codegen::CpuTarget &target, const std::string &dumpDir,
@@ -355,12 +290,6 @@ emitObjectCode(mlir::ModuleOp module, int optLevel,
 
   codegen::addLoopHints(*llvmModule, *machine, target);
   dump(*llvmModule, "llvm_before_opt.ll");
-  disableSuperlinearPasses();
-  optimizeModule(*llvmModule, optLevel, machine.get());
-  splitLongBlocks(*llvmModule); // bounded work for register allocation
-  dump(*llvmModule, "llvm_after_opt.ll");
-  if (stageDone)
-    stageDone("LLVM optimise");
 
   auto writeDiagnostics = [&] {
     if (!dumpDir.empty() && !diagnostics.text.empty()) {
@@ -371,11 +300,29 @@ emitObjectCode(mlir::ModuleOp module, int optLevel,
   };
   std::vector<std::string> objects;
   if (int parts = codegenParts(*llvmModule, requestedParts); parts > 1) {
+    // Optimised and emitted part by part, one thread each ("LLVM emit"):
+    // what the pipeline learns across functions is learnt on the whole
+    // first ("LLVM optimise").
+    propagateAcrossFunctions(*llvmModule, machine.get());
     writeDiagnostics(); // the parts' own go with their errors
     if (diagnostics.error)
       return internalError("LLVM failed: " + diagnostics.text);
-    ANYSHAPE_ASSIGN_OR_RETURN(objects, emitInParts(*llvmModule, parts));
+    if (stageDone)
+      stageDone("LLVM optimise");
+    std::string optimised;
+    ANYSHAPE_ASSIGN_OR_RETURN(
+        objects, emitInParts(*llvmModule, parts, optLevel,
+                             dumpDir.empty() ? nullptr : &optimised));
+    if (!dumpDir.empty()) {
+      std::error_code error;
+      llvm::raw_fd_ostream(dumpDir + "/llvm_after_opt.ll", error) << optimised;
+    }
   } else {
+    optimizeModule(*llvmModule, optLevel, machine.get());
+    splitLongBlocks(*llvmModule); // bounded work for register allocation
+    dump(*llvmModule, "llvm_after_opt.ll");
+    if (stageDone)
+      stageDone("LLVM optimise");
     ANYSHAPE_ASSIGN_OR_RETURN(std::string object,
                               emitObject(*llvmModule, *machine));
     writeDiagnostics();

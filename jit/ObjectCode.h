@@ -58,11 +58,6 @@ const HostTarget &hostTarget();
 /// A target machine for this host (position-independent code).
 StatusOr<std::unique_ptr<llvm::TargetMachine>> createHostTargetMachine();
 
-/// How many times LLVM's pipeline has been refused a pass it asked to run
-/// (CalledValuePropagation, superlinear in the host flow's arguments:
-/// ObjectCode.cpp), over the process.
-int64_t llvmPassesLeftOut();
-
 /// `module` must be fully in the LLVM dialect with a C-interface @main.
 /// With `dumpDir`, writes the LLVM IR before and after optimisation there
 /// (llvm_before_opt.ll, llvm_after_opt.ll).
