@@ -8,8 +8,10 @@
 // the stacked taps with the weights in one dot_general (im2col). Output
 // sizes are floor quotients of the input's (`(time + 1) floordiv 2`), so
 // the graph stays symbolic and two layers of one geometry give provably
-// equal sizes.
+// equal sizes. GroupNormalization and LpNormalization, which vision and
+// audio models put around their convolutions, are reductions too.
 #include "frontend/onnx/OnnxNode.h"
+#include "ir/graph/DType.h"
 
 #include "ir/graph/DimText.h"
 
@@ -574,6 +576,64 @@ Status instanceNormalization(Node &n) {
       n.b.add(n.b.mul(y, perChannel(n, scale, x)), perChannel(n, bias, x)));
 }
 
+/// GroupNormalization: the channels in `num_groups` groups, each group's
+/// elements (its channels and every spatial position) normalised together
+/// (x viewed as [N, G, rest]), then a per-channel scale and bias (opset
+/// 21's [C]; opset 18's per-group [G] is spread over each group's
+/// channels).
+Status groupNormalization(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+  ANYSHAPE_ASSIGN_OR_RETURN(Value scale, n.input(1));
+  ANYSHAPE_ASSIGN_OR_RETURN(Value bias, n.input(2));
+  int64_t groups = n.attrInt("num_groups", 0);
+  std::vector<Dim> dims = n.b.dims(x);
+  std::optional<int64_t> channels =
+      dims.size() >= 2 ? dimNumber(dims[1].text()) : std::nullopt;
+  if (dims.size() < 3 || n.rank(scale) != 1 || n.rank(bias) != 1)
+    return n.error("needs an input [N, C, spatial...] and 1-D scale and bias");
+  if (!channels || groups < 1 || *channels % groups)
+    return n.error("num_groups " + std::to_string(groups) +
+                   " must divide the static channel count " + dims[1].text());
+  std::vector<Value> params = {scale, bias};
+  for (Value &p : params) {
+    std::optional<int64_t> size = dimNumber(n.b.dims(p)[0].text());
+    if (size == groups && groups != *channels) // per group: to each channel
+      p = n.b.reshape(
+          n.b.broadcastInDim(p, {Dim(groups), Dim(*channels / groups)}, {0}),
+          {Dim(*channels)});
+    else if (size != *channels)
+      return n.error("scale and bias must have C = " +
+                     std::to_string(*channels) + " or num_groups entries");
+  }
+  Value grouped = n.b.reshape(x, {dims[0], Dim(groups), Dim(-1)});
+  Value y = n.b.reshape(
+      normalized(n, grouped, {2}, n.attrFloat("epsilon", 1e-5f)), dims);
+  return n.define(n.b.add(n.b.mul(y, perChannel(n, params[0], x)),
+                          perChannel(n, params[1], x)));
+}
+
+/// LpNormalization: x divided by its L1 or L2 norm along `axis` (no
+/// epsilon: a zero row gives NaN, as ONNX Runtime has it).
+Status lpNormalization(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+  if (!isFloatDType(n.b.dtype(x)))
+    return n.error("needs a floating-point input");
+  ANYSHAPE_ASSIGN_OR_RETURN(int64_t axis,
+                            n.axis(n.attrInt("axis", -1), n.rank(x)));
+  int64_t p = n.attrInt("p", 2);
+  if (p != 1 && p != 2)
+    return n.error("p = " + std::to_string(p) + " is not 1 or 2");
+  Value terms = p == 1 ? n.b.abs(x) : n.b.mul(x, x);
+  Value norm = n.b.reduce(terms, {axis}, client::Reduction::Sum);
+  if (p == 2)
+    norm = n.b.sqrt(norm);
+  std::vector<int64_t> kept;
+  for (int64_t d = 0; d < n.rank(x); ++d)
+    if (d != axis)
+      kept.push_back(d);
+  return n.define(n.b.div(x, n.b.broadcastInDim(norm, n.b.dims(x), kept)));
+}
+
 } // namespace
 
 void addConvRules(std::map<std::string, OpRule> &rules) {
@@ -597,6 +657,9 @@ void addConvRules(std::map<std::string, OpRule> &rules) {
   rules["BatchNormalization"] = {{"epsilon", "momentum", "training_mode"},
                                  batchNormalization};
   rules["InstanceNormalization"] = {{"epsilon"}, instanceNormalization};
+  rules["GroupNormalization"] = {{"epsilon", "num_groups", "stash_type"},
+                                 groupNormalization};
+  rules["LpNormalization"] = {{"axis", "p"}, lpNormalization};
 }
 
 } // namespace anyshape::onnx

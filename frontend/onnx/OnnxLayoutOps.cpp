@@ -1,5 +1,6 @@
 // The ops that move elements without computing new ones: Split, Tile, Pad
-// (constant, edge, reflect and wrap), Trilu and Einsum. Each becomes the
+// (constant, edge, reflect and wrap), Trilu, Einsum, DepthToSpace and
+// SpaceToDepth. Each becomes the
 // op set's slices, broadcasts, gathers and dot_generals; the sizes stay
 // dim expressions ("seq + 2" after a pad, "3*seq" after a tile), so a
 // model that uses them still compiles once for every shape.
@@ -412,6 +413,69 @@ Status einsum(Node &n) {
   return n.define(identity ? acc.value : n.b.transpose(acc.value, permutation));
 }
 
+/// DepthToSpace and SpaceToDepth on [N, C, H, W] with block b: a reshape
+/// that splits the channels (or H and W) by b, a transpose, and a reshape
+/// that merges them back. DepthToSpace's DCR mode takes the block from the
+/// channels' outer part, CRD from their inner part (PixelShuffle's).
+Status blocksAndSpace(Node &n, bool toSpace) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+  int64_t b = n.attrInt("blocksize", 0);
+  if (n.rank(x) != 4)
+    return n.error("needs an input [N, C, H, W]");
+  if (b < 1 || b > 4096)
+    return n.error("blocksize " + std::to_string(b) + " is not in [1, 4096]");
+  std::vector<Dim> d = n.b.dims(x);
+  std::optional<int64_t> channels = dimNumber(d[1].text());
+  if (!channels)
+    return n.error("needs a static channel count");
+  auto times = [&](const Dim &dim, int64_t k) -> StatusOr<Dim> {
+    std::optional<std::string> product =
+        arithmetic("Mul", dim.text(), std::to_string(k));
+    if (!product)
+      return n.error("cannot multiply " + dim.text() + " by the block");
+    return Dim(*product);
+  };
+  if (toSpace) {
+    if (*channels % (b * b))
+      return n.error(
+          "channels " + std::to_string(*channels) +
+          " are not a multiple of blocksize^2 = " + std::to_string(b * b));
+    int64_t c = *channels / (b * b);
+    bool crd = n.attrString("mode", "DCR") == "CRD";
+    if (!crd && n.attrString("mode", "DCR") != "DCR")
+      return n.error("mode '" + n.attrString("mode", "DCR") +
+                     "' is not DCR or CRD");
+    std::vector<Dim> split =
+        crd ? std::vector<Dim>{d[0], Dim(c), Dim(b), Dim(b), d[2], d[3]}
+            : std::vector<Dim>{d[0], Dim(b), Dim(b), Dim(c), d[2], d[3]};
+    std::vector<int64_t> order = crd ? std::vector<int64_t>{0, 1, 4, 2, 5, 3}
+                                     : std::vector<int64_t>{0, 3, 4, 1, 5, 2};
+    ANYSHAPE_ASSIGN_OR_RETURN(Dim h, times(d[2], b));
+    ANYSHAPE_ASSIGN_OR_RETURN(Dim w, times(d[3], b));
+    return n.define(n.b.reshape(n.b.transpose(n.b.reshape(x, split), order),
+                                {d[0], Dim(c), h, w}));
+  }
+  // SpaceToDepth: [N, C, H/b, b, W/b, b] -> [N, b, b, C, H/b, W/b].
+  std::optional<int64_t> height = dimNumber(d[2].text());
+  std::optional<int64_t> width = dimNumber(d[3].text());
+  if ((height && *height % b) || (width && *width % b))
+    return n.error("height and width must be multiples of the block " +
+                   std::to_string(b));
+  // A symbolic side is its floor quotient: the reshape checks at run time
+  // that the block divides it.
+  auto blocks = [&](const Dim &side) {
+    std::optional<std::string> exact =
+        arithmetic("Div", side.text(), std::to_string(b));
+    return exact ? *exact
+                 : "(" + side.text() + ") floordiv " + std::to_string(b);
+  };
+  std::optional<std::string> h = blocks(d[2]), w = blocks(d[3]);
+  std::vector<Dim> split = {d[0], d[1], Dim(*h), Dim(b), Dim(*w), Dim(b)};
+  return n.define(
+      n.b.reshape(n.b.transpose(n.b.reshape(x, split), {0, 3, 5, 1, 2, 4}),
+                  {d[0], Dim(*channels * b * b), Dim(*h), Dim(*w)}));
+}
+
 } // namespace
 
 void addLayoutRules(std::map<std::string, OpRule> &rules) {
@@ -420,6 +484,10 @@ void addLayoutRules(std::map<std::string, OpRule> &rules) {
   rules["Trilu"] = {{"upper"}, trilu};
   rules["Pad"] = {{"mode"}, pad};
   rules["Einsum"] = {{"equation"}, einsum};
+  rules["DepthToSpace"] = {{"blocksize", "mode"},
+                           [](Node &n) { return blocksAndSpace(n, true); }};
+  rules["SpaceToDepth"] = {{"blocksize"},
+                           [](Node &n) { return blocksAndSpace(n, false); }};
 }
 
 } // namespace anyshape::onnx

@@ -1,7 +1,8 @@
 // Elementwise ops the op set spells differently: activations (Softplus,
 // LeakyRelu, HardSigmoid, HardSwish, Elu, Selu, Gelu, Mish, PRelu, ...),
-// the variadic Sum, Mean, Max and Min, Mod, Sign, and the trigonometric
-// and rounding functions. Each is a short composition of the op set's
+// the variadic Sum, Mean, Max and Min, Mod, Sign, IsInf, Shrink, the
+// trigonometric and rounding functions (Round's halves to even), Xor and
+// the bitwise ops. Each is a short composition of the op set's
 // elementwise ops, so it fuses like any other and needs nothing of its
 // own in the compiler. Where the textbook formula overflows (Softplus of a
 // large x), the composition is the stable one.
@@ -141,6 +142,77 @@ Status gelu(Node &n) {
       n.b.mul(half, n.b.add(constantLike(n, x, 1.0), n.b.tanh(inner))));
 }
 
+/// IsInf: x is +inf (detect_positive) or -inf (detect_negative).
+Status isInf(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, floatInput(n, 0));
+  Value found =
+      n.b.broadcastInDim(n.b.scalar(0.0, v1::DTYPE_BOOL), n.b.dims(x), {});
+  if (n.attrInt("detect_positive", 1))
+    found = n.b.logicalOr(
+        found, n.b.compare(x, constantLike(n, x, INFINITY), Comparison::Eq));
+  if (n.attrInt("detect_negative", 1))
+    found = n.b.logicalOr(
+        found, n.b.compare(x, constantLike(n, x, -INFINITY), Comparison::Eq));
+  return n.define(found);
+}
+
+/// Round: to the nearest integer, halves to the even one (as
+/// std::nearbyint in the default mode): floor(x), plus one where the
+/// fraction is above a half, or a half and floor(x) is odd.
+Status round(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, floatInput(n, 0));
+  Value low = n.b.floor(x);
+  Value fraction = n.b.sub(x, low);
+  Value half = constantLike(n, x, 0.5);
+  Value halfLow = n.b.mul(low, half);
+  Value odd = n.b.compare(n.b.floor(halfLow), halfLow, Comparison::Ne);
+  Value up = n.b.logicalOr(
+      n.b.compare(fraction, half, Comparison::Gt),
+      n.b.logicalAnd(n.b.compare(fraction, half, Comparison::Eq), odd));
+  return n.define(n.b.select(up, n.b.add(low, filledLike(n, x, 1.0)), low));
+}
+
+/// Xor of bools, and BitwiseXor of integers: (a | b) & ~(a & b).
+Status exclusiveOr(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value a, n.input(0));
+  ANYSHAPE_ASSIGN_OR_RETURN(Value b, n.input(1));
+  return n.define(n.b.logicalAnd(n.b.logicalOr(a, b),
+                                 n.b.logicalNot(n.b.logicalAnd(a, b))));
+}
+
+/// Bitwise ops (opset 18) on integers: the op set's and, or, not, which are
+/// bitwise on integers.
+Translate bitwise(const char *op) {
+  return [op](Node &n) -> Status {
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      ANYSHAPE_ASSIGN_OR_RETURN(Value v, n.input(k));
+      if (!isIntegerDType(n.b.dtype(v)))
+        return n.error("needs integer inputs");
+    }
+    if (std::string(op) == "xor")
+      return exclusiveOr(n);
+    ANYSHAPE_ASSIGN_OR_RETURN(Value a, n.input(0));
+    if (std::string(op) == "not")
+      return n.define(n.b.logicalNot(a));
+    ANYSHAPE_ASSIGN_OR_RETURN(Value b, n.input(1));
+    return n.define(n.b.binary(op, a, b));
+  };
+}
+
+/// Shrink: x + bias below -lambd, x - bias above lambd, 0 between.
+Status shrink(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+  if (n.b.dtype(x) == v1::DTYPE_BOOL)
+    return n.error("needs a numeric input");
+  double lambd = n.attrFloat("lambd", 0.5f), bias = n.attrFloat("bias", 0.0f);
+  Value below = n.b.compare(x, constantLike(n, x, -lambd), Comparison::Lt);
+  Value above = n.b.compare(x, constantLike(n, x, lambd), Comparison::Gt);
+  return n.define(
+      n.b.select(below, n.b.add(x, filledLike(n, x, bias)),
+                 n.b.select(above, n.b.sub(x, filledLike(n, x, bias)),
+                            filledLike(n, x, 0.0))));
+}
+
 Status dropout(Node &n) { // inference: the input, and a mask of all true
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
   if (n.proto.input_size() > 2 && !n.proto.input(2).empty())
@@ -228,6 +300,14 @@ void addMathRules(std::map<std::string, OpRule> &rules) {
   rules["Mod"] = {{"fmod"}, mod};
   rules["Sign"] = {{}, sign};
   rules["Dropout"] = {{"seed"}, dropout};
+  rules["IsInf"] = {{"detect_negative", "detect_positive"}, isInf};
+  rules["Round"] = {{}, round};
+  rules["Xor"] = {{}, exclusiveOr};
+  rules["BitwiseAnd"] = {{}, bitwise("and")};
+  rules["BitwiseOr"] = {{}, bitwise("or")};
+  rules["BitwiseXor"] = {{}, bitwise("xor")};
+  rules["BitwiseNot"] = {{}, bitwise("not")};
+  rules["Shrink"] = {{"bias", "lambd"}, shrink};
 }
 
 } // namespace anyshape::onnx

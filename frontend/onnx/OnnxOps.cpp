@@ -523,6 +523,13 @@ std::map<std::string, OpRule> elementRules() {
           return n.define(n.b.concatenate(xs, a));
         }}},
       {"Cast", {{"to", "saturate"}, cast}},
+      {"CastLike",
+       {{"saturate"},
+        [](Node &n) -> Status {
+          ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+          ANYSHAPE_ASSIGN_OR_RETURN(Value like, n.input(1));
+          return n.define(n.b.convert(x, n.b.dtype(like)));
+        }}},
       {"Constant",
        {{"value", "value_float", "value_int", "value_ints"}, constant}},
   };

@@ -1,5 +1,5 @@
 // The ops that pick elements by value or position: ArgMax, ArgMin, TopK,
-// CumSum and OneHot, as compositions of reductions, comparisons and
+// Hardmax, CumSum and OneHot, as compositions of reductions, comparisons and
 // selects over an iota, and the wire's argsort and cumulative.
 //
 // ArgMax is the first (or last) index where the element equals the
@@ -156,6 +156,24 @@ Status topK(Node &n) {
   return Status::ok();
 }
 
+/// Hardmax: 1 at the first position of each row's max along `axis`, 0
+/// elsewhere.
+Status hardmax(Node &n) {
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+  if (!isFloatDType(n.b.dtype(x)))
+    return n.error("needs a floating-point input");
+  ANYSHAPE_ASSIGN_OR_RETURN(int64_t axis,
+                            n.axis(n.attrInt("axis", -1), n.rank(x)));
+  std::vector<Dim> dims = n.b.dims(x);
+  ANYSHAPE_ASSIGN_OR_RETURN(
+      Pick pick, pickExtreme(n, x, axis, false, false, std::nullopt));
+  ANYSHAPE_ASSIGN_OR_RETURN(Value index, broadcastTo(n, pick.index, dims));
+  Value hit = n.b.compare(indexAlong(n, dims, axis), index, Comparison::Eq);
+  v1::DType dtype = n.b.dtype(x);
+  return n.define(n.b.select(hit, full(n, n.b.scalar(1.0, dtype), dims),
+                             full(n, n.b.scalar(0.0, dtype), dims)));
+}
+
 Status cumSum(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
   ANYSHAPE_ASSIGN_OR_RETURN(std::vector<int64_t> axes, n.knownInput(1));
@@ -213,6 +231,7 @@ void addSelectionRules(std::map<std::string, OpRule> &rules) {
   rules["ArgMin"] = {{"axis", "keepdims", "select_last_index"},
                      argExtreme(true)};
   rules["TopK"] = {{"axis", "largest", "sorted"}, topK};
+  rules["Hardmax"] = {{"axis"}, hardmax};
   rules["CumSum"] = {{"exclusive", "reverse"}, cumSum};
   rules["OneHot"] = {{"axis"}, oneHot};
 }

@@ -66,6 +66,18 @@ TEST(OnnxComposedOps, ImpossibleFormsAreRefusedNamingTheNode) {
   topk.ints("k", {5});
   expectRefused(topk, "node 'v_TopK' (TopK): k = 5 exceeds the axis size 4");
 
+  ModelBuilder toSpace =
+      oneNode("DepthToSpace", {"x"}, {"y"}, {"n", "3", "h", "w"});
+  setInt(toSpace.graph->mutable_node(0), "blocksize", 2);
+  expectRefused(toSpace, "channels 3 are not a multiple of blocksize^2 = 4");
+
+  ModelBuilder groups =
+      oneNode("GroupNormalization", {"x", "s", "b"}, {"y"}, {"n", "6", "t"});
+  setInt(groups.graph->mutable_node(0), "num_groups", 4);
+  groups.floats("s", {6}, std::vector<float>(6, 1.0f));
+  groups.floats("b", {6}, std::vector<float>(6, 0.0f));
+  expectRefused(groups, "num_groups 4 must divide the static channel count 6");
+
   ModelBuilder computedK = oneNode("TopK", {"x", "k"}, {"v", "i"});
   computedK.input("k", {"1"}, ::onnx::TensorProto::INT64);
   expectRefused(computedK, "input 'k' must be known at import time");

@@ -572,6 +572,74 @@ def unique_cases():
          [("x", I, ["n", "m"])], ["y"], shapes)
 
 
+def more_op_cases():
+    """Elementwise, layout and normalisation ops real exports use:
+    IsInf, Round (halves to even), Xor and the bitwise ops, Shrink,
+    CastLike, Hardmax, DepthToSpace both ways, SpaceToDepth,
+    GroupNormalization per channel (opset 21) and per group (opset 18),
+    LpNormalization."""
+    x = [("x", F, ["n", "m"])]
+
+    def specials(shape, _):
+        v = (rng.integers(-8, 9, shape) / 4).astype(np.float32)  # halves
+        flat = v.reshape(-1)
+        for k, special in enumerate([np.inf, -np.inf, np.nan]):
+            if k < flat.size:
+                flat[(k * 7) % flat.size] = special
+        return v
+    case("isinf", [node("IsInf", ["x"], ["y"])], x, ["y"], SHAPES,
+         make={"x": specials})
+    case("isinf_negative_only", [node("IsInf", ["x"], ["y"],
+                                      detect_positive=0)], x, ["y"], SHAPES,
+         make={"x": specials})
+    case("round_half_even", [node("Round", ["x"], ["y"])], x, ["y"], SHAPES,
+         make={"x": specials})
+    booleans = [("a", TensorProto.BOOL, ["n", "m"]),
+                ("b", TensorProto.BOOL, ["n", "m"])]
+
+    def coin(shape, _):
+        return rng.random(shape) < 0.5
+    case("xor", [node("Xor", ["a", "b"], ["y"])], booleans, ["y"], SHAPES,
+         make={"a": coin, "b": coin})
+    ints = [("a", I, ["n", "m"]), ("b", I, ["n", "m"])]
+    for op in ("BitwiseAnd", "BitwiseOr", "BitwiseXor"):
+        case(op.lower(), [node(op, ["a", "b"], ["y"])], ints, ["y"], SHAPES)
+    case("bitwisenot", [node("BitwiseNot", ["a"], ["y"])], ints[:1], ["y"],
+         SHAPES)
+    case("shrink", [node("Shrink", ["x"], ["y"], lambd=1.5, bias=0.5)], x,
+         ["y"], SHAPES)
+    case("castlike", [node("CastLike", ["x", "like"], ["y"])], x, ["y"],
+         SHAPES, inits=[const("like", [0])])
+    case("hardmax", [node("Hardmax", ["x"], ["y"], axis=1)], x, ["y"],
+         SHAPES, kind="ties")
+    image = [("x", F, ["n", 8, "h", "w"])]
+    pictures = [{"n": 1, "h": 1, "w": 1}, {"n": 2, "h": 3, "w": 5},
+                {"n": 1, "h": 4, "w": 2}]
+    for mode in ("DCR", "CRD"):
+        case(f"depthtospace_{mode.lower()}",
+             [node("DepthToSpace", ["x"], ["y"], blocksize=2, mode=mode)],
+             image, ["y"], pictures)
+    even = [{"n": 1, "h": 2, "w": 2}, {"n": 2, "h": 4, "w": 6},
+            {"n": 1, "h": 6, "w": 2}]
+    case("spacetodepth", [node("SpaceToDepth", ["x"], ["y"], blocksize=2)],
+         image, ["y"], even)
+    features = [("x", F, ["n", 8, "t"])]
+    lengths = [{"n": 1, "t": 1}, {"n": 2, "t": 5}, {"n": 3, "t": 17}]
+    case("groupnorm_per_channel",
+         [node("GroupNormalization", ["x", "scale", "bias"], ["y"],
+               num_groups=4, epsilon=1e-5)], features, ["y"], lengths,
+         opset=21, inits=[const("scale", np.linspace(0.5, 1.5, 8), F),
+                          const("bias", np.linspace(-1, 1, 8), F)])
+    case("groupnorm_per_group",
+         [node("GroupNormalization", ["x", "scale", "bias"], ["y"],
+               num_groups=2)], features, ["y"], lengths, opset=18,
+         inits=[const("scale", [0.5, 2.0], F), const("bias", [1.0, -1.0], F)])
+    for p_ in (1, 2):
+        case(f"lpnormalization_p{p_}",
+             [node("LpNormalization", ["x"], ["y"], axis=1, p=p_)], x, ["y"],
+             [s_ for s_ in SHAPES])
+
+
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     unary_cases()
@@ -592,3 +660,4 @@ if __name__ == "__main__":
     computed_pad_cases()
     sort_cases()
     unique_cases()
+    more_op_cases()
