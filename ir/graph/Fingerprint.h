@@ -8,9 +8,10 @@
 // inputs (so renaming symbols consistently does not matter, while which
 // dims share a symbol does). Constant bytes are hashed in place, once, at
 // memory speed; seeded constants hash their parameters. Names (inputs,
-// nodes, outputs) are not part of it: executables are positional, and the
-// service maps names per request. Stable across runs, processes and
-// machines: only little-endian fixed-width values are hashed.
+// nodes, outputs) are not part of it: executables are positional. The
+// service's cache key adds the input and output names (server/cache/
+// CacheKey.h), which Execute maps a request through. Stable across runs,
+// processes and machines: only little-endian fixed-width values are hashed.
 #pragma once
 
 #include "Validate.h"

@@ -81,7 +81,15 @@ StatusOr<std::string> compileCacheKey(const v1::Graph &graph,
                                       const v1::CompileOptions &options,
                                       int64_t maxElementsPerTensor) {
   ANYSHAPE_ASSIGN_OR_RETURN(Fingerprint fingerprint, fingerprintGraph(graph));
-  return keyOf("graph=" + fingerprint.hex(), options, maxElementsPerTensor);
+  // The fingerprint is positional; Execute maps a request's input and
+  // output names through the graph the key stands for, so the names are
+  // part of the key (two namings of one graph are two executables).
+  std::string model = "graph=" + fingerprint.hex();
+  for (const v1::Input &input : graph.inputs())
+    model += ";in=" + std::to_string(input.name().size()) + ":" + input.name();
+  for (const std::string &output : graph.outputs())
+    model += ";out=" + std::to_string(output.size()) + ":" + output;
+  return keyOf(model, options, maxElementsPerTensor);
 }
 
 std::string onnxCacheKey(const std::string &modelBytes,

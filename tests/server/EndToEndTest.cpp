@@ -539,6 +539,29 @@ TEST(ServerEndToEnd, TheElementLimitReachesTheCompiledChecks) {
       << refused.error_message();
 }
 
+TEST(ServerEndToEnd, AGraphUnderOtherNamesRunsByItsOwnNames) {
+  // Clients name inputs and outputs their own way (torch.compile and
+  // torch.export name one model's inputs differently); Execute maps the
+  // request's names through the graph the key stands for. Two namings of
+  // one graph are two keys, each running by its own names.
+  ServerProcess server({});
+  ASSERT_FALSE(server.address().empty());
+  auto stub = server.stub();
+  auto build = [](const std::string &in, const std::string &out) {
+    client::GraphBuilder b("scale");
+    b.output(b.mul(b.parameter(in, v1::DTYPE_F32, {"n"}), b.scalar(2.0)), out);
+    return *b.build();
+  };
+  v1::Graph first = build("x", "y"), second = build("tokens", "doubled");
+  std::string a = compiledId(*stub, first), b = compiledId(*stub, second);
+  ASSERT_FALSE(a.empty());
+  ASSERT_FALSE(b.empty());
+  EXPECT_NE(a, b);
+  EXPECT_TRUE(executeAndCheck(*stub, a, first, {{"n", 5}}, 1).ok());
+  grpc::Status status = executeAndCheck(*stub, b, second, {{"n", 7}}, 2);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+}
+
 TEST(ServerEndToEnd, ALoneExecutionRunsOnEveryCore) {
   // With one execution in flight, its kernels get every core, as in the
   // caller's own process (not cores / --execute-threads).
