@@ -295,6 +295,53 @@ class TorchTest(unittest.TestCase):
             for got, want in zip(compiled(x), orders(x)):
                 torch.testing.assert_close(got, want, equal_nan=True)
 
+    def test_boolean_masks_compile_once_with_their_counts(self):
+        # Padding-free packing: x[mask] through an MLP and back, the mask's
+        # nonzero, and a masked fill. The count is a size only the run
+        # gives: torch.export keeps it (an unbacked size), Dynamo when
+        # asked to capture dynamic output shapes. Masks that pick nothing
+        # and everything included.
+        class Packing(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.mlp = torch.nn.Linear(4, 4)
+
+            def forward(self, x, mask):
+                out = torch.zeros_like(x)
+                out[mask] = self.mlp(x[mask])
+                cleared = x.clone()
+                cleared[~mask] = 0.0
+                return out, mask.nonzero(), cleared
+
+        torch.manual_seed(0)
+        model = Packing().eval()
+        cases = [(2, 5, 0.5), (2, 7, 0.0), (3, 9, 1.0), (2, 33, 0.3)]
+
+        def check(run):
+            with torch.no_grad():
+                for batch, seq, p in cases:
+                    x = torch.randn(batch, seq, 4)
+                    mask = torch.rand(batch, seq) < p
+                    for got, want in zip(run(x, mask), model(x, mask)):
+                        self.assertEqual(got.shape, want.shape)
+                        torch.testing.assert_close(got, want)
+
+        b, s = torch.export.Dim("b"), torch.export.Dim("s")
+        x, mask = torch.randn(2, 5, 4), torch.rand(2, 5) < 0.5
+        check(at.export(model, (x, mask), dynamic_shapes={
+            "x": {0: b, 1: s}, "mask": {0: b, 1: s}}))
+        self.assertEqual(at.session().compiles - self.compiles, 1)
+
+        config = torch._dynamo.config
+        before = config.capture_dynamic_output_shape_ops
+        config.capture_dynamic_output_shape_ops = True
+        try:
+            check(torch.compile(model, backend="anyshape", dynamic=True,
+                                options={"strict": True}))
+        finally:
+            config.capture_dynamic_output_shape_ops = before
+        self.assertEqual(dynamo_counters["stats"]["unique_graphs"], 1)
+
     def test_slice_assignment(self):
         def model(x, y):
             z = x.clone()

@@ -34,6 +34,12 @@ class SymbolNames:
             self._names[symbol] = f"d{len(self._names)}"
             self.origin[symbol] = (input_name, axis)
 
+    def count(self, symbol, name):
+        """`symbol`, a size only a run gives (a nonzero's count: PyTorch's
+        unbacked u0, u1, ...), as the wire's count symbol `name`. Several
+        of PyTorch's symbols may be one count (two reads of one mask)."""
+        self._names.setdefault(symbol, name)
+
     def name(self, symbol):
         if symbol not in self._names:
             raise TranslationError(

@@ -93,6 +93,10 @@ class Translator:
         # Reshape results: name -> the value reshaped, so that a bmm over
         # heads merged into its batch runs over them unmerged.
         self.reshapes = {}
+        # Each mask's nonzero, once: name -> (coordinates [rank, count],
+        # the count's symbol), so that every read of one mask (x[mask],
+        # then out[mask] = y) shares its count and shapes agree.
+        self._nonzeros = {}
 
     # ---- naming and errors -------------------------------------------
 
@@ -210,6 +214,26 @@ class Translator:
                                      self.size_value(expr.args[1])],
                              torch.int64, ())
         raise self.error(f"the size {expr} as a value")
+
+    def nonzero(self, mask, symbol):
+        """`mask`'s nonzero coordinates, i64 [rank, count], emitted once
+        per mask; `symbol` is PyTorch's size of the count where this read
+        of it is met, named as the count (it is the first read's symbol
+        when the mask was read before)."""
+        symbol = wdims.as_expr(symbol)
+        if mask.name in self._nonzeros:
+            coordinates, count = self._nonzeros[mask.name]
+            self.names.count(symbol, self.names.name(count))
+            return coordinates, count
+        if not symbol.is_Symbol:
+            raise self.error(f"a nonzero whose count is {symbol}")
+        name = f"count{len(self._nonzeros)}"
+        self.names.count(symbol, name)
+        coordinates = self.emit(
+            "nonzero", [mask], torch.int64, (mask.rank, symbol),
+            ("nonzero", graph_pb2.NonZeroAttrs(count_symbol=name)))
+        self._nonzeros[mask.name] = (coordinates, symbol)
+        return coordinates, symbol
 
     def convert(self, value, dtype):
         if wire_dtype(value.dtype) == wire_dtype(dtype):

@@ -11,7 +11,7 @@ import torch
 
 from anyshape.torch import dims as wdims
 from anyshape.torch.ops import compare, elements, iota, out, rule, \
-    shape_of
+    shape_of, truth
 from anyshape.torch.translate import Value
 from anyshape.v1 import graph_pb2
 
@@ -51,13 +51,59 @@ def _index_select(t, node, a, dim, index):
     return _gather(t, a, index, axis, shape_of(node))
 
 
+def _without_masks(t, indices, count):
+    """`indices` with a boolean mask (over k dims) replaced by the k
+    columns of its nonzero coordinates, each [count]: x[mask] is x indexed
+    at them. `count` is PyTorch's size of the picked rows."""
+    masks = [d for d, i in enumerate(indices)
+             if i is not None and i.dtype == torch.bool]
+    if not masks:
+        return list(indices)
+    if len(masks) > 1:
+        raise t.error("two boolean mask indices")
+    d = masks[0]
+    mask = indices[d]
+    coordinates, symbol = t.nonzero(mask, count)
+    columns = []
+    for k in range(mask.rank):
+        row = t.emit("slice", [coordinates], torch.int64, (1, symbol),
+                     ("slice", graph_pb2.SliceAttrs(
+                         start_indices=[wdims.dim_expr(v, t.names)
+                                        for v in (k, 0)],
+                         limit_indices=[wdims.dim_expr(v, t.names)
+                                        for v in (k + 1, symbol)])))
+        columns.append(t.reshape(row, (symbol,)))
+    return list(indices[:d]) + columns + list(indices[d + 1:])
+
+
+@rule(aten.nonzero.default)
+def _nonzero(t, node, a):
+    """The coordinates of a's nonzero elements, [count, rank]: a size only
+    the run gives (Dynamo captures it with capture_dynamic_output_shape_ops;
+    torch.export always)."""
+    if a.rank == 0:
+        raise t.error("nonzero of a scalar")
+    coordinates, _ = t.nonzero(truth(t, a, a.shape), out(node).shape[0])
+    return t.transpose(coordinates, [1, 0])
+
+
+@rule(aten._assert_scalar.default, aten.sym_constrain_range_for_size.default,
+      aten.sym_constrain_range.default)
+def _size_assertion(t, node, *args, **kwargs):
+    """PyTorch's checks on a data-dependent size (u0 >= 0): the wire's
+    count is one by construction."""
+    return None
+
+
 @rule(aten.index.Tensor)
 def _index(t, node, a, indices):
     """a[..., i, j, ...] with index tensors on adjacent dims (None for a
-    whole dim): the indexed dims merged into one and gathered once."""
+    whole dim): the indexed dims merged into one and gathered once; a
+    boolean mask is its nonzero's coordinates."""
     used = [d for d, i in enumerate(indices) if i is not None]
-    if any(indices[d].dtype == torch.bool for d in used):
-        raise t.error("a boolean mask index (a data-dependent size)")
+    if used and any(indices[d].dtype == torch.bool for d in used):
+        indices = _without_masks(t, indices, out(node).shape[used[0]])
+        return _index(t, node, a, indices)
     if used != list(range(used[0], used[-1] + 1)):
         raise t.error("index tensors on dims that are not adjacent")
     first, last = used[0], used[-1]
@@ -127,8 +173,18 @@ def _write(t, node, x, indices, values, mode):
     """x[..., i, j, ...] = values (or +=) for index tensors on adjacent
     dims: the indexed dims merged into one, the writes one scatter."""
     used = [d for d, i in enumerate(indices) if i is not None]
-    if not used or any(indices[d].dtype == torch.bool for d in used):
-        raise t.error("a boolean mask assignment (a data-dependent size)")
+    if not used:
+        raise t.error("an assignment without index tensors")
+    mask = next((indices[d] for d in used if indices[d].dtype == torch.bool),
+                None)
+    if mask is not None and len(used) == 1 and elements(values) == 1:
+        return _masked_write(t, node, x, used[0], mask, values, mode)
+    if mask is not None:
+        if mask.name not in t._nonzeros:  # out[mask] = y before any x[mask]
+            raise t.error("a boolean mask assignment whose mask was not read "
+                          "first (its count would be a second size)")
+        indices = _without_masks(t, indices, t._nonzeros[mask.name][1])
+        used = [d for d, i in enumerate(indices) if i is not None]
     if used != list(range(used[0], used[-1] + 1)):
         raise t.error("index tensors on dims that are not adjacent")
     first, last = used[0], used[-1]
@@ -156,6 +212,22 @@ def _write(t, node, x, indices, values, mode):
     values = t.reshape(values, rows)
     return t.reshape(_scatter_rows(t, wide, flat, values, first, mode),
                      x.shape)
+
+
+def _masked_write(t, node, x, first, mask, value, mode):
+    """x[mask] = v (or +=) for one value: where the mask holds, v (x + v);
+    a select, no data-dependent size at all."""
+    dtype = out(node).dtype
+    x = t.convert(x, dtype)
+    value = t.broadcast(t.reshape(t.convert(value, dtype), ()), x.shape)
+    spread = t.emit("broadcast_in_dim", [mask], torch.bool, x.shape,
+                    ("broadcast_in_dim", graph_pb2.BroadcastInDimAttrs(
+                        shape=t.dims(x.shape),
+                        broadcast_dimensions=range(first,
+                                                   first + mask.rank))))
+    if mode == graph_pb2.SCATTER_ADD:
+        value = t.emit("add", [x, value], dtype, x.shape)
+    return t.emit("select", [spread, value, x], dtype, x.shape)
 
 
 @rule(aten.index_put.default)
