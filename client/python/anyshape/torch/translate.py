@@ -235,6 +235,10 @@ class Translator:
         self._nonzeros[mask.name] = (coordinates, symbol)
         return coordinates, symbol
 
+    def count_of(self, mask):
+        """The count symbol of `mask`'s nonzero, if it was emitted."""
+        return self._nonzeros.get(mask.name, (None, None))[1]
+
     def convert(self, value, dtype):
         if wire_dtype(value.dtype) == wire_dtype(dtype):
             return Value(value.name, dtype, value.shape)

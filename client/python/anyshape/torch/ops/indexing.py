@@ -12,6 +12,7 @@ import torch
 from anyshape.torch import dims as wdims
 from anyshape.torch.ops import compare, elements, iota, out, rule, \
     shape_of, truth
+from anyshape.torch.ops.shapes import slice_to
 from anyshape.torch.translate import Value
 from anyshape.v1 import graph_pb2
 
@@ -66,12 +67,7 @@ def _without_masks(t, indices, count):
     coordinates, symbol = t.nonzero(mask, count)
     columns = []
     for k in range(mask.rank):
-        row = t.emit("slice", [coordinates], torch.int64, (1, symbol),
-                     ("slice", graph_pb2.SliceAttrs(
-                         start_indices=[wdims.dim_expr(v, t.names)
-                                        for v in (k, 0)],
-                         limit_indices=[wdims.dim_expr(v, t.names)
-                                        for v in (k + 1, symbol)])))
+        row = slice_to(t, coordinates, (1, symbol), 0, k, k + 1, 1)
         columns.append(t.reshape(row, (symbol,)))
     return list(indices[:d]) + columns + list(indices[d + 1:])
 
@@ -180,10 +176,11 @@ def _write(t, node, x, indices, values, mode):
     if mask is not None and len(used) == 1 and elements(values) == 1:
         return _masked_write(t, node, x, used[0], mask, values, mode)
     if mask is not None:
-        if mask.name not in t._nonzeros:  # out[mask] = y before any x[mask]
+        count = t.count_of(mask)
+        if count is None:  # out[mask] = y before any x[mask]
             raise t.error("a boolean mask assignment whose mask was not read "
                           "first (its count would be a second size)")
-        indices = _without_masks(t, indices, t._nonzeros[mask.name][1])
+        indices = _without_masks(t, indices, count)
         used = [d for d, i in enumerate(indices) if i is not None]
     if used != list(range(used[0], used[-1] + 1)):
         raise t.error("index tensors on dims that are not adjacent")

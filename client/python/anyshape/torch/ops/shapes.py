@@ -109,10 +109,10 @@ def _bound(size, index, default):
 def _slice(t, a, shape, axis, start, length, step):
     """Elements start, start + step, ... of `axis`: `length` of them."""
     limit = start + length if step == 1 else start + (length - 1) * step + 1
-    return _slice_to(t, a, shape, axis, start, limit, step)
+    return slice_to(t, a, shape, axis, start, limit, step)
 
 
-def _slice_to(t, a, shape, axis, start, limit, step):
+def slice_to(t, a, shape, axis, start, limit, step):
     starts = [wdims.dim_expr(0, t.names) for _ in a.shape]
     limits = [wdims.dim_expr(s, t.names) for s in a.shape]
     starts[axis] = wdims.dim_expr(start, t.names)
@@ -136,7 +136,7 @@ def _slice_tensor(t, node, a, dim=0, start=None, end=None, step=1):
         # The length is a quotient; the wire's slice computes the same
         # from the bounds.
         end = _bound(a.shape[axis], end, a.shape[axis])
-        return _slice_to(t, a, shape, axis, begin, end, step)
+        return slice_to(t, a, shape, axis, begin, end, step)
     if length.is_Integer and int(length) == 0:
         begin = wdims.as_expr(0)
     return _slice(t, a, shape, axis, begin, length, step)
@@ -225,12 +225,12 @@ def _replace_rows(t, a, rows, axis, begin, finish):
     parts = []
     if begin != 0:
         head = a.shape[:axis] + (begin,) + a.shape[axis + 1:]
-        parts.append(_slice_to(t, a, head, axis, wdims.as_expr(0), begin, 1))
+        parts.append(slice_to(t, a, head, axis, wdims.as_expr(0), begin, 1))
     parts.append(rows)
     if finish != a.shape[axis]:
         rest = a.shape[axis] - finish
         tail = a.shape[:axis] + (rest,) + a.shape[axis + 1:]
-        parts.append(_slice_to(t, a, tail, axis, finish, a.shape[axis], 1))
+        parts.append(slice_to(t, a, tail, axis, finish, a.shape[axis], 1))
     if len(parts) == 1:
         return parts[0]
     return t.emit("concatenate", parts, a.dtype, a.shape,

@@ -10,6 +10,7 @@ from anyshape.torch import dims as wdims
 from anyshape.torch.ops import compare, elements, iota, out, rule
 from anyshape.torch.ops.compute import arg_extreme
 from anyshape.torch.ops.indexing import linear_positions
+from anyshape.torch.ops.shapes import slice_to
 from anyshape.v1 import graph_pb2
 
 aten = torch.ops.aten
@@ -30,13 +31,7 @@ def _first(t, positions, axis, start, limit):
     the run when limit is above the dim)."""
     shape = list(positions.shape)
     shape[axis] = wdims.as_expr(limit) - wdims.as_expr(start)
-    starts = [wdims.dim_expr(0, t.names) for _ in shape]
-    limits = [wdims.dim_expr(s, t.names) for s in positions.shape]
-    starts[axis] = wdims.dim_expr(start, t.names)
-    limits[axis] = wdims.dim_expr(limit, t.names)
-    return t.emit("slice", [positions], torch.int64, tuple(shape),
-                  ("slice", graph_pb2.SliceAttrs(start_indices=starts,
-                                                 limit_indices=limits)))
+    return slice_to(t, positions, tuple(shape), axis, start, limit, 1)
 
 
 def _values_at(t, a, positions, axis):
