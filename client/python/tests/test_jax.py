@@ -126,6 +126,41 @@ class JaxTest(unittest.TestCase):
                 np.testing.assert_array_equal(got, np.asarray(want))
         self.assertEqual(aj.session().compiles - before, 1)
 
+    def test_convolutions_in_any_layout_at_every_size(self):
+        # flax's layout (NHWC, HWIO), a stride, a dilation, depthwise
+        # groups, and a transposed convolution (an input dilation).
+        n, h, w_ = jax.export.symbolic_shape("n, h, w", constraints=[
+            "h >= 3", "w >= 3"])
+        rng = np.random.default_rng(1)
+        k1 = rng.standard_normal((3, 3, 4, 8)).astype(np.float32)
+        k2 = rng.standard_normal((3, 3, 1, 8)).astype(np.float32)
+        k3 = rng.standard_normal((4, 8, 2, 2)).astype(np.float32)
+        lax = jax.lax
+
+        def net(x):
+            y = lax.conv_general_dilated(
+                x, k1, (2, 1), ((1, 1), (0, 2)), rhs_dilation=(1, 2),
+                dimension_numbers=("NHWC", "HWIO", "NHWC"))
+            y = jax.nn.relu(y)
+            y = lax.conv_general_dilated(
+                y, k2, (1, 1), "SAME", feature_group_count=8,
+                dimension_numbers=("NHWC", "HWIO", "NHWC"))
+            up = lax.conv_general_dilated(
+                jnp.transpose(y, (0, 3, 1, 2)), k3, (1, 1),
+                ((1, 1), (1, 1)), lhs_dilation=(2, 2),
+                dimension_numbers=("NCHW", "OIHW", "NCHW"))
+            return y, up
+
+        before = aj.session().compiles
+        run = aj.export(net, jax.ShapeDtypeStruct((n, h, w_, 4),
+                                                  jnp.float32))
+        for shape in [(1, 3, 3), (2, 7, 5), (1, 16, 9), (3, 4, 12)]:
+            x = rng.standard_normal(shape + (4,)).astype(np.float32)
+            for got, want in zip(run(x), jax.jit(net)(x)):
+                np.testing.assert_allclose(got, np.asarray(want),
+                                           atol=1e-4, rtol=1e-4)
+        self.assertEqual(aj.session().compiles - before, 1)
+
     def test_a_primitive_without_translation_is_named(self):
         (n,) = jax.export.symbolic_shape("n")
         with self.assertRaises(aj.TranslationError) as raised:

@@ -458,3 +458,58 @@ def _rev(w, eqn, x):
         x = w.emit("gather", [x, backwards], x.dtype, x.shape,
                    ("gather", graph_pb2.GatherAttrs(axis=axis)))
     return x
+
+
+# ---- convolutions ------------------------------------------------------------
+
+def _transpose(w, v, permutation):
+    permutation = list(permutation)
+    if permutation == list(range(v.rank)):
+        return v
+    return w.emit("transpose", [v], v.dtype, [v.shape[p] for p in permutation],
+                  ("transpose", graph_pb2.TransposeAttrs(
+                      permutation=permutation)))
+
+
+@rule("conv_general_dilated")
+def _conv(w, eqn, lhs, rhs):
+    """lax.conv_general_dilated (flax's Conv, any layout) as the wire's
+    convolution: the operands transposed to [N, C, S...] and [O, I, K...]
+    by the dimension numbers, the result back to the output's layout. An
+    input dilation (a transposed convolution) is interior padding first."""
+    p = eqn.params
+    numbers = p["dimension_numbers"]
+    if p["batch_group_count"] != 1:
+        raise w.error("batch_group_count above 1")
+    if lhs.dtype != np.float32 or rhs.dtype != np.float32:
+        raise w.error("a convolution of other than f32")
+    pads = [(static_size(lo), static_size(hi)) for lo, hi in p["padding"]]
+    if any(lo is None or hi is None for lo, hi in pads):
+        raise w.error(f"padding {p['padding']} that depends on a size "
+                      "(SAME with a stride over a symbolic dim: pad "
+                      "explicitly)")
+    x = _transpose(w, lhs, numbers.lhs_spec)
+    kernel = _transpose(w, rhs, numbers.rhs_spec)
+    if any(d != 1 for d in p["lhs_dilation"]):
+        zero = w.constant(splat=0, dtype=x.dtype)
+        interior = [0, 0] + [d - 1 for d in p["lhs_dilation"]]
+        dilated = tuple(x.shape[:2]) + tuple(
+            (s - 1) * d + 1 for s, d in zip(x.shape[2:], p["lhs_dilation"]))
+        x = w.emit("pad", [x, zero], x.dtype, dilated, ("pad",
+                   graph_pb2.PadAttrs(edge_padding_low=[0] * x.rank,
+                                      edge_padding_high=[0] * x.rank,
+                                      interior_padding=interior)))
+    if any(lo < 0 or hi < 0 for lo, hi in pads):
+        raise w.error(f"negative padding {p['padding']}")
+    out = eqn.outvars[0].aval
+    logical = [out.shape[d] for d in numbers.out_spec]
+    y = w.emit("convolution", [x, kernel], lhs.dtype, tuple(logical),
+               ("convolution", graph_pb2.ConvolutionAttrs(
+                   strides=list(p["window_strides"]),
+                   dilations=list(p["rhs_dilation"]),
+                   padding_low=[lo for lo, _ in pads],
+                   padding_high=[hi for _, hi in pads],
+                   groups=p["feature_group_count"])))
+    back = sorted(range(len(numbers.out_spec)),
+                  key=lambda i: numbers.out_spec[i])
+    return _transpose(w, y, back)
