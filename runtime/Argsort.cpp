@@ -1,5 +1,6 @@
 // argsort on host buffers (Argsort.h).
 #include "Argsort.h"
+#include "RowsAlong.h"
 #include "Scatter.h" // the element codes
 
 #include "support/Half.h"
@@ -54,13 +55,9 @@ uint64_t keyOf(const unsigned char *at, int64_t element) {
 
 void argsortRows(const StridedBytes &x, int64_t element, int64_t axis,
                  bool descending, int64_t *out) {
-  int64_t count = x.elementCount();
-  if (count <= 0)
+  if (x.elementCount() <= 0)
     return;
   int64_t extent = x.sizes[axis];
-  int64_t inner = 1; // the result's stride along the axis
-  for (int64_t d = axis + 1; d < x.rank; ++d)
-    inner *= x.sizes[d];
   std::vector<std::pair<uint64_t, int64_t>> row(static_cast<size_t>(extent));
   auto before = [descending](const std::pair<uint64_t, int64_t> &a,
                              const std::pair<uint64_t, int64_t> &b) {
@@ -68,24 +65,15 @@ void argsortRows(const StridedBytes &x, int64_t element, int64_t axis,
       return descending ? a.first > b.first : a.first < b.first;
     return a.second < b.second; // stable: the lower position first
   };
-  for (int64_t r = 0; r < count / extent; ++r) {
-    // The row's coordinates off the axis, from r in row-major order.
-    int64_t rest = r, offset = 0;
-    for (int64_t d = x.rank - 1; d >= 0; --d) {
-      if (d == axis)
-        continue;
-      offset += (rest % x.sizes[d]) * x.strides[d];
-      rest /= x.sizes[d];
-    }
+  forEachRowAlong(x, axis, [&](int64_t offset, int64_t first, int64_t inner) {
     for (int64_t k = 0; k < extent; ++k)
       row[k] = {keyOf(x.first + (offset + k * x.strides[axis]) * x.elementBytes,
                       element),
                 k};
     std::sort(row.begin(), row.end(), before);
-    int64_t *to = out + (r / inner) * extent * inner + r % inner;
     for (int64_t k = 0; k < extent; ++k)
-      to[k * inner] = row[k].second;
-  }
+      out[first + k * inner] = row[k].second;
+  });
 }
 
 extern "C" void anyshapeArgsort(UnrankedMemref *operand, UnrankedMemref *result,

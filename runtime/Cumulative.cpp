@@ -1,5 +1,6 @@
 // cumulative on host buffers (Cumulative.h).
 #include "Cumulative.h"
+#include "RowsAlong.h"
 #include "Scatter.h" // the element codes
 
 #include "support/Half.h"
@@ -82,30 +83,6 @@ struct FloatCodec {
   }
 };
 
-/// Calls `row(offset, step, to)` for each row along `axis`: the offset of
-/// its first element in `x` (in elements), x's stride along the axis, and
-/// the row's first element in the contiguous result.
-template <typename Row>
-void forEachRow(const StridedBytes &x, int64_t axis, Row row) {
-  int64_t count = x.elementCount();
-  int64_t extent = x.sizes[axis];
-  if (count <= 0)
-    return;
-  int64_t inner = 1;
-  for (int64_t d = axis + 1; d < x.rank; ++d)
-    inner *= x.sizes[d];
-  for (int64_t r = 0; r < count / extent; ++r) {
-    int64_t rest = r, offset = 0;
-    for (int64_t d = x.rank - 1; d >= 0; --d) {
-      if (d == axis)
-        continue;
-      offset += (rest % x.sizes[d]) * x.strides[d];
-      rest /= x.sizes[d];
-    }
-    row(offset, (r / inner) * extent * inner + r % inner, inner);
-  }
-}
-
 } // namespace
 
 void cumulativeRows(const StridedBytes &x, int64_t element, int64_t axis,
@@ -117,7 +94,7 @@ void cumulativeRows(const StridedBytes &x, int64_t element, int64_t axis,
   // Each row walked in the fold's order: `fold` gives the running value's
   // start, steps it by an element, and writes it as the element type.
   auto walk = [&](auto fold) {
-    forEachRow(x, axis, [&](int64_t offset, int64_t first, int64_t inner) {
+    forEachRowAlong(x, axis, [&](int64_t offset, int64_t first, int64_t inner) {
       auto state = fold.start();
       for (int64_t step = 0; step < extent; ++step) {
         int64_t k = reverse ? extent - 1 - step : step;

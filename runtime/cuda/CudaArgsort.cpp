@@ -20,16 +20,13 @@ extern "C" void anyshapeCudaArgsort(UnrankedMemref *operand,
   int64_t count = StridedBytes::of(*result, nullptr, 8).elementCount();
   if (!run->error.isOk() || count <= 0)
     return;
-  std::vector<unsigned char> host = spanOnHost(*run, *operand, bytes);
+  std::vector<unsigned char> host;
+  StridedBytes view = viewOnHost(*run, *operand, bytes, host);
   if (!run->error.isOk())
     return;
-  StridedBytes view = StridedBytes::of(*operand, nullptr, bytes);
-  view.first = host.data();
   std::vector<int64_t> positions(static_cast<size_t>(count));
   argsortRows(view, element, axis, descending != 0, positions.data());
-  auto *words = static_cast<const int64_t *>(result->descriptor);
-  auto to = static_cast<DevicePointer>(words[1] + words[2] * 8);
-  copyToDevice(*run, to, positions.data(), positions.size() * 8);
+  copyToResult(*run, *result, 8, positions.data(), positions.size() * 8);
 }
 
 } // namespace anyshape::runtime::cuda

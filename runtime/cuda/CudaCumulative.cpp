@@ -21,16 +21,13 @@ extern "C" void anyshapeCudaCumulative(UnrankedMemref *operand,
   int64_t count = StridedBytes::of(*result, nullptr, bytes).elementCount();
   if (!run->error.isOk() || count <= 0)
     return;
-  std::vector<unsigned char> host = spanOnHost(*run, *operand, bytes);
+  std::vector<unsigned char> host;
+  StridedBytes view = viewOnHost(*run, *operand, bytes, host);
   if (!run->error.isOk())
     return;
-  StridedBytes view = StridedBytes::of(*operand, nullptr, bytes);
-  view.first = host.data();
   std::vector<unsigned char> folded(static_cast<size_t>(count * bytes));
   cumulativeRows(view, element, axis, kind, flags, folded.data());
-  auto *words = static_cast<const int64_t *>(result->descriptor);
-  auto to = static_cast<DevicePointer>(words[1] + words[2] * bytes);
-  copyToDevice(*run, to, folded.data(), folded.size());
+  copyToResult(*run, *result, bytes, folded.data(), folded.size());
 }
 
 } // namespace anyshape::runtime::cuda

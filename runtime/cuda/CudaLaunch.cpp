@@ -264,6 +264,23 @@ void copyToDevice(CudaRun &run, DevicePointer to, const void *from,
     run.error = checkCall(driver, call, result);
 }
 
+StridedBytes viewOnHost(CudaRun &run, const UnrankedMemref &memref,
+                        int64_t elementBytes,
+                        std::vector<unsigned char> &host) {
+  host = spanOnHost(run, memref, elementBytes);
+  StridedBytes view = StridedBytes::of(memref, nullptr, elementBytes);
+  view.first = host.data();
+  return view;
+}
+
+void copyToResult(CudaRun &run, const UnrankedMemref &result,
+                  int64_t elementBytes, const void *from, size_t bytes) {
+  auto *words = static_cast<const int64_t *>(result.descriptor);
+  copyToDevice(run,
+               static_cast<DevicePointer>(words[1] + words[2] * elementBytes),
+               from, bytes);
+}
+
 extern "C" void anyshapeCudaUpload(AnyshapeExecutionContext *context,
                                    int64_t to, int64_t from, int64_t bytes) {
   auto *run = static_cast<CudaRun *>(context->moduleTable);

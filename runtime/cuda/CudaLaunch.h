@@ -19,6 +19,7 @@
 
 #include "runtime/ExecutionContext.h"
 #include "runtime/IndexChecks.h"
+#include "runtime/NonZero.h" // StridedBytes
 #include "runtime/cuda/CublasLt.h"
 #include "runtime/cuda/CudaDevice.h"
 #include "runtime/cuda/DeviceTimer.h"
@@ -141,6 +142,18 @@ spanOnHost(CudaRun &run, const UnrankedMemref &memref, int64_t elementBytes);
 /// in `run`.
 void copyToDevice(CudaRun &run, DevicePointer to, const void *from,
                   size_t bytes);
+
+/// A device buffer's view read on the host, as the host halves of
+/// nonzero, scatter, argsort and cumulative read their operands: the span
+/// copied into `host` (spanOnHost; empty for an empty view or after a
+/// failure), the view addressing the copy.
+StridedBytes viewOnHost(CudaRun &run, const UnrankedMemref &memref,
+                        int64_t elementBytes, std::vector<unsigned char> &host);
+
+/// `bytes` at `from` copied into the device buffer `result` from its first
+/// element on (copyToDevice): a result the host flow allocated, contiguous.
+void copyToResult(CudaRun &run, const UnrankedMemref &result,
+                  int64_t elementBytes, const void *from, size_t bytes);
 
 extern "C" {
 /// The launch generated code calls: kernel `kernel` of the run's table on

@@ -17,10 +17,8 @@ namespace {
 /// failure, recorded in the run); `view` then addresses it.
 std::vector<unsigned char> operandOnHost(UnrankedMemref *operand, int64_t kind,
                                          CudaRun &run, StridedBytes &view) {
-  int64_t bytes = nonZeroElementBytes(kind);
-  std::vector<unsigned char> host = spanOnHost(run, *operand, bytes);
-  view = StridedBytes::of(*operand, nullptr, bytes);
-  view.first = host.data();
+  std::vector<unsigned char> host;
+  view = viewOnHost(run, *operand, nonZeroElementBytes(kind), host);
   return host;
 }
 
@@ -53,8 +51,7 @@ extern "C" void anyshapeCudaNonZeroIndices(UnrankedMemref *operand,
     return;
   std::vector<int64_t> coordinates(static_cast<size_t>(count * rank));
   writeNonZeroCoordinates(view, kind, coordinates.data(), count);
-  auto out = static_cast<DevicePointer>(words[1] + words[2] * sizeof(int64_t));
-  copyToDevice(*run, out, coordinates.data(),
+  copyToResult(*run, *result, sizeof(int64_t), coordinates.data(),
                coordinates.size() * sizeof(int64_t));
 }
 

@@ -23,26 +23,17 @@ extern "C" void anyshapeCudaScatter(UnrankedMemref *operand,
   int64_t count = out.elementCount();
   if (!run->error.isOk() || count <= 0)
     return;
-  // Each span on the host, its view addressing the copy.
-  auto onHost = [&](UnrankedMemref *memref, int64_t width,
-                    std::vector<unsigned char> &host) {
-    host = spanOnHost(*run, *memref, width);
-    StridedBytes view = StridedBytes::of(*memref, nullptr, width);
-    view.first = host.data();
-    return view;
-  };
   std::vector<unsigned char> operandHost, indicesHost, updatesHost;
-  StridedBytes operandView = onHost(operand, bytes, operandHost);
-  StridedBytes indicesView = onHost(indices, indexBytes, indicesHost);
-  StridedBytes updatesView = onHost(updates, bytes, updatesHost);
+  StridedBytes operandView = viewOnHost(*run, *operand, bytes, operandHost);
+  StridedBytes indicesView =
+      viewOnHost(*run, *indices, indexBytes, indicesHost);
+  StridedBytes updatesView = viewOnHost(*run, *updates, bytes, updatesHost);
   if (!run->error.isOk())
     return;
   std::vector<unsigned char> written(static_cast<size_t>(count * bytes));
   scatterRows(operandView, indicesView, indexBytes, updatesView, written.data(),
               element, reduction);
-  auto *words = static_cast<const int64_t *>(result->descriptor);
-  auto to = static_cast<DevicePointer>(words[1] + words[2] * bytes);
-  copyToDevice(*run, to, written.data(), written.size());
+  copyToResult(*run, *result, bytes, written.data(), written.size());
 }
 
 } // namespace anyshape::runtime::cuda
