@@ -38,22 +38,19 @@ namespace anyshape::codegen {
 namespace {
 
 /// The runtime's NonZeroElement for `element`, with the declaration
-/// suffix naming it; nullopt for a type no dtype has.
+/// suffix naming it (runtimeElementOf's, whose code orders the kinds);
+/// nullopt for a type no dtype has.
 std::optional<std::pair<int64_t, const char *>> kindOf(Type element) {
   using namespace anyshape::runtime;
-  if (element.isInteger(1))
-    return std::pair{int64_t(kNonZeroInt8), kElementSuffixes[0]};
-  if (element.isInteger(32))
-    return std::pair{int64_t(kNonZeroInt32), kElementSuffixes[1]};
-  if (element.isInteger(64))
-    return std::pair{int64_t(kNonZeroInt64), kElementSuffixes[2]};
-  if (element.isF16())
-    return std::pair{int64_t(kNonZeroFloat16), kElementSuffixes[3]};
-  if (element.isBF16())
-    return std::pair{int64_t(kNonZeroFloat16), kElementSuffixes[4]};
-  if (element.isF32())
-    return std::pair{int64_t(kNonZeroFloat32), kElementSuffixes[5]};
-  return std::nullopt;
+  // By ScatterElement code: bool, i32, i64, f16, bf16, f32 (f16 and bf16
+  // have one zero test: the bits but the sign).
+  static constexpr int64_t kinds[] = {kNonZeroInt8,    kNonZeroInt32,
+                                      kNonZeroInt64,   kNonZeroFloat16,
+                                      kNonZeroFloat16, kNonZeroFloat32};
+  auto code = runtimeElementOf(element);
+  if (!code)
+    return std::nullopt;
+  return std::pair{kinds[code->first], code->second};
 }
 
 struct NonZeroToRuntimeCallsPass

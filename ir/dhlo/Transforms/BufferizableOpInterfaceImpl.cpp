@@ -257,48 +257,22 @@ struct ScatterOpInterface
   }
 };
 
-/// An argsort's result has the operand's shape: bufferized, the i64
-/// allocation and an argsort_into it.
-struct ArgsortOpInterface
-    : RuntimeCallOpInterface<ArgsortOpInterface, ArgsortOp> {
+/// An op of one operand whose result has the operand's shape (argsort,
+/// cumulative): bufferized, the result's allocation and `IntoOp` writing
+/// into it, with the op's own attributes (the two ops name them alike).
+template <typename Op, typename IntoOp>
+struct RowOpInterface : RuntimeCallOpInterface<RowOpInterface<Op, IntoOp>, Op> {
 
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const BufferizationOptions &options) const {
-    auto argsort = llvm::cast<ArgsortOp>(op);
-    FailureOr<Value> operand =
-        getBuffer(rewriter, argsort.getOperand(), options);
+    FailureOr<Value> operand = getBuffer(rewriter, op->getOperand(0), options);
     if (failed(operand))
       return failure();
     FailureOr<Value> result = allocateLike(rewriter, op, *operand, options);
     if (failed(result))
       return failure();
-    rewriter.create<ArgsortIntoOp>(op->getLoc(), *operand, *result,
-                                   argsort.getAxisAttr(),
-                                   argsort.getDescendingAttr());
-    replaceOpWithBufferizedValues(rewriter, op, *result);
-    return success();
-  }
-};
-
-/// A cumulative's result has the operand's type: bufferized, the
-/// allocation and a cumulative_into it.
-struct CumulativeOpInterface
-    : RuntimeCallOpInterface<CumulativeOpInterface, CumulativeOp> {
-
-  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
-                          const BufferizationOptions &options) const {
-    auto cumulative = llvm::cast<CumulativeOp>(op);
-    FailureOr<Value> operand =
-        getBuffer(rewriter, cumulative.getOperand(), options);
-    if (failed(operand))
-      return failure();
-    FailureOr<Value> result = allocateLike(rewriter, op, *operand, options);
-    if (failed(result))
-      return failure();
-    rewriter.create<CumulativeIntoOp>(
-        op->getLoc(), *operand, *result, cumulative.getAxisAttr(),
-        cumulative.getKindAttr(), cumulative.getExclusiveAttr(),
-        cumulative.getReverseAttr());
+    rewriter.create<IntoOp>(op->getLoc(), TypeRange{},
+                            ValueRange{*operand, *result}, op->getAttrs());
     replaceOpWithBufferizedValues(rewriter, op, *result);
     return success();
   }
@@ -368,8 +342,10 @@ void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry) {
     CheckIndexOp::attachInterface<CheckIndexOpInterface>(*context);
     NonZeroOp::attachInterface<NonZeroOpInterface>(*context);
     ScatterOp::attachInterface<ScatterOpInterface>(*context);
-    ArgsortOp::attachInterface<ArgsortOpInterface>(*context);
-    CumulativeOp::attachInterface<CumulativeOpInterface>(*context);
+    ArgsortOp::attachInterface<RowOpInterface<ArgsortOp, ArgsortIntoOp>>(
+        *context);
+    CumulativeOp::attachInterface<
+        RowOpInterface<CumulativeOp, CumulativeIntoOp>>(*context);
     ConvolutionOp::attachInterface<ConvolutionOpInterface>(*context);
   });
 }
