@@ -4,9 +4,8 @@ exports NonZero; x[b, s], GatherND), a SiLU MLP run on them alone, and
 the result written back into place (out[b, s] = y, ScatterND), padding
 left zero. The count of real tokens is known only once the mask is read:
 one compile serves every batch, length and mask, none of them and all of
-them selected included. (Assigning through the boolean mask itself,
-out[mask] = y, exports the count as a value, ReduceSum of the mask, for
-an Expand's shape: not imported yet.)"""
+them selected included. (masked_packing.py does the same through the
+boolean mask itself.)"""
 
 import numpy as np
 import torch

@@ -297,8 +297,10 @@ StatusOr<v1::Graph> importOnnx(const std::string &bytes,
       inputs.push_back(found->second);
     }
     for (const std::string &name : node.output())
-      if (!name.empty()) // an omitted optional output
+      if (!name.empty()) { // an omitted optional output
         ANYSHAPE_RETURN_IF_ERROR(definitions.define(name, self));
+        state.producers[name] = &node;
+      }
     // What the node becomes is named after it (its first output where it
     // has no name), so a run-time error names the ONNX node.
     state.builder.setNodeNamePrefix(!node.name().empty() ? node.name()

@@ -224,14 +224,15 @@ Status scatterElements(Node &n) {
 }
 
 /// NonZero: the wire nonzero, whose count is a size only the run gives
-/// (named "count", "count_1", ... for the shapes built after it).
+/// (named "count", "count_1", ... for the shapes built after it), once
+/// per mask (OnnxMaskCounts.cpp).
 Status nonZero(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
   if (n.rank(x) == 0)
     return n.error("NonZero of a scalar is refused: ONNX's shape inference "
                    "gives [0, count] and ONNX Runtime [1, count]; reshape "
                    "it to [1] first");
-  return n.define(n.b.nonzero(x));
+  return n.define(nonzeroCoordinates(n.state, n.proto.input(0), x));
 }
 
 /// Whether each element of `seq` ([N]) starts a run: the first, and each

@@ -158,6 +158,15 @@ Value indexAlong(Node &n, const std::vector<Dim> &dims, int64_t axis);
 /// flattened at it (GatherElements, TopK's values).
 Value linearIndexAlong(Node &n, Value data, Value positions, int64_t axis);
 
+/// The coordinates of the nonzero elements of value `name` (`value`), i64
+/// [rank, count]: found once per value, and built from those of the value
+/// it comes from where the zeros correspond, so that every count of one
+/// mask is one symbol (OnnxMaskCounts.cpp).
+Value nonzeroCoordinates(ImportState &state, const std::string &name,
+                         Value value);
+/// ReduceSum's `sum`, which also records a sum of every element of a bool
+/// mask cast to integers as a known dim: the mask's count.
+Translate countingMaskSums(Translate sum);
 /// The table of every op translated; OnnxShapeOps.cpp adds the ops on
 /// shape tensors, OnnxIndexOps.cpp the gathers, OnnxMathOps.cpp the
 /// activations and variadic arithmetic, OnnxLayoutOps.cpp the ops that

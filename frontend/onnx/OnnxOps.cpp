@@ -477,7 +477,7 @@ std::map<std::string, OpRule> elementRules() {
       // as an attribute until opset 18.
       {"ReduceSum",
        {{"keepdims", "noop_with_empty_axes"},
-        reduce(client::Reduction::Sum, Reducing::Plain)}},
+        countingMaskSums(reduce(client::Reduction::Sum, Reducing::Plain))}},
       {"ReduceMean",
        {reduceAttributes, reduce(client::Reduction::Sum, Reducing::Mean)}},
       {"ReduceMax",

@@ -43,6 +43,12 @@ struct ImportState {
   /// The elements of small f32 tensors known at import time (Resize's
   /// scales).
   std::map<std::string, std::vector<float>> knownFloats;
+  /// The node that defines each value (none for inputs and
+  /// initializers), pointing into the model being imported.
+  std::map<std::string, const ::onnx::NodeProto *> producers;
+  /// The coordinates of each value's nonzero elements, once found
+  /// (OnnxMaskCounts.cpp), so that one mask has one count.
+  std::map<std::string, client::Value> nonzeros;
   int64_t opset = 0;
 
   explicit ImportState(const std::string &name) : builder(name) {}

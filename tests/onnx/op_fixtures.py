@@ -640,6 +640,67 @@ def more_op_cases():
              [s_ for s_ in SHAPES])
 
 
+def mask_count_cases():
+    """One mask, one count: NonZero of a mask expanded over new dims (its
+    coordinates built from the mask's, in ONNX's row-major order, where
+    the stretched dims allow it), and the mask's sum as a shape, the way
+    PyTorch exports out[mask] = y."""
+    B = TensorProto.BOOL
+    coin = {"m": lambda shape, _: rng.random(shape) < 0.5}
+    mask_shapes = [{"b": 1, "s": 1}, {"b": 2, "s": 5}, {"b": 3, "s": 9},
+                   {"b": 2, "s": 0}]
+    case("nonzero_expanded_trailing",
+         [node("Unsqueeze", ["m", "two"], ["m3"]),
+          node("Shape", ["m"], ["ms"]),
+          node("Concat", ["ms", "three"], ["target"], axis=0),
+          node("Expand", ["m3", "target"], ["e"]),
+          node("NonZero", ["e"], ["y"])],
+         [("m", B, ["b", "s"])], ["y"], mask_shapes, make=coin,
+         inits=[const("two", [2]), const("three", [3])])
+    case("nonzero_expanded_leading",
+         [node("Cast", ["m"], ["f"], to=F),
+          node("Expand", ["f", "lead"], ["e"]),
+          node("NonZero", ["e"], ["y"])],
+         [("m", B, ["s"])], ["y"],
+         [{"s": 1}, {"s": 6}, {"s": 17}, {"s": 0}], make=coin,
+         inits=[const("lead", [3, 1])])
+    case("nonzero_expanded_between",  # not in row-major blocks: its own
+         [node("Unsqueeze", ["m", "one"], ["m3"]),
+          node("Expand", ["m3", "heads"], ["e"]),
+          node("NonZero", ["e"], ["y"])],
+         [("m", B, ["b", "s"])], ["y"], mask_shapes, make=coin,
+         inits=[const("one", [1]), const("heads", [1, 3, 1])])
+    tokens = [("x", F, ["b", "s", 4]), ("m", B, ["b", "s"])]
+    case("mask_assign_through_sum",  # out[mask] = relu(x[mask])
+         [node("NonZero", ["m"], ["nz"]),
+          node("Transpose", ["nz"], ["at"], perm=[1, 0]),
+          node("GatherND", ["x", "at"], ["tokens"]),
+          node("Relu", ["tokens"], ["y"]),
+          node("Reshape", ["m", "flat"], ["mflat"]),
+          node("Cast", ["mflat"], ["mint"], to=I),
+          node("ReduceSum", ["mint"], ["count"], keepdims=1),
+          node("Concat", ["count", "four"], ["yshape"], axis=0),
+          node("Expand", ["y", "yshape"], ["ye"]),
+          node("Reshape", ["ye", "flat"], ["updates"]),
+          node("Unsqueeze", ["m", "two"], ["m3"]),
+          node("Shape", ["x"], ["xs"]),
+          node("Expand", ["m3", "xs"], ["e"]),
+          node("NonZero", ["e"], ["enz"]),
+          node("Transpose", ["enz"], ["eat"], perm=[1, 0]),
+          node("ConstantOfShape", ["xs"], ["zero"]),
+          node("ScatterND", ["zero", "eat", "updates"], ["out"])],
+         tokens, ["out"], mask_shapes, make=coin,
+         inits=[const("flat", [-1]), const("four", [4]), const("two", [2])])
+    case("mask_sum_as_size",  # zeros of [mask.sum(), 2], no NonZero at all
+         [node("Cast", ["m"], ["mint"], to=I),
+          node("ReduceSum", ["mint"], ["count"], keepdims=0),
+          node("Unsqueeze", ["count", "zero"], ["c1"]),
+          node("Concat", ["c1", "two"], ["shape"], axis=0),
+          node("ConstantOfShape", ["shape"], ["y"])],
+         [("m", B, ["b", "s"])], ["y"], mask_shapes, make=coin,
+         inits=[const("zero", [0]), const("two", [2])])
+
+
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     unary_cases()
@@ -661,3 +722,4 @@ if __name__ == "__main__":
     sort_cases()
     unique_cases()
     more_op_cases()
+    mask_count_cases()

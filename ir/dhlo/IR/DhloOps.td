@@ -375,7 +375,11 @@ def Dhlo_CheckIndexOp : Op<Dhlo_Dialect, "check_index",
   let hasVerifier = 1;
 }
 
-def Dhlo_NonZeroOp : Dhlo_Op<"nonzero"> {
+// Not Pure, though it writes nothing: its count may shape values that do
+// not read its coordinates (a mask's sum taken as a size), and only this op
+// binds it, so it must not be erased as unused (an Allocate effect not on
+// a result keeps it; wouldOpBeTriviallyDead).
+def Dhlo_NonZeroOp : Op<Dhlo_Dialect, "nonzero", [MemoryEffects<[MemAlloc]>]> {
   let summary = "coordinates of the nonzero elements";
   let description = [{
     The wire op nonzero: i64 [rank, count], the coordinates of the
@@ -389,6 +393,8 @@ def Dhlo_NonZeroOp : Dhlo_Op<"nonzero"> {
   let arguments = (ins AnyRankedTensor:$operand);
   let results = (outs AnyRankedTensor:$result);
   let hasVerifier = 1;
+  let assemblyFormat =
+      "operands attr-dict `:` functional-type(operands, results)";
 }
 
 def Dhlo_CountNonZeroOp : Op<Dhlo_Dialect, "count_nonzero",
