@@ -88,9 +88,8 @@ std::optional<std::vector<int64_t>> expandSources(const ImportState &state,
 
 /// The axes Unsqueeze or Squeeze `op` inserts or removes, each in [0,
 /// rank); nullopt if they are not known.
-std::optional<std::set<int64_t>> unitAxes(const ImportState &state,
-                                          const ::onnx::NodeProto &op,
-                                          int64_t rank) {
+std::optional<std::set<int64_t>>
+unitAxes(const ImportState &state, const ::onnx::NodeProto &op, int64_t rank) {
   std::vector<int64_t> axes;
   if (op.input_size() > 1 && !op.input(1).empty()) {
     auto known = state.knownInts.find(op.input(1));
@@ -207,11 +206,10 @@ std::optional<Value> expandCoordinates(ImportState &state,
   }
   std::vector<Value> rows;
   for (size_t d = 0; d < to.size(); ++d) {
-    Value coordinate =
-        (*sources)[d] < 0
-            ? b.iota(v1::DTYPE_I64, grid, gridAxis[d])
-            : b.broadcastInDim(row(b, source, (*sources)[d]), grid,
-                               {countAxis});
+    Value coordinate = (*sources)[d] < 0
+                           ? b.iota(v1::DTYPE_I64, grid, gridAxis[d])
+                           : b.broadcastInDim(row(b, source, (*sources)[d]),
+                                              grid, {countAxis});
     rows.push_back(b.reshape(coordinate, {flat}));
   }
   return stack(b, rows);

@@ -28,7 +28,7 @@ struct AxisResize {
 std::optional<SymExpr> scaled(const SymExpr &in, float scale) {
   for (int64_t q = 1; q <= 256; ++q) {
     double p = std::nearbyint(static_cast<double>(scale) * q);
-    if (p < 1 || p > (1 << 20) ||
+    if (!(p >= 1 && p <= (1 << 20)) || // and a NaN scale
         std::fabs(static_cast<double>(scale) * q - p) > 1e-6 * q)
       continue;
     std::optional<SymExpr> product =

@@ -8,6 +8,7 @@
 #include "ir/graph/DimText.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace anyshape::onnx {
 namespace {
@@ -61,6 +62,7 @@ Status constantOfShape(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(std::vector<Dim> dims, n.knownDimsInput(0));
   v1::DType dtype = v1::DTYPE_F32;
   double fill = 0;
+  int64_t wholeFill = 0; // int64 fills exactly: a double rounds past 2^53
   if (const auto *value = n.attribute("value")) {
     const ::onnx::TensorProto &t = value->t();
     std::optional<v1::DType> type = wireDType(t.data_type());
@@ -68,31 +70,51 @@ Status constantOfShape(Node &n) {
       return n.error("fill of element type " + std::to_string(t.data_type()) +
                      " is not supported");
     dtype = *type;
-    std::string raw = t.raw_data();
-    if (dtype == v1::DTYPE_F32)
-      fill = raw.size() == 4 ? *reinterpret_cast<const float *>(raw.data())
-             : t.float_data_size() ? t.float_data(0)
-                                   : 0.0;
-    else if (dtype == v1::DTYPE_I64)
-      fill = raw.size() == 8
-                 ? static_cast<double>(
-                       *reinterpret_cast<const int64_t *>(raw.data()))
-             : t.int64_data_size() ? static_cast<double>(t.int64_data(0))
-                                   : 0.0;
-    else
-      fill = raw.size() >= 1       ? static_cast<double>(raw[0])
-             : t.int32_data_size() ? t.int32_data(0)
-                                   : 0.0;
+    // One element: raw bytes of the type's width, or one entry of its
+    // typed field (int32_data for int32 and bool).
+    const std::string &raw = t.raw_data();
+    size_t width = dtype == v1::DTYPE_I64 ? 8 : dtype == v1::DTYPE_BOOL ? 1 : 4;
+    int typed = dtype == v1::DTYPE_F32   ? t.float_data_size()
+                : dtype == v1::DTYPE_I64 ? t.int64_data_size()
+                                         : t.int32_data_size();
+    if (raw.empty() ? typed != 1 : raw.size() != width)
+      return n.error("value must hold one element");
+    if (dtype == v1::DTYPE_F32) {
+      float f = raw.empty() ? t.float_data(0) : 0.0f;
+      if (!raw.empty())
+        std::memcpy(&f, raw.data(), 4);
+      fill = f;
+    } else if (dtype == v1::DTYPE_I64) {
+      wholeFill = raw.empty() ? t.int64_data(0) : 0;
+      if (!raw.empty())
+        std::memcpy(&wholeFill, raw.data(), 8);
+    } else {
+      int32_t word = raw.empty() ? t.int32_data(0) : 0;
+      if (!raw.empty())
+        std::memcpy(&word, raw.data(), width);
+      fill = dtype == v1::DTYPE_BOOL ? (word != 0) : word;
+    }
   }
-  // A short int64 vector of one value is a shape in the making (the
-  // TorchScript exporter's expand: Where(Equal(shape, -1), ones, shape)).
-  std::optional<int64_t> length =
-      dims.size() == 1 ? dimNumber(dims[0].text()) : std::nullopt;
-  if (dtype == v1::DTYPE_I64 && length && *length >= 0 && *length <= 64)
-    n.state.knownDims[n.proto.output(0)] = KnownDims{
-        std::vector<std::string>(static_cast<size_t>(*length),
-                                 std::to_string(static_cast<int64_t>(fill))),
-        false};
+  if (dtype == v1::DTYPE_I64) {
+    // A short int64 vector of one value is a shape in the making (the
+    // TorchScript exporter's expand: Where(Equal(shape, -1), ones, shape)).
+    std::optional<int64_t> length =
+        dims.size() == 1 ? dimNumber(dims[0].text()) : std::nullopt;
+    if (length && *length >= 0 && *length <= 64)
+      n.state.knownDims[n.proto.output(0)] =
+          KnownDims{std::vector<std::string>(static_cast<size_t>(*length),
+                                             std::to_string(wholeFill)),
+                    false};
+    constexpr int64_t kExactInDouble = int64_t{1} << 53;
+    if (wholeFill >= -kExactInDouble && wholeFill <= kExactInDouble)
+      fill = static_cast<double>(wholeFill); // a splat, as other fills
+    else {
+      std::string bytes(8, '\0');
+      std::memcpy(bytes.data(), &wholeFill, 8);
+      return n.define(n.b.broadcastInDim(
+          n.b.constant(v1::DTYPE_I64, {}, std::move(bytes)), dims, {}));
+    }
+  }
   return n.define(n.b.broadcastInDim(n.b.scalar(fill, dtype), dims, {}));
 }
 

@@ -462,6 +462,11 @@ TEST(OnnxComposedOps, ResizeFormsNotTakenAreRefusedNamingTheNode) {
   setString(mode.graph->mutable_node(0), "mode", "area");
   expectRefused(mode, "mode 'area' is not nearest, linear or cubic");
   expectRefused(resize(0.001f), "is not a ratio of integers up to 256");
+  // A NaN scale once reached a float-to-int conversion (fuzz.onnx_import).
+  expectRefused(resize(std::numeric_limits<float>::quiet_NaN()),
+                "is not a ratio of integers up to 256");
+  expectRefused(resize(std::numeric_limits<float>::infinity()),
+                "is not a ratio of integers up to 256");
   // Scales computed at run time give no output size to compile for.
   ModelBuilder computed(19);
   computed.input("x", {"n", "2", "h", "w"});
@@ -474,6 +479,38 @@ TEST(OnnxComposedOps, ResizeFormsNotTakenAreRefusedNamingTheNode) {
   neither.node("Resize", {"x"}, {"y"});
   neither.output("y");
   expectRefused(neither, "needs scales or sizes");
+}
+
+TEST(OnnxComposedOps, ConstantOfShapeTakesOneFillElement) {
+  // The fill was read from whatever the value held: the first raw byte of
+  // an int32 (300 filled 44), or nothing at all (0). Its values per type
+  // are checked against ONNX Runtime (constant_of_shape_* fixtures).
+  auto fill = [](::onnx::TensorProto value) {
+    ModelBuilder m(18);
+    m.input("x", {"n"});
+    m.node("Shape", {"x"}, {"s"});
+    m.node("ConstantOfShape", {"s"}, {"y"});
+    auto *attribute = m.graph->mutable_node(1)->add_attribute();
+    attribute->set_name("value");
+    attribute->set_type(::onnx::AttributeProto::TENSOR);
+    *attribute->mutable_t() = std::move(value);
+    m.output("y");
+    return m;
+  };
+  ::onnx::TensorProto two;
+  two.set_data_type(::onnx::TensorProto::INT32);
+  two.add_dims(2);
+  two.add_int32_data(1);
+  two.add_int32_data(2);
+  expectRefused(fill(two), "(ConstantOfShape): value must hold one element");
+  ::onnx::TensorProto shortRaw;
+  shortRaw.set_data_type(::onnx::TensorProto::INT64);
+  shortRaw.add_dims(1);
+  shortRaw.set_raw_data(std::string(4, '\1'));
+  expectRefused(fill(shortRaw), "value must hold one element");
+  ::onnx::TensorProto empty;
+  empty.set_data_type(::onnx::TensorProto::FLOAT);
+  expectRefused(fill(empty), "value must hold one element");
 }
 
 TEST(OnnxComposedOps, UniqueKeepsEachNaNAndRefusesAnAxis) {

@@ -13,7 +13,7 @@ import sys
 import numpy as np
 import onnx
 import onnxruntime
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
                                 "examples", "zoo"))
@@ -701,6 +701,19 @@ def mask_count_cases():
          inits=[const("zero", [0]), const("two", [2])])
 
 
+def constant_fill_cases():
+    """ConstantOfShape's fill in every element type it takes, exactly:
+    int32 past a byte, int64 past 2^53, bool."""
+    def fill(name, elem, value, dtype):
+        tensor = numpy_helper.from_array(np.array([value], dtype=dtype))
+        case(name, [node("Shape", ["x"], ["s"]),
+                    node("ConstantOfShape", ["s"], ["y"], value=tensor)],
+             X, ["y"], SHAPES)
+    fill("constant_of_shape_i32", TensorProto.INT32, 300, np.int32)
+    fill("constant_of_shape_i64_max", I, np.iinfo(np.int64).max, np.int64)
+    fill("constant_of_shape_bool", TensorProto.BOOL, True, np.bool_)
+
+
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     unary_cases()
@@ -723,3 +736,4 @@ if __name__ == "__main__":
     unique_cases()
     more_op_cases()
     mask_count_cases()
+    constant_fill_cases()
