@@ -621,9 +621,16 @@ TEST(ServerEndToEnd, SigtermLetsRequestsInFlightFinish) {
   // connection setup).
   auto runs = startLongRuns(server, id, graph, 48);
   server.terminate();
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  // Draining: health says NOT_SERVING and new work is refused.
-  EXPECT_EQ(test::healthStatus(server.channel()), 2);
+  // Draining: health says NOT_SERVING (polled: the signal handler's turn
+  // may take longer than any fixed sleep on a loaded machine) and new
+  // work is refused.
+  int health = 0;
+  for (int wait = 0; wait < 500 && health != 2; ++wait) {
+    health = test::healthStatus(server.channel());
+    if (health != 2)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(health, 2);
   {
     v1::ExecuteRequest request;
     request.set_executable_id(id);
