@@ -42,6 +42,24 @@ for _name, _op in [("add", "add"), ("sub", "sub"), ("mul", "mul"),
     rule(_name)(_elementwise(_op))
 
 
+@rule("rem")
+def _rem(w, eqn, a, b):
+    """C's remainder, with a's sign: a - b * trunc(a / b) (the wire's
+    integer div truncates; a float quotient is truncated here)."""
+    dtype, shape = _result(eqn)
+    a, b = (w.broadcast(w.convert(v, dtype), shape) for v in (a, b))
+    q = w.emit("div", [a, b], dtype, shape)
+    if np.issubdtype(dtype, np.floating):
+        zero = w.broadcast(w.constant(splat=0, dtype=dtype), shape)
+        below = w.emit("compare", [q, zero], np.bool_, shape, ("compare",
+                       graph_pb2.CompareAttrs(direction=graph_pb2.COMPARE_LT)))
+        q = w.emit("select", [below, w.emit("ceil", [q], dtype, shape),
+                              w.emit("floor", [q], dtype, shape)],
+                   dtype, shape)
+    return w.emit("sub", [a, w.emit("mul", [b, q], dtype, shape)], dtype,
+                  shape)
+
+
 def _same(w, a, b):
     """Operands of one dtype and shape, rank-0 ones broadcast."""
     shape = max((a.shape, b.shape), key=len)
@@ -264,40 +282,6 @@ rule("cummax")(_cumulative(graph_pb2.REDUCE_MAX))
 rule("cummin")(_cumulative(graph_pb2.REDUCE_MIN))
 
 
-@rule("gather")
-def _gather(w, eqn, operand, indices):
-    """x[ids] / jnp.take along axis 0 (an embedding): slices of whole rows
-    of one axis; the indices checked, so one out of range is an error."""
-    numbers = eqn.params["dimension_numbers"]
-    sizes = eqn.params["slice_sizes"]
-    dtype, shape = _result(eqn)
-    if len(numbers.start_index_map) != 1 or \
-            tuple(numbers.collapsed_slice_dims) != tuple(
-                numbers.start_index_map) or \
-            getattr(numbers, "operand_batching_dims", ()) or \
-            indices.shape[-1] != 1:
-        raise w.error(f"a gather of this form ({numbers})")
-    axis = numbers.start_index_map[0]
-    if any(sizes[d] != operand.shape[d] for d in range(operand.rank)
-           if d != axis):
-        raise w.error("a gather of partial slices")
-    index = w.reshape(indices, indices.shape[:-1])
-    index = w.emit("check_index", [index, operand], index.dtype, index.shape,
-                   ("check_index", graph_pb2.CheckIndexAttrs(
-                       axis=axis, allow_negative=False,
-                       what=f"jax gather '{eqn.outvars[0]}'")))
-    result_shape = operand.shape[:axis] + index.shape + \
-        operand.shape[axis + 1:]
-    gathered = w.emit("gather", [operand, index], dtype, result_shape,
-                      ("gather", graph_pb2.GatherAttrs(axis=axis)))
-    if tuple(result_shape) != tuple(shape):
-        if product(result_shape) != product(shape):
-            raise w.error("a gather whose offset dims are reordered")
-        gathered = w.reshape(gathered, shape)
-    return gathered
-
-
-
 # ---- slices at run-time offsets (a KV cache's reads and writes) ---------
 
 def _start(w, index, size, extent, dtype=np.int64):
@@ -513,3 +497,7 @@ def _conv(w, eqn, lhs, rhs):
     back = sorted(range(len(numbers.out_spec)),
                   key=lambda i: numbers.out_spec[i])
     return _transpose(w, y, back)
+
+
+# The gathers and scatters, in a module of their own.
+import anyshape.jax.indexing  # noqa: E402,F401
