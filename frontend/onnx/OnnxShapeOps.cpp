@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <set>
 
 namespace anyshape::onnx {
 namespace {
@@ -238,6 +239,63 @@ StatusOr<Value> backwardSlice(Node &n, Value x, int64_t axis, const Dim &start,
   return n.b.gather(x, indices, axis);
 }
 
+/// The size `d` as an i64 scalar (symbolic: the length of an iota that
+/// long, which no kernel computes).
+Value sizeValue(Node &n, const Dim &d) {
+  if (std::optional<int64_t> number = dimNumber(d.text()))
+    return n.b.scalar(static_cast<double>(*number), v1::DTYPE_I64);
+  return n.b.convert(n.b.dimSize(n.b.iota(v1::DTYPE_I64, {d}, 0), 0),
+                     v1::DTYPE_I64);
+}
+
+/// x[lo:hi:stride] on the axes with forward steps (every other axis
+/// whole). The wire's slice names a bound for every axis, which an
+/// anonymous dim ("?": a size the shape rules could not write, such as a
+/// reshape's -1 that does not divide exactly) cannot give; with one among
+/// the axes left whole, each sliced axis is instead a gather of the
+/// positions it keeps (lo + stride * i, checked against the axis as the
+/// slice's bounds would be).
+StatusOr<Value> sliceForward(Node &n, Value x, const std::vector<int64_t> &axes,
+                             const std::vector<int64_t> &steps,
+                             const std::vector<Dim> &lo,
+                             const std::vector<Dim> &hi,
+                             const std::vector<int64_t> &stride) {
+  std::vector<Dim> dims = n.b.dims(x);
+  std::set<int64_t> sliced;
+  for (size_t k = 0; k < axes.size(); ++k)
+    if (steps[k] > 0)
+      sliced.insert(axes[k] < 0 ? axes[k] + n.rank(x) : axes[k]);
+  bool anonymousWhole = false;
+  for (int64_t a = 0; a < n.rank(x); ++a)
+    anonymousWhole |= !sliced.count(a) && dims[a].text() == "?";
+  if (!anonymousWhole)
+    return n.b.slice(x, lo, hi, stride);
+  Value result = x;
+  for (int64_t a : sliced) {
+    std::optional<SymExpr> from = symExpr(lo[a].text()),
+                           to = symExpr(hi[a].text());
+    std::optional<SymExpr> span =
+        from && to ? SymExpr::sub(*to, *from) : std::nullopt;
+    std::optional<SymExpr> rounded =
+        span ? SymExpr::add(*span, SymExpr::constant(stride[a] - 1))
+             : std::nullopt;
+    std::optional<SymExpr> count =
+        rounded ? SymExpr::floorDiv(*rounded, stride[a]) : std::nullopt;
+    if (!count)
+      return n.error("cannot size axis " + std::to_string(a) + " from " +
+                     lo[a].text() + " to " + hi[a].text());
+    Dim kept(count->toString());
+    Value positions = n.b.add(
+        n.b.mul(n.b.iota(v1::DTYPE_I64, {kept}, 0),
+                n.b.scalar(static_cast<double>(stride[a]), v1::DTYPE_I64)),
+        n.b.broadcastInDim(sizeValue(n, lo[a]), {kept}, {}));
+    positions =
+        n.b.checkIndex(positions, result, a, false, describe(n.proto, n.index));
+    result = n.b.gather(result, positions, a);
+  }
+  return result;
+}
+
 Status slice(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
   ANYSHAPE_ASSIGN_OR_RETURN(std::vector<Dim> starts, n.knownDimsInput(1));
@@ -293,7 +351,8 @@ Status slice(Node &n) {
     hi[a] = *e;
     stride[a] = steps[k];
   }
-  Value result = n.b.slice(x, lo, hi, stride);
+  ANYSHAPE_ASSIGN_OR_RETURN(Value result,
+                            sliceForward(n, x, axes, steps, lo, hi, stride));
   for (size_t k : backward) {
     int64_t a = axes[k] < 0 ? axes[k] + r : axes[k];
     ANYSHAPE_ASSIGN_OR_RETURN(

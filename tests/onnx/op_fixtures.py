@@ -714,6 +714,22 @@ def constant_fill_cases():
     fill("constant_of_shape_bool", TensorProto.BOOL, True, np.bool_)
 
 
+def anonymous_dim_cases():
+    """A Slice beside a dim no expression names: a reshape's -1 that does
+    not divide exactly (6n / 4) is anonymous, and the slice of another
+    axis keeps it whole (Swin's window un-padding)."""
+    even = [{"n": 2}, {"n": 4}, {"n": 6}, {"n": 0}]
+    for name, start, end, step in [("slice_beside_anonymous_dim", 0, 2, 1),
+                                   ("slice_strided_beside_anonymous_dim",
+                                    1, 4, 2)]:
+        case(name,
+             [node("Reshape", ["x", "rows"], ["r"]),
+              node("Slice", ["r", "s", "e", "a", "t"], ["y"])],
+             [("x", F, ["n", 6])], ["y"], even,
+             inits=[const("rows", [-1, 4]), const("s", [start]),
+                    const("e", [end]), const("a", [1]), const("t", [step])])
+
+
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     unary_cases()
@@ -737,3 +753,4 @@ if __name__ == "__main__":
     more_op_cases()
     mask_count_cases()
     constant_fill_cases()
+    anonymous_dim_cases()
