@@ -558,6 +558,9 @@ Status importNode(ImportState &state, const ::onnx::NodeProto &proto, int index,
   if (rule == opRules().end())
     return invalidArgument(describe(proto, index) + ": op '" + proto.op_type() +
                            "' is not supported by the ONNX importer");
+  // Every op translated has an output, and the rules read the first.
+  if (proto.output_size() == 0)
+    return invalidArgument(describe(proto, index) + ": has no outputs");
   for (const auto &a : proto.attribute())
     if (!rule->second.attributes.count(a.name()))
       return invalidArgument(describe(proto, index) + ": attribute '" +
