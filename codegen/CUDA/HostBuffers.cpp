@@ -6,8 +6,9 @@
 // must not come from it. The host flow's only such buffers are shape
 // operands of memref.reshape (a few indices, statically sized), which move
 // to the stack, and small buffers the host only writes and kernels read (a
-// dim_size's scalar), written on the stack and uploaded. A copy between
-// buffers (an output that is an input) becomes the runtime's device copy;
+// dim_size's scalar), written on the stack and uploaded. A copy into a
+// fresh buffer (an output that is an input, or a slice) becomes the
+// runtime's device copies, one per contiguous block;
 // any other host access to a buffer is reported, since it would
 // dereference a device pointer on the CPU.
 //
@@ -20,6 +21,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 
@@ -124,29 +126,83 @@ void uploadAfterStores(memref::AllocOp alloc, ArrayRef<memref::StoreOp> stores,
                  b.create<arith::ConstantIntOp>(loc, bytes, 64)});
 }
 
-/// `copy` of one contiguous device buffer into another as the runtime's
-/// stream-ordered device copy: anyshapeCudaCopy(context, to, from, bytes).
-/// False if a side is not contiguous (no host flow copies one).
+/// The first of `type`'s trailing dims that its static strides and sizes
+/// prove contiguous (0 for an identity layout; the rank if not even the
+/// last is).
+int64_t contiguousFrom(MemRefType type) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(getStridesAndOffset(type, strides, offset)))
+    return type.getRank();
+  int64_t first = type.getRank(), expected = 1;
+  for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+    if (strides[d] != expected)
+      break;
+    first = d;
+    if (type.isDynamicDim(d))
+      break; // the next stride would have to be this dim times expected
+    expected *= type.getDimSize(d);
+  }
+  return first;
+}
+
+/// `copy` of a device buffer into a contiguous one (an output that is an
+/// input, or a slice of another value) as the runtime's stream-ordered
+/// device copies, anyshapeCudaCopy(context, to, from, bytes): one per
+/// block of the source's trailing dims that its type proves contiguous,
+/// a host loop over the others. False if the target is strided (no host
+/// flow copies into one) or the source's innermost dim is.
 bool copyOnTheDevice(memref::CopyOp copy, Value context) {
-  auto from = llvm::cast<MemRefType>(copy.getSource().getType());
-  auto to = llvm::cast<MemRefType>(copy.getTarget().getType());
-  if (!from.getLayout().isIdentity() || !to.getLayout().isIdentity())
+  Value source = copy.getSource(), target = copy.getTarget();
+  auto from = llvm::cast<MemRefType>(source.getType());
+  auto to = llvm::cast<MemRefType>(target.getType());
+  int64_t inner = contiguousFrom(from);
+  if (!to.getLayout().isIdentity() || (inner == from.getRank() && inner > 0))
     return false;
   OpBuilder b(copy);
   Location loc = copy.getLoc();
-  Type i64 = b.getI64Type();
-  int64_t elementBytes = (from.getElementTypeBitWidth() + 7) / 8;
-  auto address = [&](Value buffer) {
-    return firstElementAddress(b, loc, buffer);
+  auto index = [&](int64_t v) {
+    return b.create<arith::ConstantIndexOp>(loc, v).getResult();
   };
-  Value bytes = b.create<arith::ConstantIndexOp>(loc, elementBytes);
-  for (int64_t d = 0; d < from.getRank(); ++d)
-    bytes = b.create<arith::MulIOp>(
-        loc, bytes, b.create<memref::DimOp>(loc, copy.getSource(), d));
-  b.create<func::CallOp>(
-      loc, kCudaCopy, TypeRange{},
-      ValueRange{context, address(copy.getTarget()), address(copy.getSource()),
-                 b.create<arith::IndexCastOp>(loc, i64, bytes)});
+  int64_t elementBytes = (from.getElementTypeBitWidth() + 7) / 8;
+  Value blockBytes = index(elementBytes);
+  for (int64_t d = inner; d < from.getRank(); ++d)
+    blockBytes = b.create<arith::MulIOp>(
+        loc, blockBytes, b.create<memref::DimOp>(loc, source, d));
+  auto metadata = b.create<memref::ExtractStridedMetadataOp>(loc, source);
+  Value sourceStart = b.create<arith::AddIOp>(
+      loc, b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, source),
+      b.create<arith::MulIOp>(loc, metadata.getOffset(), index(elementBytes)));
+  Value targetStart = b.create<arith::AddIOp>(
+      loc, b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, target),
+      b.create<arith::MulIOp>(
+          loc,
+          b.create<memref::ExtractStridedMetadataOp>(loc, target).getOffset(),
+          index(elementBytes)));
+  SmallVector<Value> lower(inner, index(0)), upper, steps(inner, index(1));
+  for (int64_t d = 0; d < inner; ++d)
+    upper.push_back(b.create<memref::DimOp>(loc, source, d));
+  auto i64 = [&](OpBuilder &at, Value v) {
+    return at.create<arith::IndexCastOp>(loc, at.getI64Type(), v).getResult();
+  };
+  scf::buildLoopNest(
+      b, loc, lower, upper, steps,
+      [&](OpBuilder &at, Location, ValueRange outer) {
+        Value from = sourceStart, block = index(0);
+        for (int64_t d = 0; d < inner; ++d) {
+          Value stride = at.create<arith::MulIOp>(loc, metadata.getStrides()[d],
+                                                  index(elementBytes));
+          from = at.create<arith::AddIOp>(
+              loc, from, at.create<arith::MulIOp>(loc, outer[d], stride));
+          block = at.create<arith::AddIOp>(
+              loc, at.create<arith::MulIOp>(loc, block, upper[d]), outer[d]);
+        }
+        Value into = at.create<arith::AddIOp>(
+            loc, targetStart, at.create<arith::MulIOp>(loc, block, blockBytes));
+        at.create<func::CallOp>(loc, kCudaCopy, TypeRange{},
+                                ValueRange{context, i64(at, into),
+                                           i64(at, from), i64(at, blockBytes)});
+      });
   copy.erase();
   return true;
 }

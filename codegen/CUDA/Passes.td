@@ -111,17 +111,21 @@ def HostBuffers : Pass<"anyshape-host-buffers", "mlir::ModuleOp"> {
     buffers the host itself writes and a `memref.reshape` reads: each
     statically sized buffer used only by stores, loads, reshapes' shape
     operands and its dealloc becomes a `memref.alloca` at its function's
-    entry. A `memref.copy` between contiguous buffers (an output that is
-    an input) becomes a call of the runtime's device copy,
-    `anyshapeCudaCopy(context, to, from, bytes)`. Then any other host
-    access to a buffer (a load, a store, a strided copy) would touch
-    device memory from the CPU, and is an error.
+    entry. A `memref.copy` into a contiguous buffer (an output that is
+    an input, or a slice of another value: a sliding window's cache)
+    becomes calls of the runtime's device copy,
+    `anyshapeCudaCopy(context, to, from, bytes)`: one per block of the
+    source's trailing dims its type proves contiguous, a host loop over
+    the others. Then any other host access to a buffer (a load, a store,
+    a copy into a strided view) would touch device memory from the CPU,
+    and is an error.
     Emulated kernels (anyshape-emulated-kernels) are not host flow.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",
                            "::mlir::LLVM::LLVMDialect",
-                           "::mlir::memref::MemRefDialect"];
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def LaunchesToRuntimeCalls

@@ -68,7 +68,7 @@ public:
 
   /// `e` with every symbol's value from `symbols`; a quotient atom is
   /// computed from its dividend, which is never negative (SymExpr.h), so
-  /// truncating division is its floor.
+  /// truncating division is its floor; a max or a min from its operands.
   Value evaluate(const SymExpr &e,
                  const std::map<std::string, Value> &symbols) {
     Value sum;
@@ -84,6 +84,16 @@ public:
                     const std::map<std::string, Value> &symbols) {
     if (auto it = symbols.find(name); it != symbols.end())
       return it->second;
+    if (std::optional<SymExpr::Extremum> extreme = SymExpr::extremumOf(name)) {
+      Value a = evaluate(extreme->a, symbols),
+            b = evaluate(extreme->b, symbols);
+      return b_.create<arith::SelectOp>(loc_,
+                                        compare(extreme->larger
+                                                    ? arith::CmpIPredicate::sge
+                                                    : arith::CmpIPredicate::sle,
+                                                a, b),
+                                        a, b);
+    }
     std::optional<SymExpr::Quotient> quotient = SymExpr::quotientOf(name);
     if (!quotient) { // validation defines each symbol before reading it
       flagIf(constant(1, 1));

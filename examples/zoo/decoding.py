@@ -37,9 +37,11 @@ class CacheStep(torch.nn.Module):
         return (out.logits, *present)
 
 
-def export_decoder(args, name, module, vocab, kv_heads, head_dim, seed=0):
-    """Exports `module` (a step with the cache in and out) into the zoo
-    folder `name` and writes its fixture at CASES."""
+def export_decoder(args, name, module, vocab, kv_heads, head_dim, seed=0,
+                   example_past=5, cases=CASES):
+    """Exports `module` (a step with the cache in and out), traced at a
+    cache of `example_past`, into the zoo folder `name` and writes its
+    fixture at `cases`."""
     folder = fixture.out_dir(args, name)
     rng = np.random.default_rng(seed)
     ids = lambda b, s: rng.integers(0, vocab, (b, s), dtype=np.int64)
@@ -47,10 +49,10 @@ def export_decoder(args, name, module, vocab, kv_heads, head_dim, seed=0):
         (b, kv_heads, p, head_dim)).astype(np.float32) for n in CACHE_NAMES}
     dynamic = {"input_ids": {0: "batch", 1: "seq"}}
     dynamic.update({n: {0: "batch", 2: "past"} for n in INPUTS[1:]})
-    example = [ids(2, 3)] + list(past(2, 5).values())
+    example = [ids(2, 3)] + list(past(2, example_past).values())
     fixture.export(module, example, f"{folder}/model.onnx", INPUTS, OUTPUTS,
                    dynamic)
     fixture.record(module, f"{folder}/model.expected",
                    ((f"batch={b},seq={s},past={p}",
                      {"input_ids": ids(b, s), **past(b, p)})
-                    for b, s, p in CASES), OUTPUTS)
+                    for b, s, p in cases), OUTPUTS)

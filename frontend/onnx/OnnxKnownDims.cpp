@@ -398,6 +398,19 @@ void propagateKnownDims(ImportState &state, const ::onnx::NodeProto &node,
                          [](const std::string &p, const std::string &v) {
                            return std::optional<std::string>(p.empty() ? v : p);
                          });
+  } else if ((op == "Max" || op == "Min") && inputs.size() == 2) {
+    // PyTorch's sym_max / sym_min: a sliding window's length.
+    if (std::optional<KnownDims> b = in(1))
+      result = elementwise(
+          *a, *b,
+          [&](const std::string &x,
+              const std::string &y) -> std::optional<std::string> {
+            std::optional<SymExpr> ex = symExpr(x), ey = symExpr(y);
+            std::optional<SymExpr> e =
+                ex && ey ? SymExpr::extremum(*ex, *ey, op == "Max")
+                         : std::nullopt;
+            return e ? std::optional<std::string>(e->toString()) : std::nullopt;
+          });
   } else if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" ||
              (op == "Mod" && !truncatingMod(node))) {
     std::optional<KnownDims> b = in(1);

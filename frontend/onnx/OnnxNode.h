@@ -116,7 +116,9 @@ struct OpRule {
 /// `x` broadcast numpy-style to `target` (ranks aligned on the right; a
 /// dim of 1 stretches), for ops the builder does not broadcast itself.
 StatusOr<Value> broadcastTo(Node &n, Value x, const std::vector<Dim> &target);
-/// The numpy broadcast of several shapes.
+/// The numpy broadcast of several shapes. Dims that differ as written but
+/// are not both numbers are taken to be equal (a number over a symbolic
+/// size, else the later one), which broadcastTo then checks when it runs.
 StatusOr<std::vector<Dim>> broadcastShape(Node &n,
                                           std::vector<std::vector<Dim>> all);
 

@@ -312,7 +312,10 @@ StatusOr<Value> broadcastTo(Node &n, Value x, const std::vector<Dim> &target) {
     size_t at = rank - dims.size() + d;
     if (dims[d].text() == "1" && target[at].text() != "1")
       continue;
-    if (dims[d].text() != target[at].text())
+    // Two sizes that are not both numbers may still be equal: the
+    // broadcast checks that when it runs (1 or the target's size).
+    if (dims[d].text() != target[at].text() && dimNumber(dims[d].text()) &&
+        dimNumber(target[at].text()))
       return n.error("cannot broadcast dim " + dims[d].text() + " to " +
                      target[at].text());
     kept.push_back(dims[d]);
@@ -349,11 +352,17 @@ StatusOr<std::vector<Dim>> broadcastShape(Node &n,
   for (const auto &dims : all)
     for (size_t d = 0; d < dims.size(); ++d) {
       Dim &t = target[rank - dims.size() + d];
-      if (t.text() == "1")
-        t = dims[d];
-      else if (dims[d].text() != "1" && dims[d].text() != t.text())
+      if (t.text() == "1" || dims[d].text() == "1" ||
+          dims[d].text() == t.text())
+        t = t.text() == "1" ? dims[d] : t;
+      else if (dimNumber(dims[d].text()) && dimNumber(t.text()))
         return n.error("cannot broadcast dim " + dims[d].text() + " to " +
                        t.text());
+      else if (!dimNumber(t.text()) && dims[d].text() != "?")
+        t = dims[d]; // a number > 1 is the only other size; "?" no size
+      // Sizes that differ as written but may be equal (past + seq - max(0,
+      // past - 5) and seq + 5, where the export assumed past >= 5): the
+      // broadcasts to the target check it when they run.
     }
   return target;
 }

@@ -329,7 +329,19 @@ Status slice(Node &n) {
     if (v <= -(int64_t{1} << 40)) // INT64_MIN and the like: the start
       return Dim(0);
     if (v < 0) {
+      // From the end, clamped at 0 as ONNX clamps: max(0, size + v). As
+      // PyTorch takes a symbolic size to be at least 2, a bound of -1 or
+      // -2 is size + v (checked not negative), so that x[:, -1:] keeps
+      // one static element; past that the max is kept (x[-4095:], a
+      // sliding window's cache).
       auto from = arithmetic("Add", size.text(), std::to_string(v));
+      std::optional<SymExpr> unclamped = from ? symExpr(*from) : std::nullopt;
+      if (unclamped && !dimNumber(size.text()) && v < -2) {
+        std::optional<SymExpr> clamped =
+            SymExpr::extremum(*unclamped, SymExpr::constant(0), true);
+        return clamped ? std::optional<Dim>(Dim(clamped->toString()))
+                       : std::nullopt;
+      }
       return from ? std::optional<Dim>(Dim(*from)) : std::nullopt;
     }
     return Dim(static_cast<int64_t>(v));

@@ -1,7 +1,7 @@
 // Dims as text and back. One recursive-descent parser reads every spelling
-// (wire text, #dhlo.shape entries, quotient atom names); quotients are
-// rebuilt through SymExpr::floorDiv, so whatever the text, the result is
-// canonical.
+// (wire text, #dhlo.shape entries, atom names); quotients are rebuilt
+// through SymExpr::floorDiv and max/min through SymExpr::extremum, so
+// whatever the text, the result is canonical.
 #include "DimText.h"
 
 #include "TensorType.h"
@@ -33,7 +33,8 @@ bool isInteger(const std::string &s) {
 
 // expr   := ['-'] term (('+' | '-') term)*
 // term   := factor (('*' factor) | ('floordiv' integer) | ('mod' integer))*
-// factor := integer | name | '(' expr ')'
+// factor := integer | name | '(' expr ')' | ('max' | 'min') '(' expr ','
+//           expr ')'
 // floordiv and mod bind as '*' does, left to right (as in Python and MLIR's
 // affine maps): "2*seq floordiv 4" is (2*seq) floordiv 4.
 class DimParser {
@@ -114,7 +115,30 @@ private:
                                std::string(text_) + "'");
       return inner;
     }
+    size_t before = pos_;
     std::string token = word();
+    skipSpace();
+    if ((token == "max" || token == "min") && consume('(')) {
+      ANYSHAPE_ASSIGN_OR_RETURN(SymExpr a, expr(depth + 1));
+      skipSpace();
+      if (!consume(','))
+        return invalidArgument("missing ',' in " + token +
+                               " in dim expression '" + std::string(text_) +
+                               "'");
+      ANYSHAPE_ASSIGN_OR_RETURN(SymExpr b, expr(depth + 1));
+      skipSpace();
+      if (!consume(')'))
+        return invalidArgument("missing ')' in dim expression '" +
+                               std::string(text_) + "'");
+      std::optional<SymExpr> e = SymExpr::extremum(a, b, token == "max");
+      if (!e)
+        return invalidArgument(token + "(" + a.toString() + ", " +
+                               b.toString() + ") in dim expression '" +
+                               std::string(text_) +
+                               "' may be negative, which no size is");
+      return std::move(*e);
+    }
+    pos_ = before + token.size();
     if (isInteger(token))
       return SymExpr::constant(std::stoll(token));
     if (!token.empty() && !std::isdigit(static_cast<unsigned char>(token[0])) &&
@@ -196,6 +220,14 @@ symExprOf(const v1::DimExpr &expr,
       product =
           product && factor ? SymExpr::mul(*product, *factor) : std::nullopt;
     }
+    for (const auto &extreme : term.extrema()) {
+      std::optional<SymExpr> a = symExprOf(extreme.a(), rename, depth + 1),
+                             b = symExprOf(extreme.b(), rename, depth + 1);
+      std::optional<SymExpr> factor =
+          a && b ? SymExpr::extremum(*a, *b, extreme.larger()) : std::nullopt;
+      product =
+          product && factor ? SymExpr::mul(*product, *factor) : std::nullopt;
+    }
     if (!product || !sum)
       return std::nullopt;
     sum = SymExpr::add(*sum, *product);
@@ -271,6 +303,15 @@ std::optional<v1::DimExpr> toWireExpr(const SymExpr &e) {
         auto *factor = term->add_quotients();
         *factor->mutable_dividend() = std::move(*dividend);
         factor->set_divisor(quotient->divisor);
+      } else if (auto extreme = SymExpr::extremumOf(name)) {
+        std::optional<v1::DimExpr> a = toWireExpr(extreme->a),
+                                   b = toWireExpr(extreme->b);
+        if (!a || !b)
+          return std::nullopt;
+        auto *factor = term->add_extrema();
+        factor->set_larger(extreme->larger);
+        *factor->mutable_a() = std::move(*a);
+        *factor->mutable_b() = std::move(*b);
       } else if (isValidSymbolName(name)) {
         term->add_symbols(name);
       } else {

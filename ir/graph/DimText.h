@@ -1,5 +1,5 @@
 // Dims as text and back: "batch*seq", "2*seq + 1", "768", "?",
-// "(time + 1) floordiv 2", "seq mod 8".
+// "(time + 1) floordiv 2", "seq mod 8", "max(0, past - 4095)".
 //
 // The builder, the CLI and error messages share this one spelling, the same
 // one SymExpr::toString prints.
@@ -17,8 +17,9 @@ namespace anyshape {
 
 /// Parses a sum of terms, each a product of integers, symbols and
 /// parenthesised expressions, where "floordiv k" and "mod k" (k >= 1, an
-/// integer) may follow any product ("2*seq + 1", "batch*seq", "seq - 1",
-/// "(seq + 1) floordiv 2").
+/// integer) may follow any product, and max(a, b) and min(a, b) are
+/// factors ("2*seq + 1", "batch*seq", "seq - 1", "(seq + 1) floordiv 2",
+/// "past + seq - max(0, past - 4095)").
 StatusOr<v1::DimExpr> parseDimExpr(std::string_view text);
 
 /// Parses one wire dim: an integer (size; -1 allowed), "?" (anonymous), a

@@ -107,8 +107,8 @@ public:
   }
 
 private:
-  /// In order of appearance, through quotients (nested as deep as reading
-  /// one allows).
+  /// In order of appearance, through quotients and extrema (nested as deep
+  /// as reading one allows).
   void numberAll(const v1::DimExpr &expr, int depth) {
     for (const auto &term : expr.terms()) {
       for (const std::string &name : term.symbols())
@@ -116,6 +116,11 @@ private:
       for (const auto &quotient : term.quotients())
         if (depth < 32)
           numberAll(quotient.dividend(), depth + 1);
+      for (const auto &extreme : term.extrema())
+        if (depth < 32) {
+          numberAll(extreme.a(), depth + 1);
+          numberAll(extreme.b(), depth + 1);
+        }
     }
   }
   void number(const std::string &name) {

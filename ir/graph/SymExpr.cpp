@@ -258,6 +258,69 @@ std::optional<SymExpr::Quotient> SymExpr::quotientOf(const std::string &atom) {
   return Quotient{std::move(*dividend), divisor};
 }
 
+namespace {
+
+constexpr std::string_view kMaxOpen = "max(", kMinOpen = "min(";
+
+/// The position of the comma separating an extremum's operands in `inner`
+/// (the text between its parentheses): the one outside any parentheses.
+std::optional<size_t> topLevelComma(std::string_view inner) {
+  int depth = 0;
+  for (size_t k = 0; k < inner.size(); ++k) {
+    if (inner[k] == '(')
+      ++depth;
+    else if (inner[k] == ')')
+      --depth;
+    else if (inner[k] == ',' && depth == 0)
+      return k;
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<SymExpr> SymExpr::extremum(const SymExpr &a, const SymExpr &b,
+                                         bool larger) {
+  std::optional<SymExpr> aOverB = sub(a, b), bOverA = sub(b, a);
+  if (!aOverB || !bOverA)
+    return std::nullopt;
+  if (aOverB->isNonNegative()) // a >= b for all sizes
+    return larger ? a : b;
+  if (bOverA->isNonNegative())
+    return larger ? b : a;
+  bool neverNegative = larger ? a.isNonNegative() || b.isNonNegative()
+                              : a.isNonNegative() && b.isNonNegative();
+  if (!neverNegative)
+    return std::nullopt;
+  std::string first = a.toString(), second = b.toString();
+  if (second < first)
+    std::swap(first, second);
+  std::string name =
+      std::string(larger ? kMaxOpen : kMinOpen) + first + ", " + second + ")";
+  if (name.size() > kMaxQuotientName)
+    return std::nullopt;
+  return symbol(name);
+}
+
+std::optional<SymExpr::Extremum> SymExpr::extremumOf(const std::string &atom) {
+  std::string_view text(atom);
+  if (text.size() < 8) // "max(a, b)" at its shortest
+    return std::nullopt;
+  bool larger = text.substr(0, kMaxOpen.size()) == kMaxOpen;
+  if ((!larger && text.substr(0, kMinOpen.size()) != kMinOpen) ||
+      text.back() != ')')
+    return std::nullopt;
+  std::string_view inner = text.substr(4, text.size() - 5);
+  std::optional<size_t> comma = topLevelComma(inner);
+  if (!comma)
+    return std::nullopt;
+  std::optional<SymExpr> a = parseSymExprOfAnyNames(inner.substr(0, *comma));
+  std::optional<SymExpr> b = parseSymExprOfAnyNames(inner.substr(*comma + 1));
+  if (!a || !b)
+    return std::nullopt;
+  return Extremum{std::move(*a), std::move(*b), larger};
+}
+
 std::optional<SymExpr>
 SymExpr::substitute(const std::map<std::string, int64_t> &values) const {
   std::optional<SymExpr> sum = constant(constant_);
@@ -271,6 +334,10 @@ SymExpr::substitute(const std::map<std::string, int64_t> &values) const {
         factor = quotient->dividend.substitute(values);
         if (factor)
           factor = floorDiv(*factor, quotient->divisor);
+      } else if (auto extreme = extremumOf(name)) {
+        std::optional<SymExpr> a = extreme->a.substitute(values),
+                               b = extreme->b.substitute(values);
+        factor = a && b ? extremum(*a, *b, extreme->larger) : std::nullopt;
       }
       if (!factor || !term)
         return std::nullopt;
@@ -299,6 +366,12 @@ SymExpr::evaluate(const std::map<std::string, int64_t> &values,
         if (!value)
           return std::nullopt;
         value = floorOfQuotient(*value, quotient->divisor);
+      } else if (auto extreme = extremumOf(name)) {
+        std::optional<int64_t> a = extreme->a.evaluate(values, missing),
+                               b = extreme->b.evaluate(values, missing);
+        if (!a || !b)
+          return std::nullopt;
+        value = extreme->larger ? std::max(*a, *b) : std::min(*a, *b);
       } else {
         if (missing)
           *missing = name;
@@ -324,12 +397,20 @@ std::vector<std::string> SymExpr::symbols() const {
 
 std::vector<std::string> SymExpr::leafSymbols() const {
   std::vector<std::string> leaves;
-  for (const std::string &name : symbols()) {
-    std::optional<Quotient> quotient = quotientOf(name);
-    for (const std::string &leaf : quotient ? quotient->dividend.leafSymbols()
-                                            : std::vector<std::string>{name})
+  auto addLeaves = [&](const std::vector<std::string> &names) {
+    for (const std::string &leaf : names)
       if (std::find(leaves.begin(), leaves.end(), leaf) == leaves.end())
         leaves.push_back(leaf);
+  };
+  for (const std::string &name : symbols()) {
+    if (std::optional<Quotient> quotient = quotientOf(name)) {
+      addLeaves(quotient->dividend.leafSymbols());
+    } else if (std::optional<Extremum> extreme = extremumOf(name)) {
+      addLeaves(extreme->a.leafSymbols());
+      addLeaves(extreme->b.leafSymbols());
+    } else {
+      addLeaves({name});
+    }
   }
   return leaves;
 }

@@ -6,7 +6,9 @@
 // name is canonical (floorDiv below), so the same quotient of the same
 // dims is the same symbol, and every reader that treats symbols as opaque
 // proves equal what is equal without knowing about quotients; those that
-// compute sizes read the definition back with quotientOf.
+// compute sizes read the definition back with quotientOf. A max or a min
+// of sizes that depends on them (a sliding window's length) is such an
+// atom too, "max(0, past - 4095)", read back with extremumOf.
 // Shape rules are written once against SymExpr and serve both the symbolic
 // world (validation, the builder: symbols stay symbols) and the concrete one
 // (the reference evaluator: every symbol already substituted by its size, so
@@ -76,11 +78,26 @@ public:
   /// a - divisor * floorDiv(a, divisor): in [0, divisor) for any a.
   static std::optional<SymExpr> mod(const SymExpr &a, int64_t divisor);
 
+  /// max(a, b), or min(a, b) where not `larger`: the operand itself where
+  /// the sign of their difference holds for all sizes ("past + 1" over
+  /// "past"), a number where both are; otherwise an atom like a quotient,
+  /// named by its definition, "max(0, past - 4095)" (the operands in the
+  /// order of their text, so the name is canonical). An atom stands for a
+  /// size, so it is made only where the result is never negative (max: an
+  /// operand that never is; min: both); nullopt otherwise or on overflow.
+  static std::optional<SymExpr> extremum(const SymExpr &a, const SymExpr &b,
+                                         bool larger);
+
   /// What a quotient atom's name defines (below the class).
   struct Quotient;
   /// The definition of `atom` if it names a quotient; nullopt for every
   /// other symbol.
   static std::optional<Quotient> quotientOf(const std::string &atom);
+  /// What an extremum atom's name defines (below the class).
+  struct Extremum;
+  /// The definition of `atom` if it names a max or a min; nullopt for every
+  /// other symbol.
+  static std::optional<Extremum> extremumOf(const std::string &atom);
 
   /// Substitutes every symbol with its value; nullopt when a symbol is
   /// missing from `values` (reported through `missing`) or on overflow.
@@ -92,10 +109,10 @@ public:
   std::optional<SymExpr>
   substitute(const std::map<std::string, int64_t> &values) const;
 
-  /// All symbols appearing in any term, quotient atoms as themselves.
+  /// All symbols appearing in any term, atoms as themselves.
   std::vector<std::string> symbols() const;
-  /// The symbols the value depends on: as symbols(), with each quotient
-  /// atom replaced by the symbols of its dividend.
+  /// The symbols the value depends on: as symbols(), with each atom (a
+  /// quotient, a max or a min) replaced by the symbols of its operands.
   std::vector<std::string> leafSymbols() const;
 
   /// Equal expressions hash equally.
@@ -120,6 +137,11 @@ private:
 struct SymExpr::Quotient {
   SymExpr dividend; // every coefficient in [0, divisor): never negative
   int64_t divisor;  // >= 2
+};
+
+struct SymExpr::Extremum {
+  SymExpr a, b;
+  bool larger; // max; min where false
 };
 
 } // namespace anyshape

@@ -95,20 +95,23 @@ StatusOr<SymExpr> ShapeContext::read(const v1::DimExpr &expr) const {
 }
 
 StatusOr<SymExpr> ShapeContext::read(const v1::DimExpr &expr, int depth) const {
-  // Each quotient nests a whole expression; as deep as the text form allows.
+  // Each quotient, max or min nests whole expressions; as deep as the text
+  // form allows.
   if (depth > 16)
     return invalidArgument("dim expression quotients nest deeper than 16");
   if (expr.terms_size() > limits_->maxDimExprTerms)
     return resourceExhausted(
         "dim expression has " + std::to_string(expr.terms_size()) +
         " terms; the limit is " + std::to_string(limits_->maxDimExprTerms));
-  for (const auto &term : expr.terms())
-    if (term.symbols_size() + term.quotients_size() > limits_->maxDimExprDegree)
-      return resourceExhausted(
-          "dim expression term has " +
-          std::to_string(term.symbols_size() + term.quotients_size()) +
-          " factors; the limit is " +
-          std::to_string(limits_->maxDimExprDegree));
+  for (const auto &term : expr.terms()) {
+    int factors =
+        term.symbols_size() + term.quotients_size() + term.extrema_size();
+    if (factors > limits_->maxDimExprDegree)
+      return resourceExhausted("dim expression term has " +
+                               std::to_string(factors) +
+                               " factors; the limit is " +
+                               std::to_string(limits_->maxDimExprDegree));
+  }
   SymExpr result = SymExpr::constant(expr.constant());
   for (const auto &term : expr.terms()) {
     SymExpr product = SymExpr::constant(term.coefficient());
@@ -129,6 +132,21 @@ StatusOr<SymExpr> ShapeContext::read(const v1::DimExpr &expr, int depth) const {
                                 read(quotient.dividend(), depth + 1));
       auto factor = SymExpr::floorDiv(dividend, quotient.divisor());
       auto next = factor ? SymExpr::mul(product, *factor) : std::nullopt;
+      if (!next)
+        return invalidArgument(std::string("dim expression ") +
+                               SymExpr::kBeyondBounds);
+      product = std::move(*next);
+    }
+    for (const auto &extreme : term.extrema()) {
+      ANYSHAPE_ASSIGN_OR_RETURN(SymExpr a, read(extreme.a(), depth + 1));
+      ANYSHAPE_ASSIGN_OR_RETURN(SymExpr b, read(extreme.b(), depth + 1));
+      auto factor = SymExpr::extremum(a, b, extreme.larger());
+      if (!factor)
+        return invalidArgument(
+            std::string(extreme.larger() ? "max(" : "min(") + a.toString() +
+            ", " + b.toString() +
+            ") in a dim expression may be negative, which no size is");
+      auto next = SymExpr::mul(product, *factor);
       if (!next)
         return invalidArgument(std::string("dim expression ") +
                                SymExpr::kBeyondBounds);

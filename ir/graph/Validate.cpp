@@ -38,7 +38,8 @@ std::string nodeLabel(const v1::Node &node) {
 
 namespace {
 
-/// Adds every symbol `expr` names, inside quotients too, to `out`.
+/// Adds every symbol `expr` names, inside quotients and extrema too, to
+/// `out`.
 void collectSymbols(const v1::DimExpr &expr, std::set<std::string> &out,
                     int depth = 0) {
   if (depth > 16) // deeper nesting fails validation anyway
@@ -47,6 +48,10 @@ void collectSymbols(const v1::DimExpr &expr, std::set<std::string> &out,
     out.insert(term.symbols().begin(), term.symbols().end());
     for (const auto &quotient : term.quotients())
       collectSymbols(quotient.dividend(), out, depth + 1);
+    for (const auto &extreme : term.extrema()) {
+      collectSymbols(extreme.a(), out, depth + 1);
+      collectSymbols(extreme.b(), out, depth + 1);
+    }
   }
 }
 

@@ -730,6 +730,32 @@ def anonymous_dim_cases():
                     const("e", [end]), const("a", [1]), const("t", [step])])
 
 
+def extremum_cases():
+    """Sizes with a max in them: a slice from -5 on a symbolic dim (ONNX
+    clamps the start at 0: max(0, n - 5)), and an Expand to past + 1 -
+    max(0, past - 3), how torch.export writes a sliding window's length."""
+    short_and_long = [{"n": 0, "m": 2}, {"n": 3, "m": 1}, {"n": 5, "m": 4},
+                      {"n": 9, "m": 2}]
+    case("slice_from_the_end_clamped",
+         [node("Slice", ["x", "s", "e", "a"], ["y"])],
+         X, ["y"], short_and_long,
+         inits=[const("s", [-5]), const("e", [2 ** 62]), const("a", [0])])
+    case("expand_to_a_window",
+         [node("Shape", ["x"], ["shape"]),
+          node("Gather", ["shape", "zero"], ["past"]),
+          node("Add", ["past", "minus3"], ["over"]),
+          node("Max", ["zero", "over"], ["dropped"]),
+          node("Sub", ["past", "dropped"], ["kept"]),
+          node("Add", ["kept", "one"], ["length"]),
+          node("Unsqueeze", ["length", "axis0"], ["length1"]),
+          node("Concat", ["length1", "two"], ["target"], axis=0),
+          node("Expand", ["row", "target"], ["y"])],
+         X, ["y"], short_and_long,
+         inits=[const("zero", 0), const("minus3", -3), const("one", 1),
+                const("two", [2]), const("axis0", [0]),
+                helper.make_tensor("row", F, [1, 2], [1.5, -2.0])])
+
+
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     unary_cases()
@@ -754,3 +780,4 @@ if __name__ == "__main__":
     mask_count_cases()
     constant_fill_cases()
     anonymous_dim_cases()
+    extremum_cases()

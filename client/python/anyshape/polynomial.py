@@ -1,9 +1,10 @@
 """Size polynomials as both framework translators build them, and their
 wire form (DimExpr, docs/ops.md section 1).
 
-A polynomial is {(sorted symbol names, sorted quotient keys):
-coefficient}; a quotient's key is its DimExpr.FloorDiv serialised, from
-which it is rebuilt. Zero coefficients are never stored.
+A polynomial is {(sorted symbol names, sorted atom keys): coefficient};
+a quotient's key is its DimExpr.FloorDiv serialised, a max's or a min's
+its DimExpr.Extremum after a marker byte, from which each is rebuilt.
+Zero coefficients are never stored.
 """
 from anyshape.v1 import graph_pb2
 
@@ -21,6 +22,23 @@ def quotient(dividend, divisor):
     message = graph_pb2.DimExpr.FloorDiv(dividend=to_dim_expr(dividend),
                                          divisor=int(divisor))
     return {((), (message.SerializeToString(deterministic=True),)): 1}
+
+
+# An extremum's key: this byte (which no serialised FloorDiv starts with),
+# then its DimExpr.Extremum serialised.
+_EXTREMUM = b"\xff"
+
+
+def extremum(a, b, larger):
+    """max(a, b) (min where not larger) of two polynomials; the server
+    keeps the operand that is larger for every size, or an atom where
+    neither is (and refuses one that may be negative)."""
+    if a == b:
+        return dict(a)
+    message = graph_pb2.DimExpr.Extremum(larger=bool(larger),
+                                         a=to_dim_expr(a), b=to_dim_expr(b))
+    return {((), (_EXTREMUM + message.SerializeToString(deterministic=True),)):
+            1}
 
 
 def remainder(dividend, divisor):
@@ -59,8 +77,12 @@ def to_dim_expr(poly):
             continue
         term = message.terms.add(coefficient=coefficient, symbols=symbols)
         for key in keys:
-            term.quotients.add().CopyFrom(
-                graph_pb2.DimExpr.FloorDiv.FromString(key))
+            if key.startswith(_EXTREMUM):
+                term.extrema.add().CopyFrom(
+                    graph_pb2.DimExpr.Extremum.FromString(key[1:]))
+            else:
+                term.quotients.add().CopyFrom(
+                    graph_pb2.DimExpr.FloorDiv.FromString(key))
     return message
 
 

@@ -44,7 +44,7 @@ int nameRank(const std::string &atom) {
     return 0;
   if (!atom.empty() && atom[0] == '?')
     return 2;
-  if (SymExpr::quotientOf(atom)) {
+  if (SymExpr::quotientOf(atom) || SymExpr::extremumOf(atom)) {
     int worst = 1;
     for (const std::string &leaf : SymExpr::symbol(atom).leafSymbols())
       worst = std::max(worst, nameRank(leaf) == 0 ? 1 : nameRank(leaf));
@@ -283,8 +283,11 @@ SymExpr ShapeConstraintAnalysis::canonical(const Poly &p, int depth) const {
 std::optional<SymExpr>
 ShapeConstraintAnalysis::canonicalAtom(const std::string &atom,
                                        int depth) const {
-  // A quotient of equal dims is the same quotient, and one of known dims
-  // is a size: rebuilt from its canonical dividend.
+  // A quotient (a max, a min) of equal dims is the same atom, and one of
+  // known dims is a size: rebuilt from its canonical operands.
+  if (std::optional<SymExpr::Extremum> extreme = SymExpr::extremumOf(atom))
+    return SymExpr::extremum(canonical(extreme->a, depth + 1),
+                             canonical(extreme->b, depth + 1), extreme->larger);
   std::optional<SymExpr::Quotient> quotient = SymExpr::quotientOf(atom);
   if (!quotient)
     return SymExpr::symbol(atom);

@@ -84,7 +84,8 @@ public:
   }
 
   /// A symbol's size: an argument dim, or a quotient of them (its
-  /// dividend is never negative, so unsigned division is its floor).
+  /// dividend is never negative, so unsigned division is its floor), or a
+  /// max or a min of them (signed: an operand may be negative).
   Value symbolValue(const std::string &symbol) {
     if (auto it = bindings_.find(symbol); it != bindings_.end())
       return dimOf(it->second.first, it->second.second);
@@ -92,6 +93,11 @@ public:
     // fresh size is a nonzero's count (named, or "?count0").
     if (isValidSymbolName(symbol) || isDataDependentSymbolName(symbol))
       return countOf(symbol);
+    if (std::optional<SymExpr::Extremum> extreme =
+            SymExpr::extremumOf(symbol)) {
+      Value a = materialize(extreme->a), c = materialize(extreme->b);
+      return !a || !c ? nullptr : extreme->larger ? max(a, c) : min(a, c);
+    }
     std::optional<SymExpr::Quotient> quotient = SymExpr::quotientOf(symbol);
     Value dividend = quotient ? materialize(quotient->dividend) : nullptr;
     return dividend ? div(dividend, constant(quotient->divisor)) : nullptr;
@@ -120,6 +126,7 @@ public:
   Value mul(Value a, Value c) { return b_.create<arith::MulIOp>(loc_, a, c); }
   Value div(Value a, Value c) { return b_.create<arith::DivUIOp>(loc_, a, c); }
   Value max(Value a, Value c) { return b_.create<arith::MaxSIOp>(loc_, a, c); }
+  Value min(Value a, Value c) { return b_.create<arith::MinSIOp>(loc_, a, c); }
 
 private:
   OpBuilder &b_;
@@ -190,6 +197,11 @@ Value fromOperands(Operation *op, int64_t d, DimMaterializer &m) {
         Value dividend = build(quotient->dividend, depth + 1);
         return dividend ? m.div(dividend, m.constant(quotient->divisor))
                         : nullptr;
+      }
+      if (auto extreme = SymExpr::extremumOf(name)) {
+        Value a = build(extreme->a, depth + 1),
+              c = build(extreme->b, depth + 1);
+        return !a || !c ? nullptr : extreme->larger ? m.max(a, c) : m.min(a, c);
       }
       return m.materialize(SymExpr::symbol(name)); // a function input's
     }

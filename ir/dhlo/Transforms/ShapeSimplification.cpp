@@ -28,7 +28,8 @@ using ArgumentDims = std::map<std::string, std::pair<BlockArgument, int64_t>>;
 
 /// `dim` as i64 scalar arithmetic on argument dim sizes (a polynomial, a
 /// floor quotient of them: a dividend is never negative, so dhlo.div's
-/// truncation is the floor); null when a symbol is no argument's dim.
+/// truncation is the floor; a max or a min of them); null when a symbol
+/// is no argument's dim.
 Value sizeFromArguments(OpBuilder &b, Location loc, const SymExpr &dim,
                         const ArgumentDims &arguments, int depth = 0) {
   if (depth > 16) // as deep as quotients nest
@@ -52,6 +53,13 @@ Value sizeFromArguments(OpBuilder &b, Location loc, const SymExpr &dim,
         if (!dividend)
           return nullptr;
         factor = b.create<DivOp>(loc, dividend, constant(quotient->divisor));
+      } else if (auto extreme = SymExpr::extremumOf(name)) {
+        Value a = sizeFromArguments(b, loc, extreme->a, arguments, depth + 1);
+        Value c = sizeFromArguments(b, loc, extreme->b, arguments, depth + 1);
+        if (!a || !c)
+          return nullptr;
+        factor = extreme->larger ? b.create<MaxOp>(loc, a, c).getResult()
+                                 : b.create<MinOp>(loc, a, c).getResult();
       } else {
         return nullptr;
       }

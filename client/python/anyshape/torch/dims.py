@@ -102,9 +102,16 @@ def _poly(expr, names):
         return poly.quotient(
             _poly(sympy.expand(dividend + divisor - 1), names),
             _divisor(dividend, divisor))
+    if isinstance(expr, (sympy.Max, sympy.Min)) and len(expr.args) >= 2:
+        # sym_max / sym_min (a sliding window's length): folded pairwise.
+        result = _poly(expr.args[0], names)
+        for arg in expr.args[1:]:
+            result = poly.extremum(result, _poly(arg, names),
+                                   isinstance(expr, sympy.Max))
+        return result
     raise TranslationError(f"the size {expr} has no wire form (the wire "
                            "takes +, *, floor division and modulo by a "
-                           "constant)")
+                           "constant, max and min)")
 
 
 def _divisor(dividend, divisor):

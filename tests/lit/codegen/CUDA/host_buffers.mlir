@@ -38,6 +38,34 @@ func.func @copy(%ctx: !llvm.ptr, %x: memref<?xf32>, %y: memref<?xf32>) attribute
 
 // -----
 
+// A slice of a cache as an output: the trailing [n, 16] of each of the
+// b * 2 leading positions is contiguous, one copy each (a loop nest over
+// the leading dims, each block n * 16 * 4 bytes at its own stride).
+// CHECK-LABEL: func.func @strided_copy
+// CHECK-SAME: (%[[CTX:.*]]: !llvm.ptr, %[[X:.*]]: memref<?x2x?x16xf32, strided<[?, ?, 16, 1], offset: ?>>
+// CHECK: %[[BASE:.*]], %[[OFFSET:.*]], %[[SIZES:.*]]:4, %[[STRIDES:.*]]:4 = memref.extract_strided_metadata %[[X]]
+// CHECK: scf.for %[[I:.*]] =
+// CHECK: scf.for %[[J:.*]] =
+// CHECK: arith.muli %[[STRIDES]]#0
+// CHECK: arith.muli %[[STRIDES]]#1
+// CHECK: call @anyshapeCudaCopy(%[[CTX]], %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK-NOT: memref.copy
+func.func @strided_copy(%ctx: !llvm.ptr, %x: memref<?x2x?x16xf32, strided<[?, ?, 16, 1], offset: ?>>, %y: memref<?x2x?x16xf32>) attributes {anyshape.context} {
+  memref.copy %x, %y : memref<?x2x?x16xf32, strided<[?, ?, 16, 1], offset: ?>> to memref<?x2x?x16xf32>
+  return
+}
+
+// -----
+
+// A source whose innermost dim is strided has no contiguous block.
+func.func @column_copy(%ctx: !llvm.ptr, %x: memref<?xf32, strided<[?], offset: ?>>, %y: memref<?xf32>) attributes {anyshape.context} {
+  // expected-error @+1 {{the host flow would access a device buffer here}}
+  memref.copy %x, %y : memref<?xf32, strided<[?], offset: ?>> to memref<?xf32>
+  return
+}
+
+// -----
+
 // Reading a device buffer on the CPU.
 func.func @host_read(%ctx: !llvm.ptr, %x: memref<?xf32>) -> f32 attributes {anyshape.context} {
   %c0 = arith.constant 0 : index
