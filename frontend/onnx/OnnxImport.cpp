@@ -174,6 +174,10 @@ std::optional<v1::DType> wireDType(int32_t onnxElementType) {
     return v1::DTYPE_I64;
   case ::onnx::TensorProto::BOOL:
     return v1::DTYPE_BOOL;
+  case ::onnx::TensorProto::FLOAT16:
+    return v1::DTYPE_F16;
+  case ::onnx::TensorProto::BFLOAT16:
+    return v1::DTYPE_BF16;
   default:
     return std::nullopt;
   }
@@ -204,6 +208,8 @@ StatusOr<client::Value> importTensor(ImportState &state,
     bytes = bytesOf<float>(tensor.float_data());
   } else if (*dtype == v1::DTYPE_I64) {
     bytes = bytesOf<int64_t>(tensor.int64_data());
+  } else if (*dtype == v1::DTYPE_F16 || *dtype == v1::DTYPE_BF16) {
+    bytes = bytesOf<uint16_t>(tensor.int32_data()); // the bits, one each
   } else { // int32 and bool are stored in int32_data
     bytes = *dtype == v1::DTYPE_I32 ? bytesOf<int32_t>(tensor.int32_data())
                                     : bytesOf<int8_t>(tensor.int32_data());

@@ -6,6 +6,7 @@
 #include "frontend/onnx/OnnxNode.h"
 
 #include "ir/graph/DimText.h"
+#include "runtime/support/Half.h"
 
 #include <algorithm>
 #include <cstring>
@@ -72,9 +73,13 @@ Status constantOfShape(Node &n) {
                      " is not supported");
     dtype = *type;
     // One element: raw bytes of the type's width, or one entry of its
-    // typed field (int32_data for int32 and bool).
+    // typed field (int32_data for int32, bool, and f16 and bf16's bits).
     const std::string &raw = t.raw_data();
-    size_t width = dtype == v1::DTYPE_I64 ? 8 : dtype == v1::DTYPE_BOOL ? 1 : 4;
+    bool half = dtype == v1::DTYPE_F16 || dtype == v1::DTYPE_BF16;
+    size_t width = dtype == v1::DTYPE_I64    ? 8
+                   : dtype == v1::DTYPE_BOOL ? 1
+                   : half                    ? 2
+                                             : 4;
     int typed = dtype == v1::DTYPE_F32   ? t.float_data_size()
                 : dtype == v1::DTYPE_I64 ? t.int64_data_size()
                                          : t.int32_data_size();
@@ -93,7 +98,11 @@ Status constantOfShape(Node &n) {
       int32_t word = raw.empty() ? t.int32_data(0) : 0;
       if (!raw.empty())
         std::memcpy(&word, raw.data(), width);
-      fill = dtype == v1::DTYPE_BOOL ? (word != 0) : word;
+      auto bits = static_cast<uint16_t>(word);
+      fill = dtype == v1::DTYPE_BOOL   ? (word != 0)
+             : dtype == v1::DTYPE_F16  ? halfToFloat(bits)
+             : dtype == v1::DTYPE_BF16 ? bf16ToFloat(bits)
+                                       : word;
     }
   }
   if (dtype == v1::DTYPE_I64) {

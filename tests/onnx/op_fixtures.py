@@ -756,6 +756,26 @@ def extremum_cases():
                 helper.make_tensor("row", F, [1, 2], [1.5, -2.0])])
 
 
+def half_precision_cases():
+    """float16 tensors: a constant stored as bits in int32_data (what
+    onnx.helper writes) and one in raw_data, through Cast both ways."""
+    H = TensorProto.FLOAT16
+    bits = helper.make_tensor("scale", H, [1], [1.5])
+    raw = numpy_helper.from_array(np.array([-0.25], dtype=np.float16),
+                                  name="shift")
+    case("cast_through_f16",
+         [node("Cast", ["x"], ["h"], to=H),
+          node("Mul", ["h", "scale"], ["scaled"]),
+          node("Add", ["scaled", "shift"], ["moved"]),
+          node("Cast", ["moved"], ["y"], to=F)],
+         X, ["y", "moved"], SHAPES, inits=[bits, raw])
+    case("constant_of_shape_f16",
+         [node("Shape", ["x"], ["s"]),
+          node("ConstantOfShape", ["s"], ["y"], value=numpy_helper.from_array(
+              np.array([-2.5], dtype=np.float16)))],
+         X, ["y"], SHAPES)
+
+
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     unary_cases()
@@ -781,3 +801,4 @@ if __name__ == "__main__":
     constant_fill_cases()
     anonymous_dim_cases()
     extremum_cases()
+    half_precision_cases()
