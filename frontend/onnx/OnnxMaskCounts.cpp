@@ -215,15 +215,19 @@ std::optional<Value> expandCoordinates(ImportState &state,
   return stack(b, rows);
 }
 
-} // namespace
+/// How many producers back a value's nonzeros are derived at most: a
+/// longer chain (of Identity nodes, say) takes a nonzero of its own
+/// rather than a recursion as deep as the model is long.
+constexpr int kMaxDerivation = 64;
 
-Value nonzeroCoordinates(ImportState &state, const std::string &name,
-                         Value value) {
+Value coordinatesOf(ImportState &state, const std::string &name, Value value,
+                    int depth) {
   if (auto known = state.nonzeros.find(name); known != state.nonzeros.end())
     return known->second;
   std::optional<Value> derived;
   if (const ::onnx::NodeProto *op = producerOf(state, name);
-      op && op->input_size() > 0 && !op->input(0).empty()) {
+      depth < kMaxDerivation && op && op->input_size() > 0 &&
+      !op->input(0).empty()) {
     const std::string &type = op->op_type();
     std::optional<Value> operand = valueOf(state, op->input(0));
     bool sameZeros = type == "Identity" ||
@@ -231,7 +235,7 @@ Value nonzeroCoordinates(ImportState &state, const std::string &name,
                      type == "Unsqueeze" || type == "Squeeze" ||
                      (type == "Expand" && expandSources(state, *op));
     if (operand && sameZeros && state.builder.rank(*operand) > 0) {
-      Value source = nonzeroCoordinates(state, op->input(0), *operand);
+      Value source = coordinatesOf(state, op->input(0), *operand, depth + 1);
       if (type == "Identity" || type == "Cast")
         derived = source;
       else if (type == "Expand")
@@ -245,24 +249,29 @@ Value nonzeroCoordinates(ImportState &state, const std::string &name,
   return coordinates;
 }
 
-namespace {
-
 /// The count of mask `name`'s nonzero elements as a dim: a reshape's is
 /// its operand's.
 std::optional<std::string> maskCount(ImportState &state,
-                                     const std::string &name) {
+                                     const std::string &name, int depth = 0) {
   std::optional<Value> value = valueOf(state, name);
   if (!value || state.builder.rank(*value) == 0)
     return std::nullopt;
   const ::onnx::NodeProto *op = producerOf(state, name);
-  if (op && op->input_size() > 0 && !op->input(0).empty() &&
+  if (depth < kMaxDerivation && op && op->input_size() > 0 &&
+      !op->input(0).empty() &&
       (op->op_type() == "Reshape" || op->op_type() == "Flatten"))
-    if (std::optional<std::string> count = maskCount(state, op->input(0)))
+    if (std::optional<std::string> count =
+            maskCount(state, op->input(0), depth + 1))
       return count;
   return state.builder.dims(nonzeroCoordinates(state, name, *value))[1].text();
 }
 
 } // namespace
+
+Value nonzeroCoordinates(ImportState &state, const std::string &name,
+                         Value value) {
+  return coordinatesOf(state, name, value, 0);
+}
 
 Translate countingMaskSums(Translate sum) {
   return [sum](Node &n) -> Status {

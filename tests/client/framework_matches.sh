@@ -12,6 +12,11 @@ if ! [ -x "$python" ] || ! "$python" -c "import $modules" 2>/dev/null; then
   echo "SKIPPED: no bench/peers/.venv with $modules (run bench/peers/setup)"
   exit 77
 fi
+if ! "$python" -c "import grpc, google.protobuf" 2>/dev/null; then
+  echo "SKIPPED: bench/peers/.venv lacks the client's grpcio and protobuf" \
+       "(run bench/peers/setup again)"
+  exit 77
+fi
 cd "$source_dir"
 ANYSHAPE_SERVER=$server PYTHONPATH=$package exec "$python" -m unittest -v \
   "client/python/tests/$test"

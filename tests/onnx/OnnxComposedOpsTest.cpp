@@ -481,6 +481,35 @@ TEST(OnnxComposedOps, ResizeFormsNotTakenAreRefusedNamingTheNode) {
   expectRefused(neither, "needs scales or sizes");
 }
 
+TEST(OnnxComposedOps, AMaskBehindALongChainTakesANonZeroOfItsOwn) {
+  // A mask's nonzeros are derived from its producers' (OnnxMaskCounts.cpp)
+  // a bounded number of steps back: 5,000 Identity nodes before a NonZero
+  // import (no recursion as deep as the model) and compile, and the
+  // nonzero counts what the mask selects.
+  ModelBuilder chain(18);
+  chain.input("m", {"n"}, ::onnx::TensorProto::BOOL);
+  std::string last = "m";
+  for (int k = 0; k < 5000; ++k) {
+    std::string next = "m" + std::to_string(k);
+    chain.node("Identity", {last}, {next});
+    last = next;
+  }
+  chain.node("NonZero", {last}, {"y"});
+  chain.output("y");
+  auto graph = anyshape::onnx::importOnnx(chain.bytes());
+  ASSERT_TRUE(graph.isOk()) << graph.status().toString();
+  auto compiled = jit::Compiler::compile(*graph);
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  Literal mask = Literal::zeros(v1::DTYPE_BOOL, {5});
+  mask.i[1] = mask.i[4] = 1;
+  v1::Tensor input = literalToTensor(mask);
+  auto out = (*compiled)->run({&input});
+  ASSERT_TRUE(out.isOk()) << out.status().toString();
+  EXPECT_EQ(
+      std::vector<int64_t>((*out)[0].shape().begin(), (*out)[0].shape().end()),
+      (std::vector<int64_t>{1, 2}));
+}
+
 TEST(OnnxComposedOps, ConstantOfShapeTakesOneFillElement) {
   // The fill was read from whatever the value held: the first raw byte of
   // an int32 (300 filled 44), or nothing at all (0). Its values per type
