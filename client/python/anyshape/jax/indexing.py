@@ -16,7 +16,7 @@ windows are clipped."""
 import numpy as np
 
 from anyshape.jax.rules import _result, _size_value, rule
-from anyshape.jax.translate import dim, dim_expr, product
+from anyshape.jax.translate import dim, dim_expr, product, static_size
 from anyshape.v1 import graph_pb2
 
 _SCATTERS = {"scatter": graph_pb2.SCATTER_REPLACE,
@@ -76,16 +76,20 @@ def _positions(w, eqn, operand, indices, shape, window_dims, batch_dims,
     inside = None
     starts = {}
     for k, d in enumerate(start_map):
+        size = static_size(sizes[d])
+        if size is None:
+            raise w.error(f"a window of symbolic size {sizes[d]} at an "
+                          "indexed dim")
         start = _column(w, indices, k)
         room = _i64(w, "sub", _size_value(w, operand, d),
-                    w.constant(splat=int(sizes[d]), dtype=np.int64))
+                    w.constant(splat=size, dtype=np.int64))
         if mode == "FILL_OR_DROP":
             zero = w.constant(splat=0, dtype=np.int64)
             inside = _and(w, inside, w.emit("and", [
                 _compare(w, start, zero, graph_pb2.COMPARE_GE),
                 _compare(w, start, room, graph_pb2.COMPARE_LE)],
                 np.bool_, start.shape))
-        elif mode == "PROMISE_IN_BOUNDS" and int(sizes[d]) == 1:
+        elif mode == "PROMISE_IN_BOUNDS" and size == 1:
             start = w.emit("check_index", [start, operand], np.int64,
                            start.shape, ("check_index",
                                          graph_pb2.CheckIndexAttrs(
