@@ -1,0 +1,153 @@
+"""More of tests/onnx/op_fixtures.py's cases, the ones about sizes: one
+mask's counts (NonZero of an expanded mask, a mask's sum as a size), exact
+ConstantOfShape fills, a Slice beside an anonymous dim, sizes with a max
+in them, and float16. op_fixtures.py calls main with itself, so these
+draw from its random generator after its own cases, and every fixture
+written before stays byte-identical."""
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+
+def mask_count_cases(fx):
+    """One mask, one count: NonZero of a mask expanded over new dims (its
+    coordinates built from the mask's, in ONNX's row-major order, where
+    the stretched dims allow it), and the mask's sum as a shape, the way
+    PyTorch exports out[mask] = y."""
+    B = TensorProto.BOOL
+    coin = {"m": lambda shape, _: fx.rng.random(shape) < 0.5}
+    mask_shapes = [{"b": 1, "s": 1}, {"b": 2, "s": 5}, {"b": 3, "s": 9},
+                   {"b": 2, "s": 0}]
+    fx.case("nonzero_expanded_trailing",
+         [fx.node("Unsqueeze", ["m", "two"], ["m3"]),
+          fx.node("Shape", ["m"], ["ms"]),
+          fx.node("Concat", ["ms", "three"], ["target"], axis=0),
+          fx.node("Expand", ["m3", "target"], ["e"]),
+          fx.node("NonZero", ["e"], ["y"])],
+         [("m", B, ["b", "s"])], ["y"], mask_shapes, make=coin,
+         inits=[fx.const("two", [2]), fx.const("three", [3])])
+    fx.case("nonzero_expanded_leading",
+         [fx.node("Cast", ["m"], ["f"], to=fx.F),
+          fx.node("Expand", ["f", "lead"], ["e"]),
+          fx.node("NonZero", ["e"], ["y"])],
+         [("m", B, ["s"])], ["y"],
+         [{"s": 1}, {"s": 6}, {"s": 17}, {"s": 0}], make=coin,
+         inits=[fx.const("lead", [3, 1])])
+    fx.case("nonzero_expanded_between",  # not in row-major blocks: its own
+         [fx.node("Unsqueeze", ["m", "one"], ["m3"]),
+          fx.node("Expand", ["m3", "heads"], ["e"]),
+          fx.node("NonZero", ["e"], ["y"])],
+         [("m", B, ["b", "s"])], ["y"], mask_shapes, make=coin,
+         inits=[fx.const("one", [1]), fx.const("heads", [1, 3, 1])])
+    tokens = [("x", fx.F, ["b", "s", 4]), ("m", B, ["b", "s"])]
+    fx.case("mask_assign_through_sum",  # out[mask] = relu(x[mask])
+         [fx.node("NonZero", ["m"], ["nz"]),
+          fx.node("Transpose", ["nz"], ["at"], perm=[1, 0]),
+          fx.node("GatherND", ["x", "at"], ["tokens"]),
+          fx.node("Relu", ["tokens"], ["y"]),
+          fx.node("Reshape", ["m", "flat"], ["mflat"]),
+          fx.node("Cast", ["mflat"], ["mint"], to=fx.I),
+          fx.node("ReduceSum", ["mint"], ["count"], keepdims=1),
+          fx.node("Concat", ["count", "four"], ["yshape"], axis=0),
+          fx.node("Expand", ["y", "yshape"], ["ye"]),
+          fx.node("Reshape", ["ye", "flat"], ["updates"]),
+          fx.node("Unsqueeze", ["m", "two"], ["m3"]),
+          fx.node("Shape", ["x"], ["xs"]),
+          fx.node("Expand", ["m3", "xs"], ["e"]),
+          fx.node("NonZero", ["e"], ["enz"]),
+          fx.node("Transpose", ["enz"], ["eat"], perm=[1, 0]),
+          fx.node("ConstantOfShape", ["xs"], ["zero"]),
+          fx.node("ScatterND", ["zero", "eat", "updates"], ["out"])],
+         tokens, ["out"], mask_shapes, make=coin,
+         inits=[fx.const("flat", [-1]), fx.const("four", [4]), fx.const("two", [2])])
+    fx.case("mask_sum_as_size",  # zeros of [mask.sum(), 2], no NonZero at all
+         [fx.node("Cast", ["m"], ["mint"], to=fx.I),
+          fx.node("ReduceSum", ["mint"], ["count"], keepdims=0),
+          fx.node("Unsqueeze", ["count", "zero"], ["c1"]),
+          fx.node("Concat", ["c1", "two"], ["shape"], axis=0),
+          fx.node("ConstantOfShape", ["shape"], ["y"])],
+         [("m", B, ["b", "s"])], ["y"], mask_shapes, make=coin,
+         inits=[fx.const("zero", [0]), fx.const("two", [2])])
+
+
+def constant_fill_cases(fx):
+    """ConstantOfShape's fill in every element type it takes, exactly:
+    int32 past a byte, int64 past 2^53, bool."""
+    def fill(name, elem, value, dtype):
+        tensor = numpy_helper.from_array(np.array([value], dtype=dtype))
+        fx.case(name, [fx.node("Shape", ["x"], ["s"]),
+                    fx.node("ConstantOfShape", ["s"], ["y"], value=tensor)],
+             fx.X, ["y"], fx.SHAPES)
+    fill("constant_of_shape_i32", TensorProto.INT32, 300, np.int32)
+    fill("constant_of_shape_i64_max", fx.I, np.iinfo(np.int64).max, np.int64)
+    fill("constant_of_shape_bool", TensorProto.BOOL, True, np.bool_)
+
+
+def anonymous_dim_cases(fx):
+    """A Slice beside a dim no expression names: a reshape's -1 that does
+    not divide exactly (6n / 4) is anonymous, and the slice of another
+    axis keeps it whole (Swin's window un-padding)."""
+    even = [{"n": 2}, {"n": 4}, {"n": 6}, {"n": 0}]
+    for name, start, end, step in [("slice_beside_anonymous_dim", 0, 2, 1),
+                                   ("slice_strided_beside_anonymous_dim",
+                                    1, 4, 2)]:
+        fx.case(name,
+             [fx.node("Reshape", ["x", "rows"], ["r"]),
+              fx.node("Slice", ["r", "s", "e", "a", "t"], ["y"])],
+             [("x", fx.F, ["n", 6])], ["y"], even,
+             inits=[fx.const("rows", [-1, 4]), fx.const("s", [start]),
+                    fx.const("e", [end]), fx.const("a", [1]), fx.const("t", [step])])
+
+
+def extremum_cases(fx):
+    """Sizes with a max in them: a slice from -5 on a symbolic dim (ONNX
+    clamps the start at 0: max(0, n - 5)), and an Expand to past + 1 -
+    max(0, past - 3), how torch.export writes a sliding window's length."""
+    short_and_long = [{"n": 0, "m": 2}, {"n": 3, "m": 1}, {"n": 5, "m": 4},
+                      {"n": 9, "m": 2}]
+    fx.case("slice_from_the_end_clamped",
+         [fx.node("Slice", ["x", "s", "e", "a"], ["y"])],
+         fx.X, ["y"], short_and_long,
+         inits=[fx.const("s", [-5]), fx.const("e", [2 ** 62]), fx.const("a", [0])])
+    fx.case("expand_to_a_window",
+         [fx.node("Shape", ["x"], ["shape"]),
+          fx.node("Gather", ["shape", "zero"], ["past"]),
+          fx.node("Add", ["past", "minus3"], ["over"]),
+          fx.node("Max", ["zero", "over"], ["dropped"]),
+          fx.node("Sub", ["past", "dropped"], ["kept"]),
+          fx.node("Add", ["kept", "one"], ["length"]),
+          fx.node("Unsqueeze", ["length", "axis0"], ["length1"]),
+          fx.node("Concat", ["length1", "two"], ["target"], axis=0),
+          fx.node("Expand", ["row", "target"], ["y"])],
+         fx.X, ["y"], short_and_long,
+         inits=[fx.const("zero", 0), fx.const("minus3", -3), fx.const("one", 1),
+                fx.const("two", [2]), fx.const("axis0", [0]),
+                helper.make_tensor("row", fx.F, [1, 2], [1.5, -2.0])])
+
+
+def half_precision_cases(fx):
+    """float16 tensors: a constant stored as bits in int32_data (what
+    onnx.helper writes) and one in raw_data, through Cast both ways."""
+    H = TensorProto.FLOAT16
+    bits = helper.make_tensor("scale", H, [1], [1.5])
+    raw = numpy_helper.from_array(np.array([-0.25], dtype=np.float16),
+                                  name="shift")
+    fx.case("cast_through_f16",
+         [fx.node("Cast", ["x"], ["h"], to=H),
+          fx.node("Mul", ["h", "scale"], ["scaled"]),
+          fx.node("Add", ["scaled", "shift"], ["moved"]),
+          fx.node("Cast", ["moved"], ["y"], to=fx.F)],
+         fx.X, ["y", "moved"], fx.SHAPES, inits=[bits, raw])
+    fx.case("constant_of_shape_f16",
+         [fx.node("Shape", ["x"], ["s"]),
+          fx.node("ConstantOfShape", ["s"], ["y"], value=numpy_helper.from_array(
+              np.array([-2.5], dtype=np.float16)))],
+         fx.X, ["y"], fx.SHAPES)
+
+
+def main(fx):
+    mask_count_cases(fx)
+    constant_fill_cases(fx)
+    anonymous_dim_cases(fx)
+    extremum_cases(fx)
+    half_precision_cases(fx)
