@@ -481,6 +481,46 @@ TEST(OnnxComposedOps, ResizeFormsNotTakenAreRefusedNamingTheNode) {
   expectRefused(neither, "needs scales or sizes");
 }
 
+TEST(OnnxComposedOps, DimsThatDifferAsWrittenBroadcastWithACheck) {
+  // x[n] expanded to y's shape [m]: n and m differ as written but may be
+  // equal (an export that assumed so: Mistral's window). The import takes
+  // the target's size and the broadcast checks n at run time: n = m and
+  // n = 1 run, any other n fails naming the node (its output, e), and the
+  // executable keeps serving.
+  ModelBuilder m(18);
+  m.input("x", {"n"});
+  m.input("y", {"m"});
+  m.node("Shape", {"y"}, {"s"});
+  m.node("Expand", {"x", "s"}, {"e"});
+  m.output("e");
+  auto graph = anyshape::onnx::importOnnx(m.bytes());
+  ASSERT_TRUE(graph.isOk()) << graph.status().toString();
+  auto compiled = jit::Compiler::compile(*graph);
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  auto run = [&](int64_t n, int64_t size) {
+    auto out = (*compiled)->run(
+        {literalToTensor(ones({n})), literalToTensor(ones({size}))});
+    return out.isOk() ? Status::ok() : out.status();
+  };
+  EXPECT_TRUE(run(5, 5).isOk());
+  EXPECT_TRUE(run(1, 5).isOk());
+  Status apart = run(3, 5);
+  EXPECT_EQ(apart.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(apart.message().find("node 'e' (broadcast_in_dim): operand dim "
+                                 "0 (n) must be 1 or result dim 0 (m)"),
+            std::string::npos)
+      << apart.message();
+  EXPECT_TRUE(run(4, 4).isOk());
+  // Two numbers that differ are still refused at import.
+  ModelBuilder fixed(18);
+  fixed.input("x", {"3"});
+  fixed.input("y", {"5"});
+  fixed.node("Shape", {"y"}, {"s"});
+  fixed.node("Expand", {"x", "s"}, {"e"});
+  fixed.output("e");
+  expectRefused(fixed, "(Expand): cannot broadcast dim 5 to 3");
+}
+
 TEST(OnnxComposedOps, AMaskBehindALongChainTakesANonZeroOfItsOwn) {
   // A mask's nonzeros are derived from its producers' (OnnxMaskCounts.cpp)
   // a bounded number of steps back: 5,000 Identity nodes before a NonZero
