@@ -14,16 +14,11 @@ import torch
 from torch import nn
 
 import fixture
+from packing import DIM, PackedMlp
 
-DIM, HIDDEN = 16, 32
 
-
-class MaskedMlp(nn.Module):
-    def __init__(self):
-        super().__init__()
-        torch.manual_seed(0)
-        self.up = nn.Linear(DIM, HIDDEN)
-        self.down = nn.Linear(HIDDEN, DIM)
+class MaskedMlp(PackedMlp):
+    """packing.py's MLP (the same seeded weights), through the mask."""
 
     def forward(self, x, mask):
         tokens = x[mask]  # [real, DIM]
