@@ -35,13 +35,18 @@ struct MergeReshapes : OpRewritePattern<ReshapeOp> {
   }
 };
 
-/// reshape(f(reshape(y), splat, ...)) -> f(y, splat', ...) for an
-/// elementwise f whose reshaped operands all come back to the outer
-/// reshape's shape: the round trip through a unit dim that an ONNX
-/// keepdims reduction followed by a broadcasting op makes ([b] -> [b, 1]
-/// -> max with a splat -> [b]). Left in, the unit dim splits a stitched
-/// row kernel (normalize's x / max(norm, eps)) in three.
-struct SinkReshapeRoundTrip : OpRewritePattern<ReshapeOp> {
+/// reshape(f(reshape(y), splat, ...)) -> f(reshape(y), splat', ...) for
+/// an elementwise f: f runs on the outer reshape's shape, each reshaped
+/// operand read through one reshape of its source (none when the source
+/// has that shape already). Element order never changes, so any pair of
+/// reshapes merges. Two forms matter: the round trip through a unit dim
+/// that an ONNX keepdims reduction followed by a broadcasting op makes
+/// ([b] -> [b, 1] -> max with a splat -> [b]), and a view that splits a
+/// dim then drops a unit one (Falcon's alibi: [4b, 1, s] -> [b, 4, 1, s]
+/// -> scaled -> [b, 4, s]). Left in, the reshape between f and its
+/// consumer splits a stitched row kernel (normalize's x / max(norm, eps),
+/// the attention softmax the alibi feeds), which the plan has as one.
+struct MergeReshapesAcrossElementwise : OpRewritePattern<ReshapeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ReshapeOp op,
                                 PatternRewriter &rewriter) const override {
@@ -63,8 +68,7 @@ struct SinkReshapeRoundTrip : OpRewritePattern<ReshapeOp> {
     SmallVector<BroadcastInDimOp> splats; // per operand, null if undone
     bool undone = false;
     for (Value v : f->getOperands()) {
-      if (auto inner = v.getDefiningOp<ReshapeOp>();
-          inner && sameShape(inner.getOperand().getType())) {
+      if (auto inner = v.getDefiningOp<ReshapeOp>()) {
         operands.push_back(inner.getOperand());
         splats.push_back(nullptr);
         undone = true;
@@ -74,24 +78,30 @@ struct SinkReshapeRoundTrip : OpRewritePattern<ReshapeOp> {
       auto scalar =
           splat ? llvm::cast<RankedTensorType>(splat.getOperand().getType())
                 : RankedTensorType();
-      if (!scalar || scalar.getRank() != 0 || !shapeAttrOf(result))
+      if (!scalar || scalar.getRank() != 0)
         return failure();
       operands.push_back(nullptr);
       splats.push_back(splat);
     }
-    if (!undone)
+    ShapeAttr shape = shapeAttrOf(result);
+    if (!undone || !shape)
       return failure();
-    for (auto [operand, splat] : llvm::zip(operands, splats))
+    auto withElement = [&](Type element) {
+      return RankedTensorType::get(result.getShape(), element,
+                                   result.getEncoding());
+    };
+    auto elementOf = [](Value v) {
+      return llvm::cast<RankedTensorType>(v.getType()).getElementType();
+    };
+    for (auto [operand, splat] : llvm::zip(operands, splats)) {
       if (splat)
         operand = rewriter.create<BroadcastInDimOp>(
-            splat.getLoc(),
-            RankedTensorType::get(
-                result.getShape(),
-                llvm::cast<RankedTensorType>(splat.getOperand().getType())
-                    .getElementType(),
-                result.getEncoding()),
-            splat.getOperand(), shapeAttrOf(result),
-            rewriter.getDenseI64ArrayAttr({}));
+            splat.getLoc(), withElement(elementOf(splat.getOperand())),
+            splat.getOperand(), shape, rewriter.getDenseI64ArrayAttr({}));
+      else if (!sameShape(operand.getType()))
+        operand = rewriter.create<ReshapeOp>(
+            op.getLoc(), withElement(elementOf(operand)), operand, shape);
+    }
     OperationState state(f->getLoc(), f->getName(), operands, {result},
                          f->getAttrs());
     rewriter.replaceOp(op, rewriter.create(state)->getResults());
@@ -620,8 +630,8 @@ void ReduceOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
 
 void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                             MLIRContext *context) {
-  patterns.add<MergeReshapes, SinkReshapeRoundTrip, SinkUnitReshapeToIndices,
-               ReshapeRoundTripThroughChain>(context);
+  patterns.add<MergeReshapes, MergeReshapesAcrossElementwise,
+               SinkUnitReshapeToIndices, ReshapeRoundTripThroughChain>(context);
 }
 
 void SliceOp::getCanonicalizationPatterns(RewritePatternSet &patterns,

@@ -3,8 +3,8 @@
 // Reductions over a statically empty dim become their identity; those of
 // a broadcast reduce its operand; a slice within one operand of a
 // concatenate slices that operand.
-// reshape(reshape) merges (also through an elementwise op that a unit-dim
-// round trip wraps), transpose(transpose)
+// reshape(reshape) merges (also across an elementwise op between them),
+// transpose(transpose)
 // composes, and identity transposes, same-type converts, identity
 // broadcasts and same-type reshapes fold away; ops that move data or change
 // a (symbolic) shape stay; a unit-dim reshape of positions computed from
@@ -45,6 +45,24 @@ func.func @reshape_round_trip_through_elementwise(%x: tensor<?xf32, #dhlo.shape<
   %2 = dhlo.max %0, %1 : (tensor<?x1xf32, #dhlo.shape<batch, 1>>, tensor<?x1xf32, #dhlo.shape<batch, 1>>) -> tensor<?x1xf32, #dhlo.shape<batch, 1>>
   %3 = dhlo.reshape %2 {shape = #dhlo.shape<batch>} : (tensor<?x1xf32, #dhlo.shape<batch, 1>>) -> tensor<?xf32, #dhlo.shape<batch>>
   return %3 : tensor<?xf32, #dhlo.shape<batch>>
+}
+
+// A view that splits a dim and one that then drops a unit dim, around an
+// elementwise op (Falcon's alibi: [4b, 1, s] -> [b, 4, 1, s], scaled, ->
+// [b, 4, s]), merge into one reshape of the source, the op on the outer
+// shape.
+// CHECK-LABEL: func.func @reshapes_merge_across_elementwise
+// CHECK-SAME: (%[[X:.*]]: tensor<?x1x?xf32, #dhlo.shape<"4*batch", 1, seq>>, %[[E:.*]]: tensor<f32>)
+// CHECK-NEXT: %[[R:.*]] = dhlo.reshape %[[X]] {shape = #dhlo.shape<batch, 4, seq>} : (tensor<?x1x?xf32, #dhlo.shape<"4*batch", 1, seq>>) -> tensor<?x4x?xf32, #dhlo.shape<batch, 4, seq>>
+// CHECK-NEXT: %[[S:.*]] = dhlo.broadcast_in_dim %[[E]] {broadcast_dimensions = array<i64>, shape = #dhlo.shape<batch, 4, seq>}
+// CHECK-NEXT: %[[D:.*]] = dhlo.div %[[R]], %[[S]] : (tensor<?x4x?xf32, #dhlo.shape<batch, 4, seq>>, tensor<?x4x?xf32, #dhlo.shape<batch, 4, seq>>) -> tensor<?x4x?xf32, #dhlo.shape<batch, 4, seq>>
+// CHECK-NEXT: return %[[D]]
+func.func @reshapes_merge_across_elementwise(%x: tensor<?x1x?xf32, #dhlo.shape<"4*batch", 1, seq>>, %e: tensor<f32>) -> tensor<?x4x?xf32, #dhlo.shape<batch, 4, seq>> {
+  %0 = dhlo.reshape %x {shape = #dhlo.shape<batch, 4, 1, seq>} : (tensor<?x1x?xf32, #dhlo.shape<"4*batch", 1, seq>>) -> tensor<?x4x1x?xf32, #dhlo.shape<batch, 4, 1, seq>>
+  %1 = dhlo.broadcast_in_dim %e {broadcast_dimensions = array<i64>, shape = #dhlo.shape<batch, 4, 1, seq>} : (tensor<f32>) -> tensor<?x4x1x?xf32, #dhlo.shape<batch, 4, 1, seq>>
+  %2 = dhlo.div %0, %1 : (tensor<?x4x1x?xf32, #dhlo.shape<batch, 4, 1, seq>>, tensor<?x4x1x?xf32, #dhlo.shape<batch, 4, 1, seq>>) -> tensor<?x4x1x?xf32, #dhlo.shape<batch, 4, 1, seq>>
+  %3 = dhlo.reshape %2 {shape = #dhlo.shape<batch, 4, seq>} : (tensor<?x4x1x?xf32, #dhlo.shape<batch, 4, 1, seq>>) -> tensor<?x4x?xf32, #dhlo.shape<batch, 4, seq>>
+  return %3 : tensor<?x4x?xf32, #dhlo.shape<batch, 4, seq>>
 }
 
 // A broadcast of math on a keepdim row (PyTorch's layer norm:
