@@ -34,14 +34,22 @@ CudaKernel describeKernel(std::string name, std::string ptx) {
     auto begin = entry + 7, end = text.find('(', begin);
     kernel.entry = std::string(text.substr(begin, end - begin));
   }
-  // ".param .u64 name," per parameter, in the entry's parenthesis.
+  // One ".param" per parameter, in the entry's parenthesis: ".param .u64
+  // name" for a scalar the PTX has a type for, ".param .align 2 .b8
+  // name[2]" for one it has none for (an f16 or bf16 scalar): the array's
+  // bytes.
   auto open = text.find('(', entry), close = text.find(')', open);
   if (open != std::string_view::npos && close != std::string_view::npos) {
     std::string params(text.substr(open, close - open));
-    std::regex param(R"(\.param\s+\.[a-z](\d+)\s)");
+    std::regex param(
+        R"(\.param\s+(?:\.align\s+\d+\s+)?\.[a-z](\d+)\s+[\w$]+(?:\[(\d+)\])?)");
     for (std::sregex_iterator it(params.begin(), params.end(), param), end;
-         it != end; ++it)
-      kernel.parameterBytes.push_back(std::stoi((*it)[1].str()) / 8);
+         it != end; ++it) {
+      int bytes = std::stoi((*it)[1].str()) / 8;
+      if ((*it)[2].matched)
+        bytes *= std::stoi((*it)[2].str());
+      kernel.parameterBytes.push_back(bytes);
+    }
   }
   auto maxntid = text.find(".maxntid ");
   if (maxntid != std::string_view::npos) {

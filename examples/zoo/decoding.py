@@ -38,15 +38,15 @@ class CacheStep(torch.nn.Module):
 
 
 def export_decoder(args, name, module, vocab, kv_heads, head_dim, seed=0,
-                   example_past=5, cases=CASES):
+                   example_past=5, cases=CASES, dtype=np.float32):
     """Exports `module` (a step with the cache in and out), traced at a
     cache of `example_past`, into the zoo folder `name` and writes its
-    fixture at `cases`."""
+    fixture at `cases`; the cache is of `dtype`, the module's own."""
     folder = fixture.out_dir(args, name)
     rng = np.random.default_rng(seed)
     ids = lambda b, s: rng.integers(0, vocab, (b, s), dtype=np.int64)
     past = lambda b, p: {f"past_{n}": rng.standard_normal(
-        (b, kv_heads, p, head_dim)).astype(np.float32) for n in CACHE_NAMES}
+        (b, kv_heads, p, head_dim)).astype(dtype) for n in CACHE_NAMES}
     dynamic = {"input_ids": {0: "batch", 1: "seq"}}
     dynamic.update({n: {0: "batch", 2: "past"} for n in INPUTS[1:]})
     example = [ids(2, 3)] + list(past(2, example_past).values())

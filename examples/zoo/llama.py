@@ -2,8 +2,11 @@
 weights, a small config): RMSNorm, rotary position embeddings, grouped-query
 attention (4 query heads share 2 key/value heads), a SiLU-gated MLP, and the
 KV cache as inputs and outputs. One export serves prefill (past = 0) and
-decode (seq = 1); examples/zoo/generate.py decodes greedily with it."""
+decode (seq = 1); examples/zoo/generate.py decodes greedily with it.
+llama_f16/ is the same model in float16 throughout, cache included, as
+users export it for serving."""
 
+import numpy as np
 import torch
 import transformers
 
@@ -31,6 +34,8 @@ def main():
     args = fixture.arguments(__doc__)
     decoding.export_decoder(args, "llama", Step(model()), VOCAB, KV_HEADS,
                             HEAD_DIM)
+    decoding.export_decoder(args, "llama_f16", Step(model().half()), VOCAB,
+                            KV_HEADS, HEAD_DIM, dtype=np.float16)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -128,12 +129,28 @@ Comparison compare(const Literal &got, const Literal &want, double atol,
   return c;
 }
 
+/// The default tolerance of an output: a float16 or bfloat16 model
+/// rounds every stored value to its type, so PyTorch and ONNX Runtime
+/// themselves differ from each other by an ulp or two of it (2^-10 and
+/// 2^-7 relative); four ulps are allowed there. f32 outputs get f32's.
+struct Tolerance {
+  double atol, rtol;
+};
+Tolerance defaultTolerance(DType dtype) {
+  if (dtype == v1::DTYPE_F16)
+    return {1e-3, 4.0 / 1024};
+  if (dtype == v1::DTYPE_BF16)
+    return {8e-3, 4.0 / 128};
+  return {1e-4, 1e-3};
+}
+
 int usage(const char *error) {
   std::cerr << (error ? std::string("error: ") + error + "\n" : "")
             << "usage: anyshape-zoo-check MODEL.onnx FIXTURE [--backend "
                "cpu|cuda-emulated|cuda] [--atol X] [--rtol X] [--passes N]\n"
                "compiles MODEL once and checks every output of every case "
-               "of FIXTURE\n";
+               "of FIXTURE\n(default tolerances by output type: f32 atol "
+               "1e-4 rtol 1e-3, f16 1e-3 and 2^-8, bf16 8e-3 and 2^-5)\n";
   return error ? 2 : 0;
 }
 
@@ -145,7 +162,7 @@ int main(int argc, char **argv) {
     return usage(nullptr);
   if (args.size() < 2)
     return usage("MODEL and FIXTURE are required");
-  double atol = 1e-4, rtol = 1e-3;
+  std::optional<double> atol, rtol; // both per output type by default
   int passes = 0;
   jit::CompileOptions options;
   for (size_t k = 2; k < args.size(); k += 2) {
@@ -228,7 +245,10 @@ int main(int argc, char **argv) {
         caseOk = false;
         continue;
       }
-      Comparison result = compare(*got, want->second, atol, rtol);
+      Tolerance tolerance = defaultTolerance(want->second.dtype);
+      Comparison result =
+          compare(*got, want->second, atol.value_or(tolerance.atol),
+                  rtol.value_or(tolerance.rtol));
       char buffer[64];
       std::snprintf(buffer, sizeof buffer, " %.2g", result.worst);
       line += " " + name + buffer + (result.ok ? "" : " MISMATCH");
