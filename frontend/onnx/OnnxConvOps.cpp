@@ -62,9 +62,6 @@ StatusOr<Window> windowOf(Node &n, const std::vector<Dim> &spatial,
                      " is not in [1, 4096]");
   ANYSHAPE_ASSIGN_OR_RETURN(w.strides, perSpatialDim(n, "strides", r, 1));
   ANYSHAPE_ASSIGN_OR_RETURN(w.dilations, perSpatialDim(n, "dilations", r, 1));
-  if (pool && w.taps() > 4096)
-    return n.error("a kernel of " + std::to_string(w.taps()) +
-                   " taps is beyond the 4096 this composition takes");
   std::string mode = n.attrString("auto_pad", "NOTSET");
   std::vector<int64_t> pads =
       n.attrInts("pads").value_or(std::vector<int64_t>(2 * r, 0));
@@ -151,18 +148,23 @@ Value padded(Node &n, Value x, const Window &w, Value fill) {
   return n.b.pad(x, fill, low, high);
 }
 
+/// A padded input shorter than one window fails the run, as in ONNX
+/// Runtime and PyTorch, rather than giving an empty output: the slice of
+/// one window's extent checks it (its value is never used).
+void checkOneWindow(Node &n, Value x, const Window &w) {
+  std::vector<Dim> dims = n.b.dims(x);
+  std::vector<Dim> origin(dims.size(), Dim(0)), window = dims;
+  for (size_t i = 0; i < w.kernel.size(); ++i)
+    window[2 + i] = (w.kernel[i] - 1) * w.dilations[i] + 1;
+  n.b.slice(x, origin, window);
+}
+
 /// Each tap of the window over `x` (padded), in row-major kernel order:
 /// the strided slice [N, C, out...] of what that tap meets.
 std::vector<Value> taps(Node &n, Value x, const Window &w) {
   std::vector<Dim> dims = n.b.dims(x);
   size_t r = w.kernel.size();
-  // A padded input shorter than one window fails the run, as in ONNX
-  // Runtime and PyTorch, rather than giving an empty output: the slice of
-  // one window's extent checks it (its value is never used).
-  std::vector<Dim> origin(dims.size(), Dim(0)), window = dims;
-  for (size_t i = 0; i < r; ++i)
-    window[2 + i] = (w.kernel[i] - 1) * w.dilations[i] + 1;
-  n.b.slice(x, origin, window);
+  checkOneWindow(n, x, w);
   std::vector<Value> result;
   for (int64_t t = 0; t < w.taps(); ++t) {
     std::vector<Dim> starts{0, 0}, limits{dims[0], dims[1]};
@@ -426,6 +428,61 @@ Status convTranspose(Node &n) {
 
 enum class PoolKind { Max, Average };
 
+/// `w` along spatial dim `i` alone, over `y` as it is now (its other
+/// spatial dims pooled already or not yet): dim i's kernel, stride,
+/// dilation, pads and output size; a window of one everywhere else.
+StatusOr<Window> alongDim(Node &n, Value y, const Window &w, size_t i) {
+  std::vector<Dim> dims = n.b.dims(y);
+  Window one;
+  for (size_t j = 0; j < w.kernel.size(); ++j) {
+    bool here = j == i;
+    std::optional<SymExpr> size = symExpr(dims[2 + j].text());
+    if (!here && !size)
+      return n.error("spatial dim " + std::to_string(j) + " (" +
+                     dims[2 + j].text() + ") has no size expression");
+    one.kernel.push_back(here ? w.kernel[j] : 1);
+    one.strides.push_back(here ? w.strides[j] : 1);
+    one.dilations.push_back(here ? w.dilations[j] : 1);
+    one.padLow.push_back(here ? w.padLow[j] : 0);
+    one.padHigh.push_back(here ? w.padHigh[j] : 0);
+    one.out.push_back(here ? w.out[j] : *size);
+  }
+  return one;
+}
+
+/// `x` (padded) pooled along spatial dim `i` by `one` (alongDim): a max
+/// or a sum. Where the windows tile it (stride = kernel, no dilation:
+/// PyTorch's default pools), the extent they cover split [out, k] and one
+/// reduction over k, whatever k is; otherwise the taps.
+StatusOr<Value> poolAlong(Node &n, Value x, const Window &one, size_t i,
+                          PoolKind kind) {
+  int64_t k = one.kernel[i];
+  if (one.strides[i] != k || one.dilations[i] != 1) {
+    std::vector<Value> parts = taps(n, x, one);
+    Value y = parts[0];
+    for (size_t t = 1; t < parts.size(); ++t)
+      y = kind == PoolKind::Max ? n.b.max(y, parts[t]) : n.b.add(y, parts[t]);
+    return y;
+  }
+  checkOneWindow(n, x, one);
+  std::optional<SymExpr> covered =
+      SymExpr::mul(one.out[i], SymExpr::constant(k));
+  if (!covered)
+    return n.error("the extent pooled along spatial dim " + std::to_string(i) +
+                   " overflows");
+  std::vector<Dim> dims = n.b.dims(x);
+  std::vector<Dim> origin(dims.size(), Dim(0)), limits = dims;
+  limits[2 + i] = covered->toString();
+  std::vector<Dim> split(dims.begin(), dims.begin() + 2 + i);
+  split.push_back(one.out[i].toString());
+  split.push_back(k);
+  split.insert(split.end(), dims.begin() + 3 + i, dims.end());
+  Value tiles = n.b.reshape(n.b.slice(x, origin, limits), split);
+  return n.b.reduce(tiles, {static_cast<int64_t>(3 + i)},
+                    kind == PoolKind::Max ? client::Reduction::Max
+                                          : client::Reduction::Sum);
+}
+
 Status pool(Node &n, PoolKind kind) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
   if (n.proto.output_size() > 1 && !n.proto.output(1).empty())
@@ -442,47 +499,56 @@ Status pool(Node &n, PoolKind kind) {
   v1::DType dtype = n.b.dtype(x);
   if (dtype == v1::DTYPE_BOOL)
     return n.error("pools take numbers, not bool");
-  if (kind == PoolKind::Max) {
-    // Padding never wins a max.
-    double lowest =
-        dtype == v1::DTYPE_I64
-            ? static_cast<double>(std::numeric_limits<int64_t>::min())
-        : dtype == v1::DTYPE_I32 ? std::numeric_limits<int32_t>::min()
-                                 : -INFINITY;
-    Value fill = n.b.scalar(lowest, dtype);
-    std::vector<Value> parts = taps(n, padded(n, x, win, fill), win);
-    Value y = parts[0];
-    for (size_t k = 1; k < parts.size(); ++k)
-      y = n.b.max(y, parts[k]);
-    return n.define(y);
+  // Max and sum pools are separable: one spatial dim at a time, the
+  // kernel's sizes summed rather than multiplied (a 64x64 window is 128
+  // taps, not 4,096; EfficientNet's 1280x1280 global pool is two
+  // reductions).
+  Value fill = kind == PoolKind::Max
+                   ? n.b.scalar(dtype == v1::DTYPE_I64
+                                    ? static_cast<double>(
+                                          std::numeric_limits<int64_t>::min())
+                                : dtype == v1::DTYPE_I32
+                                    ? std::numeric_limits<int32_t>::min()
+                                    : -INFINITY, // padding never wins a max
+                                dtype)
+                   : n.b.scalar(0.0, dtype);
+  Value y = x;
+  for (size_t i = 0; i < win.kernel.size(); ++i) {
+    ANYSHAPE_ASSIGN_OR_RETURN(Window one, alongDim(n, y, win, i));
+    ANYSHAPE_ASSIGN_OR_RETURN(
+        y, poolAlong(n, padded(n, y, one, fill), one, i, kind));
   }
-  std::vector<Value> parts =
-      taps(n, padded(n, x, win, n.b.scalar(0.0, dtype)), win);
-  Value sum = parts[0];
-  for (size_t k = 1; k < parts.size(); ++k)
-    sum = n.b.add(sum, parts[k]);
+  if (kind == PoolKind::Max)
+    return n.define(y);
   // Divided by the count of what each window covers: the input only, or
   // with count_include_pad the explicit pads too, never ceil_mode's
-  // overhang. The count is the same pool over ones.
-  Window explicitPads = win;
+  // overhang. Per dim the same pool over ones, the padding filled so, and
+  // the count the product of the dims' counts.
   bool overhang = n.attrInt("ceil_mode", 0) != 0;
-  for (size_t i = 0; overhang && i < win.strides.size(); ++i)
-    explicitPads.padHigh[i] -= win.strides[i] - 1;
-  Window overhangOnly = win;
-  for (size_t i = 0; i < win.kernel.size(); ++i) {
-    overhangOnly.padLow[i] = 0;
-    overhangOnly.padHigh[i] = win.padHigh[i] - explicitPads.padHigh[i];
-  }
   bool includePad = n.attrInt("count_include_pad", 0) != 0;
   Value one = n.b.scalar(1.0, dtype), zero = n.b.scalar(0.0, dtype);
-  Value ones = n.b.broadcastInDim(one, dims, {});
-  ones = padded(n, ones, explicitPads, includePad ? one : zero);
-  ones = padded(n, ones, overhangOnly, zero);
-  std::vector<Value> counted = taps(n, ones, win);
-  Value count = counted[0];
-  for (size_t k = 1; k < counted.size(); ++k)
-    count = n.b.add(count, counted[k]);
-  return n.define(n.b.div(sum, count));
+  std::vector<Dim> outDims = n.b.dims(y);
+  std::optional<Value> count;
+  for (size_t i = 0; i < win.kernel.size(); ++i) {
+    std::vector<Dim> line(dims.size(), Dim(1));
+    line[2 + i] = dims[2 + i];
+    Value ones = n.b.broadcastInDim(one, line, {});
+    ANYSHAPE_ASSIGN_OR_RETURN(Window along, alongDim(n, ones, win, i));
+    Window explicitPads = along, overhangOnly = along;
+    explicitPads.padHigh[i] -= overhang ? win.strides[i] - 1 : 0;
+    overhangOnly.padLow[i] = 0;
+    overhangOnly.padHigh[i] = along.padHigh[i] - explicitPads.padHigh[i];
+    ones = padded(n, ones, explicitPads, includePad ? one : zero);
+    ones = padded(n, ones, overhangOnly, zero);
+    ANYSHAPE_ASSIGN_OR_RETURN(Value counted,
+                              poolAlong(n, ones, along, i, PoolKind::Average));
+    std::vector<int64_t> all(dims.size());
+    for (size_t d = 0; d < all.size(); ++d)
+      all[d] = static_cast<int64_t>(d);
+    counted = n.b.broadcastInDim(counted, outDims, all);
+    count = count ? n.b.mul(*count, counted) : counted;
+  }
+  return n.define(n.b.div(y, *count));
 }
 
 /// Global pools: over every spatial dim, kept as size-1 dims.

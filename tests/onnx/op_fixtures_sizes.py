@@ -145,9 +145,38 @@ def half_precision_cases(fx):
          fx.X, ["y"], fx.SHAPES)
 
 
+def big_window_pool_cases(fx):
+    """Pools whose windows are large, computed one spatial dim at a time:
+    EfficientNet's pooler (a 64x64 average with ceil_mode over images
+    smaller than the window: one window, the mean of what is there), a
+    tiling max of 8x8, and a strided 9x3 max (taps along each dim)."""
+    x = [("x", fx.F, ["n", 3, "h", "w"])]
+    small = [{"n": 1, "h": 1, "w": 1}, {"n": 2, "h": 3, "w": 5},
+             {"n": 1, "h": 7, "w": 4}, {"n": 1, "h": 64, "w": 70}]
+    fx.case("avgpool2d_window_beyond_input",
+            [fx.node("AveragePool", ["x"], ["y"], kernel_shape=[64, 64],
+                     strides=[64, 64], ceil_mode=1)], x, ["y"], small)
+    fx.case("maxpool2d_tiling_8",
+            [fx.node("MaxPool", ["x"], ["y"], kernel_shape=[8, 8],
+                     strides=[8, 8], pads=[0, 1, 3, 2])], x, ["y"],
+            [{"n": 1, "h": 8, "w": 5}, {"n": 2, "h": 21, "w": 30},
+             {"n": 1, "h": 17, "w": 6}])
+    fx.case("maxpool2d_strided_9x3",
+            [fx.node("MaxPool", ["x"], ["y"], kernel_shape=[9, 3],
+                     strides=[2, 3], dilations=[1, 2], pads=[2, 1, 0, 1])],
+            x, ["y"], [{"n": 1, "h": 7, "w": 5}, {"n": 2, "h": 20, "w": 11}])
+    fx.case("avgpool2d_tiling_include_pad",
+            [fx.node("AveragePool", ["x"], ["y"], kernel_shape=[4, 2],
+                     strides=[4, 2], pads=[1, 1, 0, 0], count_include_pad=1,
+                     ceil_mode=1)], x, ["y"],
+            [{"n": 1, "h": 1, "w": 1}, {"n": 2, "h": 9, "w": 6},
+             {"n": 1, "h": 12, "w": 13}])
+
+
 def main(fx):
     mask_count_cases(fx)
     constant_fill_cases(fx)
     anonymous_dim_cases(fx)
     extremum_cases(fx)
     half_precision_cases(fx)
+    big_window_pool_cases(fx)
