@@ -226,6 +226,15 @@ StatusOr<client::Value> importTensor(ImportState &state,
       std::memcpy(ints.data(), bytes.data(), bytes.size());
     state.knownInts[tensor.name()] = ints;
   }
+  // int32 where ONNX allows it (CumSum's axis, as the TorchScript exporter
+  // writes it): known as the same numbers.
+  if (*dtype == v1::DTYPE_I32 && count <= 64) {
+    std::vector<int32_t> narrow(static_cast<size_t>(count));
+    if (count > 0)
+      std::memcpy(narrow.data(), bytes.data(), bytes.size());
+    state.knownInts[tensor.name()] =
+        std::vector<int64_t>(narrow.begin(), narrow.end());
+  }
   // Integral f32 values are known too: a float Range's bounds and step
   // (knownDimsInput refuses them to the readers that need integers).
   if (*dtype == v1::DTYPE_F32 && count <= 64) {

@@ -1,6 +1,6 @@
 // What an exported model's shape computations hold, as dims. A model
 // computes its shapes at run time (Shape -> Gather -> Unsqueeze -> Concat,
-// with Add/Sub/Mul/Div on the way); the importer follows each such int64
+// with Add/Sub/Mul/Div/Neg on the way); the importer follows each such int64
 // tensor as it is built (ImportState::knownDims, and knownMatrices for
 // the [n, 2] pads TorchScript's F.pad reverses and flattens) and folds
 // the arithmetic into dim expressions, so the shapes the model makes of
@@ -379,6 +379,15 @@ void propagateKnownDims(ImportState &state, const ::onnx::NodeProto &node,
         result =
             KnownDims{{std::to_string(static_cast<int64_t>(v))}, a->scalar};
     }
+  } else if (op == "Neg") { // -n: a slice from the end (x[:, -n:])
+    KnownDims negated{{}, a->scalar};
+    for (const std::string &x : a->dims) {
+      std::optional<std::string> r = arithmetic("Sub", "0", x);
+      if (!r)
+        return;
+      negated.dims.push_back(*r);
+    }
+    result = negated;
   } else if (op == "Equal") { // "1" or "0" per element
     if (std::optional<KnownDims> b = in(1))
       result = elementwise(*a, *b, knownEqual);

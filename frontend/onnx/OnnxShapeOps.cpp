@@ -330,8 +330,27 @@ Status slice(Node &n) {
   // write INT64_MAX for "to the end") is the end.
   auto bound = [&](const Dim &b, const Dim &size) -> std::optional<Dim> {
     std::optional<int64_t> number = dimNumber(b.text());
-    if (!number) // symbolic: taken as is
-      return b;
+    if (!number) {
+      // -n for a size n counts from the end (x[:, -n:]: the positions of
+      // the new tokens, as transformers' generate() slices them): size - n.
+      // At n = 0 ONNX would take the whole axis (-0 is 0), which size - n
+      // is not; such a run fails (n >= 1 is checked) rather than give
+      // another slice. Any other expression is taken as is.
+      std::optional<SymExpr> e = symExpr(b.text()),
+                             length = symExpr(size.text());
+      std::optional<SymExpr> negated =
+          e ? SymExpr::sub(SymExpr::constant(0), *e) : std::nullopt;
+      if (!e || !length || !negated || e->isNonNegative() ||
+          !negated->isNonNegative())
+        return b;
+      std::optional<SymExpr> atLeastOne =
+          SymExpr::sub(*negated, SymExpr::constant(1));
+      std::optional<SymExpr> from = SymExpr::add(*length, *e);
+      if (!atLeastOne || !from)
+        return std::nullopt;
+      requireNotNegative(n.b, atLeastOne->toString());
+      return Dim(from->toString());
+    }
     int64_t v = *number;
     if (v >= (int64_t{1} << 40)) // INT64_MAX and the like: the end
       return size;

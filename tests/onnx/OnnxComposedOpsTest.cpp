@@ -280,6 +280,30 @@ TEST(OnnxComposedOps, SizesTakenForValidInputsFailOtherRunsNamingTheNode) {
   EXPECT_NE(shorter.message().find("node 'y_Slice/"), std::string::npos)
       << shorter.message();
   EXPECT_TRUE(runOn(*reversed, {1, 3}).isOk());
+
+  // x[:, -n:] with n a size (here x's own columns): cols - n from the
+  // end. At n = 0 ONNX takes the whole axis (-0 is 0), which cols - n is
+  // not, so that run fails naming the Slice instead of slicing otherwise.
+  ModelBuilder tail(18);
+  tail.input("x", {"rows", "cols"});
+  ::onnx::NodeProto *cols = tail.node("Shape", {"x"}, {"s"});
+  setInt(cols, "start", 1);
+  setInt(cols, "end", 2);
+  tail.ints("end", {std::numeric_limits<int64_t>::max()});
+  tail.ints("one", {1});
+  tail.node("Neg", {"s"}, {"minus"});
+  tail.node("Slice", {"x", "minus", "end", "one"}, {"y"});
+  tail.output("y");
+  std::shared_ptr<jit::Executable> last = compile(tail);
+  ASSERT_TRUE(last);
+  EXPECT_TRUE(runOn(*last, {2, 5}).isOk());
+  Status none = runOn(*last, {2, 0});
+  EXPECT_EQ(none.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(none.message().find("node 'y_Slice/"), std::string::npos)
+      << none.message();
+  EXPECT_NE(none.message().find("cols - 1 must not be negative"),
+            std::string::npos)
+      << none.message();
 }
 
 TEST(OnnxComposedOps, OutOfRangeScatterIndicesFailTheRunNamingTheNode) {

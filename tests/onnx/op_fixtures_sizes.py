@@ -173,6 +173,40 @@ def big_window_pool_cases(fx):
              {"n": 1, "h": 12, "w": 13}])
 
 
+def from_the_end_cases(fx):
+    """Bounds counted from the end by a size (x[:, -n:], x[:, :-n]: the
+    positions of the new tokens, as transformers' generate() slices them),
+    -n by Neg and by a Mul by -1; and CumSum's axis as an int32 constant
+    (TorchScript's export of mask.cumsum(-1))."""
+    two = [("x", fx.F, ["b", "t"]), ("ids", fx.I, ["b", "n"])]
+    shapes = [{"b": 1, "t": 6, "n": 6}, {"b": 2, "t": 8, "n": 1},
+              {"b": 1, "t": 13, "n": 4}]
+    size_of_ids = [fx.node("Shape", ["ids"], ["shape"]),
+                   fx.node("Gather", ["shape", "one"], ["n"]),
+                   fx.node("Neg", ["n"], ["minus_n"]),
+                   fx.node("Unsqueeze", ["minus_n", "axis0"], ["bound"])]
+    fx.case("slice_from_the_end_by_a_size",
+            size_of_ids + [fx.node("Slice", ["x", "bound", "end", "axis1"],
+                                   ["y"])],
+            two, ["y"], shapes,
+            inits=[fx.const("one", 1), fx.const("axis0", [0]),
+                   fx.const("end", [2 ** 62]), fx.const("axis1", [1])])
+    fx.case("slice_to_the_end_less_a_size",
+            [fx.node("Shape", ["ids"], ["shape"]),
+             fx.node("Gather", ["shape", "one"], ["n"]),
+             fx.node("Mul", ["n", "minus1"], ["minus_n"]),
+             fx.node("Unsqueeze", ["minus_n", "axis0"], ["bound"]),
+             fx.node("Slice", ["x", "zero", "bound", "axis1"], ["y"])],
+            two, ["y"], shapes,
+            inits=[fx.const("one", 1), fx.const("minus1", -1),
+                   fx.const("axis0", [0]), fx.const("zero", [0]),
+                   fx.const("axis1", [1])])
+    fx.case("cumsum_axis_i32",
+            [fx.node("CumSum", ["x", "axis"], ["y"])], fx.X, ["y"],
+            fx.SHAPES,
+            inits=[helper.make_tensor("axis", TensorProto.INT32, [], [-1])])
+
+
 def main(fx):
     mask_count_cases(fx)
     constant_fill_cases(fx)
@@ -180,3 +214,4 @@ def main(fx):
     extremum_cases(fx)
     half_precision_cases(fx)
     big_window_pool_cases(fx)
+    from_the_end_cases(fx)
