@@ -207,6 +207,27 @@ def from_the_end_cases(fx):
             inits=[helper.make_tensor("axis", TensorProto.INT32, [], [-1])])
 
 
+def empty_operand_cases(fx):
+    """A rotary embedding over the whole head as TorchScript exports Phi-3's
+    (partial_rotary_factor 1): torch.cat((q * cos + q.flip(-1) * sin,
+    q[..., 16:]), -1), the second operand always empty."""
+    q = [("q", fx.F, ["b", 4, "s", 16]), ("cos", fx.F, [1, "s", 16]),
+         ("sin", fx.F, [1, "s", 16])]
+    fx.case("concat_with_an_empty_slice",
+            [fx.node("Slice", ["q", "zero", "sixteen", "last"], ["head"]),
+             fx.node("Slice", ["q", "sixteen", "end", "last"], ["rest"]),
+             fx.node("Mul", ["head", "cos"], ["a"]),
+             fx.node("Slice", ["head", "minus1", "before", "last", "minus1"],
+                     ["flipped"]),
+             fx.node("Mul", ["flipped", "sin"], ["c"]),
+             fx.node("Add", ["a", "c"], ["rot"]),
+             fx.node("Concat", ["rot", "rest"], ["y"], axis=-1)],
+            q, ["y"], [{"b": 1, "s": 1}, {"b": 2, "s": 5}, {"b": 3, "s": 17}],
+            inits=[fx.const("zero", [0]), fx.const("sixteen", [16]),
+                   fx.const("end", [2 ** 62]), fx.const("last", [-1]),
+                   fx.const("minus1", [-1]), fx.const("before", [-(2 ** 62)])])
+
+
 def main(fx):
     mask_count_cases(fx)
     constant_fill_cases(fx)
@@ -215,3 +236,4 @@ def main(fx):
     half_precision_cases(fx)
     big_window_pool_cases(fx)
     from_the_end_cases(fx)
+    empty_operand_cases(fx)

@@ -4,7 +4,8 @@
 // unit-dim round trips sunk to where linalg can fuse through them (also
 // those a broadcast ends),
 // reductions of nothing and of broadcasts simplified, slices of a
-// concatenate's operand taken from it. A pattern that fails leaves the IR
+// concatenate's operand taken from it, a concatenate's empty operands
+// dropped. A pattern that fails leaves the IR
 // as it found it (dhlo-shape-simplification's driver would not converge).
 //
 //===----------------------------------------------------------------------===//
@@ -616,7 +617,41 @@ struct SliceOfConcatenate : OpRewritePattern<SliceOp> {
   }
 };
 
+/// concatenate(a, empty, b) -> concatenate(a, b): an operand of size 0
+/// along the dim adds nothing (TorchScript's export of a rotary embedding
+/// over the whole head, torch.cat((rotated, q[..., 16:])), concatenates
+/// one); with one operand left, that operand. Left in, the copy the
+/// concatenate lowers to would write the other operand's kernel result
+/// again, outside its kernel.
+struct ConcatenateWithoutEmptyOperands : OpRewritePattern<ConcatenateOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConcatenateOp op,
+                                PatternRewriter &rewriter) const override {
+    int64_t dim = op.getDimension();
+    SmallVector<Value> kept;
+    for (Value input : op.getInputs())
+      if (llvm::cast<RankedTensorType>(input.getType()).getDimSize(dim) != 0)
+        kept.push_back(input);
+    if (kept.size() == op.getInputs().size() || kept.empty())
+      return failure();
+    if (kept.size() == 1 && kept[0].getType() == op.getType()) {
+      rewriter.replaceOp(op, kept[0]);
+      return success();
+    }
+    if (kept.size() == 1)
+      return failure(); // its type says less than the result's: keep both
+    rewriter.replaceOpWithNewOp<ConcatenateOp>(op, op.getType(), kept,
+                                               op.getDimensionAttr());
+    return success();
+  }
+};
+
 } // namespace
+
+void ConcatenateOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                                MLIRContext *context) {
+  patterns.add<ConcatenateWithoutEmptyOperands>(context);
+}
 
 void BroadcastInDimOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                                    MLIRContext *context) {

@@ -199,6 +199,7 @@ def Dhlo_ConcatenateOp : Dhlo_InferredOp<"concatenate"> {
   let summary = "join along one dim";
   let arguments = (ins Variadic<AnyRankedTensor>:$inputs, I64Attr:$dimension);
   let results = (outs AnyRankedTensor:$result);
+  let hasCanonicalizer = 1;
 }
 
 def Dhlo_PadOp : Dhlo_InferredOp<"pad"> {

@@ -141,6 +141,18 @@ func.func @inner_reshape_kept(%x: tensor<6x4xf32>) -> (tensor<24xf32>, tensor<3x
   return %0, %1 : tensor<24xf32>, tensor<3x8xf32>
 }
 
+// A concatenate's operand of size 0 along the dim is dropped; with one
+// operand left, the concatenate is that operand.
+// CHECK-LABEL: func.func @concatenate_without_empty_operands
+// CHECK-SAME: (%[[X:.*]]: tensor<?x16xf32, #dhlo.shape<n, 16>>, %[[E:.*]]: tensor<?x0xf32, #dhlo.shape<n, 0>>, %[[Y:.*]]: tensor<?x2xf32, #dhlo.shape<n, 2>>)
+// CHECK-NEXT: %[[C:.*]] = dhlo.concatenate %[[X]], %[[Y]] {dimension = 1 : i64}
+// CHECK-NEXT: return %[[X]], %[[C]]
+func.func @concatenate_without_empty_operands(%x: tensor<?x16xf32, #dhlo.shape<n, 16>>, %e: tensor<?x0xf32, #dhlo.shape<n, 0>>, %y: tensor<?x2xf32, #dhlo.shape<n, 2>>) -> (tensor<?x16xf32, #dhlo.shape<n, 16>>, tensor<?x18xf32, #dhlo.shape<n, 18>>) {
+  %0 = dhlo.concatenate %x, %e {dimension = 1 : i64} : (tensor<?x16xf32, #dhlo.shape<n, 16>>, tensor<?x0xf32, #dhlo.shape<n, 0>>) -> tensor<?x16xf32, #dhlo.shape<n, 16>>
+  %1 = dhlo.concatenate %x, %e, %y {dimension = 1 : i64} : (tensor<?x16xf32, #dhlo.shape<n, 16>>, tensor<?x0xf32, #dhlo.shape<n, 0>>, tensor<?x2xf32, #dhlo.shape<n, 2>>) -> tensor<?x18xf32, #dhlo.shape<n, 18>>
+  return %0, %1 : tensor<?x16xf32, #dhlo.shape<n, 16>>, tensor<?x18xf32, #dhlo.shape<n, 18>>
+}
+
 // transpose(transpose(x, p), q) = transpose(x, p o q): [0,2,1,3] then
 // [0,3,1,2] is [0,3,2,1].
 // CHECK-LABEL: func.func @compose_transposes
