@@ -101,6 +101,8 @@ compileValidated(const v1::Graph &graph, const GraphInfo &info,
   request.tensors = options.tensors;
   request.dumpIrDir = options.dumpIrDir;
   request.cudaDialects = emulated || cuda;
+  request.convolutions = emulated || cuda ? dhlo::ConvolutionsBy::kKernels
+                                          : dhlo::ConvolutionsBy::kLibrary;
   // The plan is printed (a second simplification of the graph) only for
   // someone who reads it or its kernel count.
   int64_t kernelCount = -1;

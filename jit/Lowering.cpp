@@ -56,7 +56,8 @@ Status lowerGraph(const LoweringRequest &request,
     // The plan the pipeline forms and follows, as `anyshape fusion-plan`
     // prints it.
     llvm::raw_string_ostream text(*request.fusionPlan);
-    int64_t kernels = dhlo::printSimplifiedFusionPlans(*module, text);
+    int64_t kernels =
+        dhlo::printSimplifiedFusionPlans(*module, text, request.convolutions);
     if (request.kernelCount)
       *request.kernelCount = kernels;
   }

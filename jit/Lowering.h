@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "ir/dhlo/Transforms/Passes.h"
 #include "ir/graph/ConstantData.h"
 #include "ir/graph/Validate.h"
 #include "runtime/support/Status.h"
@@ -38,8 +39,10 @@ struct LoweringRequest {
   bool verifyEachPass = false;
   /// The CUDA dialects and NVVM target too (codegen/CUDA/Dialects.h).
   bool cudaDialects = false;
-  /// Filled with the plan as `anyshape fusion-plan` prints it, if set.
+  /// Filled with the plan as `anyshape fusion-plan` prints it, if set:
+  /// the plan of a target computing convolutions by `convolutions`.
   std::string *fusionPlan = nullptr;
+  dhlo::ConvolutionsBy convolutions = dhlo::ConvolutionsBy::kLibrary;
   int64_t *kernelCount = nullptr;
   /// Called once the graph is imported (and its plan printed).
   std::function<void()> imported;

@@ -31,7 +31,7 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
     pm.addNestedPass<func::FuncOp>(createTransposeWideWeights());
   // 0-2. The planned graph in linalg (Stages.h), then vectorisable
   // exp/tanh/erf/...
-  buildPlannedLinalgStages(pm, options.fuse, /*expandConvolutions=*/false);
+  buildPlannedLinalgStages(pm, options.fuse, dhlo::ConvolutionsBy::kLibrary);
   pm.addPass(createMathApproximation());
   // 3. Tensors -> buffers, owned by the host flow.
   buildBufferizationStages(pm);

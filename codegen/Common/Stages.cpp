@@ -23,19 +23,15 @@ using namespace mlir;
 namespace anyshape::codegen {
 
 void buildPlannedLinalgStages(OpPassManager &pm, bool fuse,
-                              bool expandConvolutions) {
-  // 0. The entry: the recorded shape checks as code, @main's ABI. A
-  // target without a convolution library expands each into kernels'
-  // ops here, before shapes and the plan see them (the checks were
-  // recorded with the graph).
+                              dhlo::ConvolutionsBy convolutions) {
+  // 0. The entry: the recorded shape checks as code, @main's ABI.
   pm.addPass(createShapeCheckFunction());
   pm.addPass(createPrepareEntryAbi());
-  if (expandConvolutions)
-    pm.addNestedPass<func::FuncOp>(dhlo::createExpandConvolutions());
-  // 1. Shapes: propagate, simplify with the constraint analysis. Then plan
-  // the kernels: each becomes a dhlo.fusion, which every pass below keeps
-  // (a kernel is formed, scheduled and checked one fusion at a time).
-  dhlo::buildDhloSimplifyPipeline(pm);
+  // 1. Shapes: propagate, simplify with the constraint analysis (a target
+  // without a convolution library expands each first). Then plan the
+  // kernels: each becomes a dhlo.fusion, which every pass below keeps (a
+  // kernel is formed, scheduled and checked one fusion at a time).
+  dhlo::buildDhloPlanningPipeline(pm, convolutions);
   pm.addNestedPass<func::FuncOp>(dhlo::createFormFusions());
   // 2. dhlo -> linalg on tensors (large seeded constants become globals
   // filled at load); fuse elementwise producers.

@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "ir/dhlo/Transforms/Passes.h"
+
 #include "mlir/Pass/PassManager.h"
 
 namespace anyshape::codegen {
@@ -19,10 +21,10 @@ namespace anyshape::codegen {
 /// shapes simplified with the constraint analysis; the plan's kernels
 /// formed as dhlo.fusion ops; dhlo to linalg on tensors, with large seeded
 /// constants as globals filled at load; elementwise producers fused (when
-/// `fuse`). Convolutions stay whole for the runtime to call a library on,
-/// or, with `expandConvolutions`, become slices and a contraction.
+/// `fuse`). Convolutions stay whole for the runtime to call a library on
+/// (kLibrary), or become slices and a contraction (kKernels).
 void buildPlannedLinalgStages(mlir::OpPassManager &pm, bool fuse,
-                              bool expandConvolutions);
+                              dhlo::ConvolutionsBy convolutions);
 
 /// Stage 3: tensors to buffers, deallocated at last use; every output a
 /// fresh buffer the caller owns. The buffers are the host flow's: kernels

@@ -6,7 +6,8 @@
 // sizes, 1 and the smallest the window allows included; a new size
 // creates one oneDNN primitive and the same size reuses it; what
 // validation refuses, with its reason; a window longer than the padded
-// input at run time fails that run only.
+// input at run time fails that run only; the plan a compile reports is
+// the one its target follows (CUDA's expanded convolution included).
 #include "../support/DrawShapes.h"
 
 #include "MatchesReference.h"
@@ -293,4 +294,30 @@ TEST(Convolution, ConstantWeightsAreReorderedOnceAndInputWeightsEveryRun) {
                                  {{"n", 1}, {"h", 32}, {"w", 32}}, seed,
                                  "input_weights");
   EXPECT_EQ(runtime::convolutionWeightReorders(), before);
+}
+
+TEST(Convolution, TheReportedPlanIsTheOneTheTargetFollows) {
+  // The CPU calls oneDNN (the convolution is in no kernel); CUDA expands
+  // it into slices and a contraction before planning, and the report of
+  // a CUDA compile shows that contraction's kernel.
+  v1::Graph graph = convolutionGraph({"reported",
+                                      {"n", 3, "h", "w"},
+                                      {4, 3, 3, 3},
+                                      {1, 1},
+                                      {1, 1},
+                                      {1, 1},
+                                      {1, 1},
+                                      1});
+  auto planOn = [&](jit::KernelBackend backend) {
+    jit::CompileReport report;
+    auto executable =
+        jit::Compiler::compile(graph, test::onBackend(backend), &report);
+    EXPECT_TRUE(executable.isOk()) << executable.status().toString();
+    return report.fusionPlan;
+  };
+  std::string cpu = planOn(jit::KernelBackend::kCpu);
+  std::string cuda = planOn(jit::KernelBackend::kCudaEmulated);
+  EXPECT_EQ(cpu.find("dot_general"), std::string::npos) << cpu;
+  EXPECT_NE(cuda.find("kLibrary root dhlo.dot_general"), std::string::npos)
+      << cuda;
 }

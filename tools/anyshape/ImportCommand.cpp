@@ -79,7 +79,10 @@ int runFusionPlan(const GlobalOptions &, const std::vector<std::string> &args) {
   mlir::OwningOpRef<mlir::ModuleOp> module = loadAndImport(args[0], context);
   if (!module)
     return 1;
-  return dhlo::printSimplifiedFusionPlans(*module, llvm::outs()) < 0 ? 1 : 0;
+  return dhlo::printSimplifiedFusionPlans(*module, llvm::outs(),
+                                          dhlo::ConvolutionsBy::kLibrary) < 0
+             ? 1
+             : 0;
 }
 
 } // namespace anyshape::cli

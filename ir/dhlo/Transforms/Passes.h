@@ -55,12 +55,25 @@ private:
 /// runs.
 void buildDhloSimplifyPipeline(mlir::OpPassManager &pm);
 
+/// How a target computes convolutions: by its convolution library (the
+/// CPU's oneDNN), or as kernels of slices and a contraction (CUDA, until
+/// cuDNN).
+enum class ConvolutionsBy { kLibrary, kKernels };
+
+/// Everything the compile pipeline runs on dhlo before it plans the
+/// kernels: convolutions expanded (kKernels), then dhlo-simplify. The plan
+/// the target follows is planFusion of what this leaves, and the plan a
+/// compile reports is made by the same function, so the two agree.
+void buildDhloPlanningPipeline(mlir::OpPassManager &pm,
+                               ConvolutionsBy convolutions);
+
 /// Prints the fusion plan of each function of `module` as the compiler
-/// plans it (dhlo-form-fusions runs after dhlo-simplify): on a simplified
-/// copy, so `module` is unchanged. Returns the number of fusions, or -1 if
-/// simplification failed.
-int64_t printSimplifiedFusionPlans(mlir::ModuleOp module,
-                                   llvm::raw_ostream &os);
+/// plans it for a target computing convolutions by `convolutions`
+/// (dhlo-form-fusions runs after buildDhloPlanningPipeline): on a copy,
+/// so `module` is unchanged. Returns the number of fusions, or -1 if a
+/// pass failed.
+int64_t printSimplifiedFusionPlans(mlir::ModuleOp module, llvm::raw_ostream &os,
+                                   ConvolutionsBy convolutions);
 
 /// Registers the passes above (registerDhloPasses, generated) and the named
 /// pipelines.

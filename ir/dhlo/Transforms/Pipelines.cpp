@@ -78,11 +78,20 @@ void buildDhloSimplifyPipeline(mlir::OpPassManager &pm) {
   func.addPass(mlir::createCSEPass());
 }
 
-int64_t printSimplifiedFusionPlans(mlir::ModuleOp module,
-                                   llvm::raw_ostream &os) {
+void buildDhloPlanningPipeline(mlir::OpPassManager &pm,
+                               ConvolutionsBy convolutions) {
+  // Expanded before shapes and the plan see them (their shape checks were
+  // recorded with the graph).
+  if (convolutions == ConvolutionsBy::kKernels)
+    pm.addNestedPass<mlir::func::FuncOp>(createExpandConvolutions());
+  buildDhloSimplifyPipeline(pm);
+}
+
+int64_t printSimplifiedFusionPlans(mlir::ModuleOp module, llvm::raw_ostream &os,
+                                   ConvolutionsBy convolutions) {
   mlir::OwningOpRef<mlir::ModuleOp> copy = module.clone();
   mlir::PassManager pm(module.getContext());
-  buildDhloSimplifyPipeline(pm);
+  buildDhloPlanningPipeline(pm, convolutions);
   if (mlir::failed(pm.run(*copy)))
     return -1;
   int64_t fusions = 0;
