@@ -119,6 +119,10 @@ def export_token_model(module, folder, vocab, output="logits"):
 
 def run(module, inputs):
     import torch
+    # In eval mode whatever mode it was left in: the TorchScript exporter
+    # restores the mode the module had before the export, which for a
+    # fresh wrapper is training, dropout included, for every submodule.
+    module.eval()
     with torch.no_grad():
         out = module(*[torch.from_numpy(v) for v in inputs.values()])
     if not isinstance(out, (tuple, list)):
