@@ -41,6 +41,18 @@ v1::Graph convolutionGraph(const Geometry &g) {
   return graph.isOk() ? *graph : v1::Graph();
 }
 
+/// [n, 3, h, w] convolved 3x3 by 4 filters, padded to the same size.
+v1::Graph sameSize3x3(const char *name) {
+  return convolutionGraph({name,
+                           {"n", 3, "h", "w"},
+                           {4, 3, 3, 3},
+                           {1, 1},
+                           {1, 1},
+                           {1, 1},
+                           {1, 1},
+                           1});
+}
+
 std::string refusal(client::GraphBuilder &b) {
   auto graph = b.build();
   EXPECT_FALSE(graph.isOk());
@@ -145,14 +157,7 @@ TEST(Convolution, BetweenKernelsAndOnAStridedView) {
 }
 
 TEST(Convolution, ANewSizeCreatesOnePrimitiveAndTheSameSizeReusesIt) {
-  v1::Graph graph = convolutionGraph({"cached",
-                                      {"n", 3, "h", "w"},
-                                      {4, 3, 3, 3},
-                                      {1, 1},
-                                      {1, 1},
-                                      {1, 1},
-                                      {1, 1},
-                                      1});
+  v1::Graph graph = sameSize3x3("cached");
   auto executable = jit::Compiler::compile(graph);
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   auto run = [&](int64_t h) {
@@ -300,14 +305,7 @@ TEST(Convolution, TheReportedPlanIsTheOneTheTargetFollows) {
   // The CPU calls oneDNN (the convolution is in no kernel); CUDA expands
   // it into slices and a contraction before planning, and the report of
   // a CUDA compile shows that contraction's kernel.
-  v1::Graph graph = convolutionGraph({"reported",
-                                      {"n", 3, "h", "w"},
-                                      {4, 3, 3, 3},
-                                      {1, 1},
-                                      {1, 1},
-                                      {1, 1},
-                                      {1, 1},
-                                      1});
+  v1::Graph graph = sameSize3x3("reported");
   auto planOn = [&](jit::KernelBackend backend) {
     jit::CompileReport report;
     auto executable =
