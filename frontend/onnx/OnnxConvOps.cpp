@@ -450,13 +450,76 @@ StatusOr<Window> alongDim(Node &n, Value y, const Window &w, size_t i) {
   return one;
 }
 
+/// Windows of more taps than this, overlapping, are combined by doubling.
+constexpr int64_t kMostTapsOneByOne = 16;
+
+/// `x` (padded) pooled along spatial dim `i` by `one` where the windows
+/// overlap or skip: blocks of 1, 2, 4, ... window positions, each the
+/// combination of two halves of the one before (`dilation` apart per
+/// position), and each window the blocks of k's binary digits, so k taps
+/// cost about 2 log2(k) ops, not k. Every piece starts at a window's first
+/// position p and spans the (out - 1) * stride + 1 positions the windows
+/// start at; a strided slice then keeps those.
+StatusOr<Value> slidingWindows(Node &n, Value x, const Window &one, size_t i,
+                               PoolKind kind) {
+  int64_t k = one.kernel[i], d = one.dilations[i], s = one.strides[i];
+  auto combine = [&](Value a, Value b) {
+    return kind == PoolKind::Max ? n.b.max(a, b) : n.b.add(a, b);
+  };
+  std::optional<SymExpr> spread =
+      SymExpr::mul(one.out[i], SymExpr::constant(s));
+  std::optional<SymExpr> starts =
+      spread ? SymExpr::add(*spread, SymExpr::constant(1 - s)) : std::nullopt;
+  if (!starts)
+    return n.error("the window starts along spatial dim " + std::to_string(i) +
+                   " overflow");
+  auto along = [&](Value v, int64_t from, std::optional<SymExpr> length,
+                   int64_t step = 1) -> StatusOr<Value> {
+    std::vector<Dim> dims = n.b.dims(v);
+    std::optional<SymExpr> to =
+        length ? SymExpr::add(*length, SymExpr::constant(from)) : std::nullopt;
+    if (!to)
+      return n.error("a window bound along spatial dim " + std::to_string(i) +
+                     " overflows");
+    std::vector<Dim> lo(dims.size(), Dim(0)), hi = dims;
+    std::vector<int64_t> steps(dims.size(), 1);
+    lo[2 + i] = from;
+    hi[2 + i] = to->toString();
+    steps[2 + i] = step;
+    return n.b.slice(v, lo, hi, steps);
+  };
+  checkOneWindow(n, x, one);
+  Value block = x; // each position: the combination of `m` positions from it
+  std::optional<Value> windows;
+  int64_t done = 0; // window positions the pieces combined so far cover
+  for (int64_t m = 1; m <= k; m *= 2) {
+    if (k & m) {
+      ANYSHAPE_ASSIGN_OR_RETURN(Value piece, along(block, done * d, starts));
+      windows = windows ? combine(*windows, piece) : piece;
+      done += m;
+    }
+    if (2 * m > k)
+      break;
+    std::optional<SymExpr> length = symExpr(n.b.dims(block)[2 + i].text());
+    std::optional<SymExpr> shorter =
+        length ? SymExpr::sub(*length, SymExpr::constant(m * d)) : std::nullopt;
+    ANYSHAPE_ASSIGN_OR_RETURN(Value first, along(block, 0, shorter));
+    ANYSHAPE_ASSIGN_OR_RETURN(Value second, along(block, m * d, shorter));
+    block = combine(first, second);
+  }
+  return along(*windows, 0, starts, s);
+}
+
 /// `x` (padded) pooled along spatial dim `i` by `one` (alongDim): a max
 /// or a sum. Where the windows tile it (stride = kernel, no dilation:
 /// PyTorch's default pools), the extent they cover split [out, k] and one
-/// reduction over k, whatever k is; otherwise the taps.
+/// reduction over k, whatever k is; otherwise the taps, or for a large
+/// window slidingWindows.
 StatusOr<Value> poolAlong(Node &n, Value x, const Window &one, size_t i,
                           PoolKind kind) {
   int64_t k = one.kernel[i];
+  if ((one.strides[i] != k || one.dilations[i] != 1) && k > kMostTapsOneByOne)
+    return slidingWindows(n, x, one, i, kind);
   if (one.strides[i] != k || one.dilations[i] != 1) {
     std::vector<Value> parts = taps(n, x, one);
     Value y = parts[0];

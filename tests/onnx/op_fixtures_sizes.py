@@ -228,6 +228,25 @@ def empty_operand_cases(fx):
                    fx.const("minus1", [-1]), fx.const("before", [-(2 ** 62)])])
 
 
+def sliding_window_cases(fx):
+    """Overlapping windows of more than 16 taps, combined by doubling: a
+    1-D max of 33 (binary 100001) with stride 3, dilation 2 and pads, and
+    a 2-D average of 17x5 (doubling along one dim, taps along the other)
+    with ceil_mode and count_include_pad."""
+    fx.case("maxpool1d_sliding_33",
+            [fx.node("MaxPool", ["x"], ["y"], kernel_shape=[33], strides=[3],
+                     dilations=[2], pads=[4, 1])],
+            [("x", fx.F, ["n", 2, "t"])], ["y"],
+            [{"n": 1, "t": 61}, {"n": 2, "t": 100}, {"n": 1, "t": 200}])
+    fx.case("avgpool2d_sliding_17x5",
+            [fx.node("AveragePool", ["x"], ["y"], kernel_shape=[17, 5],
+                     strides=[2, 1], pads=[2, 1, 1, 0], count_include_pad=1,
+                     ceil_mode=1)],
+            [("x", fx.F, ["n", 3, "h", "w"])], ["y"],
+            [{"n": 1, "h": 16, "w": 4}, {"n": 2, "h": 40, "w": 9},
+             {"n": 1, "h": 23, "w": 30}])
+
+
 def main(fx):
     mask_count_cases(fx)
     constant_fill_cases(fx)
@@ -237,3 +256,4 @@ def main(fx):
     big_window_pool_cases(fx)
     from_the_end_cases(fx)
     empty_operand_cases(fx)
+    sliding_window_cases(fx)
