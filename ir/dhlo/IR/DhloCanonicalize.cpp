@@ -620,10 +620,10 @@ struct SliceOfConcatenate : OpRewritePattern<SliceOp> {
 /// concatenate(a, empty, b) -> concatenate(a, b): an operand of size 0
 /// along the dim adds nothing (TorchScript's export of a rotary embedding
 /// over the whole head, torch.cat((rotated, q[..., 16:])), concatenates
-/// one); with one operand left, that operand. Left in, the copy the
-/// concatenate lowers to would write the other operand's kernel result
-/// again, outside its kernel.
-struct ConcatenateWithoutEmptyOperands : OpRewritePattern<ConcatenateOp> {
+/// one); with one operand left, or one to begin with, that operand. Left
+/// in, the copy the concatenate lowers to would write the operand's
+/// kernel result again, outside its kernel.
+struct ConcatenateOfWhatMatters : OpRewritePattern<ConcatenateOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConcatenateOp op,
                                 PatternRewriter &rewriter) const override {
@@ -632,7 +632,11 @@ struct ConcatenateWithoutEmptyOperands : OpRewritePattern<ConcatenateOp> {
     for (Value input : op.getInputs())
       if (llvm::cast<RankedTensorType>(input.getType()).getDimSize(dim) != 0)
         kept.push_back(input);
-    if (kept.size() == op.getInputs().size() || kept.empty())
+    // One operand (TorchScript writes torch.cat([empty, k]) so, a cross-
+    // attention cache's first update) is the concatenate as it is.
+    if (op.getInputs().size() == 1)
+      kept.assign(op.getInputs().begin(), op.getInputs().end());
+    else if (kept.size() == op.getInputs().size() || kept.empty())
       return failure();
     if (kept.size() == 1 && kept[0].getType() == op.getType()) {
       rewriter.replaceOp(op, kept[0]);
@@ -650,7 +654,7 @@ struct ConcatenateWithoutEmptyOperands : OpRewritePattern<ConcatenateOp> {
 
 void ConcatenateOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                                 MLIRContext *context) {
-  patterns.add<ConcatenateWithoutEmptyOperands>(context);
+  patterns.add<ConcatenateOfWhatMatters>(context);
 }
 
 void BroadcastInDimOp::getCanonicalizationPatterns(RewritePatternSet &patterns,

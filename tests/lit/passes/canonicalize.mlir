@@ -153,6 +153,15 @@ func.func @concatenate_without_empty_operands(%x: tensor<?x16xf32, #dhlo.shape<n
   return %0, %1 : tensor<?x16xf32, #dhlo.shape<n, 16>>, tensor<?x18xf32, #dhlo.shape<n, 18>>
 }
 
+// A concatenate of one operand is that operand.
+// CHECK-LABEL: func.func @concatenate_of_one_operand
+// CHECK-SAME: (%[[X:.*]]: tensor<?x16xf32, #dhlo.shape<n, 16>>)
+// CHECK-NEXT: return %[[X]]
+func.func @concatenate_of_one_operand(%x: tensor<?x16xf32, #dhlo.shape<n, 16>>) -> tensor<?x16xf32, #dhlo.shape<n, 16>> {
+  %0 = dhlo.concatenate %x {dimension = 0 : i64} : (tensor<?x16xf32, #dhlo.shape<n, 16>>) -> tensor<?x16xf32, #dhlo.shape<n, 16>>
+  return %0 : tensor<?x16xf32, #dhlo.shape<n, 16>>
+}
+
 // transpose(transpose(x, p), q) = transpose(x, p o q): [0,2,1,3] then
 // [0,3,1,2] is [0,3,2,1].
 // CHECK-LABEL: func.func @compose_transposes
