@@ -136,12 +136,53 @@ Translate reduce(client::Reduction kind, Reducing style) {
 const std::set<std::string> reduceAttributes = {"axes", "keepdims",
                                                 "noop_with_empty_axes"};
 
+/// numpy's matmul, as ONNX defines MatMul: a rank-1 operand is a row (x)
+/// or a column (w) whose unit dim leaves the result; [M, K] @ [K, N]
+/// batched over the operands' leading dims broadcast against each other
+/// (Mamba's W[128, 4] @ x[batch, 4, n]); [..., K] @ [K, N] the builder's
+/// own product of the last dim.
 Status matmul(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
   ANYSHAPE_ASSIGN_OR_RETURN(Value w, n.input(1));
-  if (n.rank(x) < 2 || n.rank(w) < 2)
-    return n.error("MatMul of a rank-1 operand is not supported");
-  return n.define(n.b.matmul(x, w));
+  int64_t rx = n.rank(x), rw = n.rank(w);
+  if (rx < 1 || rw < 1)
+    return n.error("MatMul of a scalar is not defined");
+  auto withUnit = [&](Value v, size_t at) {
+    std::vector<Dim> dims = n.b.dims(v);
+    dims.insert(dims.begin() + static_cast<std::ptrdiff_t>(at), Dim(1));
+    return n.b.reshape(v, dims);
+  };
+  if (rx == 1)
+    x = withUnit(x, 0);
+  if (rw == 1)
+    w = withUnit(w, 1);
+  Value y;
+  if (n.rank(w) == 2) {
+    y = n.b.matmul(x, w);
+  } else {
+    // Both to the broadcast batch dims, then one batched product.
+    std::vector<Dim> dx = n.b.dims(x), dw = n.b.dims(w);
+    ANYSHAPE_ASSIGN_OR_RETURN(
+        std::vector<Dim> batch,
+        broadcastShape(n, {std::vector<Dim>(dx.begin(), dx.end() - 2),
+                           std::vector<Dim>(dw.begin(), dw.end() - 2)}));
+    auto extended = [&](Value v, const std::vector<Dim> &dims) {
+      std::vector<Dim> target = batch;
+      target.insert(target.end(), dims.end() - 2, dims.end());
+      return broadcastTo(n, v, target);
+    };
+    ANYSHAPE_ASSIGN_OR_RETURN(x, extended(x, dx));
+    ANYSHAPE_ASSIGN_OR_RETURN(w, extended(w, dw));
+    y = n.b.matmul(x, w);
+  }
+  std::vector<Dim> dims = n.b.dims(y);
+  if (rw == 1)
+    dims.erase(dims.end() - 1);
+  if (rx == 1)
+    dims.erase(dims.end() - 1 - (rw == 1 ? 0 : 1));
+  if (rx == 1 || rw == 1)
+    y = n.b.reshape(y, dims);
+  return n.define(y);
 }
 
 Status gemm(Node &n) {

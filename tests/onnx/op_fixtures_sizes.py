@@ -247,6 +247,33 @@ def sliding_window_cases(fx):
              {"n": 1, "h": 23, "w": 30}])
 
 
+def matmul_and_concat_cases(fx):
+    """MatMul as numpy defines it: a rank-2 weight times a batch of
+    matrices (Mamba's dt_proj.weight @ time_step.transpose(1, 2)), batch
+    dims broadcast against each other, and rank-1 operands; and a Concat of
+    one input after a kernel (TorchScript's torch.cat([empty, k]) of a
+    cross-attention cache's first update)."""
+    fx.case("matmul_rank2_by_batch",
+            [fx.node("MatMul", ["w", "x"], ["y"])],
+            [("x", fx.F, ["b", 4, "n"])], ["y"],
+            [{"b": 1, "n": 1}, {"b": 3, "n": 5}, {"b": 2, "n": 0}],
+            inits=[fx.weights("w", [6, 4])])
+    fx.case("matmul_batches_broadcast",
+            [fx.node("MatMul", ["x", "w"], ["y"])],
+            [("x", fx.F, ["b", 1, "m", 3]), ("w", fx.F, [2, 3, "n"])], ["y"],
+            [{"b": 1, "m": 1, "n": 1}, {"b": 2, "m": 5, "n": 4}])
+    fx.case("matmul_rank1_operands",
+            [fx.node("MatMul", ["v", "x"], ["row"]),
+             fx.node("MatMul", ["x", "u"], ["column"])],
+            [("x", fx.F, ["b", 4, 4]), ("v", fx.F, [4]), ("u", fx.F, [4])],
+            ["row", "column"], [{"b": 1}, {"b": 3}])
+    fx.case("concat_of_one_input",
+            [fx.node("Relu", ["x"], ["r"]),
+             fx.node("Concat", ["r"], ["y"], axis=-2)],
+            [("x", fx.F, ["b", 4, "s", 16])], ["y"],
+            [{"b": 1, "s": 1}, {"b": 2, "s": 7}])
+
+
 def main(fx):
     mask_count_cases(fx)
     constant_fill_cases(fx)
@@ -257,3 +284,4 @@ def main(fx):
     from_the_end_cases(fx)
     empty_operand_cases(fx)
     sliding_window_cases(fx)
+    matmul_and_concat_cases(fx)
