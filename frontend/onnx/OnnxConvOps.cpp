@@ -741,8 +741,8 @@ Status groupNormalization(Node &n) {
                           perChannel(n, params[1], x)));
 }
 
-/// LpNormalization: x divided by its L1 or L2 norm along `axis` (no
-/// epsilon: a zero row gives NaN, as ONNX Runtime has it).
+/// LpNormalization: x divided by its L1 or L2 norm along `axis`; a row
+/// of zeros stays zero, as the spec defines it (not 0 / 0).
 Status lpNormalization(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
   if (!isFloatDType(n.b.dtype(x)))
@@ -760,6 +760,10 @@ Status lpNormalization(Node &n) {
   for (int64_t d = 0; d < n.rank(x); ++d)
     if (d != axis)
       kept.push_back(d);
+  v1::DType type = n.b.dtype(x); // a zero row divided by 1 stays zero
+  Value zero = n.b.compare(norm, n.b.scalar(0.0, type), client::Comparison::Eq);
+  Value one = n.b.broadcastInDim(n.b.scalar(1.0, type), n.b.dims(norm), {});
+  norm = n.b.select(zero, one, norm);
   return n.define(n.b.div(x, n.b.broadcastInDim(norm, n.b.dims(x), kept)));
 }
 

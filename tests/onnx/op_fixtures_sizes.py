@@ -1,7 +1,7 @@
 """More of tests/onnx/op_fixtures.py's cases, the ones about sizes: one
 mask's counts (NonZero of an expanded mask, a mask's sum as a size), exact
 ConstantOfShape fills, a Slice beside an anonymous dim, sizes with a max
-in them, and float16. op_fixtures.py calls main with itself, so these
+in them, float16, and norms of nothing. op_fixtures.py calls main with itself, so these
 draw from its random generator after its own cases, and every fixture
 written before stays byte-identical."""
 
@@ -274,6 +274,22 @@ def matmul_and_concat_cases(fx):
             [{"b": 1, "s": 1}, {"b": 2, "s": 7}])
 
 
+def zero_norm_cases(fx):
+    """LpNormalization where a whole line along the axis is zeros: the
+    spec defines its output as zeros (not 0 / 0)."""
+    def zero_lines(shape, _):
+        v = fx.rng.standard_normal(shape).astype(np.float32)
+        v[::2] = 0  # every other row: lines along axis 1
+        v[:, 1::3] = 0  # every third column: lines along axis 0
+        return v
+    for axis, p in ((1, 1), (1, 2), (0, 2)):
+        fx.case(f"lpnormalization_zero_lines_axis{axis}_p{p}",
+                [fx.node("LpNormalization", ["x"], ["y"], axis=axis, p=p)],
+                [("x", fx.F, ["n", "m"])], ["y"],
+                [{"n": 1, "m": 1}, {"n": 4, "m": 7}, {"n": 5, "m": 2}],
+                make={"x": zero_lines})
+
+
 def main(fx):
     mask_count_cases(fx)
     constant_fill_cases(fx)
@@ -285,3 +301,4 @@ def main(fx):
     empty_operand_cases(fx)
     sliding_window_cases(fx)
     matmul_and_concat_cases(fx)
+    zero_norm_cases(fx)
