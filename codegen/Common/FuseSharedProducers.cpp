@@ -57,8 +57,12 @@ bool onlyGenericUsers(OpOperand *fused) {
   // Within one fusion the plan bounds the kernel's size (kMaxKernelOps,
   // FusionPlan.cpp); a second bound here would cut the kernel where the
   // plan did not, which the plan check rejects. Producers outside are
-  // duplicated into a body only while it stays small.
-  if (!fusion && bodySize(consumer) + bodySize(producer) > kMaxFusedOps)
+  // duplicated into a body only while it stays small, except the ones the
+  // plan has every kernel recompute, which are a few ops at most (a splat,
+  // an iota, a broadcast: no operand or a body that yields it).
+  bool generated = producer.getNumDpsInputs() == 0 || bodySize(producer) == 1;
+  if (!fusion && !generated &&
+      bodySize(consumer) + bodySize(producer) > kMaxFusedOps)
     return false;
   if (fusion && llvm::any_of(producer->getUsers(), [](Operation *user) {
         return llvm::isa<dhlo::YieldOp>(user);

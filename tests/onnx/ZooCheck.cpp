@@ -10,11 +10,15 @@
 // other passes' total and median call). `cuda` is the device path whole
 // (cubins, the host flow, the runtime) with each kernel's emulation
 // packed in, so that on the fake driver (tests/cuda) every launch runs.
+// With --static each case compiles specialised to its own sizes (the static
+// fallback, as a model exported with fixed shapes compiles): one compile
+// per case.
 //
 // FIXTURE is text: per case a line "case LABEL", then per tensor a line
 // "input|output NAME DTYPE RANK DIMS..." and a line of its values in
 // row-major order (floats as decimal, nan/inf allowed; bools as 0/1).
 #include "frontend/onnx/OnnxImport.h"
+#include "ir/graph/Bindings.h"
 #include "ir/reference/Literal.h"
 #include "jit/Compiler.h"
 
@@ -147,9 +151,11 @@ Tolerance defaultTolerance(DType dtype) {
 int usage(const char *error) {
   std::cerr << (error ? std::string("error: ") + error + "\n" : "")
             << "usage: anyshape-zoo-check MODEL.onnx FIXTURE [--backend "
-               "cpu|cuda-emulated|cuda] [--atol X] [--rtol X] [--passes N]\n"
+               "cpu|cuda-emulated|cuda] [--atol X] [--rtol X] [--passes N] "
+               "[--static]\n"
                "compiles MODEL once and checks every output of every case "
-               "of FIXTURE\n(default tolerances by output type: f32 atol "
+               "of FIXTURE\n(--static: compiles it for each case's sizes "
+               "instead)\n(default tolerances by output type: f32 atol "
                "1e-4 rtol 1e-3, f16 1e-3 and 2^-8, bf16 8e-3 and 2^-5)\n";
   return error ? 2 : 0;
 }
@@ -164,8 +170,14 @@ int main(int argc, char **argv) {
     return usage("MODEL and FIXTURE are required");
   std::optional<double> atol, rtol; // both per output type by default
   int passes = 0;
+  bool specialise = false;
   jit::CompileOptions options;
   for (size_t k = 2; k < args.size(); k += 2) {
+    if (args[k] == "--static") {
+      specialise = true;
+      --k; // a flag, no value
+      continue;
+    }
     if (k + 1 >= args.size())
       return usage(("missing the value of " + args[k]).c_str());
     if (args[k] == "--atol")
@@ -184,6 +196,8 @@ int main(int argc, char **argv) {
     } else
       return usage(("unknown option " + args[k] + " " + args[k + 1]).c_str());
   }
+  if (specialise && passes > 0)
+    return usage("--passes times one executable; --static makes one per case");
   std::vector<Case> cases;
   if (std::string error = readFixture(args[1], cases); !error.empty()) {
     std::cerr << "error: " << error << "\n";
@@ -199,12 +213,17 @@ int main(int argc, char **argv) {
   auto seconds = [](Clock::time_point since) {
     return std::chrono::duration<double>(Clock::now() - since).count();
   };
-  Clock::time_point compileStart = Clock::now();
-  auto compiled = jit::Compiler::compile(*graph, options);
-  double compileSeconds = seconds(compileStart);
-  if (!compiled.isOk()) {
-    std::cerr << "error: " << compiled.status().toString() << "\n";
-    return 1;
+  std::shared_ptr<jit::Executable> executable;
+  double compileSeconds = 0;
+  if (!specialise) {
+    Clock::time_point compileStart = Clock::now();
+    auto compiled = jit::Compiler::compile(*graph, options);
+    compileSeconds = seconds(compileStart);
+    if (!compiled.isOk()) {
+      std::cerr << "error: " << compiled.status().toString() << "\n";
+      return 1;
+    }
+    executable = *compiled;
   }
   bool allOk = true;
   std::vector<std::vector<v1::Tensor>> allInputs;
@@ -220,8 +239,27 @@ int main(int argc, char **argv) {
       }
       inputs.push_back(literalToTensor(given->second));
     }
+    if (specialise) {
+      std::vector<std::vector<int64_t>> shapes;
+      for (const v1::Tensor &input : inputs)
+        shapes.emplace_back(input.shape().begin(), input.shape().end());
+      auto symbols = bindSymbols(*graph, shapes);
+      if (!symbols.isOk()) {
+        std::cerr << "error: case " << c.label << ": "
+                  << symbols.status().toString() << "\n";
+        return 1;
+      }
+      options.staticSymbols = *symbols;
+      auto compiled = jit::Compiler::compile(*graph, options);
+      if (!compiled.isOk()) {
+        std::cerr << "error: case " << c.label << ": "
+                  << compiled.status().toString() << "\n";
+        return 1;
+      }
+      executable = *compiled;
+    }
     Clock::time_point runStart = Clock::now();
-    auto out = (*compiled)->run(inputs);
+    auto out = executable->run(inputs);
     firstPass += seconds(runStart);
     allInputs.push_back(inputs);
     if (!out.isOk()) {
@@ -269,7 +307,7 @@ int main(int argc, char **argv) {
     for (int p = 0; p < passes; ++p)
       for (const std::vector<v1::Tensor> &inputs : allInputs) {
         Clock::time_point runStart = Clock::now();
-        if (!(*compiled)->run(inputs).isOk())
+        if (!executable->run(inputs).isOk())
           return 1;
         calls.push_back(seconds(runStart));
       }
@@ -282,5 +320,6 @@ int main(int argc, char **argv) {
                 compileSeconds, firstPass, calls.size(), sum,
                 calls[calls.size() / 2] * 1e3);
   }
-  return allOk && total == 1 ? 0 : 1;
+  int64_t wanted = specialise ? static_cast<int64_t>(cases.size()) : 1;
+  return allOk && total == wanted ? 0 : 1;
 }

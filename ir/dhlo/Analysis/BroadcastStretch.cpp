@@ -10,7 +10,10 @@ broadcastStretch(BroadcastInDimOp op, const ShapeConstraintAnalysis &analysis) {
   llvm::SmallVector<DimStretch> stretch;
   for (auto [i, r] : llvm::enumerate(op.getBroadcastDimensions())) {
     std::optional<int64_t> size = analysis.staticValue(operand, i);
-    if (size == 1)
+    // A 1 onto a 1 reads the result's index (0 too): an affine map that
+    // stays a projected permutation, which linalg's reshape propagation
+    // needs (a batch of 1 at static shapes).
+    if (size == 1 && analysis.staticValue(op.getResult(), r) != 1)
       stretch.push_back(DimStretch::AlwaysZero);
     else if (size || analysis.isEqual(operand, i, op.getResult(), r) ||
              analysis.isKnownNonOne(operand, i))

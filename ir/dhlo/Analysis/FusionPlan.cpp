@@ -15,9 +15,9 @@
 #include "FusionPlan.h"
 
 #include "BroadcastStretch.h"
-#include "ReshapeGroups.h"
 
 #include "ir/dhlo/IR/DhloDialect.h"
+#include "ir/dhlo/IR/ReshapeGroups.h"
 #include "ir/graph/OpRegistry.h"
 
 #include "llvm/ADT/DenseMap.h"

@@ -10,9 +10,9 @@
 #include "LoweringUtils.h"
 
 #include "ir/dhlo/Analysis/BroadcastStretch.h"
-#include "ir/dhlo/Analysis/ReshapeGroups.h"
 #include "ir/dhlo/Analysis/ShapeConstraintAnalysis.h"
 #include "ir/dhlo/Conversion/Passes.h"
+#include "ir/dhlo/IR/ReshapeGroups.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"

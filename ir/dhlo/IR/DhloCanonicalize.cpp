@@ -2,11 +2,10 @@
 //
 // The canonicalization patterns: chains of reshapes and transposes merged,
 // unit-dim round trips sunk to where linalg can fuse through them (also
-// those a broadcast ends),
-// reductions of nothing and of broadcasts simplified, slices of a
-// concatenate's operand taken from it, a concatenate's empty operands
-// dropped. A pattern that fails leaves the IR
-// as it found it (dhlo-shape-simplification's driver would not converge).
+// those a broadcast ends), slices of a concatenate's operand taken from
+// it, a concatenate's empty operands dropped (reductions' patterns are in
+// ReduceCanonicalize.cpp). A pattern that fails leaves the IR as it found
+// it (dhlo-shape-simplification's driver would not converge).
 //
 //===----------------------------------------------------------------------===//
 #include "ir/dhlo/IR/DhloDialect.h"
@@ -422,149 +421,6 @@ struct MergeTransposes : OpRewritePattern<TransposeOp> {
   }
 };
 
-/// reduce(x) over a dim of static size 0 -> the kind's identity, broadcast
-/// to the result's shape. Left to the lowering, the reduction would fold
-/// to its accumulator's fill there, after fusion was planned around it.
-struct ReduceNothing : OpRewritePattern<ReduceOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(ReduceOp op,
-                                PatternRewriter &rewriter) const override {
-    auto operand = llvm::cast<RankedTensorType>(op.getOperand().getType());
-    auto result = llvm::cast<RankedTensorType>(op.getType());
-    if (!llvm::any_of(op.getDimensions(),
-                      [&](int64_t d) { return operand.getDimSize(d) == 0; }))
-      return failure();
-    ShapeAttr shape = shapeAttrOf(result);
-    if (!shape)
-      return failure();
-    Type element = result.getElementType();
-    auto scalar = RankedTensorType::get({}, element);
-    Value identity = rewriter.create<ConstantOp>(
-        op.getLoc(),
-        DenseElementsAttr::get(
-            scalar, reductionIdentity(rewriter, op.getKind(), element)));
-    rewriter.replaceOpWithNewOp<BroadcastInDimOp>(
-        op, result, identity, shape, rewriter.getDenseI64ArrayAttr({}));
-    return success();
-  }
-};
-
-/// reduce(broadcast_in_dim(x)) -> broadcast_in_dim(reduce(x)): the
-/// reduction runs over x's elements, not their copies. A dim the broadcast
-/// repeats x along (one no operand dim maps to, or a stretched size-1 dim)
-/// leaves max and min unchanged and multiplies a sum by its size; a prod
-/// over one (x to that power) is left as it is. Besides the work saved, this is
-/// what makes a whole reduction of a broadcast one kernel: fused, the loop over
-/// a repeated dim would have no operand to take its size from.
-struct ReduceOfBroadcast : OpRewritePattern<ReduceOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(ReduceOp op,
-                                PatternRewriter &rewriter) const override {
-    auto broadcast = op.getOperand().getDefiningOp<BroadcastInDimOp>();
-    if (!broadcast)
-      return failure();
-    Value x = broadcast.getOperand();
-    auto xType = llvm::cast<RankedTensorType>(x.getType());
-    auto wide = llvm::cast<RankedTensorType>(broadcast.getType());
-    auto result = llvm::cast<RankedTensorType>(op.getType());
-    ShapeAttr resultShape = shapeAttrOf(result);
-    if (!resultShape)
-      return failure();
-    ArrayRef<int64_t> reduced = op.getDimensions();
-    ArrayRef<int64_t> mapped = broadcast.getBroadcastDimensions();
-    // Dims of the broadcast that x's dims carry unchanged (a size-1 x dim
-    // under a dim that may not be 1 is stretched; any other pair is left
-    // alone, as it may or may not stretch at run time).
-    SmallVector<bool> carried(wide.getRank(), false);
-    for (auto [i, d] : llvm::enumerate(mapped)) {
-      std::optional<SymExpr> from = dimOf(xType, i), to = dimOf(wide, d);
-      if (!from || !to)
-        return failure();
-      if (*from == *to)
-        carried[d] = true;
-      else if (from->constantValue() != std::optional<int64_t>(1))
-        return failure();
-    }
-    int64_t staticCopies = 1;
-    SmallVector<int64_t> symbolicCopies;
-    for (int64_t d : reduced) {
-      if (carried[d])
-        continue;
-      std::optional<SymExpr> dim = dimOf(wide, d);
-      if (!dim)
-        return failure();
-      std::optional<int64_t> size = dim->constantValue();
-      if (!size)
-        symbolicCopies.push_back(d);
-      else if (llvm::MulOverflow(staticCopies, *size, staticCopies))
-        return failure();
-    }
-    bool repeats = staticCopies != 1 || !symbolicCopies.empty();
-    if (repeats && op.getKind() == "prod")
-      return failure();
-
-    Location loc = op.getLoc();
-    // A sum of a narrow float is computed in f32, as the reduction's
-    // lowering accumulates it, and rounded once at the end: the copies
-    // (beyond 65504 in f16, or inexact in bf16) would not fit otherwise.
-    auto withElement = [](RankedTensorType type, Type element) {
-      return RankedTensorType::get(type.getShape(), element,
-                                   type.getEncoding());
-    };
-    Type element = result.getElementType();
-    bool widen = repeats && op.getKind() == "sum" &&
-                 llvm::isa<FloatType>(element) &&
-                 element.getIntOrFloatBitWidth() < 32;
-    RankedTensorType computed =
-        widen ? withElement(result, rewriter.getF32Type()) : result;
-    if (widen)
-      x = rewriter.create<ConvertOp>(
-          loc, withElement(xType, rewriter.getF32Type()), x);
-    SmallVector<int64_t> xReduced, kept;
-    for (auto [i, d] : llvm::enumerate(mapped)) {
-      if (llvm::is_contained(reduced, d)) {
-        xReduced.push_back(i);
-        continue;
-      }
-      // d's place among the dims the reduction keeps.
-      kept.push_back(d -
-                     llvm::count_if(reduced, [&](int64_t r) { return r < d; }));
-    }
-    Value partial = x;
-    if (!xReduced.empty())
-      partial = rewriter.create<ReduceOp>(
-          loc, x, op.getKindAttr(), rewriter.getDenseI64ArrayAttr(xReduced));
-    Value value =
-        rewriter.create<BroadcastInDimOp>(loc, computed, partial, resultShape,
-                                          rewriter.getDenseI64ArrayAttr(kept));
-
-    if (repeats && op.getKind() == "sum") {
-      // The copies of each element: static sizes multiply here, symbolic
-      // ones at run time.
-      Value copies;
-      auto times = [&](Value size) {
-        copies = copies ? rewriter.create<MulOp>(loc, copies, size) : size;
-      };
-      auto i64Scalar = RankedTensorType::get({}, rewriter.getI64Type());
-      if (staticCopies != 1)
-        times(rewriter.create<ConstantOp>(
-            loc, DenseElementsAttr::get(i64Scalar, staticCopies)));
-      for (int64_t d : symbolicCopies)
-        times(rewriter.create<DimSizeOp>(loc, broadcast.getResult(),
-                                         rewriter.getI64IntegerAttr(d)));
-      Value count = rewriter.create<ConvertOp>(
-          loc, RankedTensorType::get({}, computed.getElementType()), copies);
-      Value counts = rewriter.create<BroadcastInDimOp>(
-          loc, computed, count, resultShape, rewriter.getDenseI64ArrayAttr({}));
-      value = rewriter.create<MulOp>(loc, computed, value, counts);
-    }
-    if (widen)
-      value = rewriter.create<ConvertOp>(loc, result, value);
-    rewriter.replaceOp(op, value);
-    return success();
-  }
-};
-
 /// slice(concatenate(a, b, ...)) -> slice(b) when the slice provably lies
 /// within one operand along the concatenated dim (its start at or after
 /// the operand's, its limit at or before the operand's end); the slice
@@ -660,11 +516,6 @@ void ConcatenateOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
 void BroadcastInDimOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                                    MLIRContext *context) {
   patterns.add<BroadcastThroughUnitReshapes>(context);
-}
-
-void ReduceOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
-                                           MLIRContext *context) {
-  patterns.add<ReduceNothing, ReduceOfBroadcast>(context);
 }
 
 void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &patterns,

@@ -45,12 +45,8 @@ LogicalResult expand(ConvolutionOp op) {
   auto inputType = llvm::cast<RankedTensorType>(op.getInput().getType());
   auto weightsType = llvm::cast<RankedTensorType>(op.getWeights().getType());
   auto resultType = llvm::cast<RankedTensorType>(op.getType());
-  auto inputShape = llvm::dyn_cast_or_null<ShapeAttr>(inputType.getEncoding());
-  auto resultShape =
-      llvm::dyn_cast_or_null<ShapeAttr>(resultType.getEncoding());
-  if (!weightsType.hasStaticShape() || !inputShape || !resultShape)
-    return op.emitError("a convolution to expand needs static weights and "
-                        "symbolic input and result dims");
+  if (!weightsType.hasStaticShape())
+    return op.emitError("a convolution to expand needs static weights");
   int64_t r = inputType.getRank() - 2, groups = op.getGroups();
   ArrayRef<int64_t> w = weightsType.getShape();
   int64_t filters = w[0], perGroup = w[1], taps = 1;
@@ -60,10 +56,11 @@ LogicalResult expand(ConvolutionOp op) {
     return op.emitError("a convolution kernel of ")
            << taps << " taps is beyond the " << kMaxTaps
            << " this target's expansion takes";
-  std::optional<SymExpr> batch = inputShape.getDim(0);
+  // Static dims (a type with no #dhlo.shape) and symbolic ones alike.
+  std::optional<SymExpr> batch = dimOf(inputType, 0);
   SmallVector<std::optional<SymExpr>> out;
   for (int64_t i = 0; i < r; ++i)
-    out.push_back(resultShape.getDim(2 + i));
+    out.push_back(dimOf(resultType, 2 + i));
   // Slice limits are attributes, which name sizes by the graph's own
   // symbols only (not the fresh ones of anonymous or computed sizes).
   auto expressible = [](const std::optional<SymExpr> &d) {

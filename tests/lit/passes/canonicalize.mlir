@@ -1,7 +1,8 @@
 // RUN: %anyshape-opt %s -canonicalize | FileCheck %s
 // -canonicalize folds and patterns of dhlo ops.
 // Reductions over a statically empty dim become their identity; those of
-// a broadcast reduce its operand; a slice within one operand of a
+// a broadcast reduce its operand, those of merged dims the unmerged ones; a
+// slice within one operand of a
 // concatenate slices that operand.
 // reshape(reshape) merges (also across an elementwise op between them),
 // transpose(transpose)
@@ -284,6 +285,49 @@ func.func @reduce_of_broadcast(%x: tensor<?xf32, #dhlo.shape<n>>, %y: tensor<?x1
   %prod = dhlo.reduce %square {dimensions = array<i64: 1>, kind = "prod"} : (tensor<?x?xf32, #dhlo.shape<m, n>>) -> tensor<?xf32, #dhlo.shape<m>>
   %prod_repeated = dhlo.reduce %square {dimensions = array<i64: 0>, kind = "prod"} : (tensor<?x?xf32, #dhlo.shape<m, n>>) -> tensor<?xf32, #dhlo.shape<n>>
   return %max, %sum_m, %row_sum, %y_out, %prod, %prod_repeated : tensor<f32>, tensor<?xf32, #dhlo.shape<m>>, tensor<?xf32, #dhlo.shape<n>>, tensor<?x4xi32, #dhlo.shape<n, 4>>, tensor<?xf32, #dhlo.shape<m>>, tensor<?xf32, #dhlo.shape<n>>
+}
+
+// reduce(merge(x)) reduces x's dims, and reduce(f(merge(x), y)) for an
+// elementwise f used once computes f on x's shape (y split to it): a
+// reduced merged dim reduces every dim it merged, a kept merged dim is
+// merged again after the reduction. A reduction of split dims, of an f
+// used twice, of a merge something else reads too, or of a reshape that
+// is no merge of dims (a symbolic 4*b from b and 4 is no view,
+// ReshapeGroups.h) stays.
+// CHECK-LABEL: func.func @reduce_of_merged_dims
+// CHECK-SAME: (%[[X:.*]]: tensor<3x1x6x6xf32>, %[[W:.*]]: tensor<3x6x6xf32>, %[[K:.*]]: tensor<3x4x6xf32>, %[[S:.*]]: tensor<?x4x?xf32, #dhlo.shape<b, 4, s>>
+// CHECK-DAG: %[[ALL:.*]] = dhlo.reduce %[[X]] {dimensions = array<i64: 0, 1, 2, 3>, kind = "sum"} : (tensor<3x1x6x6xf32>) -> tensor<f32>
+// CHECK-DAG: %[[W4:.*]] = dhlo.reshape %[[W]] {shape = #dhlo.shape<3, 1, 6, 6>}
+// CHECK-DAG: %[[PRODUCT:.*]] = dhlo.mul %[[X]], %[[W4]] : (tensor<3x1x6x6xf32>, tensor<3x1x6x6xf32>) -> tensor<3x1x6x6xf32>
+// CHECK-DAG: %[[WEIGHTED:.*]] = dhlo.reduce %[[PRODUCT]] {dimensions = array<i64: 0, 1, 2, 3>, kind = "sum"}
+// CHECK-DAG: %[[KEPT:.*]] = dhlo.reduce %[[K]] {dimensions = array<i64: 2>, kind = "max"} : (tensor<3x4x6xf32>) -> tensor<3x4xf32>
+// CHECK-DAG: %[[REMERGED:.*]] = dhlo.reshape %[[KEPT]] {shape = #dhlo.shape<12>} : (tensor<3x4xf32>) -> tensor<12xf32>
+// CHECK-DAG: %[[ROWS:.*]] = dhlo.reshape %[[S]] {shape = #dhlo.shape<"4*b", s>}
+// CHECK-DAG: %[[NO_VIEW:.*]] = dhlo.reduce %[[ROWS]] {dimensions = array<i64: 1>, kind = "max"}
+// CHECK-DAG: %[[SPLIT:.*]] = dhlo.reshape %[[W]] {shape = #dhlo.shape<3, 2, 3, 6>}
+// CHECK-DAG: %[[OF_SPLIT:.*]] = dhlo.reduce %[[SPLIT]] {dimensions = array<i64: 2>, kind = "sum"}
+// CHECK-DAG: %[[SHARED:.*]] = dhlo.reshape %[[X]] {shape = #dhlo.shape<3, 6, 6>}
+// CHECK-DAG: %[[TWICE:.*]] = dhlo.neg %[[SHARED]]
+// CHECK-DAG: %[[OF_TWICE:.*]] = dhlo.reduce %[[TWICE]] {dimensions = array<i64: 0, 1, 2>, kind = "sum"}
+// CHECK-DAG: %[[OF_SHARED:.*]] = dhlo.reduce %[[SHARED]] {dimensions = array<i64: 1, 2>, kind = "max"}
+// CHECK: return %[[ALL]], %[[WEIGHTED]], %[[REMERGED]], %[[NO_VIEW]], %[[OF_SPLIT]], %[[OF_TWICE]], %[[TWICE]], %[[OF_SHARED]]
+func.func @reduce_of_merged_dims(%x: tensor<3x1x6x6xf32>, %w: tensor<3x6x6xf32>, %k: tensor<3x4x6xf32>, %s: tensor<?x4x?xf32, #dhlo.shape<b, 4, s>>) -> (tensor<f32>, tensor<f32>, tensor<12xf32>, tensor<?xf32, #dhlo.shape<"4*b">>, tensor<3x2x6xf32>, tensor<f32>, tensor<3x6x6xf32>, tensor<3xf32>) {
+  %squeezed = dhlo.reshape %x {shape = #dhlo.shape<3, 6, 6>} : (tensor<3x1x6x6xf32>) -> tensor<3x6x6xf32>
+  %all = dhlo.reduce %squeezed {dimensions = array<i64: 0, 1, 2>, kind = "sum"} : (tensor<3x6x6xf32>) -> tensor<f32>
+  %squeezed_too = dhlo.reshape %x {shape = #dhlo.shape<3, 6, 6>} : (tensor<3x1x6x6xf32>) -> tensor<3x6x6xf32>
+  %product = dhlo.mul %squeezed_too, %w : (tensor<3x6x6xf32>, tensor<3x6x6xf32>) -> tensor<3x6x6xf32>
+  %weighted = dhlo.reduce %product {dimensions = array<i64: 0, 1, 2>, kind = "sum"} : (tensor<3x6x6xf32>) -> tensor<f32>
+  %merged = dhlo.reshape %k {shape = #dhlo.shape<12, 6>} : (tensor<3x4x6xf32>) -> tensor<12x6xf32>
+  %remerged = dhlo.reduce %merged {dimensions = array<i64: 1>, kind = "max"} : (tensor<12x6xf32>) -> tensor<12xf32>
+  %rows = dhlo.reshape %s {shape = #dhlo.shape<"4*b", s>} : (tensor<?x4x?xf32, #dhlo.shape<b, 4, s>>) -> tensor<?x?xf32, #dhlo.shape<"4*b", s>>
+  %no_view = dhlo.reduce %rows {dimensions = array<i64: 1>, kind = "max"} : (tensor<?x?xf32, #dhlo.shape<"4*b", s>>) -> tensor<?xf32, #dhlo.shape<"4*b">>
+  %split = dhlo.reshape %w {shape = #dhlo.shape<3, 2, 3, 6>} : (tensor<3x6x6xf32>) -> tensor<3x2x3x6xf32>
+  %of_split = dhlo.reduce %split {dimensions = array<i64: 2>, kind = "sum"} : (tensor<3x2x3x6xf32>) -> tensor<3x2x6xf32>
+  %shared = dhlo.reshape %x {shape = #dhlo.shape<3, 6, 6>} : (tensor<3x1x6x6xf32>) -> tensor<3x6x6xf32>
+  %twice = dhlo.neg %shared : (tensor<3x6x6xf32>) -> tensor<3x6x6xf32>
+  %of_twice = dhlo.reduce %twice {dimensions = array<i64: 0, 1, 2>, kind = "sum"} : (tensor<3x6x6xf32>) -> tensor<f32>
+  %of_shared = dhlo.reduce %shared {dimensions = array<i64: 1, 2>, kind = "max"} : (tensor<3x6x6xf32>) -> tensor<3xf32>
+  return %all, %weighted, %remerged, %no_view, %of_split, %of_twice, %twice, %of_shared : tensor<f32>, tensor<f32>, tensor<12xf32>, tensor<?xf32, #dhlo.shape<"4*b">>, tensor<3x2x6xf32>, tensor<f32>, tensor<3x6x6xf32>, tensor<3xf32>
 }
 
 // A slice within one operand of a concatenate slices that operand (and

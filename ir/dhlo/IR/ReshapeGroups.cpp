@@ -1,7 +1,7 @@
 // How a reshape's dims group (ReshapeGroups.h), read from the symbolic
 // types: a symbolic dim must match an equal dim, a static size a run of
 // static dims multiplying to it.
-#include "ir/dhlo/Analysis/ReshapeGroups.h"
+#include "ir/dhlo/IR/ReshapeGroups.h"
 
 using namespace mlir;
 

@@ -5,7 +5,8 @@
 // tensor.expand_shape or collapse_shape that fusion sees through. Any
 // other reshape goes through memory order, a copy of its own. The fusion
 // plan and the lowering both ask here, so the plan never fuses a reshape
-// that codegen must copy.
+// that codegen must copy; a reduction of merged dims reduces the unmerged
+// ones instead (ReduceCanonicalize.cpp).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
