@@ -2,8 +2,10 @@
 //
 // The canonicalization patterns: chains of reshapes and transposes merged,
 // unit-dim round trips sunk to where linalg can fuse through them (also
-// those a broadcast ends), slices of a concatenate's operand taken from
-// it, a concatenate's empty operands dropped (reductions' patterns are in
+// those a broadcast ends; a splat is a broadcast scalar or a splat
+// constant alike), broadcasts of data reading it without the unit dims
+// they stretch, slices of a concatenate's operand taken from it, a
+// concatenate's empty operands dropped (reductions' patterns are in
 // ReduceCanonicalize.cpp). A pattern that fails leaves the IR as it found
 // it (dhlo-shape-simplification's driver would not converge).
 //
@@ -35,6 +37,53 @@ struct MergeReshapes : OpRewritePattern<ReshapeOp> {
   }
 };
 
+/// A broadcast of a rank-0 value: built in any shape as cheaply.
+BroadcastInDimOp scalarSplat(Operation *op) {
+  auto splat = llvm::dyn_cast_or_null<BroadcastInDimOp>(op);
+  return splat && llvm::cast<RankedTensorType>(splat.getOperand().getType())
+                          .getRank() == 0
+             ? splat
+             : BroadcastInDimOp();
+}
+
+/// A constant whose elements are all one value (dhlo-fold-splats makes
+/// static splats such constants: dense<0> : tensor<4x1xi64>); null
+/// otherwise.
+ConstantOp splatConstant(Operation *op) {
+  auto constant = llvm::dyn_cast_or_null<ConstantOp>(op);
+  auto value = constant ? llvm::dyn_cast<DenseElementsAttr>(constant.getValue())
+                        : nullptr;
+  return value && value.isSplat() ? constant : ConstantOp();
+}
+
+/// One value in every element: a scalar splat or a splat constant.
+bool isSplat(Operation *op) { return scalarSplat(op) || splatConstant(op); }
+
+/// The splat `op` (isSplat) built again as `type`: a constant when `type`
+/// is static, else a broadcast of its scalar.
+Value splatAs(PatternRewriter &rewriter, Operation *op, RankedTensorType type) {
+  Location loc = op->getLoc();
+  Value scalar;
+  if (BroadcastInDimOp splat = scalarSplat(op)) {
+    scalar = splat.getOperand();
+  } else {
+    Attribute element =
+        llvm::cast<DenseElementsAttr>(splatConstant(op).getValue())
+            .getSplatValue<Attribute>();
+    if (type.hasStaticShape())
+      return rewriter.create<ConstantOp>(
+          loc,
+          DenseElementsAttr::get(
+              RankedTensorType::get(type.getShape(), type.getElementType()),
+              element));
+    scalar = rewriter.create<ConstantOp>(
+        loc, DenseElementsAttr::get(
+                 RankedTensorType::get({}, type.getElementType()), element));
+  }
+  return rewriter.create<BroadcastInDimOp>(loc, type, scalar, shapeAttrOf(type),
+                                           rewriter.getDenseI64ArrayAttr({}));
+}
+
 /// reshape(f(reshape(y), splat, ...)) -> f(reshape(y), splat', ...) for
 /// an elementwise f: f runs on the outer reshape's shape, each reshaped
 /// operand read through one reshape of its source (none when the source
@@ -65,7 +114,7 @@ struct MergeReshapesAcrossElementwise : OpRewritePattern<ReshapeOp> {
     // Every operand is checked before any op is made: a pattern that fails
     // must leave the IR as it found it (else the driver never converges).
     SmallVector<Value> operands;
-    SmallVector<BroadcastInDimOp> splats; // per operand, null if undone
+    SmallVector<Operation *> splats; // per operand, null if undone
     bool undone = false;
     for (Value v : f->getOperands()) {
       if (auto inner = v.getDefiningOp<ReshapeOp>()) {
@@ -74,14 +123,10 @@ struct MergeReshapesAcrossElementwise : OpRewritePattern<ReshapeOp> {
         undone = true;
         continue;
       }
-      auto splat = v.getDefiningOp<BroadcastInDimOp>();
-      auto scalar =
-          splat ? llvm::cast<RankedTensorType>(splat.getOperand().getType())
-                : RankedTensorType();
-      if (!scalar || scalar.getRank() != 0)
+      if (!isSplat(v.getDefiningOp()))
         return failure();
-      operands.push_back(nullptr);
-      splats.push_back(splat);
+      operands.push_back(v);
+      splats.push_back(v.getDefiningOp());
     }
     ShapeAttr shape = shapeAttrOf(result);
     if (!undone || !shape)
@@ -95,9 +140,7 @@ struct MergeReshapesAcrossElementwise : OpRewritePattern<ReshapeOp> {
     };
     for (auto [operand, splat] : llvm::zip(operands, splats)) {
       if (splat)
-        operand = rewriter.create<BroadcastInDimOp>(
-            splat.getLoc(), withElement(elementOf(splat.getOperand())),
-            splat.getOperand(), shape, rewriter.getDenseI64ArrayAttr({}));
+        operand = splatAs(rewriter, splat, withElement(elementOf(operand)));
       else if (!sameShape(operand.getType()))
         operand = rewriter.create<ReshapeOp>(
             op.getLoc(), withElement(elementOf(operand)), operand, shape);
@@ -138,15 +181,6 @@ std::optional<SmallVector<int64_t>> unitDimReshape(RankedTensorType from,
   return lands;
 }
 
-/// A broadcast of a rank-0 value: built in any shape as cheaply.
-BroadcastInDimOp scalarSplat(Operation *op) {
-  auto splat = llvm::dyn_cast_or_null<BroadcastInDimOp>(op);
-  return splat && llvm::cast<RankedTensorType>(splat.getOperand().getType())
-                          .getRank() == 0
-             ? splat
-             : BroadcastInDimOp();
-}
-
 /// An elementwise op used once (by the chain above it), within the depth
 /// the chain walks.
 bool isChainLink(Operation *op, int depth) {
@@ -156,10 +190,10 @@ bool isChainLink(Operation *op, int depth) {
 
 /// Whether a unit-dim reshape (`lands`, unitDimReshape) of `v` can move
 /// to the leaves of the elementwise ops computing it, each used once and
-/// of v's shape: an iota (kept only if its dim survives) or a scalar
-/// splat is built again in the new layout, a function argument reshaped
-/// (a view). Any other leaf would put the reshape inside a kernel again.
-/// `sawIota` is set when an iota is among the leaves.
+/// of v's shape: an iota (kept only if its dim survives), a scalar splat
+/// or a splat constant is built again in the new layout, a function
+/// argument reshaped (a view). Any other leaf would put the reshape inside
+/// a kernel again. `sawIota` is set when an iota is among the leaves.
 bool reshapableChain(Value v, ArrayRef<int64_t> lands, int depth,
                      bool &sawIota) {
   Operation *op = v.getDefiningOp();
@@ -167,7 +201,7 @@ bool reshapableChain(Value v, ArrayRef<int64_t> lands, int depth,
     sawIota = true;
     return lands[iota.getIotaDimension()] >= 0;
   }
-  if (scalarSplat(op))
+  if (isSplat(op))
     return true;
   if (!op) // a function argument: reshaped, it is a view
     return depth > 0;
@@ -193,10 +227,8 @@ Value reshapeChain(PatternRewriter &rewriter, Value v, RankedTensorType target,
     return rewriter.create<IotaOp>(
         iota.getLoc(), type,
         rewriter.getI64IntegerAttr(lands[iota.getIotaDimension()]));
-  if (BroadcastInDimOp splat = scalarSplat(op))
-    return rewriter.create<BroadcastInDimOp>(
-        splat.getLoc(), type, splat.getOperand(), shapeAttrOf(target),
-        rewriter.getDenseI64ArrayAttr({}));
+  if (isSplat(op))
+    return splatAs(rewriter, op, type);
   if (!op)
     return rewriter.create<ReshapeOp>(v.getLoc(), type, v, shapeAttrOf(target));
   SmallVector<Value> operands;
@@ -287,7 +319,7 @@ unitReshapedChain(Value v, int depth, bool sharedRoot = false,
     if (t.getShape() != type.getShape() ||
         t.getEncoding() != type.getEncoding())
       return RankedTensorType();
-    if (scalarSplat(operand.getDefiningOp()))
+    if (isSplat(operand.getDefiningOp()))
       continue;
     if (auto broadcast = operand.getDefiningOp<BroadcastInDimOp>();
         broadcast && broadcasts) {
@@ -329,6 +361,8 @@ Value narrowChain(PatternRewriter &rewriter, Value v, RankedTensorType narrow,
       narrow.getShape(),
       llvm::cast<RankedTensorType>(v.getType()).getElementType(),
       narrow.getEncoding());
+  if (isSplat(op))
+    return splatAs(rewriter, op, type);
   if (auto broadcast = llvm::dyn_cast<BroadcastInDimOp>(op)) {
     SmallVector<int64_t> dims; // the narrow dims the operand's dims land on
     for (int64_t d : broadcast.getBroadcastDimensions())
@@ -369,6 +403,53 @@ struct BroadcastThroughUnitReshapes : OpRewritePattern<BroadcastInDimOp> {
     rewriter.replaceOpWithNewOp<BroadcastInDimOp>(
         op, op.getType(), operand, op.getShape(),
         rewriter.getDenseI64ArrayAttr(dims));
+    return success();
+  }
+};
+
+/// broadcast_in_dim(x) -> broadcast_in_dim(reshape(x)) without the static
+/// 1s of x that the broadcast stretches: the affine map that reads x then
+/// follows the result's indices (a projected permutation, which linalg
+/// moves reshapes through) instead of reading index 0. A [1] scale over a
+/// tensor, a [b, 1, s, t] mask over the heads, when they are data (not
+/// computed by the kernel that broadcasts them). Left in, a reshape in the
+/// same kernel (grouped-query attention's repeated heads) cannot fold
+/// into the loop, and the plan's one kernel is two in codegen. (A 1 onto
+/// a 1 is read at the result's index already, BroadcastStretch.cpp; a
+/// chain of unit reshapes is BroadcastThroughUnitReshapes'.)
+struct BroadcastDropsStretchedUnitDims : OpRewritePattern<BroadcastInDimOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BroadcastInDimOp op,
+                                PatternRewriter &rewriter) const override {
+    Value x = op.getOperand();
+    auto xType = llvm::cast<RankedTensorType>(x.getType());
+    RankedTensorType result = op.getType();
+    // Only x that is data (an argument, a constant, a kernel's result):
+    // after an elementwise op, a broadcast or a reshape, the new reshape
+    // would sit between them and the broadcast inside a row kernel.
+    Operation *producer = x.getDefiningOp();
+    if (!fullyKnown(xType) ||
+        (producer &&
+         (isElementwise(producer) ||
+          llvm::isa<BroadcastInDimOp, ReshapeOp, IotaOp>(producer))))
+      return failure();
+    SmallVector<std::optional<SymExpr>> kept;
+    SmallVector<int64_t> mapping;
+    for (auto [i, d] : llvm::enumerate(op.getBroadcastDimensions())) {
+      std::optional<SymExpr> from = dimOf(xType, i), to = dimOf(result, d);
+      if (from->constantValue() == 1 &&
+          (!to || to->constantValue() != std::optional<int64_t>(1)))
+        continue; // stretched
+      kept.push_back(from);
+      mapping.push_back(d);
+    }
+    if (static_cast<int64_t>(kept.size()) == xType.getRank())
+      return failure();
+    Value narrow = rewriter.create<ReshapeOp>(
+        op.getLoc(), x, ShapeAttr::get(op.getContext(), kept));
+    rewriter.replaceOpWithNewOp<BroadcastInDimOp>(
+        op, result, narrow, op.getShape(),
+        rewriter.getDenseI64ArrayAttr(mapping));
     return success();
   }
 };
@@ -515,7 +596,8 @@ void ConcatenateOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
 
 void BroadcastInDimOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                                    MLIRContext *context) {
-  patterns.add<BroadcastThroughUnitReshapes>(context);
+  patterns.add<BroadcastThroughUnitReshapes, BroadcastDropsStretchedUnitDims>(
+      context);
 }
 
 void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &patterns,

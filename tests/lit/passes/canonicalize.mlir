@@ -85,6 +85,24 @@ func.func @broadcast_through_unit_reshape(%x: tensor<?xf32, #dhlo.shape<batch>>,
   return %4 : tensor<?x8xf32, #dhlo.shape<batch, 8>>
 }
 
+// A broadcast reads its operand without the 1s it stretches: a [1] scale
+// over a tensor is a broadcast of a scalar, a [b, 1, s, t] mask over the
+// heads one of [b, s, t]. A 1 onto a 1 stays.
+// CHECK-LABEL: func.func @broadcast_drops_stretched_unit_dims
+// CHECK-SAME: (%[[SCALE:.*]]: tensor<1xf32>, %[[MASK:.*]]: tensor<?x1x?x?xf32, #dhlo.shape<b, 1, s, t>>, %[[ROW:.*]]: tensor<1x6xf32>)
+// CHECK-DAG: %[[SCALAR:.*]] = dhlo.reshape %[[SCALE]] {shape = #dhlo.shape<>} : (tensor<1xf32>) -> tensor<f32>
+// CHECK-DAG: %[[SCALES:.*]] = dhlo.broadcast_in_dim %[[SCALAR]] {broadcast_dimensions = array<i64>, shape = #dhlo.shape<2, 9, 8, 6>}
+// CHECK-DAG: %[[PLANE:.*]] = dhlo.reshape %[[MASK]] {shape = #dhlo.shape<b, s, t>}
+// CHECK-DAG: %[[MASKS:.*]] = dhlo.broadcast_in_dim %[[PLANE]] {broadcast_dimensions = array<i64: 0, 2, 3>, shape = #dhlo.shape<b, 4, s, t>}
+// CHECK-DAG: %[[ROWS:.*]] = dhlo.broadcast_in_dim %[[ROW]] {broadcast_dimensions = array<i64: 0, 2>, shape = #dhlo.shape<1, 3, 6>}
+// CHECK: return %[[SCALES]], %[[MASKS]], %[[ROWS]]
+func.func @broadcast_drops_stretched_unit_dims(%scale: tensor<1xf32>, %mask: tensor<?x1x?x?xf32, #dhlo.shape<b, 1, s, t>>, %row: tensor<1x6xf32>) -> (tensor<2x9x8x6xf32>, tensor<?x4x?x?xf32, #dhlo.shape<b, 4, s, t>>, tensor<1x3x6xf32>) {
+  %0 = dhlo.broadcast_in_dim %scale {broadcast_dimensions = array<i64: 3>, shape = #dhlo.shape<2, 9, 8, 6>} : (tensor<1xf32>) -> tensor<2x9x8x6xf32>
+  %1 = dhlo.broadcast_in_dim %mask {broadcast_dimensions = array<i64: 0, 1, 2, 3>, shape = #dhlo.shape<b, 4, s, t>} : (tensor<?x1x?x?xf32, #dhlo.shape<b, 1, s, t>>) -> tensor<?x4x?x?xf32, #dhlo.shape<b, 4, s, t>>
+  %2 = dhlo.broadcast_in_dim %row {broadcast_dimensions = array<i64: 0, 2>, shape = #dhlo.shape<1, 3, 6>} : (tensor<1x6xf32>) -> tensor<1x3x6xf32>
+  return %0, %1, %2 : tensor<2x9x8x6xf32>, tensor<?x4x?x?xf32, #dhlo.shape<b, 4, s, t>>, tensor<1x3x6xf32>
+}
+
 // A round trip through unit dims across a chain (PyTorch's group norm:
 // rsqrt(var.reshape([b, 4, 1, 1]) + eps) * weight broadcast there, then
 // back to [b, 4]) runs on [b, 4], the per-channel weight broadcast into
@@ -252,7 +270,8 @@ func.func @reduce_nothing(%x: tensor<?x0xf32, #dhlo.shape<rows, 0>>, %y: tensor<
 // reduce(broadcast(x)) reduces x itself, then broadcasts what is kept. A
 // max over repeated dims is x's max; a sum is multiplied by the copies:
 // static sizes as a constant, symbolic ones read at run time. A stretched
-// size-1 dim repeats like an introduced one. A prod over repeated dims is
+// size-1 dim repeats like an introduced one (the broadcast reads y
+// without it). A prod over repeated dims is
 // left alone.
 // CHECK-LABEL: func.func @reduce_of_broadcast
 // CHECK-SAME: (%[[X:.*]]: tensor<?xf32, #dhlo.shape<n>>, %[[Y:.*]]: tensor<?x1xi32, #dhlo.shape<n, 1>>
@@ -264,8 +283,8 @@ func.func @reduce_nothing(%x: tensor<?x0xf32, #dhlo.shape<rows, 0>>, %y: tensor<
 // CHECK-DAG: %[[M_F32:.*]] = dhlo.convert %[[M]] : (tensor<i64>) -> tensor<f32>
 // CHECK-DAG: %[[COPIES:.*]] = dhlo.broadcast_in_dim %[[M_F32]] {broadcast_dimensions = array<i64>, shape = #dhlo.shape<n>}
 // CHECK-DAG: %[[ROW_SUM:.*]] = dhlo.mul %[[X]], %[[COPIES]]
-// CHECK-DAG: %[[Y_SUM:.*]] = dhlo.reduce %[[Y]] {dimensions = array<i64: 1>, kind = "sum"} : (tensor<?x1xi32, #dhlo.shape<n, 1>>) -> tensor<?xi32, #dhlo.shape<n>>
-// CHECK-DAG: %[[Y_WIDE:.*]] = dhlo.broadcast_in_dim %[[Y_SUM]] {broadcast_dimensions = array<i64: 0>, shape = #dhlo.shape<n, 4>}
+// CHECK-DAG: %[[Y_ROW:.*]] = dhlo.reshape %[[Y]] {shape = #dhlo.shape<n>} : (tensor<?x1xi32, #dhlo.shape<n, 1>>) -> tensor<?xi32, #dhlo.shape<n>>
+// CHECK-DAG: %[[Y_WIDE:.*]] = dhlo.broadcast_in_dim %[[Y_ROW]] {broadcast_dimensions = array<i64: 0>, shape = #dhlo.shape<n, 4>}
 // CHECK-DAG: %[[THREE:.*]] = dhlo.constant dense<3> : tensor<i64>
 // CHECK-DAG: %[[THREE_I32:.*]] = dhlo.convert %[[THREE]] : (tensor<i64>) -> tensor<i32>
 // CHECK-DAG: %[[THREES:.*]] = dhlo.broadcast_in_dim %[[THREE_I32]] {broadcast_dimensions = array<i64>, shape = #dhlo.shape<n, 4>}
