@@ -264,6 +264,16 @@ StatusOr<v1::Graph> importOnnx(const std::string &bytes,
   for (const auto &import : model.opset_import())
     if (import.domain().empty() || import.domain() == "ai.onnx")
       opset = import.version();
+  if (opset < 0) {
+    std::string domains;
+    for (const auto &import : model.opset_import())
+      domains += (domains.empty() ? "" : ", ") + import.domain() + " " +
+                 std::to_string(import.version());
+    return invalidArgument(
+        "the ONNX model imports no opset of the default domain (ai.onnx, "
+        "whose ops anyshape runs)" +
+        (domains.empty() ? std::string() : "; it imports " + domains));
+  }
   if (opset < kMinOpset || opset > kMaxOpset)
     return invalidArgument(
         "ONNX opset " + std::to_string(opset) + " is not supported (" +
@@ -325,12 +335,27 @@ StatusOr<v1::Graph> importOnnx(const std::string &bytes,
     if (!state.builder.status().isOk())
       return invalidArgument(self + ": " + state.builder.status().message());
   }
+  // A graph names each value once and never renames an input: an output
+  // that is an input under another name, or a value an earlier output is
+  // (an Identity, a Dropout at inference, a Sum of one input), is a copy,
+  // a reshape to its own shape.
+  std::map<int, std::string> inputs; // by value id
+  std::set<int> outputs;
+  for (const auto &input : graph.input())
+    if (!initialized.count(input.name()))
+      inputs[state.values.at(input.name()).id()] = input.name();
   for (const auto &output : graph.output()) {
     auto found = state.values.find(output.name());
     if (found == state.values.end())
       return invalidArgument("graph output '" + output.name() +
                              "' is not computed by any node");
-    state.builder.output(found->second, output.name());
+    client::Value value = found->second;
+    auto input = inputs.find(value.id());
+    bool renamedInput = input != inputs.end() && input->second != output.name();
+    if (renamedInput || !outputs.insert(value.id()).second)
+      value = state.builder.reshape(value, state.builder.dims(value));
+    outputs.insert(value.id());
+    state.builder.output(value, output.name());
   }
   return state.builder.build();
 }

@@ -1,7 +1,8 @@
 // What an exported model's shape computations hold, as dims. A model
 // computes its shapes at run time (Shape -> Gather -> Unsqueeze -> Concat,
-// with Add/Sub/Mul/Div/Neg on the way); the importer follows each such int64
-// tensor as it is built (ImportState::knownDims, and knownMatrices for
+// with Add/Sub/Mul/Div/Neg on the way, and conditions of Equal, Not, And,
+// Or picked by Where); the importer follows each such int64 tensor as it
+// is built (ImportState::knownDims, and knownMatrices for
 // the [n, 2] pads TorchScript's F.pad reverses and flattens) and folds
 // the arithmetic into dim expressions, so the shapes the model makes of
 // them stay symbolic and the graph compiles once.
@@ -391,6 +392,26 @@ void propagateKnownDims(ImportState &state, const ::onnx::NodeProto &node,
   } else if (op == "Equal") { // "1" or "0" per element
     if (std::optional<KnownDims> b = in(1))
       result = elementwise(*a, *b, knownEqual);
+  } else if (op == "Not") { // of a known condition ("1" or "0")
+    KnownDims flipped{{}, a->scalar};
+    for (const std::string &c : a->dims) {
+      if (c != "0" && c != "1")
+        return;
+      flipped.dims.push_back(c == "1" ? "0" : "1");
+    }
+    result = flipped;
+  } else if (op == "And" || op == "Or") {
+    if (std::optional<KnownDims> b = in(1))
+      result = elementwise(
+          *a, *b,
+          [&](const std::string &x,
+              const std::string &y) -> std::optional<std::string> {
+            bool known = (x == "0" || x == "1") && (y == "0" || y == "1");
+            if (!known)
+              return std::nullopt;
+            bool v = op == "And" ? x == "1" && y == "1" : x == "1" || y == "1";
+            return v ? "1" : "0";
+          });
   } else if (op == "Where") {
     std::optional<KnownDims> x = in(1), y = in(2);
     if (!x || !y)

@@ -356,6 +356,19 @@ Status slice(Node &n) {
       return size;
     if (v <= -(int64_t{1} << 40)) // INT64_MIN and the like: the start
       return Dim(0);
+    if (std::optional<int64_t> staticSize = dimNumber(size.text()))
+      return Dim(
+          std::clamp(v < 0 ? *staticSize + v : v, int64_t{0}, *staticSize));
+    std::optional<SymExpr> length = symExpr(size.text());
+    if (v > 2 && length) {
+      // Past a symbolic size ONNX clamps it (x[:, :512] of a shorter
+      // sequence is all of it): min(v, size). Bounds up to 2, which
+      // PyTorch's sizes always reach, stay numbers (checked at run time).
+      std::optional<SymExpr> clamped =
+          SymExpr::extremum(SymExpr::constant(v), *length, false);
+      return clamped ? std::optional<Dim>(Dim(clamped->toString()))
+                     : std::nullopt;
+    }
     if (v < 0) {
       // From the end, clamped at 0 as ONNX clamps: max(0, size + v). As
       // PyTorch takes a symbolic size to be at least 2, a bound of -1 or
@@ -364,7 +377,7 @@ Status slice(Node &n) {
       // sliding window's cache).
       auto from = arithmetic("Add", size.text(), std::to_string(v));
       std::optional<SymExpr> unclamped = from ? symExpr(*from) : std::nullopt;
-      if (unclamped && !dimNumber(size.text()) && v < -2) {
+      if (unclamped && v < -2) {
         std::optional<SymExpr> clamped =
             SymExpr::extremum(*unclamped, SymExpr::constant(0), true);
         return clamped ? std::optional<Dim>(Dim(clamped->toString()))
