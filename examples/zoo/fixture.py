@@ -72,14 +72,16 @@ def record(module, path, cases, outputs):
 
 
 def export(module, example, path, input_names, output_names, dynamic,
-           exporter="dynamo"):
+           exporter="dynamo", opset=None):
     import torch
     """Exports `module` on the example inputs with torch.onnx.export, each
     dim named in `dynamic` ({input: {axis: "seq"}}) kept symbolic under
     that name; one name on several inputs is one size. `exporter` is
     "dynamo" (torch.export underneath, the default since torch 2.9) or
     "torchscript" (the older tracer, for models torch.export cannot take).
-    The weights go inside the one file."""
+    `opset` is the exporter's own default unless given (at 23 the dynamo
+    exporter writes attention as one Attention node and RMSNorm as
+    RMSNormalization). The weights go inside the one file."""
     args = tuple(torch.from_numpy(v) for v in example)
     if exporter == "torchscript":
         torch.onnx.export(module, args, path, input_names=input_names,
@@ -96,7 +98,8 @@ def export(module, example, path, input_names, output_names, dynamic,
                    or None for n in input_names)
     torch.onnx.export(module, args, path, input_names=input_names,
                       output_names=output_names, dynamic_shapes=shapes,
-                      external_data=False, verbose=False)
+                      external_data=False, verbose=False,
+                      **({"opset_version": opset} if opset else {}))
     print(f"wrote {path}")
 
 

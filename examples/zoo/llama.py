@@ -4,7 +4,9 @@ attention (4 query heads share 2 key/value heads), a SiLU-gated MLP, and the
 KV cache as inputs and outputs. One export serves prefill (past = 0) and
 decode (seq = 1); examples/zoo/generate.py decodes greedily with it.
 llama_f16/ is the same model in float16 throughout, cache included, as
-users export it for serving."""
+users export it for serving; llama_opset23/ the same model exported at
+opset 23, where attention is one Attention node, RMSNorm RMSNormalization
+and the rotary embedding RotaryEmbedding."""
 
 import numpy as np
 import torch
@@ -36,6 +38,8 @@ def main():
                             HEAD_DIM)
     decoding.export_decoder(args, "llama_f16", Step(model().half()), VOCAB,
                             KV_HEADS, HEAD_DIM, dtype=np.float16)
+    decoding.export_decoder(args, "llama_opset23", Step(model()), VOCAB,
+                            KV_HEADS, HEAD_DIM, opset=23)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-// Convolutions, pools and the normalisations around them. An f32 Conv is
+// Convolutions and pools. An f32 Conv is
 // the wire convolution (oneDNN on the CPU; slices and a contraction on
 // CUDA); a ConvTranspose is a Conv of the input dilated by its stride and
 // padded, with the kernel flipped. Pools, and convolutions of other
@@ -8,8 +8,7 @@
 // the stacked taps with the weights in one dot_general (im2col). Output
 // sizes are floor quotients of the input's (`(time + 1) floordiv 2`), so
 // the graph stays symbolic and two layers of one geometry give provably
-// equal sizes. GroupNormalization and LpNormalization, which vision and
-// audio models put around their convolutions, are reductions too.
+// equal sizes. (The normalisations around them: OnnxNormalizationOps.cpp.)
 #include "frontend/onnx/OnnxNode.h"
 #include "ir/graph/DType.h"
 
@@ -634,139 +633,6 @@ Status globalPool(Node &n, PoolKind kind) {
   return n.define(n.b.reshape(y, kept));
 }
 
-/// `v` ([C]) broadcast along dim 1 of `like`.
-Value perChannel(Node &n, Value v, Value like) {
-  return n.b.broadcastInDim(v, n.b.dims(like), {1});
-}
-
-Status batchNormalization(Node &n) {
-  if (n.attrInt("training_mode", 0) != 0)
-    return n.error("training_mode is not supported (inference only)");
-  for (int k = 1; k < n.proto.output_size(); ++k)
-    if (!n.proto.output(k).empty())
-      return n.error("the running mean and variance outputs (training) are "
-                     "not supported");
-  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
-  if (n.rank(x) < 2)
-    return n.error("needs an input [N, C, ...]");
-  std::vector<Value> params;
-  for (size_t k = 1; k <= 4; ++k) {
-    ANYSHAPE_ASSIGN_OR_RETURN(Value p, n.input(k));
-    if (n.rank(p) != 1)
-      return n.error("input " + std::to_string(k) + " must be [C]");
-    params.push_back(p);
-  }
-  v1::DType dtype = n.b.dtype(x);
-  // y = (x - mean) * scale / sqrt(var + epsilon) + bias, the per-channel
-  // factor computed once on [C].
-  Value factor = n.b.mul(
-      params[0],
-      n.b.rsqrt(n.b.add(params[3],
-                        n.b.scalar(n.attrFloat("epsilon", 1e-5f), dtype))));
-  Value centered = n.b.sub(x, perChannel(n, params[2], x));
-  return n.define(n.b.add(n.b.mul(centered, perChannel(n, factor, x)),
-                          perChannel(n, params[1], x)));
-}
-
-/// Normalises x over `dims` (kept as size-1 dims, then broadcast back).
-Value normalized(Node &n, Value x, const std::vector<int64_t> &dims,
-                 float epsilon) {
-  std::vector<Dim> shape = n.b.dims(x);
-  v1::DType dtype = n.b.dtype(x);
-  Value count = elementCount(n, x, dims);
-  std::vector<int64_t> keptDims;
-  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d)
-    if (std::find(dims.begin(), dims.end(), d) == dims.end())
-      keptDims.push_back(d);
-  auto back = [&](Value reduced) {
-    return n.b.broadcastInDim(reduced, shape, keptDims);
-  };
-  Value mean =
-      back(n.b.div(n.b.reduce(x, dims, client::Reduction::Sum), count));
-  Value centered = n.b.sub(x, mean);
-  Value variance = n.b.div(
-      n.b.reduce(n.b.mul(centered, centered), dims, client::Reduction::Sum),
-      count);
-  return n.b.mul(
-      centered, back(n.b.rsqrt(n.b.add(variance, n.b.scalar(epsilon, dtype)))));
-}
-
-Status instanceNormalization(Node &n) {
-  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
-  ANYSHAPE_ASSIGN_OR_RETURN(Value scale, n.input(1));
-  ANYSHAPE_ASSIGN_OR_RETURN(Value bias, n.input(2));
-  if (n.rank(x) < 3 || n.rank(scale) != 1 || n.rank(bias) != 1)
-    return n.error("needs an input [N, C, spatial...] and [C] scale and bias");
-  std::vector<int64_t> spatial;
-  for (int64_t d = 2; d < n.rank(x); ++d)
-    spatial.push_back(d);
-  Value y = normalized(n, x, spatial, n.attrFloat("epsilon", 1e-5f));
-  return n.define(
-      n.b.add(n.b.mul(y, perChannel(n, scale, x)), perChannel(n, bias, x)));
-}
-
-/// GroupNormalization: the channels in `num_groups` groups, each group's
-/// elements (its channels and every spatial position) normalised together
-/// (x viewed as [N, G, rest]), then a per-channel scale and bias (opset
-/// 21's [C]; opset 18's per-group [G] is spread over each group's
-/// channels).
-Status groupNormalization(Node &n) {
-  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
-  ANYSHAPE_ASSIGN_OR_RETURN(Value scale, n.input(1));
-  ANYSHAPE_ASSIGN_OR_RETURN(Value bias, n.input(2));
-  int64_t groups = n.attrInt("num_groups", 0);
-  std::vector<Dim> dims = n.b.dims(x);
-  std::optional<int64_t> channels =
-      dims.size() >= 2 ? dimNumber(dims[1].text()) : std::nullopt;
-  if (dims.size() < 3 || n.rank(scale) != 1 || n.rank(bias) != 1)
-    return n.error("needs an input [N, C, spatial...] and 1-D scale and bias");
-  if (!channels || groups < 1 || *channels % groups)
-    return n.error("num_groups " + std::to_string(groups) +
-                   " must divide the static channel count " + dims[1].text());
-  std::vector<Value> params = {scale, bias};
-  for (Value &p : params) {
-    std::optional<int64_t> size = dimNumber(n.b.dims(p)[0].text());
-    if (size == groups && groups != *channels) // per group: to each channel
-      p = n.b.reshape(
-          n.b.broadcastInDim(p, {Dim(groups), Dim(*channels / groups)}, {0}),
-          {Dim(*channels)});
-    else if (size != *channels)
-      return n.error("scale and bias must have C = " +
-                     std::to_string(*channels) + " or num_groups entries");
-  }
-  Value grouped = n.b.reshape(x, {dims[0], Dim(groups), Dim(-1)});
-  Value y = n.b.reshape(
-      normalized(n, grouped, {2}, n.attrFloat("epsilon", 1e-5f)), dims);
-  return n.define(n.b.add(n.b.mul(y, perChannel(n, params[0], x)),
-                          perChannel(n, params[1], x)));
-}
-
-/// LpNormalization: x divided by its L1 or L2 norm along `axis`; a row
-/// of zeros stays zero, as the spec defines it (not 0 / 0).
-Status lpNormalization(Node &n) {
-  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
-  if (!isFloatDType(n.b.dtype(x)))
-    return n.error("needs a floating-point input");
-  ANYSHAPE_ASSIGN_OR_RETURN(int64_t axis,
-                            n.axis(n.attrInt("axis", -1), n.rank(x)));
-  int64_t p = n.attrInt("p", 2);
-  if (p != 1 && p != 2)
-    return n.error("p = " + std::to_string(p) + " is not 1 or 2");
-  Value terms = p == 1 ? n.b.abs(x) : n.b.mul(x, x);
-  Value norm = n.b.reduce(terms, {axis}, client::Reduction::Sum);
-  if (p == 2)
-    norm = n.b.sqrt(norm);
-  std::vector<int64_t> kept;
-  for (int64_t d = 0; d < n.rank(x); ++d)
-    if (d != axis)
-      kept.push_back(d);
-  v1::DType type = n.b.dtype(x); // a zero row divided by 1 stays zero
-  Value zero = n.b.compare(norm, n.b.scalar(0.0, type), client::Comparison::Eq);
-  Value one = n.b.broadcastInDim(n.b.scalar(1.0, type), n.b.dims(norm), {});
-  norm = n.b.select(zero, one, norm);
-  return n.define(n.b.div(x, n.b.broadcastInDim(norm, n.b.dims(x), kept)));
-}
-
 } // namespace
 
 void addConvRules(std::map<std::string, OpRule> &rules) {
@@ -787,12 +653,6 @@ void addConvRules(std::map<std::string, OpRule> &rules) {
       {}, [](Node &n) { return globalPool(n, PoolKind::Max); }};
   rules["GlobalAveragePool"] = {
       {}, [](Node &n) { return globalPool(n, PoolKind::Average); }};
-  rules["BatchNormalization"] = {{"epsilon", "momentum", "training_mode"},
-                                 batchNormalization};
-  rules["InstanceNormalization"] = {{"epsilon"}, instanceNormalization};
-  rules["GroupNormalization"] = {{"epsilon", "num_groups", "stash_type"},
-                                 groupNormalization};
-  rules["LpNormalization"] = {{"axis", "p"}, lpNormalization};
 }
 
 } // namespace anyshape::onnx

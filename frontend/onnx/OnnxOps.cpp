@@ -492,25 +492,6 @@ std::map<std::string, OpRule> elementRules() {
                                     n.axis(n.attrInt("axis", -1), n.rank(x)));
           return n.define(n.b.softmax(x, a));
         }}},
-      {"LayerNormalization",
-       {{"axis", "epsilon", "stash_type"},
-        [](Node &n) -> Status {
-          ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
-          ANYSHAPE_ASSIGN_OR_RETURN(Value scale, n.input(1));
-          ANYSHAPE_ASSIGN_OR_RETURN(int64_t a,
-                                    n.axis(n.attrInt("axis", -1), n.rank(x)));
-          if (a != n.rank(x) - 1)
-            return n.error("normalisation over other than the last axis is "
-                           "not supported");
-          if (n.proto.output_size() > 1)
-            return n.error("the mean and inverse-deviation outputs are not "
-                           "supported");
-          Value bias = n.inputs.size() > 2 && n.inputs[2].isValid()
-                           ? n.inputs[2]
-                           : n.b.mul(scale, n.b.scalar(0.0));
-          return n.define(
-              n.b.layerNorm(x, scale, bias, n.attrFloat("epsilon", 1e-5f)));
-        }}},
       {"Transpose", {{"perm"}, transpose}},
       {"Flatten", {{"axis"}, flatten}},
       {"Reshape", {{"allowzero"}, reshape}},
@@ -595,6 +576,8 @@ const std::map<std::string, OpRule> &opRules() {
     addMathRules(rules);
     addLayoutRules(rules);
     addConvRules(rules);
+    addNormalizationRules(rules);
+    addAttentionRules(rules);
     addResizeRules(rules);
     addSelectionRules(rules);
     return rules;

@@ -1,7 +1,9 @@
 """More of tests/onnx/op_fixtures.py's cases, the ones about sizes: one
 mask's counts (NonZero of an expanded mask, a mask's sum as a size), exact
 ConstantOfShape fills, a Slice beside an anonymous dim, sizes with a max
-in them, float16, and norms of nothing. op_fixtures.py calls main with itself, so these
+in them, float16, norms of nothing, normalisations over trailing dims,
+outputs that are inputs, slice bounds past the end, and opset 23's
+Attention and RotaryEmbedding. op_fixtures.py calls main with itself, so these
 draw from its random generator after its own cases, and every fixture
 written before stays byte-identical."""
 
@@ -290,6 +292,134 @@ def zero_norm_cases(fx):
                 make={"x": zero_lines})
 
 
+def trailing_normalization_cases(fx):
+    """LayerNormalization over the dims from any axis, with its mean and
+    inverse-deviation outputs, in float32 and (statistics in float32, as
+    stash_type has it) float16; RMSNormalization (opset 23)."""
+    x = [("x", fx.F, ["b", "s", 6])]
+    shapes = [{"b": 1, "s": 1}, {"b": 2, "s": 5}, {"b": 3, "s": 2}]
+    fx.case("layernorm_from_axis1_with_statistics",
+            [fx.node("LayerNormalization", ["x", "scale", "bias"],
+                     ["y", "mean", "inv_std"], axis=1, epsilon=1e-3)],
+            x, ["y", "mean", "inv_std"], shapes,
+            inits=[fx.weights("scale", [6]), fx.weights("bias", [6])])
+    fx.case("layernorm_axis0_broadcast_scale",
+            [fx.node("LayerNormalization", ["x", "scale"], ["y"], axis=0)],
+            x, ["y"], shapes, inits=[fx.weights("scale", [1, 6])])
+    half = TensorProto.FLOAT16
+    fx.case("layernorm_float16_stashed",
+            [fx.node("Cast", ["x"], ["h"], to=half),
+             fx.node("LayerNormalization", ["h", "scale", "bias"], ["y"])],
+            x, ["y"], shapes,
+            inits=[numpy_helper.from_array(
+                       np.linspace(0.5, 1.5, 6).astype(np.float16), "scale"),
+                   numpy_helper.from_array(
+                       np.linspace(-1, 1, 6).astype(np.float16), "bias")])
+    for axis in (-1, 1):
+        fx.case("rmsnorm_last_axis" if axis == -1 else "rmsnorm_from_axis1",
+                [fx.node("RMSNormalization", ["x", "scale"], ["y"],
+                         axis=axis, epsilon=1e-5)],
+                x, ["y"], shapes, opset=23,
+                inits=[fx.weights("scale", [6] if axis == -1 else [1, 6])])
+
+
+def passed_through_cases(fx):
+    """Outputs that are inputs under other names (Identity, a Dropout at
+    inference) and two outputs of one value."""
+    fx.case("outputs_that_are_inputs",
+            [fx.node("Identity", ["x"], ["same"]),
+             fx.node("Dropout", ["x"], ["dropped"]),
+             fx.node("Relu", ["x"], ["r"]),
+             fx.node("Identity", ["r"], ["r1"]),
+             fx.node("Identity", ["r"], ["r2"])],
+            [("x", fx.F, ["n", 3])], ["same", "dropped", "r1", "r2"],
+            [{"n": 1}, {"n": 4}])
+
+
+def past_the_end_cases(fx):
+    """Slice bounds past the end clamp, as ONNX has them: a static dim cut
+    at 9 of 8 (an interleaved rotary embedding's odd lanes), a symbolic one
+    at 5 (x[:, :5], x[:, 5:] of a shorter sequence)."""
+    fx.case("slice_past_static_end",
+            [fx.node("Slice", ["x", "one", "nine", "last", "two"], ["y"])],
+            [("x", fx.F, ["b", 8])], ["y"], [{"b": 1}, {"b": 3}],
+            inits=[fx.const("one", [1]), fx.const("nine", [9]),
+                   fx.const("last", [-1]), fx.const("two", [2])])
+    fx.case("slice_past_symbolic_end",
+            [fx.node("Slice", ["x", "zero", "five", "axis"], ["head"]),
+             fx.node("Slice", ["x", "five", "end", "axis"], ["tail"])],
+            [("x", fx.F, ["b", "s"])], ["head", "tail"],
+            [{"b": 2, "s": 1}, {"b": 1, "s": 3}, {"b": 2, "s": 5},
+             {"b": 1, "s": 9}],
+            inits=[fx.const("zero", [0]), fx.const("five", [5]),
+                   fx.const("end", [2**62]), fx.const("axis", [1])])
+
+
+def attention_cases(fx):
+    """Attention (opset 23) in its forms: 4-D grouped-query heads with
+    causal masking, 3-D inputs split by q_num_heads and kv_num_heads with a
+    boolean mask (some rows masked whole: zeros), a past key and value
+    before the new ones (causal aligned bottom-right; the present outputs),
+    and an additive mask with scale, softcap and each qk_matmul_output."""
+    B = TensorProto.BOOL
+
+    def holes(shape, _):
+        m = fx.rng.random(shape) < 0.7
+        if shape[0] > 1:
+            m[1] = False  # a query row that sees no key
+        return m
+    fx.case("attention_gqa_causal",
+            [fx.node("Attention", ["q", "k", "v"], ["y"], is_causal=1)],
+            [("q", fx.F, ["b", 4, "s", 8]), ("k", fx.F, ["b", 2, "s", 8]),
+             ("v", fx.F, ["b", 2, "s", 8])], ["y"],
+            [{"b": 1, "s": 1}, {"b": 2, "s": 5}], opset=23)
+    fx.case("attention_3d_bool_mask",
+            [fx.node("Attention", ["q", "k", "v", "m"], ["y"],
+                     q_num_heads=2, kv_num_heads=2)],
+            [("q", fx.F, ["b", "s", 16]), ("k", fx.F, ["b", "t", 16]),
+             ("v", fx.F, ["b", "t", 12]), ("m", B, ["s", "t"])], ["y"],
+            [{"b": 1, "s": 1, "t": 1}, {"b": 2, "s": 3, "t": 6},
+             {"b": 1, "s": 4, "t": 2}], opset=23, make={"m": holes})
+    fx.case("attention_past_causal",
+            [fx.node("Attention", ["q", "k", "v", "", "pk", "pv"],
+                     ["y", "present_k", "present_v"], is_causal=1)],
+            [("q", fx.F, ["b", 2, "s", 8]), ("k", fx.F, ["b", 2, "s", 8]),
+             ("v", fx.F, ["b", 2, "s", 8]), ("pk", fx.F, ["b", 2, "p", 8]),
+             ("pv", fx.F, ["b", 2, "p", 8])],
+            ["y", "present_k", "present_v"],
+            [{"b": 1, "s": 4, "p": 0}, {"b": 2, "s": 1, "p": 5},
+             {"b": 1, "s": 3, "p": 2}], opset=23)
+    for mode in range(4):
+        fx.case(f"attention_float_mask_qk_mode{mode}",
+                [fx.node("Attention", ["q", "k", "v", "m"], ["y", "", "",
+                                                             "qk"],
+                         scale=0.3, softcap=2.0, qk_matmul_output_mode=mode)],
+                [("q", fx.F, ["b", 2, "s", 4]), ("k", fx.F, ["b", 2, "t", 4]),
+                 ("v", fx.F, ["b", 2, "t", 4]), ("m", fx.F, ["b", 1, "s", "t"])],
+                ["y", "qk"], [{"b": 1, "s": 1, "t": 3}, {"b": 2, "s": 3, "t": 5}],
+                opset=23)
+
+
+def rotary_cases(fx):
+    """RotaryEmbedding (opset 23): 4-D heads with caches read at
+    position_ids (the exporter's form), and 3-D input split by num_heads,
+    interleaved, turning only the first 4 of 8 lanes, its caches given per
+    position."""
+    I = TensorProto.INT64
+    fx.case("rotary_positions",
+            [fx.node("RotaryEmbedding", ["x", "cos", "sin", "pos"], ["y"])],
+            [("x", fx.F, ["b", 2, "s", 8]), ("pos", I, ["b", "s"])], ["y"],
+            [{"b": 1, "s": 1}, {"b": 2, "s": 5}], opset=23,
+            make={"pos": lambda shape, _: fx.rng.integers(0, 16, shape)},
+            inits=[fx.weights("cos", [16, 4]), fx.weights("sin", [16, 4])])
+    fx.case("rotary_3d_interleaved_partial",
+            [fx.node("RotaryEmbedding", ["x", "cos", "sin"], ["y"],
+                     num_heads=2, interleaved=1, rotary_embedding_dim=4)],
+            [("x", fx.F, ["b", "s", 16]), ("cos", fx.F, ["b", "s", 2]),
+             ("sin", fx.F, ["b", "s", 2])], ["y"],
+            [{"b": 1, "s": 1}, {"b": 2, "s": 3}], opset=23)
+
+
 def main(fx):
     mask_count_cases(fx)
     constant_fill_cases(fx)
@@ -302,3 +432,8 @@ def main(fx):
     sliding_window_cases(fx)
     matmul_and_concat_cases(fx)
     zero_norm_cases(fx)
+    trailing_normalization_cases(fx)
+    passed_through_cases(fx)
+    past_the_end_cases(fx)
+    attention_cases(fx)
+    rotary_cases(fx)
