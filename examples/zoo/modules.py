@@ -26,6 +26,7 @@ MODULES = {
     "gpt2_cache": lambda: gpt2.Step(gpt2.model()),
     "gpt_neox": lambda: gpt_neox.Logits(gpt_neox.model()),
     "llama": lambda: llama.Step(llama.model()),
+    "llama_opset23": lambda: llama.Step(llama.model()),  # exported at 23
     "tiny_llama": lambda: tiny_llama.Decoder(),
     "t5": lambda: t5.Seq2Seq(t5.model()),
     "moe": lambda: moe.TopTwoMoE(),
