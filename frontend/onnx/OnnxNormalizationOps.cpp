@@ -148,15 +148,6 @@ Status lpNormalization(Node &n) {
   return n.define(n.b.div(x, n.b.broadcastInDim(norm, n.b.dims(x), kept)));
 }
 
-/// The dims from `axis` to the last: what LayerNormalization and
-/// RMSNormalization normalise over.
-std::vector<int64_t> trailingDims(Node &n, Value x, int64_t axis) {
-  std::vector<int64_t> dims;
-  for (int64_t d = axis; d < n.rank(x); ++d)
-    dims.push_back(d);
-  return dims;
-}
-
 /// `reduced` (x's dims before `axis`) broadcast back over x.
 Value backOver(Node &n, Value reduced, Value x, int64_t axis) {
   std::vector<int64_t> kept;
@@ -203,18 +194,37 @@ StatusOr<Value> stashed(Node &n, Value x) {
   return stash == n.b.dtype(x) ? x : n.b.convert(x, *stash);
 }
 
+/// What LayerNormalization and RMSNormalization share: the input, x (the
+/// input in the type its statistics are computed in), the dims from
+/// `axis` to the last, which they normalise over, and the scale.
+struct Trailing {
+  Value input, x, scale;
+  int64_t axis = 0;
+  std::vector<int64_t> dims;
+};
+
+StatusOr<Trailing> trailing(Node &n) {
+  Trailing t;
+  ANYSHAPE_ASSIGN_OR_RETURN(t.input, n.input(0));
+  if (!isFloatDType(n.b.dtype(t.input)))
+    return n.error("needs a floating-point input");
+  ANYSHAPE_ASSIGN_OR_RETURN(t.axis,
+                            n.axis(n.attrInt("axis", -1), n.rank(t.input)));
+  ANYSHAPE_ASSIGN_OR_RETURN(t.scale, trailingParameter(n, 1, t.input, t.axis));
+  ANYSHAPE_ASSIGN_OR_RETURN(t.x, stashed(n, t.input));
+  for (int64_t d = t.axis; d < n.rank(t.input); ++d)
+    t.dims.push_back(d);
+  return t;
+}
+
 /// LayerNormalization over the dims from `axis`: (x - mean) * inverse
 /// deviation * scale + bias, with the mean and the inverse deviation as
 /// outputs 1 and 2 when the node names them.
 Status layerNormalization(Node &n) {
-  ANYSHAPE_ASSIGN_OR_RETURN(Value input, n.input(0));
-  if (!isFloatDType(n.b.dtype(input)))
-    return n.error("needs a floating-point input");
-  ANYSHAPE_ASSIGN_OR_RETURN(int64_t axis,
-                            n.axis(n.attrInt("axis", -1), n.rank(input)));
-  ANYSHAPE_ASSIGN_OR_RETURN(Value scale, trailingParameter(n, 1, input, axis));
-  ANYSHAPE_ASSIGN_OR_RETURN(Value x, stashed(n, input));
-  std::vector<int64_t> dims = trailingDims(n, x, axis);
+  ANYSHAPE_ASSIGN_OR_RETURN(Trailing t, trailing(n));
+  Value x = t.x;
+  int64_t axis = t.axis;
+  const std::vector<int64_t> &dims = t.dims;
   v1::DType dtype = n.b.dtype(x);
   Value count = elementCount(n, x, dims);
   Value mean = n.b.div(n.b.reduce(x, dims, client::Reduction::Sum), count);
@@ -226,10 +236,11 @@ Status layerNormalization(Node &n) {
       n.b.add(variance, n.b.scalar(n.attrFloat("epsilon", 1e-5f), dtype)));
   // Scaled in the input's type, as the spec's function scales it.
   Value y = n.b.mul(
-      sameType(n, n.b.mul(centered, backOver(n, inverse, x, axis)), input),
-      scale);
+      sameType(n, n.b.mul(centered, backOver(n, inverse, x, axis)), t.input),
+      t.scale);
   if (n.inputs.size() > 2 && n.inputs[2].isValid()) {
-    ANYSHAPE_ASSIGN_OR_RETURN(Value bias, trailingParameter(n, 2, input, axis));
+    ANYSHAPE_ASSIGN_OR_RETURN(Value bias,
+                              trailingParameter(n, 2, t.input, axis));
     y = n.b.add(y, bias);
   }
   ANYSHAPE_RETURN_IF_ERROR(n.define(y));
@@ -243,21 +254,16 @@ Status layerNormalization(Node &n) {
 /// RMSNormalization (opset 23, LLaMA's RMSNorm as the exporter writes
 /// it): x / sqrt(mean(x^2) + epsilon) * scale over the dims from `axis`.
 Status rmsNormalization(Node &n) {
-  ANYSHAPE_ASSIGN_OR_RETURN(Value input, n.input(0));
-  if (!isFloatDType(n.b.dtype(input)))
-    return n.error("needs a floating-point input");
-  ANYSHAPE_ASSIGN_OR_RETURN(int64_t axis,
-                            n.axis(n.attrInt("axis", -1), n.rank(input)));
-  ANYSHAPE_ASSIGN_OR_RETURN(Value scale, trailingParameter(n, 1, input, axis));
-  ANYSHAPE_ASSIGN_OR_RETURN(Value x, stashed(n, input));
-  std::vector<int64_t> dims = trailingDims(n, x, axis);
+  ANYSHAPE_ASSIGN_OR_RETURN(Trailing t, trailing(n));
+  Value x = t.x;
   Value meanSquare =
-      n.b.div(n.b.reduce(n.b.mul(x, x), dims, client::Reduction::Sum),
-              elementCount(n, x, dims));
+      n.b.div(n.b.reduce(n.b.mul(x, x), t.dims, client::Reduction::Sum),
+              elementCount(n, x, t.dims));
   Value inverse = n.b.rsqrt(n.b.add(
       meanSquare, n.b.scalar(n.attrFloat("epsilon", 1e-5f), n.b.dtype(x))));
-  return n.define(n.b.mul(
-      sameType(n, n.b.mul(x, backOver(n, inverse, x, axis)), input), scale));
+  return n.define(
+      n.b.mul(sameType(n, n.b.mul(x, backOver(n, inverse, x, t.axis)), t.input),
+              t.scale));
 }
 
 } // namespace
