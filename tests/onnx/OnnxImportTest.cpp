@@ -402,6 +402,12 @@ TEST(OnnxImport, MalformedModelsAreClearErrors) {
   expectRefused(good.substr(0, good.size() / 2), "not an ONNX model");
   expectRefused("this is not protobuf", "not an ONNX model");
   expectRefused(block(7).bytes(), "opset 7 is not supported (13-23");
+  ModelBuilder mlOnly = mlp(); // only ONNX-ML's domain imported
+  mlOnly.model.mutable_opset_import(0)->set_domain("ai.onnx.ml");
+  mlOnly.model.mutable_opset_import(0)->set_version(3);
+  expectRefused(mlOnly.bytes(), "imports no opset of the default domain "
+                                "(ai.onnx, whose ops anyshape runs); it "
+                                "imports ai.onnx.ml 3");
 
   ModelBuilder unknown = mlp();
   unknown.graph->mutable_node(1)->set_op_type("FancyRelu");
