@@ -28,7 +28,7 @@ namespace {
 /// [B, S, heads * D] -> [B, heads, S, D].
 StatusOr<Value> splitHeads(Node &n, Value t, int64_t heads,
                            const std::string &what) {
-  std::vector<Dim> d = n.b.dims(t);
+  std::vector<Dim> d = n.dims(t);
   std::optional<int64_t> hidden = dimNumber(d[2].text());
   if (heads < 1 || !hidden || *hidden % heads)
     return n.error(what + "'s last dim " + d[2].text() +
@@ -41,9 +41,9 @@ StatusOr<Value> splitHeads(Node &n, Value t, int64_t heads,
 
 /// A static head count: dim 1 of a 4-D input.
 StatusOr<int64_t> headsOf(Node &n, Value t, const std::string &what) {
-  std::optional<int64_t> heads = dimNumber(n.b.dims(t)[1].text());
+  std::optional<int64_t> heads = dimNumber(n.dims(t)[1].text());
   if (!heads || *heads < 1)
-    return n.error(what + "'s head count " + n.b.dims(t)[1].text() +
+    return n.error(what + "'s head count " + n.dims(t)[1].text() +
                    " must be static");
   return *heads;
 }
@@ -53,7 +53,7 @@ StatusOr<int64_t> headsOf(Node &n, Value t, const std::string &what) {
 /// softmax's own reductions: its max is taken as 0 and its sum as 1.
 Value maskedSoftmax(Node &n, Value x) {
   v1::DType dtype = n.b.dtype(x);
-  std::vector<Dim> dims = n.b.dims(x), rows = dims;
+  std::vector<Dim> dims = n.dims(x), rows = dims;
   rows.pop_back();
   std::vector<int64_t> kept;
   for (size_t d = 0; d + 1 < dims.size(); ++d)
@@ -80,7 +80,7 @@ StatusOr<Value> attentionBias(Node &n, Value q, Value keys, Value pastKey) {
   if (n.inputs.size() > 3 && n.inputs[3].isValid()) {
     Value mask = n.inputs[3];
     if (n.b.dtype(mask) == v1::DTYPE_BOOL) {
-      std::vector<Dim> dims = n.b.dims(mask);
+      std::vector<Dim> dims = n.dims(mask);
       bias =
           n.b.select(mask, n.b.broadcastInDim(n.b.scalar(0, dtype), dims, {}),
                      n.b.broadcastInDim(n.b.scalar(-inf, dtype), dims, {}));
@@ -92,7 +92,7 @@ StatusOr<Value> attentionBias(Node &n, Value q, Value keys, Value pastKey) {
     }
   }
   if (n.attrInt("is_causal", 0) != 0) {
-    std::vector<Dim> area = {n.b.dims(q)[2], n.b.dims(keys)[2]};
+    std::vector<Dim> area = {n.dims(q)[2], n.dims(keys)[2]};
     Value row = n.b.iota(v1::DTYPE_I64, area, 0);
     Value column = n.b.iota(v1::DTYPE_I64, area, 1);
     if (pastKey.isValid())
@@ -144,8 +144,8 @@ Status attention(Node &n) {
   if (!n.b.status().isOk())
     return Status::ok();
 
-  std::vector<Dim> qd = n.b.dims(q);
-  Dim keys = n.b.dims(k)[2];
+  std::vector<Dim> qd = n.dims(q);
+  Dim keys = n.dims(k)[2];
   float scaleAttr =
       n.attrFloat("scale", std::numeric_limits<float>::quiet_NaN());
   Value scale = !std::isnan(scaleAttr)
@@ -169,6 +169,8 @@ Status attention(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value bias, attentionBias(n, q, k, pastKey));
   if (bias.isValid())
     scores = n.b.add(scores, bias);
+  if (!n.b.status().isOk()) // a mask that does not broadcast to the scores
+    return Status::ok();
   Value biased = scores;
 
   if (const auto *precision = n.attribute("softmax_precision")) {
@@ -188,7 +190,7 @@ Status attention(Node &n) {
   Value context = n.b.reshape(
       n.b.dotGeneral(n.b.reshape(probs, {qd[0], Dim(kvHeads), Dim(-1), keys}),
                      v, {0, 1}, {0, 1}, {3}, {2}),
-      {qd[0], Dim(qHeads), qd[2], n.b.dims(v)[3]});
+      {qd[0], Dim(qHeads), qd[2], n.dims(v)[3]});
   if (rank == 3)
     context = n.b.reshape(n.b.transpose(context, {0, 2, 1, 3}),
                           {qd[0], qd[2], Dim(-1)});
@@ -214,7 +216,7 @@ Status attention(Node &n) {
 
 /// The lanes [from, to) of x's last dim, every `step`th.
 Value lanes(Node &n, Value x, int64_t from, int64_t to, int64_t step = 1) {
-  std::vector<Dim> starts(n.b.dims(x).size(), Dim(0)), limits = n.b.dims(x);
+  std::vector<Dim> starts(n.dims(x).size(), Dim(0)), limits = n.dims(x);
   if (starts.empty()) // x was not built: the builder's error says why
     return Value();
   std::vector<int64_t> strides(starts.size(), 1);
@@ -239,18 +241,17 @@ Status rotaryEmbedding(Node &n) {
     return n.error("needs an input [batch, heads, seq, head_size] or "
                    "[batch, seq, hidden]");
   Value x = input;
-  std::vector<Dim> dims = n.b.dims(input);
+  std::vector<Dim> dims = n.dims(input);
   if (rank == 3) {
     ANYSHAPE_ASSIGN_OR_RETURN(
         x, splitHeads(n, input, n.attrInt("num_heads", 0), "the input"));
   }
   if (!n.b.status().isOk()) // reported with the node by the importer
     return Status::ok();
-  std::optional<int64_t> head = dimNumber(n.b.dims(x).back().text());
+  std::optional<int64_t> head = dimNumber(n.dims(x).back().text());
   int64_t rotary = n.attrInt("rotary_embedding_dim", 0);
   if (!head)
-    return n.error("needs a static head size, not " +
-                   n.b.dims(x).back().text());
+    return n.error("needs a static head size, not " + n.dims(x).back().text());
   if (rotary == 0)
     rotary = *head;
   if (rotary < 2 || rotary % 2 || rotary > *head)
@@ -270,7 +271,7 @@ Status rotaryEmbedding(Node &n) {
                    "rotary_embedding_dim / 2]");
   }
   // [B, S, R/2] over [B, heads, S, R/2].
-  std::vector<Dim> half = n.b.dims(x);
+  std::vector<Dim> half = n.dims(x);
   half.back() = Dim(rotary / 2);
   cos = n.b.broadcastInDim(cos, half, {0, 2, 3});
   sin = n.b.broadcastInDim(sin, half, {0, 2, 3});

@@ -151,7 +151,7 @@ Value padded(Node &n, Value x, const Window &w, Value fill) {
 /// Runtime and PyTorch, rather than giving an empty output: the slice of
 /// one window's extent checks it (its value is never used).
 void checkOneWindow(Node &n, Value x, const Window &w) {
-  std::vector<Dim> dims = n.b.dims(x);
+  std::vector<Dim> dims = n.dims(x);
   std::vector<Dim> origin(dims.size(), Dim(0)), window = dims;
   for (size_t i = 0; i < w.kernel.size(); ++i)
     window[2 + i] = (w.kernel[i] - 1) * w.dilations[i] + 1;
@@ -161,7 +161,7 @@ void checkOneWindow(Node &n, Value x, const Window &w) {
 /// Each tap of the window over `x` (padded), in row-major kernel order:
 /// the strided slice [N, C, out...] of what that tap meets.
 std::vector<Value> taps(Node &n, Value x, const Window &w) {
-  std::vector<Dim> dims = n.b.dims(x);
+  std::vector<Dim> dims = n.dims(x);
   size_t r = w.kernel.size();
   checkOneWindow(n, x, w);
   std::vector<Value> result;
@@ -189,7 +189,7 @@ std::vector<Value> taps(Node &n, Value x, const Window &w) {
 }
 
 std::vector<Dim> outputDims(Node &n, Value x, const Window &w, Dim channels) {
-  std::vector<Dim> dims{n.b.dims(x)[0], std::move(channels)};
+  std::vector<Dim> dims{n.dims(x)[0], std::move(channels)};
   for (const SymExpr &o : w.out)
     dims.push_back(o.toString());
   return dims;
@@ -199,7 +199,7 @@ std::vector<Dim> outputDims(Node &n, Value x, const Window &w, Dim channels) {
 StatusOr<std::vector<int64_t>> staticDims(Node &n, Value v,
                                           const std::string &what) {
   std::vector<int64_t> sizes;
-  for (const Dim &d : n.b.dims(v)) {
+  for (const Dim &d : n.dims(v)) {
     std::optional<int64_t> size = dimNumber(d.text());
     if (!size)
       return n.error(what + " must have static sizes, not " + d.text());
@@ -213,14 +213,14 @@ StatusOr<std::vector<int64_t>> staticDims(Node &n, Value v,
 /// types the wire convolution does not take (f16, bf16).
 Value composedConvolution(Node &n, Value x, Value weights, int64_t group,
                           const Window &win) {
-  std::vector<Dim> wdims = n.b.dims(weights);
+  std::vector<Dim> wdims = n.dims(weights);
   int64_t m = *dimNumber(wdims[0].text()),
           perGroup = *dimNumber(wdims[1].text());
   std::vector<Value> parts =
       taps(n, padded(n, x, win, n.b.scalar(0.0, n.b.dtype(x))), win);
   // Patches [N, group, C/group * taps, out...]: channel-major, then taps,
   // as the weights [M, C/group, k...] flatten.
-  std::vector<Dim> tapDims = n.b.dims(parts[0]);
+  std::vector<Dim> tapDims = n.dims(parts[0]);
   std::vector<Dim> stacked = tapDims;
   stacked.insert(stacked.begin() + 2, Dim(1));
   for (Value &part : parts)
@@ -257,13 +257,13 @@ Status checkComposable(Node &n, Value x, const Window &win) {
 /// then as another layer's).
 Value convolve(Node &n, Value x, Value weights, int64_t group,
                const Window &win, Value bias) {
-  int64_t m = *dimNumber(n.b.dims(weights)[0].text());
+  int64_t m = *dimNumber(n.dims(weights)[0].text());
   std::vector<Dim> dims = outputDims(n, x, win, m);
   Value y;
   if (n.b.dtype(x) == v1::DTYPE_F32 && n.b.dtype(weights) == v1::DTYPE_F32) {
     y = n.b.convolution(x, weights, win.strides, win.dilations, win.padLow,
                         win.padHigh, group);
-    std::vector<Dim> made = n.b.dims(y);
+    std::vector<Dim> made = n.dims(y);
     if (!std::equal(
             made.begin(), made.end(), dims.begin(), dims.end(),
             [](const Dim &a, const Dim &b) { return a.text() == b.text(); }))
@@ -272,7 +272,7 @@ Value convolve(Node &n, Value x, Value weights, int64_t group,
     y = composedConvolution(n, x, weights, group, win);
   }
   if (bias.isValid())
-    y = n.b.add(y, n.b.broadcastInDim(bias, n.b.dims(y), {1}));
+    y = n.b.add(y, n.b.broadcastInDim(bias, n.dims(y), {1}));
   return y;
 }
 
@@ -291,7 +291,7 @@ StatusOr<std::vector<int64_t>> checkedWeights(Node &n, Value x, Value weights,
                    std::to_string(n.rank(weights)));
   ANYSHAPE_ASSIGN_OR_RETURN(std::vector<int64_t> w,
                             staticDims(n, weights, "the weights"));
-  Dim c = n.b.dims(x)[1];
+  Dim c = n.dims(x)[1];
   std::optional<int64_t> channels = dimNumber(c.text());
   // Both weights layouts put what the groups split first.
   int64_t expected = channelsAt == 1 ? w[1] * group : w[0];
@@ -313,7 +313,7 @@ Status conv(Node &n) {
   int64_t group = n.attrInt("group", 1);
   ANYSHAPE_ASSIGN_OR_RETURN(std::vector<int64_t> w,
                             checkedWeights(n, x, weights, group, 1));
-  std::vector<Dim> dims = n.b.dims(x);
+  std::vector<Dim> dims = n.dims(x);
   ANYSHAPE_ASSIGN_OR_RETURN(
       Window win,
       windowOf(n, std::vector<Dim>(dims.begin() + 2, dims.end()),
@@ -339,7 +339,7 @@ Status convTranspose(Node &n) {
   std::string autoPad = n.attrString("auto_pad", "NOTSET");
   if (autoPad != "NOTSET" && autoPad != "VALID")
     return n.error("auto_pad " + autoPad + " is not supported");
-  std::vector<Dim> dims = n.b.dims(x);
+  std::vector<Dim> dims = n.dims(x);
   size_t r = dims.size() - 2;
   std::vector<int64_t> kernel(w.begin() + 2, w.end());
   ANYSHAPE_ASSIGN_OR_RETURN(std::vector<int64_t> strides,
@@ -431,7 +431,7 @@ enum class PoolKind { Max, Average };
 /// spatial dims pooled already or not yet): dim i's kernel, stride,
 /// dilation, pads and output size; a window of one everywhere else.
 StatusOr<Window> alongDim(Node &n, Value y, const Window &w, size_t i) {
-  std::vector<Dim> dims = n.b.dims(y);
+  std::vector<Dim> dims = n.dims(y);
   Window one;
   for (size_t j = 0; j < w.kernel.size(); ++j) {
     bool here = j == i;
@@ -474,7 +474,7 @@ StatusOr<Value> slidingWindows(Node &n, Value x, const Window &one, size_t i,
                    " overflow");
   auto along = [&](Value v, int64_t from, std::optional<SymExpr> length,
                    int64_t step = 1) -> StatusOr<Value> {
-    std::vector<Dim> dims = n.b.dims(v);
+    std::vector<Dim> dims = n.dims(v);
     std::optional<SymExpr> to =
         length ? SymExpr::add(*length, SymExpr::constant(from)) : std::nullopt;
     if (!to)
@@ -499,7 +499,7 @@ StatusOr<Value> slidingWindows(Node &n, Value x, const Window &one, size_t i,
     }
     if (2 * m > k)
       break;
-    std::optional<SymExpr> length = symExpr(n.b.dims(block)[2 + i].text());
+    std::optional<SymExpr> length = symExpr(n.dims(block)[2 + i].text());
     std::optional<SymExpr> shorter =
         length ? SymExpr::sub(*length, SymExpr::constant(m * d)) : std::nullopt;
     ANYSHAPE_ASSIGN_OR_RETURN(Value first, along(block, 0, shorter));
@@ -532,7 +532,7 @@ StatusOr<Value> poolAlong(Node &n, Value x, const Window &one, size_t i,
   if (!covered)
     return n.error("the extent pooled along spatial dim " + std::to_string(i) +
                    " overflows");
-  std::vector<Dim> dims = n.b.dims(x);
+  std::vector<Dim> dims = n.dims(x);
   std::vector<Dim> origin(dims.size(), Dim(0)), limits = dims;
   limits[2 + i] = covered->toString();
   std::vector<Dim> split(dims.begin(), dims.begin() + 2 + i);
@@ -552,7 +552,7 @@ Status pool(Node &n, PoolKind kind) {
   if (n.rank(x) < 3)
     return n.error("needs an input [N, C, spatial...]");
   std::optional<std::vector<int64_t>> kernel = n.attrInts("kernel_shape");
-  std::vector<Dim> dims = n.b.dims(x);
+  std::vector<Dim> dims = n.dims(x);
   if (!kernel || kernel->size() != dims.size() - 2)
     return n.error("needs a kernel_shape with one size per spatial dim");
   ANYSHAPE_ASSIGN_OR_RETURN(
@@ -589,7 +589,7 @@ Status pool(Node &n, PoolKind kind) {
   bool overhang = n.attrInt("ceil_mode", 0) != 0;
   bool includePad = n.attrInt("count_include_pad", 0) != 0;
   Value one = n.b.scalar(1.0, dtype), zero = n.b.scalar(0.0, dtype);
-  std::vector<Dim> outDims = n.b.dims(y);
+  std::vector<Dim> outDims = n.dims(y);
   std::optional<Value> count;
   for (size_t i = 0; i < win.kernel.size(); ++i) {
     std::vector<Dim> line(dims.size(), Dim(1));
@@ -616,7 +616,7 @@ Status pool(Node &n, PoolKind kind) {
 /// Global pools: over every spatial dim, kept as size-1 dims.
 Status globalPool(Node &n, PoolKind kind) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
-  std::vector<Dim> dims = n.b.dims(x);
+  std::vector<Dim> dims = n.dims(x);
   if (dims.size() < 3)
     return n.error("needs an input [N, C, spatial...]");
   std::vector<int64_t> spatial;

@@ -53,7 +53,7 @@ Value wrapNegative(Node &n, size_t k, Value indices, Value extent) {
 Value checked(Node &n, size_t k, Value indices, Value data, int64_t axis) {
   std::optional<ImportState::KnownDims> known =
       knownDimsOf(n.state, n.proto.input(k), indices);
-  std::optional<int64_t> extent = dimNumber(n.b.dims(data)[axis].text());
+  std::optional<int64_t> extent = dimNumber(n.dims(data)[axis].text());
   bool inRange = known.has_value() && extent.has_value();
   for (size_t d = 0; inRange && d < known->dims.size(); ++d) {
     std::optional<int64_t> v = dimNumber(known->dims[d]);
@@ -120,7 +120,7 @@ Status gatherElements(Node &n) {
 StatusOr<Value> ndLinearIndex(Node &n, Value data, Value indices, int64_t &m) {
   ANYSHAPE_RETURN_IF_ERROR(checkIndexType(n, indices));
   int64_t r = n.rank(data), q = n.rank(indices);
-  std::vector<Dim> indexDims = n.b.dims(indices);
+  std::vector<Dim> indexDims = n.dims(indices);
   std::optional<int64_t> last =
       q >= 1 ? dimNumber(indexDims.back().text()) : std::nullopt;
   if (!last || *last < 1 || *last > r)
@@ -147,7 +147,7 @@ StatusOr<Value> ndLinearIndex(Node &n, Value data, Value indices, int64_t &m) {
 
 /// data flattened over its first m dims: [-1, data[m:]...].
 Value flattenLeading(Node &n, Value data, int64_t m) {
-  std::vector<Dim> dims = n.b.dims(data), flat{Dim(-1)};
+  std::vector<Dim> dims = n.dims(data), flat{Dim(-1)};
   flat.insert(flat.end(), dims.begin() + m, dims.end());
   return n.b.reshape(data, flat);
 }
@@ -193,8 +193,8 @@ Status scatterND(Node &n) {
   int64_t m = 0;
   ANYSHAPE_ASSIGN_OR_RETURN(Value linear, ndLinearIndex(n, data, indices, m));
   Value at = n.b.reshape(linear, {-1});
-  std::vector<Dim> dataDims = n.b.dims(data);
-  std::vector<Dim> updateShape = {n.b.dims(at)[0]};
+  std::vector<Dim> dataDims = n.dims(data);
+  std::vector<Dim> updateShape = {n.dims(at)[0]};
   updateShape.insert(updateShape.end(), dataDims.begin() + m, dataDims.end());
   if (n.rank(updates) != n.rank(indices) - 1 + n.rank(data) - m)
     return n.error("updates must have rank " +
@@ -219,8 +219,8 @@ Status scatterElements(Node &n) {
                             elementsLinearIndex(n, data, indices, a));
   Value at = n.b.reshape(linear, {-1});
   Value rows = n.b.scatter(n.b.reshape(data, {-1}), at,
-                           n.b.reshape(updates, {n.b.dims(at)[0]}), reduction);
-  return n.define(n.b.reshape(rows, n.b.dims(data)));
+                           n.b.reshape(updates, {n.dims(at)[0]}), reduction);
+  return n.define(n.b.reshape(rows, n.dims(data)));
 }
 
 /// NonZero: the wire nonzero, whose count is a size only the run gives
@@ -241,7 +241,7 @@ Status nonZero(Node &n) {
 /// torch.unique has it (ONNX does not say; ONNX Runtime merges a NaN into
 /// another value).
 Value runStarts(Node &n, Value seq) {
-  Value position = indexAlong(n, n.b.dims(seq), 0);
+  Value position = indexAlong(n, n.dims(seq), 0);
   Value previous =
       n.b.gather(seq, n.b.sub(position, n.b.scalar(1.0, v1::DTYPE_I64)), 0);
   Value first = n.b.compare(position, n.b.scalar(0.0, v1::DTYPE_I64),
@@ -259,9 +259,9 @@ Value runStarts(Node &n, Value seq) {
 /// and count the runs. Only one count symbol shapes them all, so every
 /// shape rule between them holds for any count.
 Status defineRuns(Node &n, Value values, Value from, Value starts) {
-  std::vector<Dim> all = n.b.dims(values);
+  std::vector<Dim> all = n.dims(values);
   Value at = n.b.nonzero(starts); // [1, count]
-  Dim count = n.b.dims(at)[1];
+  Dim count = n.dims(at)[1];
   at = n.b.reshape(at, {count});
   Value run = n.b.sub(n.b.cumulative(n.b.convert(starts, v1::DTYPE_I64), 0),
                       n.b.scalar(1.0, v1::DTYPE_I64));
@@ -295,11 +295,11 @@ Status unique(Node &n) {
   Value starts = runStarts(n, sorted);
   if (n.attrInt("sorted", 1) != 0)
     return defineRuns(n, sorted, order, starts);
-  Value position = indexAlong(n, n.b.dims(flat), 0);
+  Value position = indexAlong(n, n.dims(flat), 0);
   Value runStart = n.b.cumulative(
-      n.b.select(starts, position,
-                 n.b.broadcastInDim(n.b.scalar(0.0, v1::DTYPE_I64),
-                                    n.b.dims(flat), {})),
+      n.b.select(
+          starts, position,
+          n.b.broadcastInDim(n.b.scalar(0.0, v1::DTYPE_I64), n.dims(flat), {})),
       0, client::Reduction::Max);
   Value firstSeen = n.b.gather(order, runStart, 0);
   Value byFirst = n.b.argsort(firstSeen, 0);

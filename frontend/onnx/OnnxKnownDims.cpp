@@ -289,7 +289,7 @@ void propagateKnownMatrix(
     auto value = state.values.find(out);
     if (value == state.values.end())
       return;
-    std::vector<Dim> dims = state.builder.dims(value->second);
+    std::vector<Dim> dims = dimsOf(state.builder, value->second);
     std::optional<int64_t> columns =
         dims.size() == 2 ? dimNumber(dims[1].text()) : std::nullopt;
     auto count = static_cast<int64_t>(m.dims.size());
@@ -327,7 +327,7 @@ void propagateKnownDims(ImportState &state, const ::onnx::NodeProto &node,
     int64_t rank =
         out == state.values.end() ? -1 : state.builder.rank(out->second);
     std::optional<int64_t> columns =
-        rank == 2 ? dimNumber(state.builder.dims(out->second)[1].text())
+        rank == 2 ? dimNumber(dimsOf(state.builder, out->second)[1].text())
                   : std::nullopt;
     if (rank == 0 && a->dims.size() == 1)
       result = KnownDims{a->dims, true};

@@ -25,7 +25,7 @@ using client::Comparison;
 /// smaller, from opset 18, when the size does not divide).
 Status split(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
-  std::vector<Dim> dims = n.b.dims(x);
+  std::vector<Dim> dims = n.dims(x);
   ANYSHAPE_ASSIGN_OR_RETURN(int64_t axis,
                             n.axis(n.attrInt("axis", 0), n.rank(x)));
   const std::string size = dims[axis].text();
@@ -99,7 +99,7 @@ Status split(Node &n) {
 Status tile(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
   ANYSHAPE_ASSIGN_OR_RETURN(std::vector<Dim> repeats, n.knownDimsInput(1));
-  std::vector<Dim> dims = n.b.dims(x);
+  std::vector<Dim> dims = n.dims(x);
   if (repeats.size() != dims.size())
     return n.error("has " + std::to_string(repeats.size()) +
                    " repeats for rank " + std::to_string(dims.size()));
@@ -128,7 +128,7 @@ Status tile(Node &n) {
 /// last two dims, zeros elsewhere; k may be a run-time value.
 Status trilu(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
-  std::vector<Dim> dims = n.b.dims(x);
+  std::vector<Dim> dims = n.dims(x);
   if (dims.size() < 2)
     return n.error("needs rank 2 or more");
   Value k = n.b.scalar(0.0, v1::DTYPE_I64);
@@ -169,7 +169,7 @@ Value padSource(Node &n, const std::string &mode, const Dim &length,
 
 Status pad(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
-  std::vector<Dim> dims = n.b.dims(x);
+  std::vector<Dim> dims = n.dims(x);
   auto r = static_cast<int64_t>(dims.size());
   std::string mode = n.attrString("mode", "constant");
   if (mode != "constant" && mode != "edge" && mode != "reflect" &&
@@ -216,7 +216,7 @@ Status pad(Node &n) {
       fill = n.b.reshape(n.inputs[2], {});
     x = n.b.pad(x, fill, low, high);
     auto block = [&](int64_t a, const Dim &amount) {
-      std::vector<Dim> shape = n.b.dims(x);
+      std::vector<Dim> shape = n.dims(x);
       shape[a] = amount;
       return n.b.broadcastInDim(fill, shape, {});
     };
@@ -357,7 +357,7 @@ Status einsum(Node &n) {
   std::map<char, std::string> sizes;
   for (const Term &t : terms)
     for (size_t d = 0; d < t.labels.size(); ++d) {
-      std::string size = n.b.dims(t.value)[d].text();
+      std::string size = n.dims(t.value)[d].text();
       auto [it, fresh] = sizes.emplace(t.labels[d], size);
       if (!fresh && it->second != size)
         return n.error(std::string("subscript '") + t.labels[d] +
@@ -424,7 +424,7 @@ Status blocksAndSpace(Node &n, bool toSpace) {
     return n.error("needs an input [N, C, H, W]");
   if (b < 1 || b > 4096)
     return n.error("blocksize " + std::to_string(b) + " is not in [1, 4096]");
-  std::vector<Dim> d = n.b.dims(x);
+  std::vector<Dim> d = n.dims(x);
   std::optional<int64_t> channels = dimNumber(d[1].text());
   if (!channels)
     return n.error("needs a static channel count");

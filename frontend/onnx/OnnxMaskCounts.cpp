@@ -69,7 +69,8 @@ std::optional<std::vector<int64_t>> expandSources(const ImportState &state,
   std::optional<Value> y = valueOf(state, op.output(0));
   if (!x || !y)
     return std::nullopt;
-  std::vector<Dim> from = state.builder.dims(*x), to = state.builder.dims(*y);
+  std::vector<Dim> from = dimsOf(state.builder, *x),
+                   to = dimsOf(state.builder, *y);
   if (from.size() > to.size())
     return std::nullopt;
   size_t prepended = to.size() - from.size();
@@ -112,7 +113,7 @@ unitAxes(const ImportState &state, const ::onnx::NodeProto &op, int64_t rank) {
 
 /// Row `d` of coordinates [rank, count], as [count].
 Value row(client::GraphBuilder &b, Value coordinates, int64_t d) {
-  Dim count = b.dims(coordinates)[1];
+  Dim count = dimsOf(b, coordinates)[1];
   return b.reshape(b.slice(coordinates, {d, 0}, {d + 1, count}), {count});
 }
 
@@ -120,7 +121,7 @@ Value row(client::GraphBuilder &b, Value coordinates, int64_t d) {
 Value stack(client::GraphBuilder &b, const std::vector<Value> &rows) {
   std::vector<Value> tall;
   for (Value r : rows)
-    tall.push_back(b.reshape(r, {1, b.dims(r)[0]}));
+    tall.push_back(b.reshape(r, {1, dimsOf(b, r)[0]}));
   return b.concatenate(tall, 0);
 }
 
@@ -140,7 +141,7 @@ std::optional<Value> unitDimsCoordinates(ImportState &state,
   std::optional<std::set<int64_t>> axes = unitAxes(state, op, rank);
   if (!axes || axes->empty())
     return std::nullopt; // Squeeze without axes: which dims is the rule's
-  Dim count = b.dims(source)[1];
+  Dim count = dimsOf(b, source)[1];
   std::vector<Value> rows;
   int64_t next = 0;
   for (int64_t d = 0; d < rank; ++d) {
@@ -170,7 +171,7 @@ std::optional<Value> expandCoordinates(ImportState &state,
   std::optional<Value> result = valueOf(state, op.output(0));
   if (!sources || !result)
     return std::nullopt;
-  std::vector<Dim> to = b.dims(*result);
+  std::vector<Dim> to = dimsOf(b, *result);
   int64_t first = -1, last = -1; // the operand's dims above 1
   for (size_t d = 0; d < to.size(); ++d)
     if ((*sources)[d] >= 0 && to[d].text() != "1") {
@@ -187,7 +188,7 @@ std::optional<Value> expandCoordinates(ImportState &state,
     // With no operand dim above 1 the count is 0 or 1: first will do.
     if (at == first || (first < 0 && d == 0)) {
       countAxis = static_cast<int64_t>(grid.size());
-      grid.push_back(b.dims(source)[1]);
+      grid.push_back(dimsOf(b, source)[1]);
     }
     if ((*sources)[d] >= 0)
       continue;
@@ -263,7 +264,8 @@ std::optional<std::string> maskCount(ImportState &state,
     if (std::optional<std::string> count =
             maskCount(state, op->input(0), depth + 1))
       return count;
-  return state.builder.dims(nonzeroCoordinates(state, name, *value))[1].text();
+  return dimsOf(state.builder, nonzeroCoordinates(state, name, *value))[1]
+      .text();
 }
 
 } // namespace
@@ -288,7 +290,7 @@ Translate countingMaskSums(Translate sum) {
     if (!mask || n.b.dtype(*mask) != v1::DTYPE_BOOL)
       return Status::ok();
     // One element left (of any rank up to 1) is every element summed.
-    std::vector<Dim> summed = n.b.dims(*y);
+    std::vector<Dim> summed = n.dims(*y);
     if (summed.size() > 1 ||
         !std::all_of(summed.begin(), summed.end(),
                      [](const Dim &d) { return d.text() == "1"; }))

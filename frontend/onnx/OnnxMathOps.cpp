@@ -31,7 +31,7 @@ Value constantLike(Node &n, Value x, double v) {
 
 /// `v` in every element of x's shape (select takes no scalar branch).
 Value filledLike(Node &n, Value x, double v) {
-  return n.b.broadcastInDim(constantLike(n, x, v), n.b.dims(x), {});
+  return n.b.broadcastInDim(constantLike(n, x, v), n.dims(x), {});
 }
 
 /// An activation `f(n, x)` of one float input.
@@ -146,7 +146,7 @@ Status gelu(Node &n) {
 Status isInf(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, floatInput(n, 0));
   Value found =
-      n.b.broadcastInDim(n.b.scalar(0.0, v1::DTYPE_BOOL), n.b.dims(x), {});
+      n.b.broadcastInDim(n.b.scalar(0.0, v1::DTYPE_BOOL), n.dims(x), {});
   if (n.attrInt("detect_positive", 1))
     found = n.b.logicalOr(
         found, n.b.compare(x, constantLike(n, x, INFINITY), Comparison::Eq));
@@ -221,8 +221,7 @@ Status dropout(Node &n) { // inference: the input, and a mask of all true
   ANYSHAPE_RETURN_IF_ERROR(n.define(x));
   if (n.proto.output_size() > 1 && !n.proto.output(1).empty())
     ANYSHAPE_RETURN_IF_ERROR(n.define(
-        n.b.broadcastInDim(n.b.scalar(1.0, v1::DTYPE_BOOL), n.b.dims(x), {}),
-        1));
+        n.b.broadcastInDim(n.b.scalar(1.0, v1::DTYPE_BOOL), n.dims(x), {}), 1));
   return Status::ok();
 }
 
@@ -289,7 +288,7 @@ void addMathRules(std::map<std::string, OpRule> &rules) {
                       ANYSHAPE_ASSIGN_OR_RETURN(Value slope, n.input(1));
                       Value scaled = n.b.mul(x, slope);
                       ANYSHAPE_ASSIGN_OR_RETURN(
-                          Value y, broadcastTo(n, scaled, n.b.dims(x)));
+                          Value y, broadcastTo(n, scaled, n.dims(x)));
                       return n.define(belowZero(n, x, y));
                     }};
   rules["Gelu"] = {{"approximate"}, gelu};

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "frontend/onnx/OnnxState.h"
+#include "ir/graph/Limits.h"
 #include "ir/graph/SymExpr.h"
 
 #include <functional>
@@ -14,6 +15,17 @@ namespace anyshape::onnx {
 
 using client::Dim;
 using client::Value;
+
+/// The dims of `x`, or, once the builder has failed (it then answers no
+/// value's dims; its first error is what the importer reports), as many
+/// anonymous dims as any value may have: translation code goes on reading
+/// dims by position after a failed op, and reads placeholders instead of
+/// past the end of an empty vector.
+inline std::vector<Dim> dimsOf(const client::GraphBuilder &b, Value x) {
+  if (b.rank(x) >= 0)
+    return b.dims(x);
+  return std::vector<Dim>(static_cast<size_t>(GraphLimits{}.maxRank), Dim("?"));
+}
 
 struct Node {
   ImportState &state;
@@ -98,8 +110,10 @@ struct Node {
     return Status::ok();
   }
   int64_t rank(Value x) const { return b.rank(x); }
+  std::vector<Dim> dims(Value x) const { return dimsOf(b, x); }
+  /// Axis `a` of a rank `r` tensor, in [0, r): a scalar has none.
   StatusOr<int64_t> axis(int64_t a, int64_t r) const {
-    if (a < -r || a >= std::max<int64_t>(r, 1))
+    if (a < -r || a >= r)
       return error("axis " + std::to_string(a) + " is out of range for rank " +
                    std::to_string(r));
     return a < 0 ? a + r : a;

@@ -17,7 +17,7 @@ namespace {
 
 /// `v` ([C]) broadcast along dim 1 of `like`.
 Value perChannel(Node &n, Value v, Value like) {
-  return n.b.broadcastInDim(v, n.b.dims(like), {1});
+  return n.b.broadcastInDim(v, n.dims(like), {1});
 }
 
 Status batchNormalization(Node &n) {
@@ -52,7 +52,7 @@ Status batchNormalization(Node &n) {
 /// Normalises x over `dims` (kept as size-1 dims, then broadcast back).
 Value normalized(Node &n, Value x, const std::vector<int64_t> &dims,
                  float epsilon) {
-  std::vector<Dim> shape = n.b.dims(x);
+  std::vector<Dim> shape = n.dims(x);
   v1::DType dtype = n.b.dtype(x);
   Value count = elementCount(n, x, dims);
   std::vector<int64_t> keptDims;
@@ -96,7 +96,7 @@ Status groupNormalization(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value scale, n.input(1));
   ANYSHAPE_ASSIGN_OR_RETURN(Value bias, n.input(2));
   int64_t groups = n.attrInt("num_groups", 0);
-  std::vector<Dim> dims = n.b.dims(x);
+  std::vector<Dim> dims = n.dims(x);
   std::optional<int64_t> channels =
       dims.size() >= 2 ? dimNumber(dims[1].text()) : std::nullopt;
   if (dims.size() < 3 || n.rank(scale) != 1 || n.rank(bias) != 1)
@@ -106,7 +106,7 @@ Status groupNormalization(Node &n) {
                    " must divide the static channel count " + dims[1].text());
   std::vector<Value> params = {scale, bias};
   for (Value &p : params) {
-    std::optional<int64_t> size = dimNumber(n.b.dims(p)[0].text());
+    std::optional<int64_t> size = dimNumber(n.dims(p)[0].text());
     if (size == groups && groups != *channels) // per group: to each channel
       p = n.b.reshape(
           n.b.broadcastInDim(p, {Dim(groups), Dim(*channels / groups)}, {0}),
@@ -143,9 +143,9 @@ Status lpNormalization(Node &n) {
       kept.push_back(d);
   v1::DType type = n.b.dtype(x); // a zero row divided by 1 stays zero
   Value zero = n.b.compare(norm, n.b.scalar(0.0, type), client::Comparison::Eq);
-  Value one = n.b.broadcastInDim(n.b.scalar(1.0, type), n.b.dims(norm), {});
+  Value one = n.b.broadcastInDim(n.b.scalar(1.0, type), n.dims(norm), {});
   norm = n.b.select(zero, one, norm);
-  return n.define(n.b.div(x, n.b.broadcastInDim(norm, n.b.dims(x), kept)));
+  return n.define(n.b.div(x, n.b.broadcastInDim(norm, n.dims(x), kept)));
 }
 
 /// `reduced` (x's dims before `axis`) broadcast back over x.
@@ -153,13 +153,13 @@ Value backOver(Node &n, Value reduced, Value x, int64_t axis) {
   std::vector<int64_t> kept;
   for (int64_t d = 0; d < axis; ++d)
     kept.push_back(d);
-  return n.b.broadcastInDim(reduced, n.b.dims(x), kept);
+  return n.b.broadcastInDim(reduced, n.dims(x), kept);
 }
 
 /// `reduced` (x's dims before `axis`) with x's later dims as 1s: the
 /// shape of LayerNormalization's mean and inverse-deviation outputs.
 Value keptAsOnes(Node &n, Value reduced, Value x, int64_t axis) {
-  std::vector<Dim> dims = n.b.dims(x);
+  std::vector<Dim> dims = n.dims(x);
   for (size_t d = static_cast<size_t>(axis); d < dims.size(); ++d)
     dims[d] = Dim(1);
   return n.b.reshape(reduced, dims);

@@ -40,7 +40,7 @@ Translate comparison(client::Comparison direction) {
 
 /// `x` with size-1 dims inserted at `axes` (of the result).
 StatusOr<Value> unsqueeze(Node &n, Value x, std::vector<int64_t> axes) {
-  std::vector<Dim> dims = n.b.dims(x);
+  std::vector<Dim> dims = n.dims(x);
   int64_t r = static_cast<int64_t>(dims.size() + axes.size());
   std::vector<bool> inserted(static_cast<size_t>(r), false);
   for (int64_t a : axes) {
@@ -68,7 +68,7 @@ StatusOr<Value> finiteMax(Node &n, Value x, const std::vector<int64_t> &dims,
                              client::Comparison::Lt);
   m = n.b.select(
       finite, m,
-      n.b.broadcastInDim(n.b.scalar(0.0, n.b.dtype(x)), n.b.dims(m), {}));
+      n.b.broadcastInDim(n.b.scalar(0.0, n.b.dtype(x)), n.dims(m), {}));
   if (unkept)
     *unkept = m;
   return unsqueeze(n, m, dims);
@@ -148,7 +148,7 @@ Status matmul(Node &n) {
   if (rx < 1 || rw < 1)
     return n.error("MatMul of a scalar is not defined");
   auto withUnit = [&](Value v, size_t at) {
-    std::vector<Dim> dims = n.b.dims(v);
+    std::vector<Dim> dims = n.dims(v);
     dims.insert(dims.begin() + static_cast<std::ptrdiff_t>(at), Dim(1));
     return n.b.reshape(v, dims);
   };
@@ -161,7 +161,7 @@ Status matmul(Node &n) {
     y = n.b.matmul(x, w);
   } else {
     // Both to the broadcast batch dims, then one batched product.
-    std::vector<Dim> dx = n.b.dims(x), dw = n.b.dims(w);
+    std::vector<Dim> dx = n.dims(x), dw = n.dims(w);
     ANYSHAPE_ASSIGN_OR_RETURN(
         std::vector<Dim> batch,
         broadcastShape(n, {std::vector<Dim>(dx.begin(), dx.end() - 2),
@@ -175,7 +175,7 @@ Status matmul(Node &n) {
     ANYSHAPE_ASSIGN_OR_RETURN(w, extended(w, dw));
     y = n.b.matmul(x, w);
   }
-  std::vector<Dim> dims = n.b.dims(y);
+  std::vector<Dim> dims = n.dims(y);
   if (rw == 1)
     dims.erase(dims.end() - 1);
   if (rx == 1)
@@ -211,7 +211,7 @@ Status reshape(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
   ANYSHAPE_ASSIGN_OR_RETURN(std::vector<Dim> shape, n.knownDimsInput(1));
   bool allowZero = n.attrInt("allowzero", 0) != 0;
-  std::vector<Dim> dims = n.b.dims(x), result;
+  std::vector<Dim> dims = n.dims(x), result;
   for (size_t d = 0; d < shape.size(); ++d) {
     if (shape[d].text() == "0" && !allowZero) {
       if (d >= dims.size())
@@ -237,7 +237,7 @@ Status flatten(Node &n) {
                    " is out of range for rank " + std::to_string(r));
   if (axis < 0)
     axis += r;
-  std::vector<Dim> dims = n.b.dims(x);
+  std::vector<Dim> dims = n.dims(x);
   auto side = [&](int64_t from, int64_t to) -> std::optional<Dim> {
     if (to - from == 1)
       return dims[static_cast<size_t>(from)];
@@ -308,7 +308,7 @@ Status cast(Node &n) {
 
 Status squeeze(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
-  std::vector<Dim> dims = n.b.dims(x);
+  std::vector<Dim> dims = n.dims(x);
   std::set<int64_t> drop;
   if (n.proto.input_size() > 1 && !n.proto.input(1).empty()) {
     ANYSHAPE_ASSIGN_OR_RETURN(std::vector<int64_t> axes, n.knownInput(1));
@@ -335,7 +335,7 @@ Status squeeze(Node &n) {
 } // namespace
 
 StatusOr<Value> broadcastTo(Node &n, Value x, const std::vector<Dim> &target) {
-  std::vector<Dim> dims = n.b.dims(x);
+  std::vector<Dim> dims = n.dims(x);
   size_t rank = target.size();
   if (dims.size() > rank)
     return n.error("cannot broadcast rank " + std::to_string(dims.size()) +
@@ -372,7 +372,7 @@ Value indexAlong(Node &n, const std::vector<Dim> &dims, int64_t axis) {
 }
 
 Value linearIndexAlong(Node &n, Value data, Value positions, int64_t axis) {
-  std::vector<Dim> shape = n.b.dims(positions);
+  std::vector<Dim> shape = n.dims(positions);
   // linear = sum over d of (d == axis ? positions : iota_d) * stride_d.
   Value linear, stride = n.b.scalar(1.0, v1::DTYPE_I64);
   for (int64_t d = n.rank(data) - 1; d >= 0; --d) {
@@ -416,7 +416,7 @@ Status where(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value y, n.input(2));
   ANYSHAPE_ASSIGN_OR_RETURN(
       std::vector<Dim> target,
-      broadcastShape(n, {n.b.dims(c), n.b.dims(x), n.b.dims(y)}));
+      broadcastShape(n, {n.dims(c), n.dims(x), n.dims(y)}));
   ANYSHAPE_ASSIGN_OR_RETURN(c, broadcastTo(n, c, target));
   ANYSHAPE_ASSIGN_OR_RETURN(x, broadcastTo(n, x, target));
   ANYSHAPE_ASSIGN_OR_RETURN(y, broadcastTo(n, y, target));

@@ -104,7 +104,7 @@ StatusOr<Value> resizeAxis(Node &n, Value x, const AxisResize &r,
   Value first = b.floor(coordinate);
   Value t = b.sub(coordinate, first);
   // The weights along the axis, broadcast over the gathered taps.
-  std::vector<Dim> resized = b.dims(x);
+  std::vector<Dim> resized = dimsOf(b, x);
   resized[r.axis] = r.out;
   auto along = [&](Value weights) {
     return b.broadcastInDim(weights, resized, {r.axis});
@@ -163,7 +163,7 @@ Status resize(Node &n) {
   if (n.attrString("keep_aspect_ratio_policy", "stretch") != "stretch")
     return n.error("keep_aspect_ratio_policy other than stretch is not "
                    "supported");
-  std::vector<Dim> dims = n.b.dims(x);
+  std::vector<Dim> dims = n.dims(x);
   auto r = static_cast<int64_t>(dims.size());
   std::vector<int64_t> axes;
   if (std::optional<std::vector<int64_t>> given = n.attrInts("axes")) {

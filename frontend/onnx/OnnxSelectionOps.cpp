@@ -47,7 +47,7 @@ struct Pick {
 };
 StatusOr<Pick> pickExtreme(Node &n, Value x, int64_t axis, bool smallest,
                            bool last, std::optional<Value> candidate) {
-  std::vector<Dim> dims = n.b.dims(x);
+  std::vector<Dim> dims = n.dims(x);
   v1::DType dtype = n.b.dtype(x);
   Value eligible = x;
   if (candidate)
@@ -88,7 +88,7 @@ Translate argExtreme(bool smallest) {
         n.b.checkIndex(pick.index, x, axis, /*allowNegative=*/false,
                        describe(n.proto, n.index) + " over an empty axis");
     if (!n.attrInt("keepdims", 1)) {
-      std::vector<Dim> dims = n.b.dims(index);
+      std::vector<Dim> dims = n.dims(index);
       dims.erase(dims.begin() + axis);
       index = n.b.reshape(index, dims);
     }
@@ -98,7 +98,7 @@ Translate argExtreme(bool smallest) {
 
 /// TopK's first k positions of argsort along `axis`, and the values there.
 Status sortedTopK(Node &n, Value x, int64_t axis, const Dim &k, bool smallest) {
-  std::vector<Dim> dims = n.b.dims(x);
+  std::vector<Dim> dims = n.dims(x);
   std::vector<Dim> starts(dims.size(), Dim(0)), limits = dims;
   limits[axis] = k; // a slice: a k above the dim fails its shape check
   Value positions =
@@ -123,7 +123,7 @@ Status topK(Node &n) {
   std::optional<int64_t> known = dimNumber(ks[0].text());
   if (known && *known < 0)
     return n.error("k must be non-negative, got " + std::to_string(*known));
-  std::vector<Dim> dims = n.b.dims(x);
+  std::vector<Dim> dims = n.dims(x);
   std::optional<int64_t> extent = dimNumber(dims[axis].text());
   if (known && extent && *known > *extent)
     return n.error("k = " + std::to_string(*known) + " exceeds the axis size " +
@@ -164,7 +164,7 @@ Status hardmax(Node &n) {
     return n.error("needs a floating-point input");
   ANYSHAPE_ASSIGN_OR_RETURN(int64_t axis,
                             n.axis(n.attrInt("axis", -1), n.rank(x)));
-  std::vector<Dim> dims = n.b.dims(x);
+  std::vector<Dim> dims = n.dims(x);
   ANYSHAPE_ASSIGN_OR_RETURN(
       Pick pick, pickExtreme(n, x, axis, false, false, std::nullopt));
   ANYSHAPE_ASSIGN_OR_RETURN(Value index, broadcastTo(n, pick.index, dims));
@@ -196,9 +196,9 @@ Status oneHot(Node &n) {
     return n.error("depth must be one number");
   if (std::optional<int64_t> d = dimNumber(depth[0].text()); d && *d < 1)
     return n.error("depth " + depth[0].text() + " is not positive");
-  if (n.b.dims(values).size() != 1 || n.b.dims(values)[0].text() != "2")
+  if (n.dims(values).size() != 1 || n.dims(values)[0].text() != "2")
     return n.error("values must be a vector of 2 (off, on)");
-  std::vector<Dim> dims = n.b.dims(indices);
+  std::vector<Dim> dims = n.dims(indices);
   int64_t r = n.rank(indices);
   ANYSHAPE_ASSIGN_OR_RETURN(int64_t axis, n.axis(n.attrInt("axis", -1), r + 1));
   std::vector<Dim> out = dims;

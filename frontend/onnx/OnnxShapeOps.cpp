@@ -18,7 +18,7 @@ using KnownDims = ImportState::KnownDims;
 
 Status shape(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
-  std::vector<Dim> dims = n.b.dims(x);
+  std::vector<Dim> dims = n.dims(x);
   auto r = static_cast<int64_t>(dims.size());
   auto clamp = [&](int64_t a) {
     return std::clamp<int64_t>(a < 0 ? a + r : a, 0, r);
@@ -45,7 +45,7 @@ Status shape(Node &n) {
 /// dims.
 Status size(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
-  std::vector<Dim> dims = n.b.dims(x);
+  std::vector<Dim> dims = n.dims(x);
   Value count = n.b.scalar(1.0, v1::DTYPE_I64);
   std::optional<std::string> product = "1";
   for (size_t d = 0; d < dims.size(); ++d) {
@@ -132,7 +132,7 @@ Status expand(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
   ANYSHAPE_ASSIGN_OR_RETURN(std::vector<Dim> shape, n.knownDimsInput(1));
   ANYSHAPE_ASSIGN_OR_RETURN(std::vector<Dim> target,
-                            broadcastShape(n, {n.b.dims(x), shape}));
+                            broadcastShape(n, {n.dims(x), shape}));
   ANYSHAPE_ASSIGN_OR_RETURN(Value y, broadcastTo(n, x, target));
   return n.define(y);
 }
@@ -195,7 +195,7 @@ StatusOr<Value> backwardSlice(Node &n, Value x, int64_t axis, const Dim &start,
   if (!first || !last)
     return n.error("the bounds of a negative step must be constants");
   constexpr int64_t kFar = int64_t{1} << 40;
-  Dim size = n.b.dims(x)[axis];
+  Dim size = n.dims(x)[axis];
   // Each bound as size + offset (relative) or as an index (absolute).
   auto place = [&](int64_t v, int64_t lowest) -> std::pair<bool, int64_t> {
     if (v >= kFar)
@@ -269,7 +269,7 @@ StatusOr<Value> sliceForward(Node &n, Value x, const std::vector<int64_t> &axes,
                              const std::vector<Dim> &lo,
                              const std::vector<Dim> &hi,
                              const std::vector<int64_t> &stride) {
-  std::vector<Dim> dims = n.b.dims(x);
+  std::vector<Dim> dims = n.dims(x);
   std::set<int64_t> sliced;
   for (size_t k = 0; k < axes.size(); ++k)
     if (steps[k] > 0)
@@ -309,7 +309,7 @@ Status slice(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
   ANYSHAPE_ASSIGN_OR_RETURN(std::vector<Dim> starts, n.knownDimsInput(1));
   ANYSHAPE_ASSIGN_OR_RETURN(std::vector<Dim> ends, n.knownDimsInput(2));
-  std::vector<Dim> dims = n.b.dims(x);
+  std::vector<Dim> dims = n.dims(x);
   auto r = static_cast<int64_t>(dims.size());
   std::vector<int64_t> axes, steps(starts.size(), 1);
   if (n.proto.input_size() > 3 && !n.proto.input(3).empty()) {
