@@ -38,10 +38,12 @@ class CacheStep(torch.nn.Module):
 
 
 def export_decoder(args, name, module, vocab, kv_heads, head_dim, seed=0,
-                   example_past=5, cases=CASES, dtype=np.float32, opset=None):
+                   example_past=5, cases=CASES, dtype=np.float32, opset=None,
+                   exporter="dynamo"):
     """Exports `module` (a step with the cache in and out), traced at a
     cache of `example_past`, into the zoo folder `name` and writes its
-    fixture at `cases`; the cache is of `dtype`, the module's own."""
+    fixture at `cases`; the cache is of `dtype`, the module's own, and
+    `exporter` is fixture.export's."""
     folder = fixture.out_dir(args, name)
     rng = np.random.default_rng(seed)
     ids = lambda b, s: rng.integers(0, vocab, (b, s), dtype=np.int64)
@@ -51,7 +53,7 @@ def export_decoder(args, name, module, vocab, kv_heads, head_dim, seed=0,
     dynamic.update({n: {0: "batch", 2: "past"} for n in INPUTS[1:]})
     example = [ids(2, 3)] + list(past(2, example_past).values())
     fixture.export(module, example, f"{folder}/model.onnx", INPUTS, OUTPUTS,
-                   dynamic, opset=opset)
+                   dynamic, exporter=exporter, opset=opset)
     fixture.record(module, f"{folder}/model.expected",
                    ((f"batch={b},seq={s},past={p}",
                      {"input_ids": ids(b, s), **past(b, p)})

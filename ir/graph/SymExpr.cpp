@@ -56,10 +56,63 @@ size_t SymExpr::hash() const {
   return h;
 }
 
+namespace {
+
+/// How many max/min atoms isNonNegative splits on, one inside another:
+/// each split tries at most two expressions, so at most 2^4 are read.
+constexpr int kMaxExtremumSplits = 4;
+
+/// No coefficient negative: >= 0 for all sizes, every symbol being one.
+bool termsNonNegative(const SymExpr &e) {
+  std::map<SymExpr::Monomial, int64_t> all = e.terms();
+  return std::all_of(all.begin(), all.end(),
+                     [](const auto &term) { return term.second >= 0; });
+}
+
+/// e >= 0 for all sizes, as far as splitting on its max and min atoms
+/// proves: a term c * max(a, b) is min(c*a, c*b) where c < 0, so e holds
+/// only if it holds with the atom replaced by each operand; where c > 0
+/// it is at least c*a and c*b, so either replacement holding suffices
+/// (min the other way round). Sound, and exact for one atom in a linear
+/// term (`past + seq - max(0, past - 5)`: seq + past and seq + 5).
+bool provedNonNegative(const SymExpr &e, int splitsLeft) {
+  if (termsNonNegative(e))
+    return true;
+  if (splitsLeft == 0)
+    return false;
+  for (const auto &[monomial, coefficient] : e.terms()) {
+    std::optional<SymExpr::Extremum> extremum =
+        monomial.size() == 1 ? SymExpr::extremumOf(monomial.front())
+                             : std::nullopt;
+    if (!extremum)
+      continue;
+    SymExpr c = SymExpr::constant(coefficient);
+    std::optional<SymExpr> scaled =
+        SymExpr::mul(SymExpr::symbol(monomial.front()), c);
+    std::optional<SymExpr> rest =
+        scaled ? SymExpr::sub(e, *scaled) : std::nullopt;
+    auto replacedBy = [&](const SymExpr &operand) {
+      std::optional<SymExpr> part = SymExpr::mul(operand, c);
+      std::optional<SymExpr> whole =
+          rest && part ? SymExpr::add(*rest, *part) : std::nullopt;
+      return whole && provedNonNegative(*whole, splitsLeft - 1);
+    };
+    bool both = extremum->larger == (coefficient < 0);
+    return both ? replacedBy(extremum->a) && replacedBy(extremum->b)
+                : replacedBy(extremum->a) || replacedBy(extremum->b);
+  }
+  return false;
+}
+
+} // namespace
+
 bool SymExpr::isNonNegative() const {
-  return constant_ >= 0 &&
-         std::all_of(terms_.begin(), terms_.end(),
-                     [](const auto &term) { return term.second > 0; });
+  // The common case, and every constant, without copying a term.
+  if (constant_ >= 0 &&
+      std::all_of(terms_.begin(), terms_.end(),
+                  [](const auto &term) { return term.second > 0; }))
+    return true;
+  return !isConstant() && provedNonNegative(*this, kMaxExtremumSplits);
 }
 
 std::optional<int64_t> SymExpr::constantValue() const {

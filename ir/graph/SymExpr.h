@@ -51,8 +51,10 @@ public:
   static SymExpr symbol(const std::string &name);
 
   bool isConstant() const;
-  /// True when no coefficient is negative, so the value is >= 0 for all
-  /// sizes (every symbol stands for a size, which is >= 0).
+  /// True when the value is >= 0 for all sizes (every symbol stands for a
+  /// size, which is >= 0) as far as can be proved: no coefficient is
+  /// negative, or none is once each max or min atom is split into its
+  /// operands (a few deep; SymExpr.cpp).
   bool isNonNegative() const;
   std::optional<int64_t> constantValue() const;
   /// The symbol if this is exactly one symbol with coefficient 1.

@@ -71,6 +71,38 @@ TEST(SymExprExtremumTest, OneThatMayBeNegativeIsRefused) {
   EXPECT_TRUE(failsWith(parseDimExpr("max(0 seq)").status(), {"missing ','"}));
 }
 
+// A sliding window's cache length, past + seq - max(0, past - 5), is never
+// negative (TorchScript's Expand asks, through Where(Equal(shape, -1))):
+// proved by splitting the max into its operands. Every answer is checked
+// against the values at many sizes, so no split may claim what is false.
+TEST(SymExprExtremumTest, NonNegativeThroughItsMaxAndMinAtoms) {
+  struct Case {
+    const char *text;
+    bool proved;
+  };
+  for (Case c :
+       {Case{"past + seq - max(0, past - 5)", true},
+        Case{"past - max(0, past - 5)", true},
+        Case{"5 - past + max(0, past - 5)", true},
+        Case{"seq - min(seq, past)", true},
+        Case{"min(seq, past) - seq + past", false},
+        Case{"2*past + 1 - max(past, seq - 3) - min(past, seq)", false},
+        Case{"past - max(0, seq - 5)", false},
+        Case{"seq - max(seq, past)", false},
+        Case{"max(0, past - 5) - 1", false},
+        Case{"seq - max(0, past - max(0, seq - 2) - 5)", false},
+        Case{"past + seq - max(0, past - max(0, seq - 2) - 5)", true}}) {
+    SymExpr e = parse(c.text);
+    EXPECT_EQ(e.isNonNegative(), c.proved) << c.text;
+    bool holds = true;
+    for (int64_t past = 0; past <= 12; ++past)
+      for (int64_t seq = 0; seq <= 12; ++seq)
+        holds &= *e.evaluate({{"past", past}, {"seq", seq}}) >= 0;
+    if (e.isNonNegative())
+      EXPECT_TRUE(holds) << c.text << " was proved but is negative somewhere";
+  }
+}
+
 TEST(SymExprExtremumTest, EvaluatesAndSubstitutesAsIntegers) {
   SymExpr length = parse("past + seq - max(0, past - 5)");
   SymExpr capped = parse("min(k, vocab) + 1");
