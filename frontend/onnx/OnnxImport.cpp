@@ -2,6 +2,7 @@
 // symbol), the initializers (-> constants, their data checked against
 // their shape), then every node in order (OnnxOps.cpp), then the outputs.
 #include "frontend/onnx/OnnxImport.h"
+#include "frontend/onnx/OnnxOpsetUpgrade.h"
 #include "frontend/onnx/OnnxState.h"
 #include "ir/graph/DType.h"
 #include "ir/graph/GraphText.h"
@@ -279,6 +280,7 @@ StatusOr<v1::Graph> importOnnx(const std::string &bytes,
         "ONNX opset " + std::to_string(opset) + " is not supported (" +
         std::to_string(kMinOpset) + "-" + std::to_string(kMaxOpset) +
         "; re-export with e.g. torch.onnx.export(..., opset_version=17))");
+  ANYSHAPE_RETURN_IF_ERROR(upgradeToOpset13(model, opset));
   const ::onnx::GraphProto &graph = model.graph();
   ImportState state(graph.name().empty() ? "onnx_model" : graph.name());
   state.opset = opset;

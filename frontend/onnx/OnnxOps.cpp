@@ -3,6 +3,7 @@
 // model that depends on a behaviour not translated here is refused rather
 // than imported with a different meaning.
 #include "frontend/onnx/OnnxNode.h"
+#include "frontend/onnx/OnnxOpsetUpgrade.h"
 
 #include <algorithm>
 #include <cmath>
@@ -488,9 +489,11 @@ std::map<std::string, OpRule> elementRules() {
        {{"axis"},
         [](Node &n) -> Status {
           ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
-          ANYSHAPE_ASSIGN_OR_RETURN(int64_t a,
-                                    n.axis(n.attrInt("axis", -1), n.rank(x)));
-          return n.define(n.b.softmax(x, a));
+          ANYSHAPE_ASSIGN_OR_RETURN(
+              Value y, coercedAxisOp(n, x, [&](Value v, int64_t a) {
+                return StatusOr<Value>(n.b.softmax(v, a));
+              }));
+          return n.define(y);
         }}},
       {"Transpose", {{"perm"}, transpose}},
       {"Flatten", {{"axis"}, flatten}},
@@ -531,13 +534,19 @@ std::map<std::string, OpRule> elementRules() {
        {{"axis"},
         [](Node &n) -> Status {
           ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
-          ANYSHAPE_ASSIGN_OR_RETURN(int64_t a,
-                                    n.axis(n.attrInt("axis", -1), n.rank(x)));
-          ANYSHAPE_ASSIGN_OR_RETURN(Value m, finiteMax(n, x, {a}, nullptr));
-          Value shifted = n.b.sub(x, m);
-          Value sum = n.b.reduce(n.b.exp(shifted), {a}, client::Reduction::Sum);
-          ANYSHAPE_ASSIGN_OR_RETURN(Value lse, unsqueeze(n, n.b.log(sum), {a}));
-          return n.define(n.b.sub(shifted, lse));
+          ANYSHAPE_ASSIGN_OR_RETURN(
+              Value y,
+              coercedAxisOp(n, x, [&](Value v, int64_t a) -> StatusOr<Value> {
+                ANYSHAPE_ASSIGN_OR_RETURN(Value m,
+                                          finiteMax(n, v, {a}, nullptr));
+                Value shifted = n.b.sub(v, m);
+                Value sum =
+                    n.b.reduce(n.b.exp(shifted), {a}, client::Reduction::Sum);
+                ANYSHAPE_ASSIGN_OR_RETURN(Value lse,
+                                          unsqueeze(n, n.b.log(sum), {a}));
+                return n.b.sub(shifted, lse);
+              }));
+          return n.define(y);
         }}},
       {"Concat",
        {{"axis"},

@@ -13,6 +13,7 @@
 // at them; the smallest put a NaN last, as PyTorch does. CumSum is the
 // wire's cumulative sum (linear, exclusive and reverse as attributes).
 #include "frontend/onnx/OnnxNode.h"
+#include "frontend/onnx/OnnxOpsetUpgrade.h"
 #include "ir/graph/DType.h"
 
 #include <limits>
@@ -162,16 +163,18 @@ Status hardmax(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
   if (!isFloatDType(n.b.dtype(x)))
     return n.error("needs a floating-point input");
-  ANYSHAPE_ASSIGN_OR_RETURN(int64_t axis,
-                            n.axis(n.attrInt("axis", -1), n.rank(x)));
-  std::vector<Dim> dims = n.dims(x);
-  ANYSHAPE_ASSIGN_OR_RETURN(
-      Pick pick, pickExtreme(n, x, axis, false, false, std::nullopt));
-  ANYSHAPE_ASSIGN_OR_RETURN(Value index, broadcastTo(n, pick.index, dims));
-  Value hit = n.b.compare(indexAlong(n, dims, axis), index, Comparison::Eq);
-  v1::DType dtype = n.b.dtype(x);
-  return n.define(n.b.select(hit, full(n, n.b.scalar(1.0, dtype), dims),
-                             full(n, n.b.scalar(0.0, dtype), dims)));
+  auto over = [&](Value v, int64_t axis) -> StatusOr<Value> {
+    std::vector<Dim> dims = n.dims(v);
+    ANYSHAPE_ASSIGN_OR_RETURN(
+        Pick pick, pickExtreme(n, v, axis, false, false, std::nullopt));
+    ANYSHAPE_ASSIGN_OR_RETURN(Value index, broadcastTo(n, pick.index, dims));
+    Value hit = n.b.compare(indexAlong(n, dims, axis), index, Comparison::Eq);
+    v1::DType dtype = n.b.dtype(v);
+    return n.b.select(hit, full(n, n.b.scalar(1.0, dtype), dims),
+                      full(n, n.b.scalar(0.0, dtype), dims));
+  };
+  ANYSHAPE_ASSIGN_OR_RETURN(Value y, coercedAxisOp(n, x, over));
+  return n.define(y);
 }
 
 Status cumSum(Node &n) {

@@ -2,8 +2,8 @@
 mask's counts (NonZero of an expanded mask, a mask's sum as a size), exact
 ConstantOfShape fills, a Slice beside an anonymous dim, sizes with a max
 in them, float16, norms of nothing, normalisations over trailing dims,
-outputs that are inputs, slice bounds past the end, and opset 23's
-Attention and RotaryEmbedding. op_fixtures.py calls main with itself, so these
+outputs that are inputs, slice bounds past the end, opset 23's
+Attention and RotaryEmbedding, and the forms opsets 11 and 12 write. op_fixtures.py calls main with itself, so these
 draw from its random generator after its own cases, and every fixture
 written before stays byte-identical."""
 
@@ -420,6 +420,37 @@ def rotary_cases(fx):
             [{"b": 1, "s": 1}, {"b": 2, "s": 3}], opset=23)
 
 
+def older_opset_cases(fx):
+    """Opsets 11 and 12, imported as 13: axes and split lists as
+    attributes, Dropout's ratio attribute, and Softmax, LogSoftmax and
+    Hardmax over the input coerced to rows of the dims from their axis on
+    (default 1), where an axis before the last means something else at
+    13."""
+    x3 = [("x", fx.F, ["n", 3, "m"])]
+    shapes = [{"n": 1, "m": 1}, {"n": 2, "m": 4}, {"n": 3, "m": 7}]
+    fx.case("opset11_squeeze_unsqueeze_axes",
+            [fx.node("Unsqueeze", ["x"], ["u"], axes=[0, -1]),
+             fx.node("Squeeze", ["u"], ["y"], axes=[0])],
+            x3, ["y"], shapes, opset=11)
+    fx.case("opset11_reducesum_axes",
+            [fx.node("ReduceSum", ["x"], ["y"], axes=[1, -1], keepdims=0)],
+            x3, ["y"], shapes, opset=11)
+    fx.case("opset11_split_attribute",
+            [fx.node("Split", ["x"], ["a", "b"], axis=1, split=[2, 1]),
+             fx.node("Dropout", ["a"], ["y"], ratio=0.3)],
+            x3, ["y", "b"], shapes, opset=11)
+    for op in ["Softmax", "LogSoftmax", "Hardmax"]:
+        fx.case(f"opset11_{op.lower()}_default_axis",
+                [fx.node(op, ["x"], ["y"])], x3, ["y"], shapes, opset=11,
+                kind="ties" if op == "Hardmax" else "normal")
+    fx.case("opset12_softmax_axis_0",
+            [fx.node("Softmax", ["x"], ["y"], axis=0)], x3, ["y"], shapes,
+            opset=12)
+    fx.case("opset11_softmax_last_axis",
+            [fx.node("Softmax", ["x"], ["y"], axis=2)], x3, ["y"], shapes,
+            opset=11)
+
+
 def main(fx):
     mask_count_cases(fx)
     constant_fill_cases(fx)
@@ -437,3 +468,4 @@ def main(fx):
     past_the_end_cases(fx)
     attention_cases(fx)
     rotary_cases(fx)
+    older_opset_cases(fx)
