@@ -6,7 +6,7 @@
 // fresh one, so the imported graph compiles once for every size.
 //
 // Bad input is an error naming what is wrong, never a crash: bytes that are
-// no model, an opset outside 11-23, an op or attribute this importer does
+// no model, an opset outside 9-23, an op or attribute this importer does
 // not translate (naming the node and the op), an input used before it is
 // defined (a graph out of order or cyclic), an initializer whose data does
 // not match its shape.
@@ -19,9 +19,9 @@
 
 namespace anyshape::onnx {
 
-/// The opsets imported: what PyTorch's exporters emit (11 and 12 as 13,
+/// The opsets imported: what PyTorch's exporters emit (9 to 12 as 13,
 /// OnnxOpsetUpgrade.cpp).
-constexpr int64_t kMinOpset = 11;
+constexpr int64_t kMinOpset = 9;
 constexpr int64_t kMaxOpset = 23;
 
 /// `bytes` (a serialised ModelProto) as a validated wire Graph.

@@ -221,13 +221,40 @@ std::optional<Value> expandCoordinates(ImportState &state,
 /// rather than a recursion as deep as the model is long.
 constexpr int kMaxDerivation = 64;
 
+/// The coordinates of every element of `value` ([rank, count], row-major),
+/// or of none; nullopt where its size is no dim expression.
+std::optional<Value> uniformCoordinates(ImportState &state, Value value,
+                                        bool nonzero) {
+  client::GraphBuilder &b = state.builder;
+  std::vector<Dim> dims = dimsOf(b, value);
+  auto rank = static_cast<int64_t>(dims.size());
+  std::string count = "1";
+  for (const Dim &d : dims) {
+    std::optional<std::string> product = arithmetic("Mul", count, d.text());
+    if (!product)
+      return std::nullopt;
+    count = *product;
+  }
+  if (!nonzero)
+    return b.broadcastInDim(b.scalar(0, v1::DTYPE_I64), {Dim(rank), Dim(0)},
+                            {});
+  std::vector<Value> rows;
+  for (int64_t axis = 0; axis < rank; ++axis)
+    rows.push_back(
+        b.reshape(b.iota(v1::DTYPE_I64, dims, axis), {Dim(1), Dim(count)}));
+  return rank == 1 ? rows[0] : b.concatenate(rows, 0);
+}
+
 Value coordinatesOf(ImportState &state, const std::string &name, Value value,
                     int depth) {
   if (auto known = state.nonzeros.find(name); known != state.nonzeros.end())
     return known->second;
   std::optional<Value> derived;
+  if (auto fill = state.uniformFills.find(name);
+      fill != state.uniformFills.end() && state.builder.rank(value) > 0)
+    derived = uniformCoordinates(state, value, fill->second);
   if (const ::onnx::NodeProto *op = producerOf(state, name);
-      depth < kMaxDerivation && op && op->input_size() > 0 &&
+      !derived && depth < kMaxDerivation && op && op->input_size() > 0 &&
       !op->input(0).empty()) {
     const std::string &type = op->op_type();
     std::optional<Value> operand = valueOf(state, op->input(0));

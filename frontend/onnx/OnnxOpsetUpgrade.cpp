@@ -1,15 +1,21 @@
-// Models of opsets 11 and 12, what older exporters and many tutorials write
-// (torch.onnx.export(..., opset_version=11)), are imported as opset 13.
-// ONNX's schema history says what differs: the ops whose lists became
-// inputs at 13 (Squeeze's, Unsqueeze's and ReduceSum's axes, Split's
-// split) are rewritten in the model before any node is translated, each
-// list an int64 initializer, so that every reader after (the translations,
-// known dims, mask counts) sees the one form; Dropout's ratio, an input
-// from 12, is dropped, as inference ignores it. The one change of meaning,
-// Softmax, LogSoftmax and Hardmax over the input coerced to 2-D before 13,
-// needs the input's rank and is taken where the node is translated
-// (coercedAxisOp). Every other op imported means at 11 and 12 what it
-// means at 13 for the types imported (the other changes add types).
+// Models of opsets 9 to 12, what older exporters and many tutorials write
+// (torch.onnx.export(..., opset_version=11); torch 1.x wrote 9 by
+// default), are imported as opset 13. ONNX's schema history says what
+// differs for the ops imported. Lists that became inputs (Squeeze's,
+// Unsqueeze's and ReduceSum's axes and Split's split at 13, Pad's pads at
+// 11, Slice's starts, ends and axes and TopK's k at 10) are rewritten in
+// the model before any node is translated, each an int64 initializer, so
+// that every reader after (the translations, known dims, mask counts) sees
+// one form; so are the floats that became inputs of the data's type at 11
+// (Clip's min and max, Pad's value), through a CastLike. Scatter is
+// ScatterElements, its name from 11. Dropout's ratio,
+// an input from 12, is dropped, as inference ignores it; Resize of opset
+// 10, whose coordinate rules are its own, is refused. The one change of
+// meaning left, Softmax, LogSoftmax and Hardmax over the input coerced to
+// 2-D before 13, needs the input's rank and is taken where the node is
+// translated (coercedAxisOp). Every other op imported means at 9-12 what
+// it means at 13 for the types imported (the other changes add types or
+// attributes whose defaults are the old meaning).
 #include "frontend/onnx/OnnxOpsetUpgrade.h"
 
 #include <set>
@@ -31,61 +37,161 @@ std::optional<::onnx::AttributeProto> takeAttribute(::onnx::NodeProto &node,
   return std::nullopt;
 }
 
+std::string describeNode(const ::onnx::NodeProto &node) {
+  return "node '" + node.name() + "' (" + node.op_type() + ")";
+}
+
+/// Rewrites one graph's nodes: their new inputs are initializers, or the
+/// outputs of CastLike nodes placed before the node that reads them.
+class Upgrade {
+public:
+  Upgrade(::onnx::GraphProto &graph, int64_t opset)
+      : graph_(graph), opset_(opset) {
+    for (const auto &tensor : graph.initializer())
+      taken_.insert(tensor.name());
+    for (const auto &input : graph.input())
+      taken_.insert(input.name());
+    for (const auto &node : graph.node())
+      taken_.insert(node.output().begin(), node.output().end());
+  }
+
+  Status run() {
+    google::protobuf::RepeatedPtrField<::onnx::NodeProto> nodes;
+    for (::onnx::NodeProto &node : *graph_.mutable_node()) {
+      if (node.domain().empty() || node.domain() == "ai.onnx")
+        ANYSHAPE_RETURN_IF_ERROR(upgrade(node, nodes));
+      *nodes.Add() = std::move(node);
+    }
+    graph_.mutable_node()->Swap(&nodes);
+    return Status::ok();
+  }
+
+private:
+  using Nodes = google::protobuf::RepeatedPtrField<::onnx::NodeProto>;
+
+  Status upgrade(::onnx::NodeProto &node, Nodes &before) {
+    const std::string &op = node.op_type();
+    if (op == "Scatter") { // ScatterElements, under its name before 11
+      node.set_op_type("ScatterElements");
+      return Status::ok();
+    }
+    if (op == "Dropout") { // ratio: an attribute until 12, unused at inference
+      takeAttribute(node, "ratio");
+      return Status::ok();
+    }
+    if (op == "Resize" && opset_ < 11)
+      return invalidArgument(describeNode(node) +
+                             ": Resize of opset 10 (scales only, with its own "
+                             "coordinate rules) is not supported; re-export "
+                             "at opset 11 or later");
+    std::vector<std::string> inputs = listInputs(node);
+    // Clip's bounds and Pad's fill: float attributes until 11, inputs of
+    // the data's own type after.
+    std::vector<std::pair<std::string, std::optional<float>>> scalars;
+    if (op == "Clip" && opset_ < 11)
+      scalars = {{"min", std::nullopt}, {"max", std::nullopt}};
+    else if (op == "Pad" && opset_ < 11)
+      scalars = {{"value", 0.0f}};
+    for (const auto &[name, fallback] : scalars) {
+      std::optional<::onnx::AttributeProto> given = takeAttribute(node, name);
+      if (!given && !fallback) {
+        inputs.push_back(""); // omitted
+        continue;
+      }
+      ::onnx::TensorProto tensor;
+      tensor.set_data_type(::onnx::TensorProto::FLOAT);
+      tensor.add_float_data(given ? given->f() : *fallback);
+      std::string value = initializer(node, name, std::move(tensor));
+      ::onnx::NodeProto &cast = *before.Add();
+      cast.set_op_type("CastLike");
+      cast.set_name(node.name() + "/" + name);
+      cast.add_input(value);
+      cast.add_input(node.input_size() ? node.input(0) : "");
+      cast.add_output(fresh(value + "_cast"));
+      inputs.push_back(cast.output(0));
+    }
+    while (!inputs.empty() && inputs.back().empty())
+      inputs.pop_back();
+    if (inputs.empty())
+      return Status::ok();
+    if (node.input_size() != 1)
+      return invalidArgument(describeNode(node) + ": has " +
+                             std::to_string(node.input_size()) +
+                             " inputs at opset " + std::to_string(opset_) +
+                             ", where it takes one");
+    for (const std::string &input : inputs)
+      node.add_input(input);
+    return Status::ok();
+  }
+
+  /// The attribute lists of `node` that became its inputs 1, 2, ... (after
+  /// the data, each op's only input before), taken off it as int64
+  /// initializers; "" for one it does not give (the default).
+  std::vector<std::string> listInputs(::onnx::NodeProto &node) {
+    const std::string &op = node.op_type();
+    std::vector<std::string> lists;
+    if (op == "Squeeze" || op == "Unsqueeze" || op == "ReduceSum")
+      lists = {"axes"};
+    else if (op == "Split")
+      lists = {"split"};
+    else if (op == "Slice" && opset_ < 10)
+      lists = {"starts", "ends", "axes"};
+    else if (op == "TopK" && opset_ < 10)
+      lists = {"k"};
+    else if (op == "Pad" && opset_ < 11)
+      lists = {"pads"};
+    std::vector<std::string> inputs;
+    for (const std::string &name : lists) {
+      std::optional<::onnx::AttributeProto> list = takeAttribute(node, name);
+      if (!list) {
+        inputs.push_back("");
+        continue;
+      }
+      ::onnx::TensorProto tensor;
+      tensor.set_data_type(::onnx::TensorProto::INT64);
+      if (name == "k") { // one number, a one-element tensor at 10
+        tensor.add_dims(1);
+        tensor.add_int64_data(list->i());
+      } else {
+        tensor.add_dims(list->ints_size());
+        for (int64_t v : list->ints())
+          tensor.add_int64_data(v);
+      }
+      inputs.push_back(initializer(node, name, std::move(tensor)));
+    }
+    return inputs;
+  }
+
+  /// `tensor` as a new initializer named after the node and `what`.
+  std::string initializer(const ::onnx::NodeProto &node,
+                          const std::string &what, ::onnx::TensorProto tensor) {
+    std::string name =
+        fresh((node.output_size() ? node.output(0) : node.name()) + "/" + what);
+    tensor.set_name(name);
+    *graph_.add_initializer() = std::move(tensor);
+    return name;
+  }
+
+  /// `base`, or base_1, base_2, ...: a name the graph does not use.
+  std::string fresh(const std::string &base) {
+    std::string name = base;
+    for (int k = 1; taken_.count(name); ++k)
+      name = base + "_" + std::to_string(k);
+    taken_.insert(name);
+    return name;
+  }
+
+  ::onnx::GraphProto &graph_;
+  int64_t opset_;
+  std::set<std::string> taken_;
+};
+
 } // namespace
 
 Status upgradeToOpset13(::onnx::ModelProto &model, int64_t opset) {
   if (opset >= 13)
     return Status::ok();
-  ::onnx::GraphProto &graph = *model.mutable_graph();
-  // Every name the graph uses, so that a new initializer takes none.
-  std::set<std::string> taken;
-  for (const auto &tensor : graph.initializer())
-    taken.insert(tensor.name());
-  for (const auto &input : graph.input())
-    taken.insert(input.name());
-  for (const auto &node : graph.node())
-    taken.insert(node.output().begin(), node.output().end());
-  // The attribute lists that become input 1 (each op's only input
-  // before 13 is its data).
-  static const std::map<std::string, std::string> listInputs = {
-      {"Squeeze", "axes"},
-      {"Unsqueeze", "axes"},
-      {"ReduceSum", "axes"},
-      {"Split", "split"}};
-  for (::onnx::NodeProto &node : *graph.mutable_node()) {
-    if (!node.domain().empty() && node.domain() != "ai.onnx")
-      continue;
-    if (node.op_type() == "Dropout") {
-      takeAttribute(node, "ratio");
-      continue;
-    }
-    auto list = listInputs.find(node.op_type());
-    if (list == listInputs.end())
-      continue;
-    std::optional<::onnx::AttributeProto> attribute =
-        takeAttribute(node, list->second);
-    if (!attribute)
-      continue; // the default: every axis, or equal parts
-    if (node.input_size() != 1)
-      return invalidArgument(
-          "node '" + node.name() + "' (" + node.op_type() + ", opset " +
-          std::to_string(opset) + ") has " + std::to_string(node.input_size()) +
-          " inputs and the attribute '" + list->second + "'; it takes one");
-    std::string base = (node.output_size() ? node.output(0) : node.name()) +
-                       "/" + list->second;
-    std::string name = base;
-    for (int k = 1; taken.count(name); ++k)
-      name = base + "_" + std::to_string(k);
-    taken.insert(name);
-    ::onnx::TensorProto &tensor = *graph.add_initializer();
-    tensor.set_name(name);
-    tensor.set_data_type(::onnx::TensorProto::INT64);
-    tensor.add_dims(attribute->ints_size());
-    for (int64_t v : attribute->ints())
-      tensor.add_int64_data(v);
-    node.add_input(name);
-  }
-  return Status::ok();
+  return Upgrade(*model.mutable_graph(), opset).run();
 }
 
 StatusOr<Value>

@@ -1,4 +1,4 @@
-// Opsets 11 and 12 imported as opset 13 (OnnxOpsetUpgrade.cpp says how).
+// Opsets 9 to 12 imported as opset 13 (OnnxOpsetUpgrade.cpp says how).
 #pragma once
 
 #include "frontend/onnx/OnnxNode.h"

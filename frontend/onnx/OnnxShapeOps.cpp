@@ -125,6 +125,8 @@ Status constantOfShape(Node &n) {
           n.b.constant(v1::DTYPE_I64, {}, std::move(bytes)), dims, {}));
     }
   }
+  n.state.uniformFills[n.proto.output(0)] =
+      dtype == v1::DTYPE_I64 ? wholeFill != 0 : fill != 0; // NaN is nonzero
   return n.define(n.b.broadcastInDim(n.b.scalar(fill, dtype), dims, {}));
 }
 

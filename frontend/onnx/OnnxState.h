@@ -49,6 +49,10 @@ struct ImportState {
   /// The coordinates of each value's nonzero elements, once found
   /// (OnnxMaskCounts.cpp), so that one mask has one count.
   std::map<std::string, client::Value> nonzeros;
+  /// ConstantOfShape's outputs, by whether their one value is nonzero:
+  /// the coordinates of their nonzero elements are known without a count
+  /// (opsets 9 and 10 write arange(n) as NonZero(ConstantOfShape([n], 1))).
+  std::map<std::string, bool> uniformFills;
   int64_t opset = 0;
 
   explicit ImportState(const std::string &name) : builder(name) {}

@@ -3,7 +3,7 @@ mask's counts (NonZero of an expanded mask, a mask's sum as a size), exact
 ConstantOfShape fills, a Slice beside an anonymous dim, sizes with a max
 in them, float16, norms of nothing, normalisations over trailing dims,
 outputs that are inputs, slice bounds past the end, opset 23's
-Attention and RotaryEmbedding, and the forms opsets 11 and 12 write. op_fixtures.py calls main with itself, so these
+Attention and RotaryEmbedding, and the forms opsets 9 to 12 write. op_fixtures.py calls main with itself, so these
 draw from its random generator after its own cases, and every fixture
 written before stays byte-identical."""
 
@@ -421,7 +421,7 @@ def rotary_cases(fx):
 
 
 def older_opset_cases(fx):
-    """Opsets 11 and 12, imported as 13: axes and split lists as
+    """Opsets 9 to 12, imported as 13: axes and split lists as
     attributes, Dropout's ratio attribute, and Softmax, LogSoftmax and
     Hardmax over the input coerced to rows of the dims from their axis on
     (default 1), where an axis before the last means something else at
@@ -449,6 +449,39 @@ def older_opset_cases(fx):
     fx.case("opset11_softmax_last_axis",
             [fx.node("Softmax", ["x"], ["y"], axis=2)], x3, ["y"], shapes,
             opset=11)
+    # Opsets 9 and 10: Clip's bounds and Pad's pads and fill attributes
+    # (to 10), Slice's bounds and TopK's k (to 9).
+    fx.case("opset10_clip_pad_attributes",
+            [fx.node("Clip", ["x"], ["c"], min=-0.5, max=1.5),
+             fx.node("Clip", ["c"], ["d"], max=1.0),
+             fx.node("Pad", ["d"], ["y"], pads=[0, 1, 0, 0, 0, 2], value=7.0),
+             fx.node("Pad", ["x"], ["z"], mode="edge",
+                     pads=[0, 0, 1, 0, 0, 1])],
+            x3, ["y", "z"], shapes, opset=10)
+    fx.case("opset9_slice_topk_attributes",
+            [fx.node("Slice", ["x"], ["s"], starts=[1, 0], ends=[3, -1],
+                     axes=[1, 2]),
+             fx.node("Slice", ["x"], ["t"], starts=[0], ends=[2]),
+             fx.node("TopK", ["x"], ["v", "i"], axis=1, k=2)],
+            x3, ["s", "t", "v", "i"],
+            [{"n": 2, "m": 2}, {"n": 3, "m": 7}], opset=9)
+    # Opset 10's Scatter (ScatterElements from 11), and its arange: the
+    # coordinates of a ConstantOfShape of ones, a count known as a size.
+    fx.case("opset10_scatter_and_arange",
+            [fx.node("Scatter", ["x", "idx", "upd"], ["y"], axis=1),
+             fx.node("Shape", ["x"], ["shape"]),
+             fx.node("Gather", ["shape", "last"], ["m1"], axis=0),
+             fx.node("ConstantOfShape", ["m1"], ["ones"],
+                     value=helper.make_tensor("v", fx.I, [1], [1])),
+             fx.node("NonZero", ["ones"], ["nz"]),
+             fx.node("Transpose", ["nz"], ["col"], perm=[1, 0]),
+             fx.node("Squeeze", ["col"], ["ar"], axes=[1]),
+             fx.node("Cast", ["ar"], ["arf"], to=fx.F),
+             fx.node("Add", ["y", "arf"], ["z"])],
+            x3 + [("idx", fx.I, ["n", 1, "m"]), ("upd", fx.F, ["n", 1, "m"])],
+            ["z"], shapes, opset=10,
+            make={"idx": lambda shape, b: fx.rng.integers(0, 3, shape)},
+            inits=[fx.const("last", [2])])
 
 
 def main(fx):
