@@ -1,8 +1,8 @@
 //===- MathApproximation.cpp - vectorisable transcendentals -----*- C++ -*-===//
 //
 // anyshape-math-approximation (see Passes.td): MLIR's own polynomial
-// approximation patterns, applied greedily, except for f32 erf; then every
-// float division may be computed through a reciprocal.
+// approximation patterns, applied greedily, except for f32 erf, sin and
+// cos; then every float division may be computed through a reciprocal.
 //
 // f32 erf gets one rational function instead of MLIR's three, chosen per
 // element by |x| (0.8, 2, 3.75): vectorised, MLIR's form costs 22 selects
@@ -19,6 +19,8 @@
 #include "mlir/Dialect/X86Vector/X86VectorDialect.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <type_traits>
 
 namespace anyshape::codegen {
 
@@ -98,12 +100,85 @@ struct ErfAsOneRationalFunction : mlir::OpRewritePattern<mlir::math::ErfOp> {
   }
 };
 
+/// f32 sin and cos by quadrant: x = k pi/2 + r with k = round(x 2/pi) and r
+/// taken off in three parts of pi/2 (Cody and Waite), so that r keeps
+/// f32's precision for |x| up to about 1e5 (RoPE's angles are positions
+/// times frequencies); then Cephes' sinf and cosf polynomials on r in
+/// [-pi/4, pi/4], the one the quadrant k mod 4 asks for, negated in its
+/// second half turn. MLIR's pattern reduces by floor(x 2/pi) with one
+/// constant: sin(-1e-8) came out as 6e-8 and sin(100.5) 6e-6 off. NaN and
+/// infinities give NaN (the quadrant is taken from a clamped k).
+template <typename Op> struct ByQuadrant : mlir::OpRewritePattern<Op> {
+  using mlir::OpRewritePattern<Op>::OpRewritePattern;
+
+  mlir::LogicalResult
+  matchAndRewrite(Op op, mlir::PatternRewriter &rewriter) const override {
+    mlir::Value x = op.getOperand();
+    mlir::Type type = x.getType();
+    if (!mlir::getElementTypeOrSelf(type).isF32())
+      return mlir::failure();
+    mlir::ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    auto shaped = llvm::dyn_cast<mlir::ShapedType>(type);
+    mlir::Type intType =
+        shaped ? shaped.clone(b.getI32Type()) : mlir::Type(b.getI32Type());
+    auto splat = [&](mlir::Attribute attr, mlir::Type of) -> mlir::Value {
+      if (auto shape = llvm::dyn_cast<mlir::ShapedType>(of))
+        attr = mlir::SplatElementsAttr::get(shape, attr);
+      return b.create<mlir::arith::ConstantOp>(
+          llvm::cast<mlir::TypedAttr>(attr));
+    };
+    auto f = [&](double v) { return splat(b.getF32FloatAttr(v), type); };
+    auto i = [&](int32_t v) { return splat(b.getI32IntegerAttr(v), intType); };
+    auto fma = [&](mlir::Value a, mlir::Value m, mlir::Value c) {
+      return b.create<mlir::math::FmaOp>(a, m, c).getResult();
+    };
+    auto mul = [&](mlir::Value a, mlir::Value m) {
+      return b.create<mlir::arith::MulFOp>(a, m).getResult();
+    };
+    mlir::Value k =
+        b.create<mlir::math::FloorOp>(fma(x, f(0.63661977236758134), f(0.5)));
+    // pi/2 = 1.5703125 + 4.837512969970703125e-4 + 7.54978995489188216e-8,
+    // the first two short enough that k times them is exact.
+    mlir::Value r = fma(k, f(-1.5703125), x);
+    r = fma(k, f(-4.837512969970703125e-4), r);
+    r = fma(k, f(-7.54978995489188216e-8), r);
+    mlir::Value r2 = mul(r, r);
+    mlir::Value sine = fma(mul(r, r2),
+                           fma(fma(f(-1.9515295891e-4), r2, f(8.3321608736e-3)),
+                               r2, f(-1.6666654611e-1)),
+                           r);
+    mlir::Value cosine =
+        fma(mul(r2, r2),
+            fma(fma(f(2.443315711809948e-5), r2, f(-1.388731625493765e-3)), r2,
+                f(4.166664568298827e-2)),
+            fma(f(-0.5), r2, f(1.0)));
+    // The quadrant from k clamped into i32 (maxnumf and minnumf turn NaN
+    // into a bound: fptosi of NaN is poison); cos(x) is sin's next one.
+    mlir::Value bounded = b.create<mlir::arith::MinNumFOp>(
+        b.create<mlir::arith::MaxNumFOp>(k, f(-16777216.0)), f(16777216.0));
+    mlir::Value quadrant = b.create<mlir::arith::FPToSIOp>(intType, bounded);
+    if constexpr (std::is_same_v<Op, mlir::math::CosOp>)
+      quadrant = b.create<mlir::arith::AddIOp>(quadrant, i(1));
+    auto bit = [&](int32_t mask) {
+      return b.create<mlir::arith::CmpIOp>(
+          mlir::arith::CmpIPredicate::ne,
+          b.create<mlir::arith::AndIOp>(quadrant, i(mask)), i(0));
+    };
+    mlir::Value y = b.create<mlir::arith::SelectOp>(bit(1), cosine, sine);
+    y = b.create<mlir::arith::SelectOp>(bit(2),
+                                        b.create<mlir::arith::NegFOp>(y), y);
+    rewriter.replaceOp(op, y);
+    return mlir::success();
+  }
+};
+
 struct MathApproximationPass
     : impl::MathApproximationBase<MathApproximationPass> {
   void runOnOperation() override {
     mlir::RewritePatternSet patterns(&getContext());
-    // Tried before MLIR's erf pattern (a higher benefit).
-    patterns.add<ErfAsOneRationalFunction>(&getContext(), /*benefit=*/2);
+    // Tried before MLIR's erf, sin and cos patterns (a higher benefit).
+    patterns.add<ErfAsOneRationalFunction, ByQuadrant<mlir::math::SinOp>,
+                 ByQuadrant<mlir::math::CosOp>>(&getContext(), /*benefit=*/2);
     mlir::populateMathPolynomialApproximationPatterns(patterns);
     if (failed(mlir::applyPatternsAndFoldGreedily(getOperation(),
                                                   std::move(patterns))))

@@ -550,3 +550,54 @@ TEST(OpCoverage, BoolInputBytesOtherThanOneAreTrue) {
   Literal asInt = *literalFromTensor((*outputs)[1]);
   EXPECT_EQ(asInt.i, (std::vector<int64_t>{0, 1, 1, 1}));
 }
+
+TEST(OpCoverage, SinAndCosKeepF32PrecisionFromTinyToLargeAngles) {
+  // Both signs, |x| from 1e-9 to 1e5 (RoPE's angles reach thousands), and
+  // the special values. MLIR's own reduction gave sin(-1e-8) = 6e-8 and
+  // sin(100.5) 6e-6 off; each result must be within 1e-6 of the exact
+  // value relative to |sin x| (or to 1e-30 near a zero).
+  std::vector<double> x = {
+      0.0,    -0.0,   1e-30,   -1e-30, 1.5707963267948966, -3.141592653589793,
+      4096.0, 8191.5, -70000.0};
+  for (int k = 0; k < 400; ++k) {
+    double magnitude = std::pow(10.0, -9.0 + 14.0 * k / 399.0);
+    x.push_back(k % 2 ? -magnitude : magnitude);
+  }
+  GraphBuilder b("angles");
+  Value in = b.parameter("x", v1::DTYPE_F32, {"n"});
+  b.output(b.sin(in), "sin");
+  b.output(b.cos(in), "cos");
+  auto graph = b.build();
+  ASSERT_TRUE(graph.isOk()) << graph.status().toString();
+  Literal angles = Literal::zeros(v1::DTYPE_F32, {int64_t(x.size())});
+  for (size_t k = 0; k < x.size(); ++k)
+    angles.setDouble(int64_t(k), x[k]);
+  auto executable = jit::Compiler::compile(*graph);
+  ASSERT_TRUE(executable.isOk()) << executable.status().toString();
+  auto out = (*executable)->run({literalToTensor(angles)});
+  ASSERT_TRUE(out.isOk()) << out.status().toString();
+  for (int o = 0; o < 2; ++o) {
+    auto got = literalFromTensor((*out)[o]);
+    ASSERT_TRUE(got.isOk());
+    for (size_t k = 0; k < x.size(); ++k) {
+      double angle = angles.getDouble(int64_t(k)); // as f32 rounded it
+      double want = o == 0 ? std::sin(angle) : std::cos(angle);
+      double error = std::fabs(got->getDouble(int64_t(k)) - want);
+      EXPECT_LE(error, 1e-6 * std::max(std::fabs(want), 1e-30))
+          << (o == 0 ? "sin(" : "cos(") << angle << ")";
+    }
+  }
+  // NaN and the infinities give NaN.
+  Literal special = Literal::zeros(v1::DTYPE_F32, {3});
+  special.setDouble(0, std::nan(""));
+  special.setDouble(1, INFINITY);
+  special.setDouble(2, -INFINITY);
+  auto nans = (*executable)->run({literalToTensor(special)});
+  ASSERT_TRUE(nans.isOk()) << nans.status().toString();
+  for (int o = 0; o < 2; ++o) {
+    auto got = literalFromTensor((*nans)[o]);
+    ASSERT_TRUE(got.isOk());
+    for (int64_t k = 0; k < 3; ++k)
+      EXPECT_TRUE(std::isnan(got->getDouble(k))) << o << " " << k;
+  }
+}
