@@ -1,11 +1,12 @@
 // Elementwise ops the op set spells differently: activations (Softplus,
 // LeakyRelu, HardSigmoid, HardSwish, Elu, Selu, Gelu, Mish, PRelu, ...),
-// the variadic Sum, Mean, Max and Min, Mod, Sign, IsInf, Shrink, the
-// trigonometric and rounding functions (Round's halves to even), Xor and
-// the bitwise ops. Each is a short composition of the op set's
-// elementwise ops, so it fuses like any other and needs nothing of its
-// own in the compiler. Where the textbook formula overflows (Softplus of a
-// large x), the composition is the stable one.
+// the variadic Sum, Mean, Max and Min, Mod, Sign, IsInf, Shrink, Sin and
+// Cos (the other trigonometric functions: OnnxTrigOps.cpp), the rounding
+// functions (Round's halves to even), Xor and the bitwise ops. Each is a
+// short composition of the op set's elementwise ops, so it fuses like any
+// other and needs nothing of its own in the compiler. Where the textbook
+// formula overflows (Softplus of a large x), the composition is the
+// stable one.
 #include "frontend/onnx/OnnxNode.h"
 #include "ir/graph/DType.h"
 

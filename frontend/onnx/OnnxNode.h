@@ -185,7 +185,8 @@ Value nonzeroCoordinates(ImportState &state, const std::string &name,
 Translate countingMaskSums(Translate sum);
 /// The table of every op translated; OnnxShapeOps.cpp adds the ops on
 /// shape tensors, OnnxIndexOps.cpp the gathers, OnnxMathOps.cpp the
-/// activations and variadic arithmetic, OnnxLayoutOps.cpp the ops that
+/// activations and variadic arithmetic, OnnxTrigOps.cpp Tan and the
+/// inverse and hyperbolic functions, OnnxLayoutOps.cpp the ops that
 /// move elements (Split, Tile, Pad, Trilu, Einsum), OnnxSelectionOps.cpp
 /// the ones that pick by value (ArgMax, TopK, CumSum, OneHot),
 /// OnnxConvOps.cpp convolutions, pools and the normalisations around them,
@@ -194,6 +195,7 @@ const std::map<std::string, OpRule> &opRules();
 void addShapeRules(std::map<std::string, OpRule> &rules);
 void addIndexRules(std::map<std::string, OpRule> &rules);
 void addMathRules(std::map<std::string, OpRule> &rules);
+void addTrigRules(std::map<std::string, OpRule> &rules);
 void addLayoutRules(std::map<std::string, OpRule> &rules);
 void addSelectionRules(std::map<std::string, OpRule> &rules);
 void addConvRules(std::map<std::string, OpRule> &rules);

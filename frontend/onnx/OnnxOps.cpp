@@ -583,6 +583,7 @@ const std::map<std::string, OpRule> &opRules() {
     addShapeRules(rules);
     addIndexRules(rules);
     addMathRules(rules);
+    addTrigRules(rules);
     addLayoutRules(rules);
     addConvRules(rules);
     addNormalizationRules(rules);

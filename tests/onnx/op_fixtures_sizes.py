@@ -3,9 +3,10 @@ mask's counts (NonZero of an expanded mask, a mask's sum as a size), exact
 ConstantOfShape fills, a Slice beside an anonymous dim, sizes with a max
 in them, float16, norms of nothing, normalisations over trailing dims,
 outputs that are inputs, slice bounds past the end, opset 23's
-Attention and RotaryEmbedding, and the forms opsets 9 to 12 write. op_fixtures.py calls main with itself, so these
-draw from its random generator after its own cases, and every fixture
-written before stays byte-identical."""
+Attention and RotaryEmbedding, the forms opsets 9 to 12 write, and the
+trigonometric and hyperbolic functions. op_fixtures.py calls main with
+itself, so these draw from its random generator after its own cases, and
+every fixture written before stays byte-identical."""
 
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
@@ -484,6 +485,30 @@ def older_opset_cases(fx):
             inits=[fx.const("last", [2])])
 
 
+def trig_cases(fx):
+    """Tan, the inverse trigonometric functions and the hyperbolic ones and
+    their inverses, each over its domain at magnitudes from 1e-8 (where a
+    textbook formula cancels) to where it overflows or turns to its
+    asymptote, in one graph per op."""
+    def spread(low, high, shift=0.0, signed=True):
+        def make(shape, _):
+            v = 10.0 ** fx.rng.uniform(low, high, shape)
+            if signed:
+                v *= fx.rng.choice([-1.0, 1.0], shape)
+            return (v + shift).astype(np.float32)
+        return {"x": make}
+    for op, make in [("Tan", spread(-8, 0.1)), ("Atan", spread(-8, 25)),
+                     ("Sinh", spread(-8, 1.9)), ("Cosh", spread(-8, 1.9)),
+                     ("Asinh", spread(-8, 25)),
+                     ("Acosh", spread(-8, 25, shift=1.0, signed=False)),
+                     ("Atanh", spread(-8, -0.001)),
+                     ("Asin", spread(-8, 0)), ("Acos", spread(-8, 0))]:
+        fx.case(op.lower(), [fx.node(op, ["x"], ["y"])],
+                [("x", fx.F, ["n", "m"])], ["y"],
+                [{"n": 1, "m": 1}, {"n": 4, "m": 50}, {"n": 3, "m": 0}],
+                make=make)
+
+
 def main(fx):
     mask_count_cases(fx)
     constant_fill_cases(fx)
@@ -502,3 +527,4 @@ def main(fx):
     attention_cases(fx)
     rotary_cases(fx)
     older_opset_cases(fx)
+    trig_cases(fx)
