@@ -90,6 +90,21 @@ StatusOr<Value> attentionBias(Node &n, Value q, Value keys, Value pastKey) {
       return n.error("attn_mask must be bool or of Q's type, not " +
                      n.b.typeString(mask));
     }
+    // A mask shorter than the keys hides the rest: the spec pads it with
+    // -inf (false). Only where the keys are provably more; a shorter mask
+    // the sizes cannot tell is left to broadcast, which checks it.
+    std::vector<Dim> dims = n.dims(bias);
+    std::optional<SymExpr> total = symExpr(n.dims(keys)[2].text());
+    std::optional<SymExpr> given =
+        dims.empty() ? std::nullopt : symExpr(dims.back().text());
+    std::optional<SymExpr> rest =
+        total && given ? SymExpr::sub(*total, *given) : std::nullopt;
+    if (rest && rest->isNonNegative() && !(*rest == SymExpr())) {
+      dims.back() = Dim(rest->toString());
+      bias = n.b.concatenate(
+          {bias, n.b.broadcastInDim(n.b.scalar(-inf, dtype), dims, {})},
+          static_cast<int64_t>(dims.size()) - 1);
+    }
   }
   if (n.attrInt("is_causal", 0) != 0) {
     std::vector<Dim> area = {n.dims(q)[2], n.dims(keys)[2]};

@@ -509,6 +509,28 @@ def trig_cases(fx):
                 make=make)
 
 
+def short_mask_cases(fx):
+    """Attention's mask shorter than the keys (the spec pads it with -inf
+    or false): a boolean one over the first 3 of 5 keys, and an additive
+    one over the new keys of a cache of p + s, padded by p. ONNX Runtime
+    1.32 refuses both, so the outputs are the spec reference's."""
+    fx.case("attention_short_bool_mask",
+            [fx.node("Attention", ["q", "k", "v", "m"], ["y"])],
+            [("q", fx.F, ["b", 2, "s", 8]), ("k", fx.F, ["b", 2, 5, 8]),
+             ("v", fx.F, ["b", 2, 5, 8]), ("m", TensorProto.BOOL, ["s", 3])],
+            ["y"], [{"b": 1, "s": 1}, {"b": 2, "s": 4}], opset=23,
+            make={"m": lambda shape, _: fx.rng.random(shape) < 0.7},
+            spec=True)
+    fx.case("attention_short_additive_mask",
+            [fx.node("Attention", ["q", "k", "v", "m", "pk", "pv"],
+                     ["y"])],
+            [("q", fx.F, ["b", 2, "s", 8]), ("k", fx.F, ["b", 2, "s", 8]),
+             ("v", fx.F, ["b", 2, "s", 8]), ("m", fx.F, ["b", 1, "s", "s"]),
+             ("pk", fx.F, ["b", 2, "p", 8]), ("pv", fx.F, ["b", 2, "p", 8])],
+            ["y"], [{"b": 1, "s": 1, "p": 0}, {"b": 2, "s": 3, "p": 4}],
+            opset=23, spec=True)
+
+
 def main(fx):
     mask_count_cases(fx)
     constant_fill_cases(fx)
@@ -528,3 +550,4 @@ def main(fx):
     rotary_cases(fx)
     older_opset_cases(fx)
     trig_cases(fx)
+    short_mask_cases(fx)
