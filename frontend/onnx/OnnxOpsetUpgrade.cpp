@@ -7,15 +7,17 @@
 // the model before any node is translated, each an int64 initializer, so
 // that every reader after (the translations, known dims, mask counts) sees
 // one form; so are the floats that became inputs of the data's type at 11
-// (Clip's min and max, Pad's value), through a CastLike. Scatter is
-// ScatterElements, its name from 11. Dropout's ratio,
-// an input from 12, is dropped, as inference ignores it; Resize of opset
-// 10, whose coordinate rules are its own, is refused. The one change of
-// meaning left, Softmax, LogSoftmax and Hardmax over the input coerced to
-// 2-D before 13, needs the input's rank and is taken where the node is
-// translated (coercedAxisOp). Every other op imported means at 9-12 what
-// it means at 13 for the types imported (the other changes add types or
-// attributes whose defaults are the old meaning).
+// (Clip's min and max, Pad's value), through a CastLike placed before the
+// node (so an unnamed node's number in a later message counts the
+// CastLikes before it). Scatter, renamed ScatterElements at 11, takes that
+// name. Dropout's ratio, an input from 12, is dropped, as inference
+// ignores it; Resize of opset 10, whose coordinate rules are its own, is
+// refused. The one change of meaning left, Softmax, LogSoftmax and Hardmax
+// over the input coerced to 2-D before 13, needs the input's rank and is
+// taken where the node is translated (coercedAxisOp). Every other op
+// imported means at 9-12 what it means at 13 for the types imported (the
+// other changes add types or attributes whose defaults are the old
+// meaning).
 #include "frontend/onnx/OnnxOpsetUpgrade.h"
 
 #include <set>
@@ -37,13 +39,11 @@ std::optional<::onnx::AttributeProto> takeAttribute(::onnx::NodeProto &node,
   return std::nullopt;
 }
 
-std::string describeNode(const ::onnx::NodeProto &node) {
-  return "node '" + node.name() + "' (" + node.op_type() + ")";
-}
-
 /// Rewrites one graph's nodes: their new inputs are initializers, or the
 /// outputs of CastLike nodes placed before the node that reads them.
 class Upgrade {
+  using Nodes = google::protobuf::RepeatedPtrField<::onnx::NodeProto>;
+
 public:
   Upgrade(::onnx::GraphProto &graph, int64_t opset)
       : graph_(graph), opset_(opset) {
@@ -56,10 +56,11 @@ public:
   }
 
   Status run() {
-    google::protobuf::RepeatedPtrField<::onnx::NodeProto> nodes;
-    for (::onnx::NodeProto &node : *graph_.mutable_node()) {
+    Nodes nodes;
+    for (int index = 0; index < graph_.node_size(); ++index) {
+      ::onnx::NodeProto &node = *graph_.mutable_node(index);
       if (node.domain().empty() || node.domain() == "ai.onnx")
-        ANYSHAPE_RETURN_IF_ERROR(upgrade(node, nodes));
+        ANYSHAPE_RETURN_IF_ERROR(upgrade(node, index, nodes));
       *nodes.Add() = std::move(node);
     }
     graph_.mutable_node()->Swap(&nodes);
@@ -67,9 +68,9 @@ public:
   }
 
 private:
-  using Nodes = google::protobuf::RepeatedPtrField<::onnx::NodeProto>;
-
-  Status upgrade(::onnx::NodeProto &node, Nodes &before) {
+  /// Rewrites `node` (the graph's `index`th) in place; the nodes it now
+  /// reads go to `before`.
+  Status upgrade(::onnx::NodeProto &node, int index, Nodes &before) {
     const std::string &op = node.op_type();
     if (op == "Scatter") { // ScatterElements, under its name before 11
       node.set_op_type("ScatterElements");
@@ -80,7 +81,7 @@ private:
       return Status::ok();
     }
     if (op == "Resize" && opset_ < 11)
-      return invalidArgument(describeNode(node) +
+      return invalidArgument(describe(node, index) +
                              ": Resize of opset 10 (scales only, with its own "
                              "coordinate rules) is not supported; re-export "
                              "at opset 11 or later");
@@ -115,7 +116,7 @@ private:
     if (inputs.empty())
       return Status::ok();
     if (node.input_size() != 1)
-      return invalidArgument(describeNode(node) + ": has " +
+      return invalidArgument(describe(node, index) + ": has " +
                              std::to_string(node.input_size()) +
                              " inputs at opset " + std::to_string(opset_) +
                              ", where it takes one");
