@@ -125,6 +125,12 @@ Status attention(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value q, n.input(0));
   ANYSHAPE_ASSIGN_OR_RETURN(Value k, n.input(1));
   ANYSHAPE_ASSIGN_OR_RETURN(Value v, n.input(2));
+  // Opset 24's per-row key counts and 25's sliding windows are not read.
+  if (n.proto.input_size() > 6 && !n.proto.input(6).empty())
+    return n.error("nonpad_kv_seqlen (opset 24) is not supported");
+  for (const char *window : {"left_window_size", "right_window_size"})
+    if (n.attrInt(window, -1) != -1)
+      return n.error(std::string(window) + " (opset 25) is not supported");
   int64_t rank = n.rank(q);
   if ((rank != 3 && rank != 4) || n.rank(k) != rank || n.rank(v) != rank)
     return n.error("Q, K and V must all be [batch, seq, hidden] or all "
@@ -324,7 +330,8 @@ Status rotaryEmbedding(Node &n) {
 void addAttentionRules(std::map<std::string, OpRule> &rules) {
   rules["Attention"] = {{"is_causal", "kv_num_heads", "q_num_heads",
                          "qk_matmul_output_mode", "scale", "softcap",
-                         "softmax_precision"},
+                         "softmax_precision", "left_window_size",
+                         "right_window_size"},
                         attention};
   rules["RotaryEmbedding"] = {
       {"interleaved", "num_heads", "rotary_embedding_dim"}, rotaryEmbedding};

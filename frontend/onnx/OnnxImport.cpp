@@ -7,6 +7,7 @@
 #include "ir/graph/DType.h"
 #include "ir/graph/GraphText.h"
 #include "ir/graph/Limits.h"
+#include "runtime/support/Half.h"
 
 #include <cmath>
 #include <cstring>
@@ -236,12 +237,19 @@ StatusOr<client::Value> importTensor(ImportState &state,
     state.knownInts[tensor.name()] =
         std::vector<int64_t>(narrow.begin(), narrow.end());
   }
-  // Integral f32 values are known too: a float Range's bounds and step
+  // Integral float values are known too: a float Range's bounds and step
   // (knownDimsInput refuses them to the readers that need integers).
-  if (*dtype == v1::DTYPE_F32 && count <= 64) {
+  bool half = *dtype == v1::DTYPE_F16 || *dtype == v1::DTYPE_BF16;
+  if ((*dtype == v1::DTYPE_F32 || half) && count <= 64) {
     std::vector<float> floats(static_cast<size_t>(count));
-    if (count > 0)
+    if (count > 0 && !half)
       std::memcpy(floats.data(), bytes.data(), bytes.size());
+    for (int64_t k = 0; half && k < count; ++k) {
+      uint16_t bits;
+      std::memcpy(&bits, bytes.data() + 2 * k, 2);
+      floats[k] =
+          *dtype == v1::DTYPE_F16 ? halfToFloat(bits) : bf16ToFloat(bits);
+    }
     std::vector<int64_t> ints;
     for (float f : floats)
       if (std::nearbyint(f) == f && std::fabs(f) < 9.0e15f)

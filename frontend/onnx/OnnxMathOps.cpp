@@ -1,12 +1,12 @@
 // Elementwise ops the op set spells differently: activations (Softplus,
-// LeakyRelu, HardSigmoid, HardSwish, Elu, Selu, Gelu, Mish, PRelu, ...),
-// the variadic Sum, Mean, Max and Min, Mod, Sign, IsInf, Shrink, Sin and
-// Cos (the other trigonometric functions: OnnxTrigOps.cpp), the rounding
-// functions (Round's halves to even), Xor and the bitwise ops. Each is a
-// short composition of the op set's elementwise ops, so it fuses like any
-// other and needs nothing of its own in the compiler. Where the textbook
-// formula overflows (Softplus of a large x), the composition is the
-// stable one.
+// LeakyRelu, HardSigmoid, HardSwish, Swish, Elu, Selu, Gelu, Mish, PRelu,
+// ...), the variadic Sum, Mean, Max and Min, Mod, Sign, IsInf, Shrink, Sin
+// and Cos (the other trigonometric functions: OnnxTrigOps.cpp), the
+// rounding functions (Round's halves to even), Xor and the bitwise ops.
+// Each is a short composition of the op set's elementwise ops, so it fuses
+// like any other and needs nothing of its own in the compiler. Where the
+// textbook formula overflows (Softplus of a large x), the composition is
+// the stable one.
 #include "frontend/onnx/OnnxNode.h"
 #include "ir/graph/DType.h"
 
@@ -281,6 +281,11 @@ void addMathRules(std::map<std::string, OpRule> &rules) {
                             return hardSigmoid(n, x, n.attrFloat("alpha", 0.2f),
                                                n.attrFloat("beta", 0.5f));
                           })};
+  rules["Swish"] = {{"alpha"}, activation([](Node &n, Value x) { // opset 24
+                      Value scaled = n.b.mul(
+                          x, constantLike(n, x, n.attrFloat("alpha", 1.0f)));
+                      return n.b.mul(x, n.b.logistic(scaled));
+                    })};
   rules["HardSwish"] = {{}, activation([](Node &n, Value x) {
                           return n.b.mul(x, hardSigmoid(n, x, 1.0 / 6, 0.5));
                         })};

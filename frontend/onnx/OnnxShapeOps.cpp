@@ -174,11 +174,18 @@ Status range(Node &n) {
     return n.error("the length (" + limit[0].text() + " - " + start[0].text() +
                    ") / " + std::to_string(delta[0]) +
                    " is not a whole dim expression");
+  // From opset 27 half precision is computed in f32 and rounded once
+  // (stash_type 1, the default; 0 keeps the input's own type).
   v1::DType dtype = n.b.dtype(first);
-  Value iota = n.b.iota(dtype, {Dim(*count)}, 0);
+  bool half = dtype == v1::DTYPE_F16 || dtype == v1::DTYPE_BF16;
+  v1::DType work = half && n.state.opset >= 27 && n.attrInt("stash_type", 1)
+                       ? v1::DTYPE_F32
+                       : dtype;
+  Value iota = n.b.iota(work, {Dim(*count)}, 0);
   if (delta[0] != 1)
-    iota = n.b.mul(iota, n.b.convert(step, dtype));
-  return n.define(n.b.add(iota, n.b.convert(first, dtype)));
+    iota = n.b.mul(iota, n.b.convert(step, work));
+  Value values = n.b.add(iota, n.b.convert(first, work));
+  return n.define(work == dtype ? values : n.b.convert(values, dtype));
 }
 
 /// Slice's negative step on `axis` of `x`: the elements from `start` down
@@ -423,7 +430,7 @@ void addShapeRules(std::map<std::string, OpRule> &rules) {
   rules["Size"] = {{}, size};
   rules["ConstantOfShape"] = {{"value"}, constantOfShape};
   rules["Expand"] = {{}, expand};
-  rules["Range"] = {{}, range};
+  rules["Range"] = {{"stash_type"}, range};
   rules["Slice"] = {{}, slice};
 }
 

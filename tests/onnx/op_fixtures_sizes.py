@@ -531,6 +531,26 @@ def short_mask_cases(fx):
             opset=23, spec=True)
 
 
+def newest_opset_cases(fx):
+    """Opsets 24-28, from ONNX's reference (ONNX Runtime 1.32 stops at
+    23): Swish (24), and a float16 Range of 2,100 steps of 3 computed in f32
+    (27's stash_type: in float16 the step index itself rounds past 2048),
+    beside a Transpose of 25."""
+    fx.case("opset24_swish",
+            [fx.node("Swish", ["x"], ["y"], alpha=0.7)],
+            [("x", fx.F, ["n", "m"])], ["y"],
+            [{"n": 1, "m": 1}, {"n": 3, "m": 5}], opset=24, spec=True)
+    H = TensorProto.FLOAT16
+    fx.case("opset27_range_f16",
+            [fx.node("Range", ["start", "limit", "delta"], ["r"]),
+             fx.node("Transpose", ["x"], ["xt"], perm=[1, 0])],
+            [("x", fx.F, ["n", 2])], ["r", "xt"], [{"n": 1}, {"n": 3}],
+            opset=27, spec=True,
+            inits=[helper.make_tensor("start", H, [], [1.0]),
+                   helper.make_tensor("limit", H, [], [6301.0]),
+                   helper.make_tensor("delta", H, [], [3.0])])
+
+
 def main(fx):
     mask_count_cases(fx)
     constant_fill_cases(fx)
@@ -551,3 +571,4 @@ def main(fx):
     older_opset_cases(fx)
     trig_cases(fx)
     short_mask_cases(fx)
+    newest_opset_cases(fx)
