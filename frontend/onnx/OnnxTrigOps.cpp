@@ -43,8 +43,8 @@ struct F32 {
   Value filled(double v, Value like) const {
     return b.broadcastInDim(c(v), dimsOf(b, like), {});
   }
-  /// -y where x < 0, else y (an odd function from its value at |x|; NaN
-  /// and -0 pass through, as the compositions keep them).
+  /// -y where x < 0, else y: an odd function from its value at |x| (NaN
+  /// passes through; at -0 it is y's value at +0).
   Value withSignOf(Value x, Value y) const {
     return where(less(x, c(0)), b.neg(y), y);
   }
