@@ -9,6 +9,8 @@
 //     into a wire tensor;
 //   - BM_Gelu: GELU (erf form) over 64 MiB: arithmetic-bound, erf's
 //     rational approximation divides once per element;
+//   - BM_SinCos: sin and cos of one 64 MiB input (RoPE's tables):
+//     arithmetic-bound, the quadrant reduction and both polynomials;
 //   - BM_LoopFusionOneRow: the same on [1, n]: one row, shared among the
 //     threads in chunks of the innermost dim;
 //   - BM_StitchSoftmax: softmax over rows of [rows, 1024] (one kStitch
@@ -139,6 +141,21 @@ void BM_Gelu(benchmark::State &state) {
   std::vector<v1::Tensor> inputs{
       literalToTensor(randomLiteral(v1::DTYPE_F32, {kElements}, 0))};
   runExecutable(state, *executable, inputs, 2 * kElements * 4);
+}
+
+/// sin and cos of one input, as RoPE's tables are made: one loop kernel
+/// whose cost is its arithmetic.
+void BM_SinCos(benchmark::State &state) {
+  static auto executable = [] {
+    client::GraphBuilder b("sincos");
+    client::Value x = b.parameter("x", v1::DTYPE_F32, {"n"});
+    b.output(b.sin(x), "s");
+    b.output(b.cos(x), "c");
+    return compileOrDie(*b.build());
+  }();
+  std::vector<v1::Tensor> inputs{
+      literalToTensor(randomLiteral(v1::DTYPE_F32, {kElements}, 0))};
+  runExecutable(state, *executable, inputs, 3 * kElements * 4);
 }
 
 void BM_LoopFusionOneRow(benchmark::State &state) {
@@ -273,6 +290,7 @@ BENCHMARK(BM_LoopFusionToTensors)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_LoopFusionOneRow)->Unit(benchmark::kMillisecond)->UseRealTime();
 // 64 MiB (memory-bound) and 256 KiB (in cache: the kernel's own speed).
 BENCHMARK(BM_Gelu)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SinCos)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_StitchSoftmax)
     ->Arg(kElements / 1024)
     ->Arg(64)
