@@ -47,6 +47,14 @@ void requireNotNegative(client::GraphBuilder &b, const std::string &size) {
   b.broadcastInDim(b.scalar(0, v1::DTYPE_I64), {Dim(size)}, {});
 }
 
+std::optional<std::string> dimProduct(const std::vector<Dim> &dims) {
+  std::optional<std::string> product = "1";
+  for (const Dim &d : dims)
+    if (product)
+      product = arithmetic("Mul", *product, d.text());
+  return product;
+}
+
 std::optional<std::string>
 arithmetic(const std::string &op, const std::string &a, const std::string &b) {
   std::optional<int64_t> na = dimNumber(a), nb = dimNumber(b);

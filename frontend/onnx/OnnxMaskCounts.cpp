@@ -228,20 +228,16 @@ std::optional<Value> uniformCoordinates(ImportState &state, Value value,
   client::GraphBuilder &b = state.builder;
   std::vector<Dim> dims = dimsOf(b, value);
   auto rank = static_cast<int64_t>(dims.size());
-  std::string count = "1";
-  for (const Dim &d : dims) {
-    std::optional<std::string> product = arithmetic("Mul", count, d.text());
-    if (!product)
-      return std::nullopt;
-    count = *product;
-  }
+  std::optional<std::string> count = dimProduct(dims);
+  if (!count)
+    return std::nullopt;
   if (!nonzero)
     return b.broadcastInDim(b.scalar(0, v1::DTYPE_I64), {Dim(rank), Dim(0)},
                             {});
   std::vector<Value> rows;
   for (int64_t axis = 0; axis < rank; ++axis)
     rows.push_back(
-        b.reshape(b.iota(v1::DTYPE_I64, dims, axis), {Dim(1), Dim(count)}));
+        b.reshape(b.iota(v1::DTYPE_I64, dims, axis), {Dim(1), Dim(*count)}));
   return rank == 1 ? rows[0] : b.concatenate(rows, 0);
 }
 

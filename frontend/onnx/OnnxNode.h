@@ -142,6 +142,10 @@ StatusOr<std::vector<Dim>> broadcastShape(Node &n,
 std::optional<std::string>
 arithmetic(const std::string &op, const std::string &a, const std::string &b);
 
+/// The product of `dims` as a dim text ("1" for none); nullopt where one
+/// is anonymous ("?") or the product passes the expression bounds.
+std::optional<std::string> dimProduct(const std::vector<Dim> &dims);
+
 /// A dim's text ("seq", "(seq + 1) floordiv 2") as an expression; nullopt
 /// for an anonymous "?".
 std::optional<SymExpr> symExpr(const std::string &text);

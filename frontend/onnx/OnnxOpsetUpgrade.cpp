@@ -210,16 +210,13 @@ coercedAxisOp(Node &n, Value x,
   if (axis == r - 1)
     return over(x, axis);
   std::vector<Dim> dims = n.dims(x);
-  std::string row = "1";
-  for (int64_t d = axis; d < r; ++d) {
-    std::optional<std::string> product = arithmetic("Mul", row, dims[d].text());
-    if (!product)
-      return n.error("cannot size the rows from axis " + std::to_string(axis) +
-                     " of " + n.b.typeString(x));
-    row = *product;
-  }
+  std::optional<std::string> row =
+      dimProduct(std::vector<Dim>(dims.begin() + axis, dims.end()));
+  if (!row)
+    return n.error("cannot size the rows from axis " + std::to_string(axis) +
+                   " of " + n.b.typeString(x));
   std::vector<Dim> matrix(dims.begin(), dims.begin() + axis);
-  matrix.push_back(Dim(row));
+  matrix.push_back(Dim(*row));
   ANYSHAPE_ASSIGN_OR_RETURN(Value y, over(n.b.reshape(x, matrix), axis));
   return n.b.reshape(y, dims);
 }

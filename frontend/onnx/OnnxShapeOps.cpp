@@ -47,15 +47,9 @@ Status size(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
   std::vector<Dim> dims = n.dims(x);
   Value count = n.b.scalar(1.0, v1::DTYPE_I64);
-  std::optional<std::string> product = "1";
-  for (size_t d = 0; d < dims.size(); ++d) {
+  for (size_t d = 0; d < dims.size(); ++d)
     count = n.b.mul(count, n.b.dimSize(x, static_cast<int64_t>(d)));
-    if (product)
-      product = dims[d].text() == "?"
-                    ? std::nullopt
-                    : arithmetic("Mul", *product, dims[d].text());
-  }
-  if (product)
+  if (std::optional<std::string> product = dimProduct(dims))
     n.state.knownDims[n.proto.output(0)] = KnownDims{{*product}, true};
   return n.define(count);
 }
