@@ -113,6 +113,7 @@ compileValidated(const v1::Graph &graph, const GraphInfo &info,
   } else {
     request.kernelCount = &kernelCount;
   }
+  request.warnings = report ? &report->warnings : nullptr;
   request.imported = [&] { stages.done("import"); };
   std::string object;
   ANYSHAPE_RETURN_IF_ERROR(lowerGraph(

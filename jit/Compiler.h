@@ -94,6 +94,9 @@ struct CompileReport {
   double linkSeconds = 0;     ///< loading the object into the process
   /// In order; their seconds sum up. Appended to: one report per compile.
   std::vector<CompileStage> stages;
+  /// What compiled but deserves a look (the first few): a fusion of the
+  /// plan that codegen built as several kernels. Appended to.
+  std::vector<std::string> warnings;
 };
 
 /// A compile's product before it is linked into a process: what

@@ -35,7 +35,13 @@ Status lowerGraph(const LoweringRequest &request,
   std::string diagnostics;
   int errors = 0;
   constexpr int kErrorsShown = 8;
+  // Warnings are the pipeline's own: the translation to LLVM IR warns of
+  // every argument attribute it drops.
+  bool inPipeline = false;
   mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+    if (d.getSeverity() == mlir::DiagnosticSeverity::Warning && inPipeline &&
+        request.warnings && request.warnings->size() < kErrorsShown)
+      request.warnings->push_back(d.str());
     if (d.getSeverity() != mlir::DiagnosticSeverity::Error)
       return mlir::success();
     if (++errors <= kErrorsShown)
@@ -75,7 +81,10 @@ Status lowerGraph(const LoweringRequest &request,
         /*printAfterOnlyOnFailure=*/false, request.dumpIrDir,
         // Weights as text would make each file hundreds of MB.
         mlir::OpPrintingFlags().elideLargeElementsAttrs(16));
-  if (mlir::failed(pm.run(*module)))
+  inPipeline = true;
+  bool failed = mlir::failed(pm.run(*module));
+  inPipeline = false;
+  if (failed)
     return internalError(pipelineName + " failed: " + diagnostics);
   // Nothing invalid goes on to LLVM: one verification of the result costs
   // what one pass's did.

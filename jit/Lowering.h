@@ -24,6 +24,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace anyshape::jit {
 
@@ -44,6 +45,9 @@ struct LoweringRequest {
   std::string *fusionPlan = nullptr;
   dhlo::ConvolutionsBy convolutions = dhlo::ConvolutionsBy::kLibrary;
   int64_t *kernelCount = nullptr;
+  /// Receives the pipeline's warnings (the first few), if set: a kernel
+  /// formed against the fusion plan, where that is allowed.
+  std::vector<std::string> *warnings = nullptr;
   /// Called once the graph is imported (and its plan printed).
   std::function<void()> imported;
 };

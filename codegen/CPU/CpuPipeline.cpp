@@ -20,9 +20,17 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+#include <cstdlib>
+#include <cstring>
+
 using namespace mlir;
 
 namespace anyshape::codegen {
+
+bool strictFusionPlanFromEnvironment() {
+  const char *value = std::getenv("ANYSHAPE_STRICT_FUSION_PLAN");
+  return value && *value && std::strcmp(value, "0") != 0;
+}
 
 void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
   // Weights in the layout this CPU's GEMM library reads fastest, before
@@ -46,7 +54,8 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
   // version becomes an OpenMP region (runtime/OpenMpAbi.h).
   // A row reduction and its consumers (kStitch) run row by row in one
   // parallel loop.
-  buildKernelFormationStages(pm, options.fuse, options.printKernelFusions);
+  buildKernelFormationStages(pm, options.fuse, options.printKernelFusions,
+                             options.allowPlanDepartures);
   pm.addNestedPass<func::FuncOp>(createMinMaxReductions());
   if (options.parallel) {
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
@@ -143,6 +152,11 @@ void registerCpuPipeline() {
     Option<bool> printKernelFusions{
         *this, "print-kernel-fusions",
         llvm::cl::desc("Print each kernel with its fusions of the plan")};
+    Option<bool> allowPlanDepartures{
+        *this, "allow-plan-departures",
+        llvm::cl::desc("Warn of kernels formed against the fusion plan "
+                       "instead of failing"),
+        llvm::cl::init(false)};
     Option<int64_t> vectorBytes{
         *this, "vector-bytes",
         llvm::cl::desc("Bytes of the target's vector registers"),
@@ -165,6 +179,7 @@ void registerCpuPipeline() {
         options.maxColumnPartials = cli.maxColumnPartials;
         options.packConstantWeights = cli.packConstantWeights;
         options.printKernelFusions = cli.printKernelFusions;
+        options.allowPlanDepartures = cli.allowPlanDepartures;
         options.target.vectorBytes = cli.vectorBytes;
         options.target.transposeWideWeights = cli.transposeWideWeights;
         buildCpuPipeline(pm, options);

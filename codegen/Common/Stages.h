@@ -33,9 +33,10 @@ void buildBufferizationStages(mlir::OpPassManager &pm);
 
 /// A row reduction and its consumers (kStitch) stitched into one loop per
 /// row, reduced values reused; then the check that codegen formed exactly
-/// the plan's kernels (a departure fails the compile as an anyshape bug).
-/// Nothing when not `fuse`.
+/// the plan's kernels (a departure fails the compile as an anyshape bug,
+/// or with `allowDepartures` is a warning). Nothing when not `fuse`.
 void buildKernelFormationStages(mlir::OpPassManager &pm, bool fuse,
-                                bool printKernelFusions);
+                                bool printKernelFusions,
+                                bool allowDepartures = false);
 
 } // namespace anyshape::codegen

@@ -148,6 +148,13 @@ Tolerance defaultTolerance(DType dtype) {
   return {1e-4, 1e-3};
 }
 
+/// The compile's warnings, one "warning: " line each on stderr (the
+/// conformance runner reads a departure from the fusion plan there).
+void printWarnings(const jit::CompileReport &report) {
+  for (const std::string &warning : report.warnings)
+    std::cerr << "warning: " << warning << "\n";
+}
+
 int usage(const char *error) {
   std::cerr << (error ? std::string("error: ") + error + "\n" : "")
             << "usage: anyshape-zoo-check MODEL.onnx FIXTURE [--backend "
@@ -217,12 +224,14 @@ int main(int argc, char **argv) {
   double compileSeconds = 0;
   if (!specialise) {
     Clock::time_point compileStart = Clock::now();
-    auto compiled = jit::Compiler::compile(*graph, options);
+    jit::CompileReport report;
+    auto compiled = jit::Compiler::compile(*graph, options, &report);
     compileSeconds = seconds(compileStart);
     if (!compiled.isOk()) {
       std::cerr << "error: " << compiled.status().toString() << "\n";
       return 1;
     }
+    printWarnings(report);
     executable = *compiled;
   }
   bool allOk = true;
@@ -250,12 +259,14 @@ int main(int argc, char **argv) {
         return 1;
       }
       options.staticSymbols = *symbols;
-      auto compiled = jit::Compiler::compile(*graph, options);
+      jit::CompileReport report;
+      auto compiled = jit::Compiler::compile(*graph, options, &report);
       if (!compiled.isOk()) {
         std::cerr << "error: case " << c.label << ": "
                   << compiled.status().toString() << "\n";
         return 1;
       }
+      printWarnings(report);
       executable = *compiled;
     }
     Clock::time_point runStart = Clock::now();

@@ -347,6 +347,8 @@ int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
                 static_cast<long long>(report.kernelFunctions),
                 report.pipelineSeconds * 1e3, report.codegenSeconds * 1e3,
                 report.linkSeconds * 1e3);
+    for (const std::string &warning : report.warnings)
+      std::fprintf(stderr, "warning: %s\n", warning.c_str());
     if (backend == "cuda")
       if (int code = checkCudaDevice())
         return code;
