@@ -23,9 +23,11 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
+#include <csetjmp>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <unordered_set>
 
 namespace anyshape::jit {
 namespace {
@@ -75,6 +77,57 @@ void copyOut(const char *base, const std::vector<int64_t> &shape,
       index[d] = 0;
     }
   }
+}
+
+/// The run's allocator, wrapped so that what is live when a run stops
+/// mid-way (a failed rule on a count) can be freed.
+struct TrackedAllocations {
+  void *(*alloc)(void *, uint64_t, uint64_t);
+  void (*free)(void *, void *);
+  void *allocator;
+  std::unordered_set<void *> live;
+
+  static void *allocate(void *self, uint64_t alignment, uint64_t size) {
+    auto *t = static_cast<TrackedAllocations *>(self);
+    void *pointer = t->alloc(t->allocator, alignment, size);
+    if (pointer)
+      t->live.insert(pointer);
+    return pointer;
+  }
+  static void release(void *self, void *pointer) {
+    auto *t = static_cast<TrackedAllocations *>(self);
+    t->live.erase(pointer);
+    t->free(t->allocator, pointer);
+  }
+};
+
+/// Calls `entry` so that a failed rule on a count (runtime/SizeChecks.h)
+/// stops it: the runtime jumps back here, and everything the run had
+/// allocated, its outputs included, is freed. Returns the entry's result,
+/// or 0 when stopped (the context says which rule failed).
+int64_t callStoppable(EntryFunction entry,
+                      runtime::AnyshapeExecutionContext &context, void **args) {
+  TrackedAllocations tracked{
+      context.alloc, context.free, context.allocator, {}};
+  context.alloc = &TrackedAllocations::allocate;
+  context.free = &TrackedAllocations::release;
+  context.allocator = &tracked;
+  std::jmp_buf stop;
+  context.stopRun = &stop;
+  // Assigned only when the entry returns, so the value a longjmp finds
+  // is the one set before setjmp.
+  volatile int64_t result = 0;
+  if (setjmp(stop) == 0) {
+    result = entry(&context, args);
+  } else {
+    for (void *pointer : tracked.live)
+      tracked.free(tracked.allocator, pointer);
+  }
+  context.alloc = tracked.alloc;
+  context.free = tracked.free;
+  context.allocator = tracked.allocator;
+  context.stopRun = nullptr;
+  return result;
 }
 
 } // namespace
@@ -342,8 +395,16 @@ Status Executable::callEntry(
   if (!entry_)
     return internalError("the executable has no entry point");
   // The entry checks every shape rule on these sizes before any kernel
-  // runs: a violation would otherwise be an out-of-bounds access.
-  if (int64_t failed = entry_(&context, args.data()))
+  // runs: a violation would otherwise be an out-of-bounds access. A rule
+  // on a nonzero's count is checked once the count is known, and stops
+  // the run where it fails.
+  int64_t failed = info_.countChecks.empty()
+                       ? entry_(&context, args.data())
+                       : callStoppable(entry_, context, args.data());
+  if (int64_t rule = context.failedSizeCheck - 1; rule >= 0)
+    return countCheckError(graph_, info_, static_cast<size_t>(rule),
+                           context.failedSizeA, context.failedSizeB);
+  if (failed)
     return shapeCheckError(graph_, info_, static_cast<size_t>(failed - 1),
                            shapes);
 

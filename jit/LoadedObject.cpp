@@ -30,6 +30,7 @@
 #include "runtime/OpenMpAbi.h"
 #include "runtime/PackedGemm.h"
 #include "runtime/Scatter.h"
+#include "runtime/SizeChecks.h"
 #include "runtime/Threading.h"
 #include "runtime/cuda/CudaLaunch.h"
 
@@ -81,6 +82,9 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner &mangle) {
   symbols[mangle(std::string("_mlir_ciface_") +
                  codegen::kCudaCheckIndicesI64)] =
       bind(&runtime::cuda::anyshapeCudaCheckIndicesI64);
+  // Rules on a nonzero's count (runtime/SizeChecks.h).
+  symbols[mangle(std::string("_mlir_ciface_") + codegen::kCheckSizes)] =
+      bind(&runtime::anyshapeCheckSizes);
   // nonzero (runtime/NonZero.h), one declaration per element type.
   for (const char *suffix : codegen::kElementSuffixes) {
     std::string ciface = "_mlir_ciface_";

@@ -39,6 +39,16 @@ struct AnyshapeExecutionContext {
   int64_t failedCheckNode;
   int64_t failedCheckIndex;
   int64_t failedCheckExtent;
+  /// The run's failed rule on a nonzero's count (SizeChecks.h): its index
+  /// in GraphInfo::countChecks + 1 (0 while none failed) and the values
+  /// of its two sides.
+  int64_t failedSizeCheck;
+  int64_t failedSizeA;
+  int64_t failedSizeB;
+  /// Where a failed rule on a count stops the run: a std::jmp_buf of the
+  /// caller's, set by setjmp around the entry (jit/Executable.cpp), for
+  /// executables with such rules.
+  void *stopRun;
 };
 
 /// Records `message` as the run's runtime error (the first one wins).

@@ -27,11 +27,12 @@ namespace anyshape::codegen {
 namespace {
 
 bool isKernel(Operation *op) {
-  // An index check, nonzero, scatter, argsort, cumulative or convolution
-  // is a call of the runtime from the host flow.
+  // An index or size check, nonzero, scatter, argsort, cumulative or
+  // convolution is a call of the runtime from the host flow.
   if (auto call = dyn_cast<func::CallOp>(op))
     return call.getCallee() != kCheckIndicesI32 &&
            call.getCallee() != kCheckIndicesI64 &&
+           call.getCallee() != kCheckSizes &&
            !isNonZeroCall(call.getCallee()) &&
            !call.getCallee().starts_with(kScatter) &&
            !call.getCallee().starts_with(kArgsort) &&

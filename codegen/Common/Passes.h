@@ -35,6 +35,9 @@ inline constexpr const char *kBatchMatmulPackedF32 =
 /// anyshape-index-checks-to-runtime-calls), for i32 and i64 indices.
 inline constexpr const char *kCheckIndicesI32 = "anyshapeCheckIndicesI32";
 inline constexpr const char *kCheckIndicesI64 = "anyshapeCheckIndicesI64";
+/// The runtime function a rule on a nonzero's count calls
+/// (anyshape-size-checks-to-runtime-calls; runtime/SizeChecks.h).
+inline constexpr const char *kCheckSizes = "anyshapeCheckSizes";
 /// Suffixes naming an element type in the declarations of runtime
 /// functions that take buffers of any dtype ("anyshapeCountNonZero_f32"):
 /// a declaration has one operand type, and the loader binds every suffix
@@ -74,15 +77,15 @@ inline constexpr const char *kReleaseConvolutionWeights =
     "anyshapeReleaseConvolutionWeights";
 /// Whether the host flow passes the execution context to `callee`, a
 /// runtime function it calls, as the last operand: the GEMMs (the run's
-/// team), the index checks (a failure is recorded in the context),
+/// team), the index and size checks (a failure is recorded in the context),
 /// nonzero's, scatter, argsort and cumulative (the CUDA run's stream), the
 /// convolution (the run's team, and its errors).
 inline bool takesContextLast(llvm::StringRef callee) {
   return callee == kBatchMatmulF32 || callee == kBatchMatmulPackedF32 ||
          callee == kCheckIndicesI32 || callee == kCheckIndicesI64 ||
-         isNonZeroCall(callee) || callee.starts_with(kScatter) ||
-         callee.starts_with(kArgsort) || callee.starts_with(kCumulative) ||
-         callee == kConvolutionF32;
+         callee == kCheckSizes || isNonZeroCall(callee) ||
+         callee.starts_with(kScatter) || callee.starts_with(kArgsort) ||
+         callee.starts_with(kCumulative) || callee == kConvolutionF32;
 }
 /// Frees the pack in a slot: `(slot address: i64) -> ()`.
 inline constexpr const char *kReleaseGemmPack = "anyshapeReleaseGemmPack";

@@ -245,6 +245,19 @@ def IndexChecksToRuntimeCalls
                            "::mlir::memref::MemRefDialect"];
 }
 
+def SizeChecksToRuntimeCalls
+    : Pass<"anyshape-size-checks-to-runtime-calls", "mlir::ModuleOp"> {
+  let summary = "Make each dhlo.check_sizes a runtime call";
+  let description = [{
+    Each `dhlo.check_sizes` (a rule on a nonzero's count) becomes, where it
+    stands in the host flow, its condition evaluated on i64 and a call of
+    `anyshapeCheckSizes(failed, check, a, b)` (runtime/SizeChecks.h),
+    which stops the run when `failed` is set.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
 def NonZeroToRuntimeCalls
     : Pass<"anyshape-nonzero-to-runtime-calls", "mlir::ModuleOp"> {
   let summary = "Make what a nonzero bufferized to runtime calls";

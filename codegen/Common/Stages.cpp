@@ -62,6 +62,7 @@ void buildBufferizationStages(OpPassManager &pm) {
       bufferization::LayoutMapOption::IdentityLayoutMap);
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
   pm.addPass(createIndexChecksToRuntimeCalls());
+  pm.addPass(createSizeChecksToRuntimeCalls());
   pm.addPass(createNonZeroToRuntimeCalls());
   pm.addPass(createScatterToRuntimeCalls());
   pm.addPass(createArgsortToRuntimeCalls());

@@ -71,26 +71,37 @@ Status split(Node &n) {
   if (static_cast<int64_t>(parts.size()) != outputs)
     return n.error("splits into " + std::to_string(parts.size()) +
                    " parts but has " + std::to_string(outputs) + " outputs");
-  std::string offset = "0";
-  std::vector<Dim> starts(dims.size(), Dim(0)), limits = dims;
+  std::optional<std::string> sum = "0";
   for (size_t k = 0; k < parts.size(); ++k) {
     std::optional<int64_t> number = dimNumber(parts[k].text());
     if (number && *number < 0)
       return n.error("part " + std::to_string(k) + " has negative size " +
                      parts[k].text());
-    std::optional<std::string> end = arithmetic("Add", offset, parts[k].text());
-    if (!end)
+    if (!(sum = arithmetic("Add", *sum, parts[k].text())))
       return n.error("cannot place part " + std::to_string(k));
-    starts[axis] = Dim(offset);
-    limits[axis] = Dim(*end);
-    ANYSHAPE_RETURN_IF_ERROR(n.define(n.b.slice(x, starts, limits), k));
-    offset = *end;
   }
-  // A part that ended short of the dim would drop elements silently.
-  if (std::optional<std::string> rest = arithmetic("Sub", size, offset);
-      !rest || *rest != "0")
-    return n.error("the parts add up to " + offset + ", but the dim is " +
-                   size);
+  // A part that ended short of the dim would drop elements silently. A
+  // dim the parts may or may not cover (a count of the experts a batch
+  // routes to, split into as many as the exporter's trace saw) is
+  // reshaped to their sum, which the reshape checks when the run knows
+  // the dim, as ONNX Runtime checks the split.
+  if (std::optional<std::string> rest = arithmetic("Sub", size, *sum);
+      !rest || *rest != "0") {
+    if (dimNumber(size) && dimNumber(*sum))
+      return n.error("the parts add up to " + *sum + ", but the dim is " +
+                     size);
+    dims[axis] = Dim(*sum);
+    x = n.b.reshape(x, dims);
+  }
+  std::string offset = "0";
+  std::vector<Dim> starts(dims.size(), Dim(0)), limits = dims;
+  for (size_t k = 0; k < parts.size(); ++k) {
+    std::string end = *arithmetic("Add", offset, parts[k].text());
+    starts[axis] = Dim(offset);
+    limits[axis] = Dim(end);
+    ANYSHAPE_RETURN_IF_ERROR(n.define(n.b.slice(x, starts, limits), k));
+    offset = end;
+  }
   return Status::ok();
 }
 

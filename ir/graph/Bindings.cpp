@@ -244,4 +244,21 @@ Status shapeCheckError(const v1::Graph &graph, const GraphInfo &info,
   return invalidArgument(message);
 }
 
+Status countCheckError(const v1::Graph &graph, const GraphInfo &info,
+                       size_t index, int64_t a, int64_t b) {
+  if (index >= info.countChecks.size())
+    return internalError("count rule " + std::to_string(index) +
+                         " failed, but the graph has only " +
+                         std::to_string(info.countChecks.size()));
+  const ShapeCheck &failed = info.countChecks[index];
+  std::string sizes;
+  for (const auto &[side, value] : {std::pair{&failed.a, a}, {&failed.b, b}})
+    if (!side->constantValue())
+      sizes += (sizes.empty() ? "" : " and ") + side->toString() + " is " +
+               std::to_string(value);
+  return invalidArgument(describeShapeCheck(graph, failed) +
+                         (sizes.empty() ? "" : ", where " + sizes) +
+                         " in this run");
+}
+
 } // namespace anyshape

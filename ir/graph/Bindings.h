@@ -70,4 +70,10 @@ Status shapeCheckError(const v1::Graph &graph, const GraphInfo &info,
                        size_t index,
                        const std::vector<std::vector<int64_t>> &inputShapes);
 
+/// The error for rule `info.countChecks[index]` (on a nonzero's count)
+/// failing mid-run with sides `a` and `b`: what it requires and the sizes
+/// its sides had.
+Status countCheckError(const v1::Graph &graph, const GraphInfo &info,
+                       size_t index, int64_t a, int64_t b);
+
 } // namespace anyshape

@@ -80,6 +80,13 @@ std::optional<std::string> neverEqual(const SymExpr &a, const SymExpr &b) {
 
 } // namespace
 
+bool isCondition(ShapeCheck::Kind kind) {
+  using Kind = ShapeCheck::Kind;
+  return kind == Kind::Equal || kind == Kind::OneOrEqual ||
+         kind == Kind::LessEqual || kind == Kind::Divides ||
+         kind == Kind::NonEmptyUnlessUnused;
+}
+
 std::optional<std::string> neverHolds(const ShapeCheck &check) {
   using Kind = ShapeCheck::Kind;
   switch (check.kind) {

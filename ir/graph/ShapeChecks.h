@@ -70,6 +70,11 @@ struct ShapeCheck {
   std::vector<std::string> symbolsRead() const;
 };
 
+/// Whether a check of `kind` is a condition on sizes (Equal, OneOrEqual,
+/// LessEqual, Divides, NonEmptyUnlessUnused: it reads `a` and `b`),
+/// rather than one that binds or defines a symbol or bounds elements.
+bool isCondition(ShapeCheck::Kind kind);
+
 /// Why no sizes can ever satisfy `check` (every symbol stands for a size,
 /// an integer >= 0), or nullopt when some might. Sound, not complete: it
 /// proves impossibility from a sign or a divisibility argument on the

@@ -330,25 +330,29 @@ StatusOr<GraphInfo> validateGraph(const v1::Graph &graph,
   }
 
   // 5b. A data-dependent size (nonzero's count) is known only once its
-  // kernel has run, and every shape check runs before the first kernel:
-  // a check that only gets stricter as the size grows takes its bound
-  // instead (a run the bound fails is refused, naming the check); any
-  // other condition on such a size is refused here, since no check in
-  // the middle of a run exists.
+  // kernel has run, and the shape checks run before the first kernel: a
+  // check that only gets stricter as the size grows takes its bound
+  // instead (a run the bound fails is refused, naming the check). Any
+  // other condition on such a size is checked mid-run, where its node
+  // runs (countChecks); one that defines a size is refused.
   const std::map<std::string, SymExpr> &counts = ctx.dataDependentBounds();
-  for (ShapeCheck &check : info.shapeChecks) {
-    if (counts.empty())
-      break;
-    std::optional<ShapeCheck> bounded = boundDataDependentSizes(check, counts);
-    if (!bounded)
-      return invalidArgument(
-          (check.node >= 0 ? nodeLabel(graph.nodes(check.node)) + ": " : "") +
-          (check.what.empty() ? "a shape condition" : check.what) +
-          " is a condition on a size known only at run time (the count of "
-          "a nonzero), which is not supported: only rules that hold for "
-          "every count, or for the count's bound (the nonzero operand's "
-          "element count), are");
-    check = std::move(*bounded);
+  if (!counts.empty()) {
+    std::vector<ShapeCheck> beforeTheRun;
+    for (ShapeCheck &check : info.shapeChecks) {
+      if (std::optional<ShapeCheck> bounded =
+              boundDataDependentSizes(check, counts)) {
+        beforeTheRun.push_back(std::move(*bounded));
+      } else if (isCondition(check.kind) && check.node >= 0) {
+        info.countChecks.push_back(std::move(check));
+      } else {
+        return invalidArgument(
+            (check.node >= 0 ? nodeLabel(graph.nodes(check.node)) + ": " : "") +
+            (check.what.empty() ? "a shape condition" : check.what) +
+            " defines a size from one known only at run time (the count "
+            "of a nonzero), which is not supported");
+      }
+    }
+    info.shapeChecks = std::move(beforeTheRun);
   }
 
   // 6. Outputs.

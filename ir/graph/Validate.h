@@ -45,6 +45,11 @@ struct GraphInfo {
   /// What must be checked on every call's concrete input shapes, in order
   /// (ShapeChecks.h): input dims, then each node's undecided rules.
   std::vector<ShapeCheck> shapeChecks;
+  /// The rules on sizes known only mid-run (a nonzero's count) that no
+  /// bound decides, each checked where the run reaches its node, once the
+  /// counts it reads are known (dhlo.check_sizes): conditions only, each
+  /// with its node.
+  std::vector<ShapeCheck> countChecks;
   int64_t constantBytes = 0;
   int64_t embeddedConstantBytes = 0; ///< ConstantData.h
 

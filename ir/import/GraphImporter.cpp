@@ -14,13 +14,16 @@
 #include "ir/graph/OpRegistry.h"
 #include "ir/graph/Validate.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 
 #include <cstring>
 #include <optional>
+#include <set>
 
 using namespace mlir;
 
@@ -220,7 +223,9 @@ bool isGeneratedAtLoad(const v1::Node &node) {
 } // namespace
 
 void loadImportDialects(MLIRContext &context) {
-  context.loadDialect<dhlo::DhloDialect, func::FuncDialect>();
+  // arith and tensor: the sizes a rule on a count reads.
+  context.loadDialect<dhlo::DhloDialect, func::FuncDialect, arith::ArithDialect,
+                      tensor::TensorDialect>();
 }
 
 OwningOpRef<ModuleOp> importGraph(MLIRContext &context, const v1::Graph &graph,
@@ -271,6 +276,38 @@ OwningOpRef<ModuleOp> importGraph(MLIRContext &context, const v1::Graph &graph,
     return ref.isInput ? Value(entry->getArgument(ref.index))
                        : nodeValues[ref.index];
   };
+  // The rules on counts (GraphInfo::countChecks), each checked right after
+  // the nonzero that defines the last count it reads: before anything
+  // shaped by those counts runs.
+  std::set<std::string> counts, countsKnown;
+  for (int i = 0; i < graph.nodes_size(); ++i)
+    if (graph.nodes(i).op() == "nonzero")
+      if (auto count = info->nodeTypes[i].dims.at(1).singleSymbol())
+        counts.insert(*count);
+  std::vector<bool> checked(info->countChecks.size(), false);
+  auto emitCountChecks = [&](Location loc) -> LogicalResult {
+    for (size_t k = 0; k < info->countChecks.size(); ++k) {
+      const ShapeCheck &check = info->countChecks[k];
+      bool ready = !checked[k];
+      for (const SymExpr *side : {&check.a, &check.b})
+        for (const std::string &symbol : side->leafSymbols())
+          ready = ready && (!counts.count(symbol) || countsKnown.count(symbol));
+      if (!ready)
+        continue;
+      checked[k] = true;
+      Operation *anchor = &entry->back();
+      Value a = dhlo::materializeSymExpr(anchor, b, check.a);
+      Value c = dhlo::materializeSymExpr(anchor, b, check.b);
+      if (!a || !c)
+        return emitError(loc)
+               << "node '" << graph.nodes(check.node).name()
+               << "': cannot compute " << check.what << " mid-run";
+      b.create<dhlo::CheckSizesOp>(
+          loc, a, c, b.getStringAttr(dhlo::shapeCheckKindName(check.kind)),
+          b.getI64IntegerAttr(static_cast<int64_t>(k)));
+    }
+    return success();
+  };
   for (int i : info->topologicalOrder) {
     const v1::Node &node = graph.nodes(i);
     Location loc = NameLoc::get(b.getStringAttr(node.name()));
@@ -311,6 +348,17 @@ OwningOpRef<ModuleOp> importGraph(MLIRContext &context, const v1::Graph &graph,
       state.addAttribute("value", *value);
     }
     nodeValues[i] = b.create(state)->getResult(0);
+    if (node.op() == "nonzero") {
+      if (auto count = info->nodeTypes[i].dims.at(1).singleSymbol())
+        countsKnown.insert(*count);
+      if (failed(emitCountChecks(loc)))
+        return nullptr;
+    }
+  }
+  if (llvm::is_contained(checked, false)) {
+    emitError(graphLoc) << "a rule on a nonzero's count reads a count no "
+                           "nonzero defines";
+    return nullptr;
   }
   SmallVector<Value> results;
   for (const std::string &name : graph.outputs())

@@ -24,7 +24,7 @@ const char *kUsage = R"(usage: anyshape [--server ADDR] <command> [args]
                        ANYSHAPE_TLS_SERVER_NAME (docs/service.md)
 
 FILE is a graph: .pbtxt text, a .pb binary, or an ONNX model (.onnx,
-opsets 13-23; its dim_params become the symbols --dims binds).
+opsets 9-28; its dim_params become the symbols --dims binds).
 
 commands:
   validate FILE        check a graph (.pbtxt text or .pb binary); prints its

@@ -94,12 +94,12 @@ mlir::FailureOr<v1::Node> toWireNode(llvm::StringRef opName,
                                      std::string &error);
 
 /// Whether the host flow computes `op` by a call of the runtime, in no
-/// kernel: an index check, nonzero, scatter, argsort, cumulative or
-/// convolution. The fusion plan leaves them out; every kernel around them
+/// kernel: an index or size check, nonzero, scatter, argsort, cumulative
+/// or convolution. The fusion plan leaves them out; every kernel around them
 /// ends there.
 inline bool isHostFlowCall(mlir::Operation *op) {
-  return llvm::isa<CheckIndexOp, NonZeroOp, ScatterOp, ArgsortOp, CumulativeOp,
-                   ConvolutionOp>(op);
+  return llvm::isa<CheckIndexOp, CheckSizesOp, NonZeroOp, ScatterOp, ArgsortOp,
+                   CumulativeOp, ConvolutionOp>(op);
 }
 
 } // namespace anyshape::dhlo

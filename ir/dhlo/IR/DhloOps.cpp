@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/dhlo/IR/DhloDialect.h"
+#include "ir/dhlo/IR/ShapeCheckAttr.h"
 
 #include "ir/graph/OpRegistry.h"
 #include "ir/graph/ShapeInference.h"
@@ -247,6 +248,17 @@ LogicalResult CheckIndexOp::verify() {
   if (getAxis() < 0 || getAxis() >= operand.getRank())
     return emitOpError("axis ")
            << getAxis() << " is out of range for rank " << operand.getRank();
+  return success();
+}
+
+LogicalResult CheckSizesOp::verify() {
+  std::optional<ShapeCheck::Kind> kind = shapeCheckKindNamed(getKind());
+  if (!kind || !isCondition(*kind))
+    return emitOpError("kind '")
+           << getKind() << "' is not a condition on two sizes";
+  // I64Attr reads back unsigned.
+  if (auto check = static_cast<int64_t>(getCheck()); check < 0)
+    return emitOpError("check ") << check << " is negative";
   return success();
 }
 

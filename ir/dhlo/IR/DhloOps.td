@@ -376,6 +376,26 @@ def Dhlo_CheckIndexOp : Op<Dhlo_Dialect, "check_index",
   let hasVerifier = 1;
 }
 
+def Dhlo_CheckSizesOp : Op<Dhlo_Dialect, "check_sizes",
+                           [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "stops the run when sizes known only mid-run break a rule";
+  let description = [{
+    `a` and `b` are the sides of a shape rule that reads a size known only
+    once a kernel has run (a nonzero's count), computed where the op
+    stands: right after the nonzero that defines the last count it reads,
+    before anything shaped by that count can run. They must satisfy
+    `kind`, a condition as ir/dhlo/IR/ShapeCheckAttr.h names it (equal,
+    one_or_equal, less_equal, divides, non_empty_unless_unused);
+    otherwise the run stops there with the error of the graph's count
+    check `check` (GraphInfo::countChecks). It has effects, so nothing
+    removes it; anyshape-size-checks-to-runtime-calls makes it a call of
+    the runtime, in the host flow, that stops the run.
+  }];
+  let arguments = (ins Index:$a, Index:$b, StrAttr:$kind, I64Attr:$check);
+  let assemblyFormat = "$a `,` $b attr-dict";
+  let hasVerifier = 1;
+}
+
 // Not Pure, though it writes nothing: its count may shape values that do
 // not read its coordinates (a mask's sum taken as a size), and only this op
 // binds it, so it must not be erased as unused (an Allocate effect not on

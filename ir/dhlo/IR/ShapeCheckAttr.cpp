@@ -65,17 +65,27 @@ std::optional<SymExpr> exprFrom(Attribute attr) {
 
 } // namespace
 
+StringRef shapeCheckKindName(ShapeCheck::Kind kind) {
+  for (const auto &[k, name] : kKindNames)
+    if (k == kind)
+      return name;
+  return "";
+}
+
+std::optional<ShapeCheck::Kind> shapeCheckKindNamed(StringRef name) {
+  for (const auto &[k, known] : kKindNames)
+    if (name == known)
+      return k;
+  return std::nullopt;
+}
+
 ArrayAttr shapeChecksAttr(MLIRContext *context,
                           const std::vector<ShapeCheck> &checks) {
   Builder b(context);
   SmallVector<Attribute> entries;
   for (const ShapeCheck &check : checks) {
-    const char *kind = nullptr;
-    for (const auto &[k, name] : kKindNames)
-      if (k == check.kind)
-        kind = name;
     SmallVector<NamedAttribute> fields{
-        b.getNamedAttr("kind", b.getStringAttr(kind)),
+        b.getNamedAttr("kind", b.getStringAttr(shapeCheckKindName(check.kind))),
         b.getNamedAttr("a", exprAttr(b, check.a)),
         b.getNamedAttr("b", exprAttr(b, check.b)),
         b.getNamedAttr("symbol", b.getStringAttr(check.symbol)),
@@ -110,10 +120,8 @@ FailureOr<std::vector<ShapeCheck>> shapeChecksFromAttr(Attribute attr,
     if (!fields)
       return fail(index, "is not a dictionary");
     auto kindName = fields.getAs<StringAttr>("kind");
-    std::optional<Kind> kind;
-    for (const auto &[k, name] : kKindNames)
-      if (kindName && kindName.getValue() == name)
-        kind = k;
+    std::optional<Kind> kind =
+        kindName ? shapeCheckKindNamed(kindName.getValue()) : std::nullopt;
     if (!kind)
       return fail(index, "has no known kind");
     ShapeCheck check(*kind);

@@ -20,11 +20,18 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
 
+#include <optional>
 #include <vector>
 
 namespace anyshape::dhlo {
 
 inline constexpr const char *kShapeChecksAttr = "dhlo.shape_checks";
+
+/// The name of `kind` in the attribute ("equal", "less_equal", ...).
+llvm::StringRef shapeCheckKindName(ShapeCheck::Kind kind);
+
+/// The kind named `name`, if one is.
+std::optional<ShapeCheck::Kind> shapeCheckKindNamed(llvm::StringRef name);
 
 /// `checks` as the attribute.
 mlir::ArrayAttr shapeChecksAttr(mlir::MLIRContext *context,

@@ -10,7 +10,9 @@
 // computes the same: the fusions are sorted topologically (an earlier
 // first op first among those ready), a fusion's ops keep their relative
 // order, and an op no fusion owns (one every consumer recomputes, or a
-// shape computation) goes right before its first user.
+// shape computation) goes right before its first user; a dhlo.check_sizes,
+// which no op uses, right after the nonzero it followed, so that a rule
+// on the count fails before anything the count shapes runs.
 //
 //===----------------------------------------------------------------------===//
 #include "ir/dhlo/Analysis/FusionPlan.h"
@@ -23,6 +25,7 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <functional>
 #include <queue>
 #include <set>
 
@@ -146,11 +149,23 @@ LogicalResult orderByFusion(Block &body,
   if (order.size() != fusions)
     return failure();
 
+  // The rules on a count checked mid-run (dhlo.check_sizes, which no op
+  // uses) follow the nonzero they came after: before anything the count
+  // shapes.
+  llvm::DenseMap<Operation *, SmallVector<Operation *>> checksAfter;
+  Operation *lastNonZero = nullptr;
+  for (Operation &op : body.without_terminator()) {
+    if (isa<NonZeroOp>(op))
+      lastNonZero = &op;
+    else if (isa<CheckSizesOp>(op) && lastNonZero)
+      checksAfter[lastNonZero].push_back(&op);
+  }
+
   // Each op goes to the end, after the unowned ops it needs that are not
   // placed yet, in their (topological) block order.
   Operation *terminator = body.getTerminator();
   llvm::DenseSet<Operation *> placed;
-  auto place = [&](Operation *op) {
+  std::function<void(Operation *)> place = [&](Operation *op) {
     if (placed.count(op))
       return;
     SmallVector<Operation *> needed, worklist{op};
@@ -173,8 +188,11 @@ LogicalResult orderByFusion(Block &body,
     });
     needed.push_back(op);
     for (Operation *ready : needed) {
-      placed.insert(ready);
+      if (!placed.insert(ready).second) // placed by a check before it
+        continue;
       ready->moveBefore(terminator);
+      for (Operation *check : checksAfter.lookup(ready))
+        place(check);
     }
   };
   for (size_t fusion : order)

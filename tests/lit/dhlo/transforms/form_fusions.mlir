@@ -79,3 +79,28 @@ func.func @interleaved(%x: tensor<?x?xf32, #dhlo.shape<n, m>>, %y: tensor<?xf32,
   %out = dhlo.div %e, %bs : (tensor<?x?xf32, #dhlo.shape<n, m>>, tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<?x?xf32, #dhlo.shape<n, m>>
   return %out, %t : tensor<?x?xf32, #dhlo.shape<n, m>>, tensor<?xf32, #dhlo.shape<k>>
 }
+
+// -----
+
+// A rule on a nonzero's count (dhlo.check_sizes, which nothing uses) goes
+// right after the nonzero it follows, with the sizes it reads: before the
+// kernel that reads two rows of the count's coordinates.
+// CHECK-LABEL: func.func @count_rule_before_what_the_count_shapes
+// CHECK: %[[NZ:.*]] = dhlo.nonzero
+// CHECK: %[[DIM:.*]] = tensor.dim %[[NZ]]
+// CHECK: dhlo.check_sizes %[[DIM]], %{{.*}} {check = 0 : i64, kind = "equal"}
+// CHECK: dhlo.fusion "kLoop" 0
+// CHECK: dhlo.transpose %[[NZ]]
+// CHECK: dhlo.fusion "kLoop" 1
+func.func @count_rule_before_what_the_count_shapes(%arg0: tensor<?xf32, #dhlo.shape<n>>) -> (tensor<1x1xi64>, tensor<1x1xi64>) {
+  %1 = dhlo.nonzero %arg0 : (tensor<?xf32, #dhlo.shape<n>>) -> tensor<1x?xi64, #dhlo.shape<1, count>>
+  %2 = dhlo.transpose %1 {permutation = array<i64: 1, 0>} : (tensor<1x?xi64, #dhlo.shape<1, count>>) -> tensor<?x1xi64, #dhlo.shape<count, 1>>
+  %3 = dhlo.reshape %2 {shape = #dhlo.shape<2, 1>} : (tensor<?x1xi64, #dhlo.shape<count, 1>>) -> tensor<2x1xi64>
+  %4 = dhlo.slice %3 {limit_indices = #dhlo.shape<1, 1>, start_indices = #dhlo.shape<0, 0>, strides = array<i64>} : (tensor<2x1xi64>) -> tensor<1x1xi64>
+  %5 = dhlo.slice %3 {limit_indices = #dhlo.shape<2, 1>, start_indices = #dhlo.shape<1, 0>, strides = array<i64>} : (tensor<2x1xi64>) -> tensor<1x1xi64>
+  %c1 = arith.constant 1 : index
+  %dim = tensor.dim %1, %c1 : tensor<1x?xi64, #dhlo.shape<1, count>>
+  %c2 = arith.constant 2 : index
+  dhlo.check_sizes %dim, %c2 {check = 0 : i64, kind = "equal"}
+  return %4, %5 : tensor<1x1xi64>, tensor<1x1xi64>
+}
