@@ -37,6 +37,8 @@ describeExecutable(const std::string &id, const jit::CompiledObject &compiled,
   out.set_kernel_functions(report.kernelFunctions);
   out.set_code_bytes(static_cast<int64_t>(compiled.objectCode.size()));
   out.set_fusion_plan(report.fusionPlan);
+  for (const std::string &warning : report.warnings)
+    out.add_warnings(warning);
   return out;
 }
 
