@@ -14,7 +14,6 @@
 #include "codegen/CUDA/CudaPipeline.h"
 #include "codegen/CUDA/Passes.h"
 
-#include "ir/graph/Bindings.h"
 #include "ir/graph/Specialize.h"
 #include "ir/graph/Validate.h"
 #include "jit/CudaKernels.h"
@@ -96,15 +95,6 @@ compileValidated(const v1::Graph &graph, const GraphInfo &info,
                  StageTimer &stages, std::optional<DeviceCode> *device) {
   bool cuda = options.backend == KernelBackend::kCuda;
   bool emulated = options.backend == KernelBackend::kCudaEmulated;
-  // A failed rule on a count stops the run by a jump the CPU host flow
-  // allows (runtime/SizeChecks.h); a CUDA run would leave its stream's
-  // work and device buffers behind.
-  if ((cuda || emulated) && !info.countChecks.empty())
-    return Status(
-        StatusCode::Unimplemented,
-        describeShapeCheck(graph, info.countChecks.front()) +
-            ": a rule on a size known only mid-run (a nonzero's count) is "
-            "checked mid-run on the CPU only, not yet on CUDA");
   LoweringRequest request;
   request.graph = &graph;
   request.info = &info;

@@ -26,6 +26,7 @@
 #include <csetjmp>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <optional>
 #include <unordered_set>
 
@@ -80,23 +81,30 @@ void copyOut(const char *base, const std::vector<int64_t> &shape,
 }
 
 /// The run's allocator, wrapped so that what is live when a run stops
-/// mid-way (a failed rule on a count) can be freed.
+/// mid-way (a failed rule on a count) can be freed. Kernels may allocate
+/// from several threads (the CUDA emulation's blocks do).
 struct TrackedAllocations {
   void *(*alloc)(void *, uint64_t, uint64_t);
   void (*free)(void *, void *);
   void *allocator;
+  std::mutex mutex;
   std::unordered_set<void *> live;
 
   static void *allocate(void *self, uint64_t alignment, uint64_t size) {
     auto *t = static_cast<TrackedAllocations *>(self);
     void *pointer = t->alloc(t->allocator, alignment, size);
-    if (pointer)
+    if (pointer) {
+      std::lock_guard<std::mutex> lock(t->mutex);
       t->live.insert(pointer);
+    }
     return pointer;
   }
   static void release(void *self, void *pointer) {
     auto *t = static_cast<TrackedAllocations *>(self);
-    t->live.erase(pointer);
+    {
+      std::lock_guard<std::mutex> lock(t->mutex);
+      t->live.erase(pointer);
+    }
     t->free(t->allocator, pointer);
   }
 };
@@ -107,8 +115,10 @@ struct TrackedAllocations {
 /// or 0 when stopped (the context says which rule failed).
 int64_t callStoppable(EntryFunction entry,
                       runtime::AnyshapeExecutionContext &context, void **args) {
-  TrackedAllocations tracked{
-      context.alloc, context.free, context.allocator, {}};
+  TrackedAllocations tracked;
+  tracked.alloc = context.alloc;
+  tracked.free = context.free;
+  tracked.allocator = context.allocator;
   context.alloc = &TrackedAllocations::allocate;
   context.free = &TrackedAllocations::release;
   context.allocator = &tracked;

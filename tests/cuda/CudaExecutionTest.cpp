@@ -283,6 +283,36 @@ TEST(FakeDevice, NonZeroCountsOnTheHostAndWritesTheCoordinatesBack) {
   EXPECT_EQ(fakeCounter("PendingOperations"), 0);
 }
 
+TEST(FakeDevice, ARuleOnACountStopsTheRunAndLeavesTheDeviceClean) {
+  // count == n is checked on the host once the count has crossed; a run
+  // that breaks it stops there, its stream synchronised and its device
+  // buffers back in the pool, and the next run is right.
+  v1::Graph graph = test::countMeetsInputGraph();
+  auto executable = jit::Compiler::compile(graph, onDevice());
+  ASSERT_TRUE(executable.isOk()) << executable.status().toString();
+  auto vector = [](std::vector<double> values) {
+    Literal x = Literal::zeros(v1::DTYPE_F32, {int64_t(values.size())});
+    for (size_t k = 0; k < values.size(); ++k)
+      x.setDouble(int64_t(k), values[k]);
+    return x;
+  };
+  for (int round = 0; round < 3; ++round) {
+    auto broken = (*executable)->run({literalToTensor(vector({1, -2, 3}))});
+    ASSERT_FALSE(broken.isOk());
+    EXPECT_EQ(broken.status().code(), StatusCode::InvalidArgument);
+    EXPECT_NE(broken.status().message().find("where n is 3 and count is 2"),
+              std::string::npos)
+        << broken.status().message();
+    EXPECT_EQ(fakeCounter("PendingOperations"), 0);
+    Literal x = vector({1, 2, 3, 4});
+    auto out = (*executable)->run({literalToTensor(x)});
+    ASSERT_TRUE(out.isOk()) << out.status().toString();
+    auto expected = evaluateGraph(graph, {x});
+    ASSERT_TRUE(expected.isOk());
+    EXPECT_EQ(literalFromTensor((*out)[0])->f, (*expected)[0].f);
+  }
+}
+
 TEST(FakeDevice, ASizeKernelsReadAsDataIsUploaded) {
   // The positive elements' linear indices are row * dim_size(x, 1) +
   // column: the host flow writes the size into a small buffer on its

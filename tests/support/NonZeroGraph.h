@@ -60,4 +60,23 @@ inline v1::Graph positiveRowsGraph() {
   return *graph;
 }
 
+/// The positive elements of x [n] added to x itself: n == 1 or n ==
+/// count, a rule only the run decides, checked once the nonzero has
+/// counted (a run picking some but not all of n > 1 elements breaks it).
+inline v1::Graph countMeetsInputGraph() {
+  using namespace client;
+  GraphBuilder b("count_meets_n");
+  Value x = b.parameter("x", v1::DTYPE_F32, {"n"});
+  Value picked =
+      b.gather(x,
+               b.reshape(b.nonzero(b.compare(x, b.scalar(0), Comparison::Gt)),
+                         {"count"}),
+               0);
+  b.output(b.add(picked, x), "sum");
+  auto graph = b.build();
+  if (!graph.isOk())
+    throw std::runtime_error(graph.status().toString());
+  return *graph;
+}
+
 } // namespace anyshape::test
