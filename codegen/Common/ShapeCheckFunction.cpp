@@ -113,6 +113,37 @@ private:
   Location loc_;
 };
 
+} // namespace
+
+Value breaksCondition(ShapeCheck::Kind kind, Value a, Value b,
+                      OpBuilder &builder, Location loc) {
+  using Kind = ShapeCheck::Kind;
+  using P = arith::CmpIPredicate;
+  CheckedArithmetic c(builder, loc);
+  Value zero = c.constant(0);
+  switch (kind) {
+  case Kind::Equal:
+    return c.compare(P::ne, a, b);
+  case Kind::OneOrEqual:
+    return c.both(c.compare(P::ne, a, c.constant(1)), c.compare(P::ne, a, b));
+  case Kind::LessEqual:
+    return c.compare(P::sgt, a, b);
+  case Kind::Divides: {
+    // a > 0 and a divides b; the remainder never divides by zero.
+    Value remainder =
+        builder.create<arith::RemSIOp>(loc, b, c.positiveDivisor(a));
+    return c.either(c.compare(P::sle, a, zero),
+                    c.compare(P::ne, remainder, zero));
+  }
+  case Kind::NonEmptyUnlessUnused:
+    return c.both(c.compare(P::eq, a, zero), c.compare(P::ne, b, zero));
+  default:
+    return nullptr;
+  }
+}
+
+namespace {
+
 /// Emits `check`; returns its failure condition (i1), having defined its
 /// symbol in `symbols` if it defines one.
 Value emitCheck(const ShapeCheck &check, ValueRange inputs,
@@ -135,24 +166,13 @@ Value emitCheck(const ShapeCheck &check, ValueRange inputs,
   case Kind::InputDimEquals:
     return c.compare(P::ne, inputDim(), value(check.a));
   case Kind::Equal:
-    return c.compare(P::ne, value(check.a), value(check.b));
-  case Kind::OneOrEqual: {
-    Value a = value(check.a);
-    return c.both(c.compare(P::ne, a, c.constant(1)),
-                  c.compare(P::ne, a, value(check.b)));
-  }
+  case Kind::OneOrEqual:
   case Kind::LessEqual:
-    return c.compare(P::sgt, value(check.a), value(check.b));
-  case Kind::Divides: {
-    Value divisor = value(check.a), dividend = value(check.b);
-    Value remainder = builder.create<arith::RemSIOp>(
-        loc, dividend, c.positiveDivisor(divisor));
-    return c.either(c.compare(P::sle, divisor, zero),
-                    c.compare(P::ne, remainder, zero));
+  case Kind::Divides:
+  case Kind::NonEmptyUnlessUnused: {
+    Value a = value(check.a);
+    return breaksCondition(check.kind, a, value(check.b), builder, loc);
   }
-  case Kind::NonEmptyUnlessUnused:
-    return c.both(c.compare(P::eq, value(check.a), zero),
-                  c.compare(P::ne, value(check.b), zero));
   case Kind::ElementLimit: {
     Value count = c.constant(1);
     for (const SymExpr &d : check.dims) {

@@ -18,11 +18,19 @@
 
 #include "ir/graph/ShapeChecks.h"
 
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 
 namespace anyshape::codegen {
 
 inline constexpr const char *kShapeCheckFunction = "anyshape_check_shapes";
+
+/// Whether the i64 sizes `a` and `b` break a condition of `kind`
+/// (isCondition in ir/graph/ShapeChecks.h), as i1 built at `builder`;
+/// null for any other kind. The entry's checks and the mid-run rules on
+/// a count (anyshape-size-checks-to-runtime-calls) both evaluate so.
+mlir::Value breaksCondition(ShapeCheck::Kind kind, mlir::Value a, mlir::Value b,
+                            mlir::OpBuilder &builder, mlir::Location loc);
 
 /// Adds @anyshape_check_shapes to `module`, whose @main is the import of
 /// a graph with these run-time `checks`, with the C interface the entry

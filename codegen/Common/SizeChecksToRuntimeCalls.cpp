@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Common/Passes.h"
+#include "codegen/Common/ShapeCheckFunction.h"
 
 #include "ir/dhlo/IR/DhloDialect.h"
 #include "ir/dhlo/IR/ShapeCheckAttr.h"
@@ -42,45 +43,6 @@ func::FuncOp checkFunction(ModuleOp module) {
   return declaration;
 }
 
-/// Whether sizes `a` and `b` (i64) break the condition `kind`, as i1: the
-/// negation of what ShapeCheck::Kind says must hold.
-Value breaks(ShapeCheck::Kind kind, Value a, Value b, OpBuilder &builder,
-             Location loc) {
-  using Kind = ShapeCheck::Kind;
-  using P = arith::CmpIPredicate;
-  auto compare = [&](P p, Value x, Value y) {
-    return builder.create<arith::CmpIOp>(loc, p, x, y).getResult();
-  };
-  auto constant = [&](int64_t v) {
-    return builder.create<arith::ConstantIntOp>(loc, v, 64).getResult();
-  };
-  auto both = [&](Value x, Value y) {
-    return builder.create<arith::AndIOp>(loc, x, y).getResult();
-  };
-  switch (kind) {
-  case Kind::Equal:
-    return compare(P::ne, a, b);
-  case Kind::OneOrEqual:
-    return both(compare(P::ne, a, constant(1)), compare(P::ne, a, b));
-  case Kind::LessEqual:
-    return compare(P::sgt, a, b);
-  case Kind::Divides: {
-    // a > 0 and a divides b; the divisor is made 1 where it is not
-    // positive, so the remainder never divides by zero.
-    Value positive = compare(P::sgt, a, constant(0));
-    Value divisor =
-        builder.create<arith::SelectOp>(loc, positive, a, constant(1));
-    Value remainder = builder.create<arith::RemSIOp>(loc, b, divisor);
-    return builder.create<arith::OrIOp>(loc, compare(P::sle, a, constant(0)),
-                                        compare(P::ne, remainder, constant(0)));
-  }
-  case Kind::NonEmptyUnlessUnused:
-    return both(compare(P::eq, a, constant(0)), compare(P::ne, b, constant(0)));
-  default:
-    return nullptr;
-  }
-}
-
 struct SizeChecksToRuntimeCallsPass
     : impl::SizeChecksToRuntimeCallsBase<SizeChecksToRuntimeCallsPass> {
   void runOnOperation() override {
@@ -95,7 +57,7 @@ struct SizeChecksToRuntimeCallsPass
       Value c = b.create<arith::IndexCastOp>(loc, i64, check.getB());
       std::optional<ShapeCheck::Kind> kind =
           dhlo::shapeCheckKindNamed(check.getKind());
-      Value failed = kind ? breaks(*kind, a, c, b, loc) : nullptr;
+      Value failed = kind ? breaksCondition(*kind, a, c, b, loc) : nullptr;
       if (!failed) {
         check.emitError("not a condition on two sizes");
         return signalPassFailure();

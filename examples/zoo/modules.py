@@ -6,6 +6,7 @@ import encoders
 import gpt2
 import gpt_neox
 import llama
+import mixtral
 import moe
 import packing
 import recommender
@@ -27,6 +28,8 @@ MODULES = {
     "gpt_neox": lambda: gpt_neox.Logits(gpt_neox.model()),
     "llama": lambda: llama.Step(llama.model()),
     "llama_opset23": lambda: llama.Step(llama.model()),  # exported at 23
+    "mixtral": lambda: mixtral.Logits(mixtral.model()),
+    "mixtral_ts": lambda: mixtral.model("eager").model.layers[0].mlp,
     "tiny_llama": lambda: tiny_llama.Decoder(),
     "t5": lambda: t5.Seq2Seq(t5.model()),
     "moe": lambda: moe.TopTwoMoE(),
