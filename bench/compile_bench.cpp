@@ -14,8 +14,8 @@
 //
 //   build/bin/anyshape-bench-compile [--benchmark_filter=...]
 #include "anyshape/client/GraphBuilder.h"
+#include "compiler/Compiler.h"
 #include "examples/ExampleGraphs.h"
-#include "jit/Compiler.h"
 #include "tests/support/HostileGraphs.h"
 
 #include <benchmark/benchmark.h>
@@ -35,10 +35,10 @@ double peakMib() {
 }
 
 void compileOnce(benchmark::State &state, const v1::Graph &graph,
-                 const jit::CompileOptions &options = {}) {
+                 const compiler::CompileOptions &options = {}) {
   for (auto _ : state) {
-    jit::CompileReport report;
-    auto compiled = jit::Compiler::compile(graph, options, &report);
+    compiler::CompileReport report;
+    auto compiled = compiler::Compiler::compile(graph, options, &report);
     if (!compiled.isOk()) {
       state.SkipWithError(compiled.status().toString().c_str());
       return;
@@ -46,7 +46,7 @@ void compileOnce(benchmark::State &state, const v1::Graph &graph,
     state.counters["mlir_s"] = report.pipelineSeconds;
     state.counters["llvm_s"] = report.codegenSeconds;
     state.counters["functions"] = static_cast<double>(report.kernelFunctions);
-    for (const jit::CompileStage &stage : report.stages)
+    for (const compiler::CompileStage &stage : report.stages)
       if (stage.name == "LLVM emit")
         state.counters["emit_s"] = stage.seconds;
   }
@@ -105,7 +105,7 @@ BENCHMARK(BM_CompileMatmulChain)
 
 /// Compiles `state.range(0)` stacked encoder layers with `options`.
 void compileEncoderLayers(benchmark::State &state,
-                          const jit::CompileOptions &options = {}) {
+                          const compiler::CompileOptions &options = {}) {
   client::GraphBuilder builder("bert_encoder");
   examples::bertEncoder(builder, static_cast<int>(state.range(0)));
   auto graph = builder.build();
@@ -132,7 +132,7 @@ BENCHMARK(BM_CompileEncoderLayers)
 /// ParallelCodegen.h), side by side: --benchmark_filter=InParts
 /// --benchmark_repetitions=3 --benchmark_enable_random_interleaving=true.
 void BM_CompileEncoderInParts(benchmark::State &state) {
-  jit::CompileOptions options;
+  compiler::CompileOptions options;
   options.codegenParts = static_cast<int>(state.range(1));
   compileEncoderLayers(state, options);
 }
@@ -169,7 +169,7 @@ v1::Graph constantGraph(int64_t mib, bool seeded) {
 void compileConstant(benchmark::State &state, bool seeded) {
   v1::Graph graph = constantGraph(state.range(0), seeded);
   for (auto _ : state) {
-    auto object = jit::Compiler::compileToObject(graph);
+    auto object = compiler::Compiler::compileToObject(graph);
     if (!object.isOk()) {
       state.SkipWithError(object.status().toString().c_str());
       return;

@@ -8,9 +8,9 @@
 // question: does folding them into the primitive pay (docs/benchmarks.md)?
 //
 //   build/bin/anyshape-bench-conv
+#include "compiler/Compiler.h"
 #include "ir/graph/GraphText.h"
 #include "ir/reference/Literal.h"
-#include "jit/Compiler.h"
 
 #include <benchmark/benchmark.h>
 #include <oneapi/dnnl/dnnl.hpp>
@@ -86,7 +86,7 @@ void anyshapeWay(benchmark::State &state, bool biasRelu) {
     state.SkipWithError(graph.status().toString().c_str());
     return;
   }
-  auto compiled = jit::Compiler::compile(*graph);
+  auto compiled = compiler::Compiler::compile(*graph);
   if (!compiled.isOk()) {
     state.SkipWithError(compiled.status().toString().c_str());
     return;

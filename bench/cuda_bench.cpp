@@ -26,10 +26,10 @@
 //   anyshape-bench-cuda [--benchmark_filter=...]
 #include "ExampleFile.h"
 #include "anyshape/client/GraphBuilder.h"
+#include "compiler/Compiler.h"
 #include "ir/graph/Bindings.h"
 #include "ir/graph/GraphText.h"
 #include "ir/reference/Literal.h"
-#include "jit/Compiler.h"
 #include "runtime/cuda/CudaDevice.h"
 
 #include <benchmark/benchmark.h>
@@ -57,12 +57,12 @@ compileFor(const v1::Graph &graph,
            const std::map<std::string, int64_t> &staticSymbols,
            const std::string &rowSchedule = "auto") {
   ANYSHAPE_ASSIGN_OR_RETURN(int chip, deviceChip());
-  jit::CompileOptions options;
-  options.backend = jit::KernelBackend::kCuda;
+  compiler::CompileOptions options;
+  options.backend = compiler::KernelBackend::kCuda;
   options.cuda.target.smVersion = chip;
   options.staticSymbols = staticSymbols;
   options.cuda.rowSchedule = rowSchedule;
-  return jit::Compiler::compile(graph, options);
+  return compiler::Compiler::compile(graph, options);
 }
 
 void runLoop(benchmark::State &state,

@@ -6,11 +6,11 @@
 //
 //   build/bin/anyshape-bench-encoder [--benchmark_filter=...]
 #include "ExampleFile.h"
+#include "compiler/Compiler.h"
 #include "ir/graph/Bindings.h"
 #include "ir/graph/GraphText.h"
 #include "ir/graph/Validate.h"
 #include "ir/reference/Literal.h"
-#include "jit/Compiler.h"
 
 #include <benchmark/benchmark.h>
 
@@ -23,8 +23,9 @@ namespace {
 
 const v1::Graph &encoder() { return bench::encoderLayer(); }
 
-std::shared_ptr<jit::Executable> compileOrDie(const jit::CompileOptions &o) {
-  auto executable = jit::Compiler::compile(encoder(), o);
+std::shared_ptr<jit::Executable>
+compileOrDie(const compiler::CompileOptions &o) {
+  auto executable = compiler::Compiler::compile(encoder(), o);
   if (!executable) {
     std::fprintf(stderr, "%s\n", executable.status().toString().c_str());
     std::exit(1);
@@ -47,7 +48,7 @@ void BM_EncoderDynamic(benchmark::State &state) {
 }
 
 void BM_EncoderStatic(benchmark::State &state) {
-  jit::CompileOptions options;
+  compiler::CompileOptions options;
   options.staticSymbols = {{"batch", 1}, {"seq", state.range(0)}};
   std::shared_ptr<jit::Executable> specialised = compileOrDie(options);
   runLoop(state, *specialised, bench::encoderInputs(state.range(0)));
@@ -55,7 +56,7 @@ void BM_EncoderStatic(benchmark::State &state) {
 
 void BM_EncoderDynamicUnfused(benchmark::State &state) {
   static std::shared_ptr<jit::Executable> unfused = [] {
-    jit::CompileOptions options;
+    compiler::CompileOptions options;
     options.pipeline.fuse = false;
     return compileOrDie(options);
   }();
@@ -69,7 +70,7 @@ void BM_EncoderWideWeights(benchmark::State &state) {
   static std::shared_ptr<jit::Executable> byLayout[2] = {nullptr, nullptr};
   std::shared_ptr<jit::Executable> &executable = byLayout[state.range(0)];
   if (!executable) {
-    jit::CompileOptions options;
+    compiler::CompileOptions options;
     options.pipeline.target.transposeWideWeights = state.range(0) == 1;
     executable = compileOrDie(options);
   }
@@ -82,7 +83,7 @@ void BM_EncoderPackedWeights(benchmark::State &state) {
   static std::shared_ptr<jit::Executable> byChoice[2] = {nullptr, nullptr};
   std::shared_ptr<jit::Executable> &executable = byChoice[state.range(0)];
   if (!executable) {
-    jit::CompileOptions options;
+    compiler::CompileOptions options;
     options.pipeline.packConstantWeights = state.range(0) == 1;
     executable = compileOrDie(options);
   }
@@ -122,7 +123,7 @@ void BM_HostOverheadTinyGraph(benchmark::State &state) {
       inputs { name: "y" type { dtype: DTYPE_F32 dims { symbol: "n" } } }
       nodes { name: "s" op: "add" operands: "x" operands: "y" }
       outputs: "s")");
-    auto executable = jit::Compiler::compile(*graph);
+    auto executable = compiler::Compiler::compile(*graph);
     if (!executable)
       std::exit(1);
     return *executable;

@@ -8,9 +8,9 @@
 // (runtime/PackedGemm.h).
 //
 //   build/bin/anyshape-bench-gemm
+#include "compiler/Compiler.h"
 #include "ir/graph/GraphText.h"
 #include "ir/reference/Literal.h"
-#include "jit/Compiler.h"
 #include "runtime/ExecutionContext.h"
 #include "runtime/PackedGemm.h"
 #include "runtime/Threading.h"
@@ -32,7 +32,7 @@ std::shared_ptr<jit::Executable> &executable() {
       nodes { name: "y" op: "dot_general" operands: "x" operands: "w"
               dot_general { lhs_contracting_dimensions: 1 rhs_contracting_dimensions: 0 } }
       outputs: "y")");
-    auto compiled = jit::Compiler::compile(*graph);
+    auto compiled = compiler::Compiler::compile(*graph);
     if (!compiled) {
       std::fprintf(stderr, "%s\n", compiled.status().toString().c_str());
       std::exit(1);

@@ -36,8 +36,8 @@
 //
 //   build/bin/anyshape-bench-kernels [--benchmark_filter=...]
 #include "anyshape/client/GraphBuilder.h"
+#include "compiler/Compiler.h"
 #include "ir/reference/Literal.h"
-#include "jit/Compiler.h"
 #include "runtime/Threading.h"
 
 #include <benchmark/benchmark.h>
@@ -71,8 +71,9 @@ void BM_Triad(benchmark::State &state) {
 }
 
 std::shared_ptr<jit::Executable>
-compileOrDie(const v1::Graph &graph, const jit::CompileOptions &options = {}) {
-  auto executable = jit::Compiler::compile(graph, options);
+compileOrDie(const v1::Graph &graph,
+             const compiler::CompileOptions &options = {}) {
+  auto executable = compiler::Compiler::compile(graph, options);
   if (!executable) {
     std::fprintf(stderr, "%s\n", executable.status().toString().c_str());
     std::exit(1);
@@ -228,7 +229,7 @@ void BM_SoftmaxOneRow(benchmark::State &state) {
     client::GraphBuilder b("softmax_one_row");
     client::Value x = b.parameter("x", v1::DTYPE_F32, {"rows", "n"});
     b.output(b.softmax(x, 1), "y");
-    jit::CompileOptions options;
+    compiler::CompileOptions options;
     options.pipeline.splitRowMinWork = splitRowMinWork;
     return compileOrDie(*b.build(), options);
   };

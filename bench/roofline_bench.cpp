@@ -21,7 +21,7 @@
 // /1 (skewed: mostly short), 60 lengths each, seed 0 (anyshape-load's
 // traces, tools/load/Workload.h).
 #include "ExampleFile.h"
-#include "jit/Compiler.h"
+#include "compiler/Compiler.h"
 #include "runtime/Gemm.h"
 #include "runtime/PackedGemm.h"
 #include "tools/load/Workload.h"
@@ -42,7 +42,7 @@ constexpr int64_t kHidden = 768, kHeads = 12, kHeadDim = 64, kFfn = 3072;
 
 std::shared_ptr<jit::Executable> compiledLayer() {
   static std::shared_ptr<jit::Executable> layer = [] {
-    auto executable = jit::Compiler::compile(bench::encoderLayer(), {});
+    auto executable = compiler::Compiler::compile(bench::encoderLayer(), {});
     if (!executable) {
       std::fprintf(stderr, "%s\n", executable.status().toString().c_str());
       std::exit(1);

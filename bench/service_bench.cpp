@@ -140,7 +140,7 @@ Servers &servers() {
       std::exit(1);
     }
     s->anyshape = std::move(*server);
-    options.service.compileWorkers.program = ANYSHAPE_SERVER_BINARY;
+    options.service.compileWorkers.program = ANYSHAPE_COMPILE_WORKER;
     auto withWorkers = server::Server::start(options);
     if (!withWorkers) {
       std::fprintf(stderr, "%s\n", withWorkers.status().toString().c_str());

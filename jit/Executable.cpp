@@ -14,12 +14,13 @@
 #include "ir/graph/DType.h"
 #include "ir/graph/IndexCheck.h"
 
-#include "codegen/CUDA/Passes.h"
 #include "jit/LoadedObject.h"
+#include "runtime/Abi.h"
 #include "runtime/Allocator.h"
 #include "runtime/ExecutionContext.h"
 #include "runtime/Threading.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
@@ -172,7 +173,7 @@ Executable::load(v1::Graph compiledGraph, GraphInfo info,
                             LoadedObject::load(objectCode));
   // A CUDA host flow without its kernels would launch with a CPU context;
   // a CPU object with device code is just as wrong.
-  bool cudaObject = code->lookup(codegen::kCudaExecutableMarker) != nullptr;
+  bool cudaObject = code->lookup(abi::kCudaExecutableMarker) != nullptr;
   if (cudaObject != device.has_value())
     return invalidArgument(cudaObject
                                ? "a CUDA executable's object code without "
@@ -187,8 +188,8 @@ Executable::load(v1::Graph compiledGraph, GraphInfo info,
   // them (CudaPipelineOptions::emulatedKernels; tests only).
   std::vector<runtime::cuda::EmulatedKernel> emulations;
   for (const runtime::cuda::KernelImage &image : device->kernels)
-    if (void *emulation = executable->code_->lookup(
-            image.name + codegen::kEmulatedKernelSuffix))
+    if (void *emulation =
+            executable->code_->lookup(image.name + abi::kEmulatedKernelSuffix))
       emulations.push_back(
           reinterpret_cast<runtime::cuda::EmulatedKernel>(emulation));
   if (emulations.size() != device->kernels.size())

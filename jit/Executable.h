@@ -78,7 +78,8 @@ enum class Target { kCpu, kCuda };
 /// when every op of the graph is a view or a copy).
 struct DeviceCode {
   std::vector<runtime::cuda::KernelImage> kernels;
-  /// Constants its host flow uploads (codegen::kCudaConstantsAttr).
+  /// Constants its host flow uploads (the compiler reads
+  /// codegen::kCudaConstantsAttr).
   int64_t constants = 0;
 };
 

@@ -11,12 +11,11 @@
 #include "jit/LoadedObject.h"
 #include "jit/ObjectBundle.h"
 
-#include "codegen/CUDA/Passes.h"
-#include "codegen/Common/Passes.h"
-#include "jit/ObjectCode.h"
+#include "jit/HostTarget.h"
 #include "jit/PerfMap.h"
 
 #include "ir/graph/ConstantData.h"
+#include "runtime/Abi.h"
 #include "runtime/Allocator.h"
 #include "runtime/Argsort.h"
 #include "runtime/Bfloat16.h"
@@ -41,14 +40,14 @@
 namespace anyshape::jit {
 namespace {
 
-/// codegen::kFillSeededUniform's C ABI over the evaluator's generator.
+/// abi::kFillSeededUniform's C ABI over the evaluator's generator.
 void fillSeededUniformAt(int64_t address, int64_t count, int32_t dtype,
                          uint64_t seed, double low, double high) {
   fillSeededUniform(seed, low, high, static_cast<v1::DType>(dtype), count,
                     reinterpret_cast<char *>(address));
 }
 
-/// codegen::kFillSeededUniformTransposed's.
+/// abi::kFillSeededUniformTransposed's.
 void fillSeededUniformTransposedAt(int64_t address, int64_t rows, int64_t cols,
                                    int32_t dtype, uint64_t seed, double low,
                                    double high) {
@@ -64,66 +63,62 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner &mangle) {
   };
   llvm::orc::SymbolMap symbols;
   symbols[mangle("memrefCopy")] = bind(&runtime::anyshapeMemrefCopy);
-  symbols[mangle(std::string("_mlir_ciface_") + codegen::kBatchMatmulF32)] =
+  symbols[mangle(std::string("_mlir_ciface_") + abi::kBatchMatmulF32)] =
       bind(&runtime::anyshapeBatchMatmulF32);
-  symbols[mangle(std::string("_mlir_ciface_") +
-                 codegen::kBatchMatmulPackedF32)] =
+  symbols[mangle(std::string("_mlir_ciface_") + abi::kBatchMatmulPackedF32)] =
       bind(&runtime::anyshapeBatchMatmulPackedF32);
-  symbols[mangle(std::string("_mlir_ciface_") + codegen::kConvolutionF32)] =
+  symbols[mangle(std::string("_mlir_ciface_") + abi::kConvolutionF32)] =
       bind(&runtime::anyshapeConvolutionF32);
   // Index checks (runtime/IndexChecks.h), on the host and on the device.
-  symbols[mangle(std::string("_mlir_ciface_") + codegen::kCheckIndicesI32)] =
+  symbols[mangle(std::string("_mlir_ciface_") + abi::kCheckIndicesI32)] =
       bind(&runtime::anyshapeCheckIndicesI32);
-  symbols[mangle(std::string("_mlir_ciface_") + codegen::kCheckIndicesI64)] =
+  symbols[mangle(std::string("_mlir_ciface_") + abi::kCheckIndicesI64)] =
       bind(&runtime::anyshapeCheckIndicesI64);
-  symbols[mangle(std::string("_mlir_ciface_") +
-                 codegen::kCudaCheckIndicesI32)] =
+  symbols[mangle(std::string("_mlir_ciface_") + abi::kCudaCheckIndicesI32)] =
       bind(&runtime::cuda::anyshapeCudaCheckIndicesI32);
-  symbols[mangle(std::string("_mlir_ciface_") +
-                 codegen::kCudaCheckIndicesI64)] =
+  symbols[mangle(std::string("_mlir_ciface_") + abi::kCudaCheckIndicesI64)] =
       bind(&runtime::cuda::anyshapeCudaCheckIndicesI64);
   // Rules on a nonzero's count (runtime/SizeChecks.h).
-  symbols[mangle(std::string("_mlir_ciface_") + codegen::kCheckSizes)] =
+  symbols[mangle(std::string("_mlir_ciface_") + abi::kCheckSizes)] =
       bind(&runtime::anyshapeCheckSizes);
   // nonzero (runtime/NonZero.h), one declaration per element type.
-  for (const char *suffix : codegen::kElementSuffixes) {
+  for (const char *suffix : abi::kElementSuffixes) {
     std::string ciface = "_mlir_ciface_";
-    symbols[mangle(ciface + codegen::kCountNonZero + suffix)] =
+    symbols[mangle(ciface + abi::kCountNonZero + suffix)] =
         bind(&runtime::anyshapeCountNonZero);
-    symbols[mangle(ciface + codegen::kNonZeroIndices + suffix)] =
+    symbols[mangle(ciface + abi::kNonZeroIndices + suffix)] =
         bind(&runtime::anyshapeNonZeroIndices);
-    symbols[mangle(ciface + codegen::kCudaCountNonZero + suffix)] =
+    symbols[mangle(ciface + abi::kCudaCountNonZero + suffix)] =
         bind(&runtime::cuda::anyshapeCudaCountNonZero);
-    symbols[mangle(ciface + codegen::kCudaNonZeroIndices + suffix)] =
+    symbols[mangle(ciface + abi::kCudaNonZeroIndices + suffix)] =
         bind(&runtime::cuda::anyshapeCudaNonZeroIndices);
     // argsort and cumulative (runtime/Argsort.h, runtime/Cumulative.h),
     // one per element type.
-    symbols[mangle(ciface + codegen::kArgsort + suffix)] =
+    symbols[mangle(ciface + abi::kArgsort + suffix)] =
         bind(&runtime::anyshapeArgsort);
-    symbols[mangle(ciface + codegen::kCudaArgsort + suffix)] =
+    symbols[mangle(ciface + abi::kCudaArgsort + suffix)] =
         bind(&runtime::cuda::anyshapeCudaArgsort);
-    symbols[mangle(ciface + codegen::kCumulative + suffix)] =
+    symbols[mangle(ciface + abi::kCumulative + suffix)] =
         bind(&runtime::anyshapeCumulative);
-    symbols[mangle(ciface + codegen::kCudaCumulative + suffix)] =
+    symbols[mangle(ciface + abi::kCudaCumulative + suffix)] =
         bind(&runtime::cuda::anyshapeCudaCumulative);
     // scatter (runtime/Scatter.h), one per element and index type.
-    for (const char *index : codegen::kIndexSuffixes) {
-      symbols[mangle(ciface + codegen::kScatter + suffix + index)] =
+    for (const char *index : abi::kIndexSuffixes) {
+      symbols[mangle(ciface + abi::kScatter + suffix + index)] =
           bind(&runtime::anyshapeScatter);
-      symbols[mangle(ciface + codegen::kCudaScatter + suffix + index)] =
+      symbols[mangle(ciface + abi::kCudaScatter + suffix + index)] =
           bind(&runtime::cuda::anyshapeCudaScatter);
     }
   }
-  symbols[mangle(codegen::kReleaseConvolutionWeights)] =
+  symbols[mangle(abi::kReleaseConvolutionWeights)] =
       bind(&runtime::anyshapeReleaseConvolutionWeights);
-  symbols[mangle(codegen::kReleaseGemmPack)] =
+  symbols[mangle(abi::kReleaseGemmPack)] =
       bind(&runtime::anyshapeReleaseGemmPack);
   // The execution context's allocator (ExecutionContext.h), and MLIR's
   // generic allocation functions for code that has no context (the shape
   // checks, the initializer).
-  symbols[mangle(codegen::kContextAlloc)] =
-      bind(&runtime::anyshapeContextAlloc);
-  symbols[mangle(codegen::kContextFree)] = bind(&runtime::anyshapeContextFree);
+  symbols[mangle(abi::kContextAlloc)] = bind(&runtime::anyshapeContextAlloc);
+  symbols[mangle(abi::kContextFree)] = bind(&runtime::anyshapeContextFree);
   symbols[mangle("_mlir_memref_to_llvm_alloc")] = bind(&runtime::anyshapeAlloc);
   symbols[mangle("_mlir_memref_to_llvm_aligned_alloc")] =
       bind(&runtime::anyshapeAlignedAlloc);
@@ -139,20 +134,18 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner &mangle) {
   symbols[mangle("__kmpc_barrier")] = bind(&runtime::anyshapeKmpcBarrier);
   symbols[mangle("__kmpc_push_num_threads")] =
       bind(&runtime::anyshapeKmpcPushNumThreads);
-  symbols[mangle(codegen::kFillSeededUniform)] = bind(&fillSeededUniformAt);
-  symbols[mangle(codegen::kFillSeededUniformTransposed)] =
+  symbols[mangle(abi::kFillSeededUniform)] = bind(&fillSeededUniformAt);
+  symbols[mangle(abi::kFillSeededUniformTransposed)] =
       bind(&fillSeededUniformTransposedAt);
   // LLVM's f32 -> bf16 libcall where the host has no instruction for it.
   symbols[mangle("__truncsfbf2")] = bind(&runtime::anyshapeTruncF32ToBf16);
   // A CUDA executable's launches (codegen/CUDA/LaunchesToRuntimeCalls.cpp).
-  symbols[mangle(codegen::kCudaLaunch)] =
-      bind(&runtime::cuda::anyshapeCudaLaunch);
-  symbols[mangle(codegen::kCudaCopy)] = bind(&runtime::cuda::anyshapeCudaCopy);
-  symbols[mangle(codegen::kCudaUpload)] =
-      bind(&runtime::cuda::anyshapeCudaUpload);
-  symbols[mangle(codegen::kCudaConstant)] =
+  symbols[mangle(abi::kCudaLaunch)] = bind(&runtime::cuda::anyshapeCudaLaunch);
+  symbols[mangle(abi::kCudaCopy)] = bind(&runtime::cuda::anyshapeCudaCopy);
+  symbols[mangle(abi::kCudaUpload)] = bind(&runtime::cuda::anyshapeCudaUpload);
+  symbols[mangle(abi::kCudaConstant)] =
       bind(&runtime::cuda::anyshapeCudaConstant);
-  symbols[mangle(std::string("_mlir_ciface_") + codegen::kCudaBatchMatmulF32)] =
+  symbols[mangle(std::string("_mlir_ciface_") + abi::kCudaBatchMatmulF32)] =
       bind(&runtime::cuda::anyshapeCudaBatchMatmulF32);
   return symbols;
 }
@@ -198,11 +191,11 @@ LoadedObject::load(std::string_view object) {
       return invalidArgument("cannot load object code: " +
                              llvm::toString(std::move(error)));
   // Links now, so no run pays for it and a bad object fails here.
-  auto entry = (*jit)->lookup(kEntrySymbol);
+  auto entry = (*jit)->lookup(abi::kEntrySymbol);
   if (!entry)
     return invalidArgument("cannot link object code: " +
                            llvm::toString(entry.takeError()));
-  auto initialize = (*jit)->lookup(codegen::kInitializeSymbol);
+  auto initialize = (*jit)->lookup(abi::kInitializeSymbol);
   if (!initialize)
     return invalidArgument("cannot link object code: " +
                            llvm::toString(initialize.takeError()));
@@ -211,7 +204,7 @@ LoadedObject::load(std::string_view object) {
   std::unique_ptr<LoadedObject> loaded(new LoadedObject(std::move(*jit)));
   loaded->entry_ = entry->toPtr<EntryFunction>();
   // Optional: only an object holding something to free defines it.
-  if (auto finalize = loaded->jit_->lookup(codegen::kFinalizeSymbol))
+  if (auto finalize = loaded->jit_->lookup(abi::kFinalizeSymbol))
     loaded->finalize_ = finalize->toPtr<void (*)()>();
   else
     llvm::consumeError(finalize.takeError());

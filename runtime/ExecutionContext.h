@@ -1,5 +1,5 @@
 // The execution context: everything one run of an executable uses that is
-// not an input or an output. The entry takes it (jit/ObjectCode.h:
+// not an input or an output. The entry takes it (compiler/ObjectCode.h:
 // `anyshape_entry(context, args)`) and hands it to the host flow and to
 // every kernel, so nothing on the execution path reads a process or
 // thread global: two runs with different team sizes or allocators may run

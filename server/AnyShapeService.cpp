@@ -5,7 +5,6 @@
 #include "server/AnyShapeService.h"
 
 #include "ir/graph/Bindings.h"
-#include "jit/Compiler.h"
 #include "runtime/Threading.h"
 #include "runtime/cuda/CudaDriver.h"
 #include "runtime/support/HandOff.h"
@@ -14,11 +13,12 @@
 #include "server/cache/CacheKey.h"
 #include "server/cache/DiskCache.h"
 #include "server/cache/EntryKey.h"
-#include "server/worker/CompileJob.h"
+#include "server/worker/WorkerProtocol.h"
 
 #include <grpcpp/grpcpp.h>
 
 #include <thread>
+#include <unistd.h>
 
 namespace anyshape::server {
 namespace {
@@ -79,6 +79,14 @@ AnyShapeService::create(const ServiceOptions &options) {
   if (options.compileThreads < 1 || options.executeThreads < 1 ||
       options.maxQueuedCompiles < 1 || options.maxQueuedExecutions < 1)
     return invalidArgument("thread and queue counts must be at least 1");
+  // Every compile runs in a worker process: the server links no compiler.
+  if (options.compileWorkers.program.empty() ||
+      ::access(options.compileWorkers.program.c_str(), X_OK) != 0)
+    return Status(
+        StatusCode::FailedPrecondition,
+        "no compile worker program at '" + options.compileWorkers.program +
+            "' (anyshape-compile-worker, installed beside anyshape-server; "
+            "--compile-worker-program FILE names another)");
   std::vector<std::unique_ptr<CacheTier>> tiers;
   if (!options.cacheDir.empty()) {
     ANYSHAPE_ASSIGN_OR_RETURN(
@@ -116,9 +124,8 @@ AnyShapeService::create(const ServiceOptions &options) {
   service->workers_ = std::make_unique<tbb::global_control>(
       tbb::global_control::max_allowed_parallelism,
       static_cast<size_t>(options.compileThreads + 1));
-  if (!options.compileWorkers.program.empty())
-    service->compileWorkers_ = std::make_unique<CompileWorkers>(
-        options.compileWorkers, service->metrics_);
+  service->compileWorkers_ = std::make_unique<CompileWorkers>(
+      options.compileWorkers, service->metrics_);
   service->compilePool_ =
       std::make_unique<tbb::task_arena>(options.compileThreads, 0);
   service->executePool_ =
@@ -271,33 +278,21 @@ StatusOr<CacheResult> AnyShapeService::compileOrShare(
     bool background) {
   return cache_->getOrCompile(key, [&]() -> StatusOr<CachedExecutable> {
     auto start = Clock::now();
-    StatusOr<CachedExecutable> compiled = internalError("not compiled");
-    if (compileWorkers_) {
-      v1::CompileJob job;
-      *job.mutable_request() = request;
-      job.set_key(key);
-      job.set_max_elements_per_tensor(options_.limits.maxElementsPerTensor);
-      for (const std::string &id : storedTensorIds(request.graph()))
-        job.add_stored_tensor_ids(id);
-      job.set_testing_delay_ms(options_.testingCompileDelayMs);
-      // Test-only faults, chosen by graph name so that a test can send a
-      // misbehaving compile next to good ones.
-      const std::string prefix = "anyshape-testing-";
-      if (options_.testingCompileFaults &&
-          request.graph().name().rfind(prefix, 0) == 0)
-        job.set_testing_fault(request.graph().name().substr(prefix.size()));
-      compiled = compileWorkers_->compile(std::move(job), tensors_, deadline,
-                                          background);
-    } else {
-      if (options_.testingCompileDelayMs > 0)
-        std::this_thread::sleep_for(
-            std::chrono::milliseconds(options_.testingCompileDelayMs));
-      jit::CompileReport report;
-      StatusOr<StoredExecutable> stored =
-          compileForCache(request, key, &tensors_, options_.limits, &report);
-      compiled = stored.isOk() ? loadStored(std::move(*stored), options_.limits)
-                               : StatusOr<CachedExecutable>(stored.status());
-    }
+    v1::CompileJob job;
+    *job.mutable_request() = request;
+    job.set_key(key);
+    job.set_max_elements_per_tensor(options_.limits.maxElementsPerTensor);
+    for (const std::string &id : storedTensorIds(request.graph()))
+      job.add_stored_tensor_ids(id);
+    job.set_testing_delay_ms(options_.testingCompileDelayMs);
+    // Test-only faults, chosen by graph name so that a test can send a
+    // misbehaving compile next to good ones.
+    const std::string prefix = "anyshape-testing-";
+    if (options_.testingCompileFaults &&
+        request.graph().name().rfind(prefix, 0) == 0)
+      job.set_testing_fault(request.graph().name().substr(prefix.size()));
+    StatusOr<CachedExecutable> compiled = compileWorkers_->compile(
+        std::move(job), tensors_, deadline, background);
     if (compiled.isOk()) {
       // The request's view: the whole miss, worker start and load included.
       double seconds =

@@ -58,9 +58,8 @@ struct ServiceOptions {
   /// Null: no authentication (the loopback default). Otherwise every call
   /// but the health check needs a token with its method's roles (Auth.h).
   std::shared_ptr<const TokenAuth> auth;
-  /// Compiles run in worker processes (CompileWorkers.h) when
-  /// compileWorkers.program is set (anyshape-server sets it to itself);
-  /// empty, they run in this process.
+  /// Compiles run in worker processes (CompileWorkers.h):
+  /// compileWorkers.program must name the worker (anyshape-compile-worker).
   CompileWorkerOptions compileWorkers;
   /// Hot-shape specialisation (HotShapes.h); off when threshold is 0.
   HotShapeOptions hotShapes;

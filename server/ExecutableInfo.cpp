@@ -6,8 +6,9 @@
 namespace anyshape::server {
 
 StatusOr<v1::ExecutableInfo>
-describeExecutable(const std::string &id, const jit::CompiledObject &compiled,
-                   const jit::CompileReport &report) {
+describeExecutable(const std::string &id,
+                   const compiler::CompiledObject &compiled,
+                   const compiler::CompileReport &report) {
   const v1::Graph &graph = compiled.compiledGraph;
   const GraphInfo &info = compiled.info;
   v1::ExecutableInfo out;

@@ -4,13 +4,14 @@
 #pragma once
 
 #include "anyshape/v1/service.pb.h"
-#include "jit/Compiler.h"
+#include "compiler/Compiler.h"
 
 namespace anyshape::server {
 
 /// For the executable compiled as `compiled` (not yet linked).
 StatusOr<v1::ExecutableInfo>
-describeExecutable(const std::string &id, const jit::CompiledObject &compiled,
-                   const jit::CompileReport &report);
+describeExecutable(const std::string &id,
+                   const compiler::CompiledObject &compiled,
+                   const compiler::CompileReport &report);
 
 } // namespace anyshape::server

@@ -13,7 +13,6 @@
 #include "server/HeapPolicy.h"
 #include "server/Io.h"
 #include "server/Log.h"
-#include "server/worker/WorkerMain.h"
 
 #include <csignal>
 #include <cstdio>
@@ -80,8 +79,9 @@ const char *kUsage = R"(usage: anyshape-server [options]
   --cuda-memory-bytes N    device memory CUDA executions may hold (default:
                            all of the device's); beyond it an execution is
                            RESOURCE_EXHAUSTED
-  --compile-in-process     compile in the server's process (debugging: a
-                           crash in the compiler then stops the server)
+  --compile-worker-program FILE
+                           the compile worker (default: anyshape-compile-worker
+                           beside this program); the server links no compiler
   --execute-threads N      concurrent executions (default: cores); each gets
                            cores / (executions running when it starts)
                            OpenMP threads: a lone request gets every core
@@ -141,6 +141,19 @@ bool parseSize(const std::string &text, int64_t &out) {
   return true;
 }
 
+/// `name` in the directory this program's binary is in (where the build
+/// and an install put the compile worker), or `name` alone if that
+/// directory cannot be read.
+std::string besideThisProgram(const std::string &name) {
+  char path[4096];
+  ssize_t n = ::readlink("/proc/self/exe", path, sizeof(path) - 1);
+  if (n <= 0)
+    return name;
+  std::string self(path, static_cast<size_t>(n));
+  size_t slash = self.rfind('/');
+  return slash == std::string::npos ? name : self.substr(0, slash + 1) + name;
+}
+
 int usageError(const std::string &message) {
   std::fprintf(stderr, "anyshape-server: %s\n%s", message.c_str(), kUsage);
   return 2;
@@ -150,13 +163,9 @@ int usageError(const std::string &message) {
 
 int main(int argc, char **argv) {
   using namespace anyshape;
-  // The server runs itself as its compile workers (worker/WorkerMain.h).
-  // It exits without running static destructors: the result is written,
-  // and tearing down LLVM and the thread pools would only cost time.
-  if (argc == 2 && std::string(argv[1]) == "--compile-worker")
-    ::_exit(server::runCompileWorker());
   server::ServerOptions options;
-  options.service.compileWorkers.program = "/proc/self/exe";
+  options.service.compileWorkers.program =
+      besideThisProgram("anyshape-compile-worker");
   options.service.executeThreads = runtime::hardwareThreads();
   std::string portFile;
   std::string authTokensFile;
@@ -170,10 +179,6 @@ int main(int argc, char **argv) {
     if (arg == "--help" || arg == "-h") {
       std::fputs(kUsage, stdout);
       return 0;
-    }
-    if (arg == "--compile-in-process") {
-      options.service.compileWorkers.program.clear();
-      continue;
     }
     if (arg == "--testing-compile-faults") {
       options.service.testingCompileFaults = true;
@@ -204,6 +209,8 @@ int main(int argc, char **argv) {
       options.service.cacheDir = value;
     else if (arg == "--cache-key-file")
       options.service.cacheKeyFile = value;
+    else if (arg == "--compile-worker-program")
+      options.service.compileWorkers.program = value;
     else if (arg == "--tls-cert")
       options.tls.certFile = value;
     else if (arg == "--tls-key")

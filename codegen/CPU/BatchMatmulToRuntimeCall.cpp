@@ -95,7 +95,7 @@ struct BatchMatmulToRuntimeCallPass
       if (!callee) {
         b.setInsertionPointToStart(module.getBody());
         callee = b.create<func::FuncOp>(
-            module.getLoc(), kBatchMatmulF32,
+            module.getLoc(), abi::kBatchMatmulF32,
             b.getFunctionType({argType, argType, argType}, {}));
         callee.setPrivate();
         callee->setAttr("llvm.emit_c_interface", b.getUnitAttr());

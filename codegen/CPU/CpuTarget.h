@@ -7,7 +7,7 @@
 // split of anyshape-split-vector-remainders and the remainder-loop hints
 // (LoopHints.h) follow. The host's are detected once from LLVM's host CPU
 // features, which is also what the object code is generated for
-// (jit/ObjectCode.h) and what the compile cache keys on.
+// (compiler/ObjectCode.h) and what the compile cache keys on.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -7,7 +7,7 @@
 // by its callee and gives it a slot, and the runtime (runtime/PackedGemm.h)
 // decides per call whether the pack can serve it.
 //
-// Invariants: only calls of kBatchMatmulF32 change; their A, B and C are
+// Invariants: only calls of abi::kBatchMatmulF32 change; their A, B and C are
 // passed unchanged. A slot is one weight view's: calls that read the same
 // host-flow view share it, and no two views share one.
 //
@@ -32,13 +32,15 @@ namespace {
 
 /// The packed GEMM's declaration: the plain one's operands and the slot.
 func::FuncOp declarePacked(ModuleOp module, func::FuncOp plain, Type slot) {
-  if (auto existing = module.lookupSymbol<func::FuncOp>(kBatchMatmulPackedF32))
+  if (auto existing =
+          module.lookupSymbol<func::FuncOp>(abi::kBatchMatmulPackedF32))
     return existing;
   OpBuilder b(plain);
   SmallVector<Type> inputs(plain.getFunctionType().getInputs());
   inputs.push_back(slot);
-  auto packed = b.create<func::FuncOp>(plain.getLoc(), kBatchMatmulPackedF32,
-                                       b.getFunctionType(inputs, {}));
+  auto packed =
+      b.create<func::FuncOp>(plain.getLoc(), abi::kBatchMatmulPackedF32,
+                             b.getFunctionType(inputs, {}));
   packed.setPrivate();
   packed->setAttr("llvm.emit_c_interface", b.getUnitAttr());
   return packed;
@@ -48,7 +50,7 @@ struct PackConstantWeightsPass
     : impl::PackConstantWeightsBase<PackConstantWeightsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto plain = module.lookupSymbol<func::FuncOp>(kBatchMatmulF32);
+    auto plain = module.lookupSymbol<func::FuncOp>(abi::kBatchMatmulF32);
     if (!plain)
       return;
     SymbolTableCollection symbols;
@@ -59,7 +61,8 @@ struct PackConstantWeightsPass
     };
     SmallVector<Weighted> weighted;
     module.walk([&](func::CallOp call) {
-      if (call.getCallee() != kBatchMatmulF32 || call.getNumOperands() != 3)
+      if (call.getCallee() != abi::kBatchMatmulF32 ||
+          call.getNumOperands() != 3)
         return;
       Operation *fusion = call->getParentOfType<dhlo::FusionOp>();
       if (Value view = constantWeightView(call.getOperand(1), fusion, symbols))
@@ -73,10 +76,11 @@ struct PackConstantWeightsPass
     auto slotType = MemRefType::get({1}, b.getI64Type());
     func::FuncOp packed = declarePacked(module, plain, slotType);
     OpBuilder finalize = finalizerBody(module);
-    func::FuncOp release = module.lookupSymbol<func::FuncOp>(kReleaseGemmPack);
+    func::FuncOp release =
+        module.lookupSymbol<func::FuncOp>(abi::kReleaseGemmPack);
     if (!release) {
       b.setInsertionPoint(plain);
-      release = b.create<func::FuncOp>(module.getLoc(), kReleaseGemmPack,
+      release = b.create<func::FuncOp>(module.getLoc(), abi::kReleaseGemmPack,
                                        b.getFunctionType({b.getI64Type()}, {}));
       release.setPrivate();
     }

@@ -12,7 +12,7 @@
 // keeps it for the executable's life (runtime/cuda/CudaLaunch.h); the
 // count is recorded on the module (kCudaConstantsAttr) so the table is
 // sized at load. The pass also marks the object as a CUDA host flow
-// (kCudaExecutableMarker), which the loader checks.
+// (abi::kCudaExecutableMarker), which the loader checks.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/CUDA/Passes.h"
@@ -58,7 +58,7 @@ struct DeviceConstantsPass : impl::DeviceConstantsBase<DeviceConstantsPass> {
         if (!fetch) {
           OpBuilder top(module.getBodyRegion());
           fetch = top.create<LLVM::LLVMFuncOp>(
-              module.getLoc(), kCudaConstant,
+              module.getLoc(), abi::kCudaConstant,
               LLVM::LLVMFunctionType::get(pointer,
                                           {pointer, i64, pointer, i64}));
         }
@@ -76,7 +76,8 @@ struct DeviceConstantsPass : impl::DeviceConstantsBase<DeviceConstantsPass> {
     OpBuilder top(module.getBodyRegion());
     top.create<LLVM::GlobalOp>(module.getLoc(), top.getI8Type(),
                                /*isConstant=*/true, LLVM::Linkage::External,
-                               kCudaExecutableMarker, top.getI8IntegerAttr(1));
+                               abi::kCudaExecutableMarker,
+                               top.getI8IntegerAttr(1));
     module->setAttr(
         kCudaConstantsAttr,
         IntegerAttr::get(i64, static_cast<int64_t>(indexOf.size())));

@@ -120,7 +120,7 @@ void uploadAfterStores(memref::AllocOp alloc, ArrayRef<memref::StoreOp> stores,
   int64_t bytes =
       type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
   b.create<func::CallOp>(
-      loc, kCudaUpload, TypeRange{},
+      loc, abi::kCudaUpload, TypeRange{},
       ValueRange{context, firstElementAddress(b, loc, alloc),
                  firstElementAddress(b, loc, alloca),
                  b.create<arith::ConstantIntOp>(loc, bytes, 64)});
@@ -199,7 +199,7 @@ bool copyOnTheDevice(memref::CopyOp copy, Value context) {
         }
         Value into = at.create<arith::AddIOp>(
             loc, targetStart, at.create<arith::MulIOp>(loc, block, blockBytes));
-        at.create<func::CallOp>(loc, kCudaCopy, TypeRange{},
+        at.create<func::CallOp>(loc, abi::kCudaCopy, TypeRange{},
                                 ValueRange{context, i64(at, into),
                                            i64(at, from), i64(at, blockBytes)});
       });
@@ -270,8 +270,8 @@ struct HostBuffersPass : impl::HostBuffersBase<HostBuffersPass> {
     MLIRContext *context = &getContext();
     Type i64 = IntegerType::get(context, 64);
     OpBuilder b(module.getBodyRegion());
-    for (auto [used, name] :
-         {std::pair{copies, kCudaCopy}, std::pair{uploaded, kCudaUpload}})
+    for (auto [used, name] : {std::pair{copies, abi::kCudaCopy},
+                              std::pair{uploaded, abi::kCudaUpload}})
       if (used)
         b.create<func::FuncOp>(
              module.getLoc(), name,

@@ -110,21 +110,21 @@ struct LaunchesToRuntimeCallsPass
     // CPU's); nonzero, scatter, argsort and cumulative read the device's
     // operands and write the device's result.
     std::vector<std::pair<std::string, std::string>> renames = {
-        {kBatchMatmulF32, kCudaBatchMatmulF32},
-        {kCheckIndicesI32, kCudaCheckIndicesI32},
-        {kCheckIndicesI64, kCudaCheckIndicesI64}};
-    for (const char *suffix : kElementSuffixes) {
-      renames.emplace_back(std::string(kCountNonZero) + suffix,
-                           std::string(kCudaCountNonZero) + suffix);
-      renames.emplace_back(std::string(kNonZeroIndices) + suffix,
-                           std::string(kCudaNonZeroIndices) + suffix);
-      renames.emplace_back(std::string(kArgsort) + suffix,
-                           std::string(kCudaArgsort) + suffix);
-      renames.emplace_back(std::string(kCumulative) + suffix,
-                           std::string(kCudaCumulative) + suffix);
-      for (const char *index : kIndexSuffixes)
-        renames.emplace_back(std::string(kScatter) + suffix + index,
-                             std::string(kCudaScatter) + suffix + index);
+        {abi::kBatchMatmulF32, abi::kCudaBatchMatmulF32},
+        {abi::kCheckIndicesI32, abi::kCudaCheckIndicesI32},
+        {abi::kCheckIndicesI64, abi::kCudaCheckIndicesI64}};
+    for (const char *suffix : abi::kElementSuffixes) {
+      renames.emplace_back(std::string(abi::kCountNonZero) + suffix,
+                           std::string(abi::kCudaCountNonZero) + suffix);
+      renames.emplace_back(std::string(abi::kNonZeroIndices) + suffix,
+                           std::string(abi::kCudaNonZeroIndices) + suffix);
+      renames.emplace_back(std::string(abi::kArgsort) + suffix,
+                           std::string(abi::kCudaArgsort) + suffix);
+      renames.emplace_back(std::string(abi::kCumulative) + suffix,
+                           std::string(abi::kCudaCumulative) + suffix);
+      for (const char *index : abi::kIndexSuffixes)
+        renames.emplace_back(std::string(abi::kScatter) + suffix + index,
+                             std::string(abi::kCudaScatter) + suffix + index);
     }
     for (const auto &[cpu, cuda] : renames)
       if (auto callee = module.lookupSymbol<func::FuncOp>(cpu)) {
@@ -199,7 +199,7 @@ struct LaunchesToRuntimeCallsPass
           shared,
           slotsPointer,
           constant(static_cast<int64_t>(words.size()))};
-      b.create<func::CallOp>(loc, kCudaLaunch, TypeRange{}, arguments);
+      b.create<func::CallOp>(loc, abi::kCudaLaunch, TypeRange{}, arguments);
       launch.erase();
     }
     if (failedAny)
@@ -208,7 +208,7 @@ struct LaunchesToRuntimeCallsPass
     if (!launches.empty() || !binaries.empty()) {
       OpBuilder b(module.getBodyRegion());
       auto declaration =
-          b.create<func::FuncOp>(module.getLoc(), kCudaLaunch, launchType);
+          b.create<func::FuncOp>(module.getLoc(), abi::kCudaLaunch, launchType);
       declaration.setPrivate();
     }
     for (gpu::BinaryOp binary : binaries)

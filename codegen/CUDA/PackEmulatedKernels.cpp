@@ -39,7 +39,7 @@ struct PackEmulatedKernelsPass
       OpBuilder b(module.getBodyRegion());
       b.setInsertionPointToEnd(module.getBody());
       auto wrapper = b.create<LLVM::LLVMFuncOp>(
-          loc, (name.getValue() + kEmulatedKernelSuffix).str(),
+          loc, (name.getValue() + abi::kEmulatedKernelSuffix).str(),
           LLVM::LLVMFunctionType::get(voidType, {pointer}));
       Block *entry = wrapper.addEntryBlock(b);
       b.setInsertionPointToStart(entry);

@@ -50,9 +50,9 @@ struct ArgsortToRuntimeCallsPass
       for (int64_t code :
            {element->first, int64_t(op.getAxis()), int64_t(op.getDescending())})
         operands.push_back(b.create<arith::ConstantIntOp>(loc, code, 64));
-      func::FuncOp callee =
-          runtimeDeclaration(module, (Twine(kArgsort) + element->second).str(),
-                             ValueRange(operands).getTypes(), {});
+      func::FuncOp callee = runtimeDeclaration(
+          module, (Twine(abi::kArgsort) + element->second).str(),
+          ValueRange(operands).getTypes(), {});
       b.create<func::CallOp>(loc, callee, operands);
       op.erase();
     }

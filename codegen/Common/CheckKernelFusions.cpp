@@ -30,14 +30,14 @@ bool isKernel(Operation *op) {
   // An index or size check, nonzero, scatter, argsort, cumulative or
   // convolution is a call of the runtime from the host flow.
   if (auto call = dyn_cast<func::CallOp>(op))
-    return call.getCallee() != kCheckIndicesI32 &&
-           call.getCallee() != kCheckIndicesI64 &&
-           call.getCallee() != kCheckSizes &&
+    return call.getCallee() != abi::kCheckIndicesI32 &&
+           call.getCallee() != abi::kCheckIndicesI64 &&
+           call.getCallee() != abi::kCheckSizes &&
            !isNonZeroCall(call.getCallee()) &&
-           !call.getCallee().starts_with(kScatter) &&
-           !call.getCallee().starts_with(kArgsort) &&
-           !call.getCallee().starts_with(kCumulative) &&
-           call.getCallee() != kConvolutionF32;
+           !call.getCallee().starts_with(abi::kScatter) &&
+           !call.getCallee().starts_with(abi::kArgsort) &&
+           !call.getCallee().starts_with(abi::kCumulative) &&
+           call.getCallee() != abi::kConvolutionF32;
   return isa<linalg::LinalgOp, memref::CopyOp>(op) ||
          (isa<scf::ParallelOp>(op) && op->hasAttr(kStitchedLoopAttr));
 }
@@ -79,8 +79,8 @@ struct CheckKernelFusionsPass
     // once, at load and unload, outside any plan (their calls fill
     // constants and free GEMM packs).
     if (getOperation().isExternal() ||
-        getOperation().getSymName() == kInitializeSymbol ||
-        getOperation().getSymName() == kFinalizeSymbol)
+        getOperation().getSymName() == abi::kInitializeSymbol ||
+        getOperation().getSymName() == abi::kFinalizeSymbol)
       return;
     std::vector<Kernel> kernels;
     auto collect = [&](Block &block, dhlo::FusionOp fusion) {

@@ -61,11 +61,11 @@ inline mlir::Value constantWeightView(mlir::Value b, mlir::Operation *fusion,
 /// The object's finalizer, made if absent; its builder is placed before
 /// the return.
 inline mlir::OpBuilder finalizerBody(mlir::ModuleOp module) {
-  auto finalize = module.lookupSymbol<mlir::func::FuncOp>(kFinalizeSymbol);
+  auto finalize = module.lookupSymbol<mlir::func::FuncOp>(abi::kFinalizeSymbol);
   if (!finalize) {
     mlir::OpBuilder b = mlir::OpBuilder::atBlockEnd(module.getBody());
-    finalize = b.create<mlir::func::FuncOp>(module.getLoc(), kFinalizeSymbol,
-                                            b.getFunctionType({}, {}));
+    finalize = b.create<mlir::func::FuncOp>(
+        module.getLoc(), abi::kFinalizeSymbol, b.getFunctionType({}, {}));
     mlir::OpBuilder::atBlockEnd(finalize.addEntryBlock())
         .create<mlir::func::ReturnOp>(module.getLoc());
   }

@@ -57,7 +57,7 @@ struct ContextAllocationPass
       if (callee == "_mlir_memref_to_llvm_free") {
         if (!free)
           free = declare(
-              module, kContextFree,
+              module, abi::kContextFree,
               LLVM::LLVMFunctionType::get(voidType, {pointer, pointer}));
         b.create<LLVM::CallOp>(
             loc, free, ValueRange{executionContext, call.getOperand(0)});
@@ -66,7 +66,7 @@ struct ContextAllocationPass
       }
       if (!alloc)
         alloc =
-            declare(module, kContextAlloc,
+            declare(module, abi::kContextAlloc,
                     LLVM::LLVMFunctionType::get(pointer, {pointer, i64, i64}));
       // Plain allocations are 64-byte aligned too (Allocator.h).
       Value alignment =

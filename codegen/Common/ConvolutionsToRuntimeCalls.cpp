@@ -70,15 +70,16 @@ struct ConvolutionsToRuntimeCallsPass
       for (int64_t code : codes)
         operands.push_back(b.create<arith::ConstantIntOp>(loc, code, 64));
       if (constantWeightView(op.getWeights(), nullptr, symbols)) {
-        memref::GlobalOp slot = slotGlobal(
-            module, table, &module.getBody()->front(),
-            "anyshape_convolution_weights", kReleaseConvolutionWeights, loc);
+        memref::GlobalOp slot =
+            slotGlobal(module, table, &module.getBody()->front(),
+                       "anyshape_convolution_weights",
+                       abi::kReleaseConvolutionWeights, loc);
         operands.push_back(slotAddress(b, slot, loc));
       } else {
         operands.push_back(b.create<arith::ConstantIntOp>(loc, 0, 64));
       }
       func::FuncOp callee = runtimeDeclaration(
-          module, kConvolutionF32, ValueRange(operands).getTypes(), {});
+          module, abi::kConvolutionF32, ValueRange(operands).getTypes(), {});
       b.create<func::CallOp>(loc, callee, operands);
       op.erase();
     }

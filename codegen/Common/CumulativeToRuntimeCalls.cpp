@@ -64,7 +64,7 @@ struct CumulativeToRuntimeCallsPass
       for (int64_t code : {element->first, int64_t(op.getAxis()), *kind, flags})
         operands.push_back(b.create<arith::ConstantIntOp>(loc, code, 64));
       func::FuncOp callee = runtimeDeclaration(
-          module, (Twine(kCumulative) + element->second).str(),
+          module, (Twine(abi::kCumulative) + element->second).str(),
           ValueRange(operands).getTypes(), {});
       b.create<func::CallOp>(loc, callee, operands);
       op.erase();

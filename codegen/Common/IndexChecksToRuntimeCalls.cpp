@@ -35,7 +35,8 @@ namespace {
 /// The runtime function checking indices of `element` (i32 or i64),
 /// declared in `module` on first use.
 func::FuncOp checkFunction(ModuleOp module, Type element) {
-  StringRef name = element.isInteger(32) ? kCheckIndicesI32 : kCheckIndicesI64;
+  StringRef name =
+      element.isInteger(32) ? abi::kCheckIndicesI32 : abi::kCheckIndicesI64;
   if (auto existing = module.lookupSymbol<func::FuncOp>(name))
     return existing;
   OpBuilder b = OpBuilder::atBlockBegin(module.getBody());

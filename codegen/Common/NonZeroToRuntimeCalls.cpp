@@ -76,7 +76,7 @@ struct NonZeroToRuntimeCallsPass
       Value code = b.create<arith::ConstantIntOp>(loc, kind->first, 64);
       if (auto count = dyn_cast<dhlo::CountNonZeroOp>(op)) {
         func::FuncOp callee = runtimeDeclaration(
-            module, (Twine(kCountNonZero) + kind->second).str(),
+            module, (Twine(abi::kCountNonZero) + kind->second).str(),
             {view.getType(), b.getI64Type()}, {b.getI64Type()});
         Value counted =
             b.create<func::CallOp>(loc, callee, ValueRange{view, code})
@@ -86,7 +86,7 @@ struct NonZeroToRuntimeCallsPass
       } else {
         Value result = unrankedView(b, loc, op->getOperand(1));
         func::FuncOp callee = runtimeDeclaration(
-            module, (Twine(kNonZeroIndices) + kind->second).str(),
+            module, (Twine(abi::kNonZeroIndices) + kind->second).str(),
             {view.getType(), b.getI64Type(), result.getType()}, {});
         b.create<func::CallOp>(loc, callee, ValueRange{view, code, result});
       }

@@ -45,23 +45,23 @@ inline mlir::Value unrankedView(mlir::OpBuilder &b, mlir::Location loc,
 }
 
 /// The runtime's code for `element` (a ScatterElement: scatter and argsort
-/// take it), with the declaration suffix naming it (kElementSuffixes);
+/// take it), with the declaration suffix naming it (abi::kElementSuffixes);
 /// nullopt for a type no dtype has.
 inline std::optional<std::pair<int64_t, const char *>>
 runtimeElementOf(mlir::Type element) {
   using namespace anyshape::runtime;
   if (element.isInteger(1))
-    return std::pair{int64_t(kScatterBool), kElementSuffixes[0]};
+    return std::pair{int64_t(kScatterBool), abi::kElementSuffixes[0]};
   if (element.isInteger(32))
-    return std::pair{int64_t(kScatterI32), kElementSuffixes[1]};
+    return std::pair{int64_t(kScatterI32), abi::kElementSuffixes[1]};
   if (element.isInteger(64))
-    return std::pair{int64_t(kScatterI64), kElementSuffixes[2]};
+    return std::pair{int64_t(kScatterI64), abi::kElementSuffixes[2]};
   if (element.isF16())
-    return std::pair{int64_t(kScatterF16), kElementSuffixes[3]};
+    return std::pair{int64_t(kScatterF16), abi::kElementSuffixes[3]};
   if (element.isBF16())
-    return std::pair{int64_t(kScatterBF16), kElementSuffixes[4]};
+    return std::pair{int64_t(kScatterBF16), abi::kElementSuffixes[4]};
   if (element.isF32())
-    return std::pair{int64_t(kScatterF32), kElementSuffixes[5]};
+    return std::pair{int64_t(kScatterF32), abi::kElementSuffixes[5]};
   return std::nullopt;
 }
 

@@ -67,8 +67,8 @@ struct ScatterToRuntimeCallsPass
       for (int64_t code :
            {element->first, wideIndices ? int64_t(8) : 4, *reduction})
         operands.push_back(b.create<arith::ConstantIntOp>(loc, code, 64));
-      std::string name = (Twine(kScatter) + element->second +
-                          kIndexSuffixes[wideIndices ? 1 : 0])
+      std::string name = (Twine(abi::kScatter) + element->second +
+                          abi::kIndexSuffixes[wideIndices ? 1 : 0])
                              .str();
       func::FuncOp callee =
           runtimeDeclaration(module, name, ValueRange(operands).getTypes(), {});

@@ -29,13 +29,13 @@ using namespace mlir;
 
 namespace {
 
-/// The runtime's generator, declared once: kFillSeededUniform `(address,
+/// The runtime's generator, declared once: abi::kFillSeededUniform `(address,
 /// count, dtype, seed, low, high)`, or with `transposed`
-/// kFillSeededUniformTransposed `(address, rows, cols, dtype, seed, low,
+/// abi::kFillSeededUniformTransposed `(address, rows, cols, dtype, seed, low,
 /// high)`.
 func::FuncOp declareFill(ModuleOp module, OpBuilder &b, bool transposed) {
   StringRef name =
-      transposed ? kFillSeededUniformTransposed : kFillSeededUniform;
+      transposed ? abi::kFillSeededUniformTransposed : abi::kFillSeededUniform;
   if (auto existing = module.lookupSymbol<func::FuncOp>(name))
     return existing;
   OpBuilder::InsertionGuard guard(b);
@@ -62,8 +62,8 @@ struct SeededConstantsAtLoadPass
     // on every object.
     OpBuilder b(&getContext());
     b.setInsertionPointToEnd(module.getBody());
-    auto initialize = b.create<func::FuncOp>(module.getLoc(), kInitializeSymbol,
-                                             b.getFunctionType({}, {}));
+    auto initialize = b.create<func::FuncOp>(
+        module.getLoc(), abi::kInitializeSymbol, b.getFunctionType({}, {}));
     OpBuilder body = OpBuilder::atBlockEnd(initialize.addEntryBlock());
     SymbolTable symbols(module);
     for (dhlo::SeededUniformOp op : seeded) {

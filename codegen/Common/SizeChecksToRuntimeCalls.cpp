@@ -31,12 +31,12 @@ namespace anyshape::codegen {
 namespace {
 
 func::FuncOp checkFunction(ModuleOp module) {
-  if (auto existing = module.lookupSymbol<func::FuncOp>(kCheckSizes))
+  if (auto existing = module.lookupSymbol<func::FuncOp>(abi::kCheckSizes))
     return existing;
   OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
   Type i64 = b.getI64Type();
   auto declaration =
-      b.create<func::FuncOp>(module.getLoc(), kCheckSizes,
+      b.create<func::FuncOp>(module.getLoc(), abi::kCheckSizes,
                              b.getFunctionType({i64, i64, i64, i64}, {}));
   declaration.setPrivate();
   declaration->setAttr("llvm.emit_c_interface", b.getUnitAttr());

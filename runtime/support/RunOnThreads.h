@@ -1,6 +1,6 @@
 // Runs a few independent tasks at once on plain threads: the seeded
 // weights' generation (ir/graph/ConstantData.cpp) and the object code's
-// parts (jit/ParallelCodegen.h). Plain threads, not OpenMP, so that the
+// parts (compiler/ParallelCodegen.h). Plain threads, not OpenMP, so that the
 // calling thread keeps no OpenMP team spinning afterwards; a thread that
 // cannot be started (a process at its thread limit) costs time, never the
 // work: its task runs on the calling thread.

@@ -4,8 +4,8 @@
 
 #include "BuildId.h"
 #include "ir/graph/Fingerprint.h"
-#include "jit/NvJitLink.h"
-#include "jit/ObjectCode.h"
+#include "jit/HostTarget.h"
+#include "runtime/cuda/NvJitLink.h"
 
 #include "llvm/Config/llvm-config.h"
 
@@ -58,7 +58,7 @@ std::string keyOf(const std::string &model, const v1::CompileOptions &options,
     addPart(state, "cuda_arch=" +
                        (options.cuda_arch().empty() ? std::string("sm_90")
                                                     : options.cuda_arch()) +
-                       ";" + jit::cubinLinkerVersion());
+                       ";" + runtime::cuda::cubinLinkerVersion());
   addPart(state, options.disable_fusion() ? "unfused" : "fused");
   // A protobuf map has no order: sort the static symbols.
   std::map<std::string, int64_t> statics(options.static_symbols().begin(),

@@ -19,7 +19,7 @@ namespace anyshape::server {
 struct StoredExecutable {
   v1::Graph compiledGraph; // after static specialisation (Executable::graph)
   v1::ExecutableInfo info;
-  std::string objectCode; // jit/ObjectCode.h
+  std::string objectCode; // compiler/ObjectCode.h
   /// A CUDA executable's kernels (cubins), beside its host object.
   std::optional<jit::DeviceCode> device;
 };

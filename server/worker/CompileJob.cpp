@@ -1,28 +1,19 @@
-// The one compile routine and the worker framing (CompileJob.h).
+// The one compile routine of the service (CompileJob.h).
 #include "server/worker/CompileJob.h"
 
 #include "frontend/onnx/OnnxImport.h"
 #include "server/ExecutableInfo.h"
-
-#include <cerrno>
-#include <cstring>
-#include <set>
-#include <unistd.h>
+#include "server/worker/WorkerProtocol.h"
 
 namespace anyshape::server {
 
-int cudaSmVersion(const v1::CompileOptions &options) {
-  const std::string &arch = options.cuda_arch();
-  return arch == "sm_80" ? 80 : arch == "sm_90" || arch.empty() ? 90 : 0;
-}
-
-jit::CompileOptions compileOptionsFor(const v1::CompileOptions &options,
-                                      const TensorLookup *tensors,
-                                      const GraphLimits &limits) {
-  jit::CompileOptions out;
+compiler::CompileOptions compileOptionsFor(const v1::CompileOptions &options,
+                                           const TensorLookup *tensors,
+                                           const GraphLimits &limits) {
+  compiler::CompileOptions out;
   out.pipeline.fuse = !options.disable_fusion();
   if (options.target() == v1::TARGET_CUDA) {
-    out.backend = jit::KernelBackend::kCuda;
+    out.backend = compiler::KernelBackend::kCuda;
     out.cuda.fuse = out.pipeline.fuse;
     out.cuda.target.smVersion = cudaSmVersion(options);
   }
@@ -37,7 +28,7 @@ StatusOr<StoredExecutable> compileForCache(const v1::CompileRequest &request,
                                            const std::string &key,
                                            const TensorLookup *tensors,
                                            const GraphLimits &limits,
-                                           jit::CompileReport *report) {
+                                           compiler::CompileReport *report) {
   v1::Graph imported;
   if (request.model_case() == v1::CompileRequest::kOnnxModel) {
     // Here, not in the server: a model that trips the importer costs a
@@ -48,8 +39,8 @@ StatusOr<StoredExecutable> compileForCache(const v1::CompileRequest &request,
       request.model_case() == v1::CompileRequest::kOnnxModel ? imported
                                                              : request.graph();
   ANYSHAPE_ASSIGN_OR_RETURN(
-      jit::CompiledObject compiled,
-      jit::Compiler::compileToObject(
+      compiler::CompiledObject compiled,
+      compiler::Compiler::compileToObject(
           graph, compileOptionsFor(request.options(), tensors, limits),
           report));
   ANYSHAPE_ASSIGN_OR_RETURN(v1::ExecutableInfo info,
@@ -57,57 +48,6 @@ StatusOr<StoredExecutable> compileForCache(const v1::CompileRequest &request,
   return StoredExecutable{std::move(compiled.compiledGraph), std::move(info),
                           std::move(compiled.objectCode),
                           std::move(compiled.device)};
-}
-
-std::vector<std::string> storedTensorIds(const v1::Graph &graph) {
-  std::vector<std::string> ids;
-  std::set<std::string> seen;
-  for (const v1::Node &node : graph.nodes())
-    if (node.has_constant() && !node.constant().tensor_id().empty() &&
-        seen.insert(node.constant().tensor_id()).second)
-      ids.push_back(node.constant().tensor_id());
-  return ids;
-}
-
-void appendFramed(const google::protobuf::Message &message, std::string &out) {
-  uint64_t size = message.ByteSizeLong();
-  out.append(reinterpret_cast<const char *>(&size), sizeof(size));
-  message.AppendToString(&out);
-}
-
-namespace {
-
-Status readExactly(int fd, char *data, size_t size) {
-  while (size > 0) {
-    ssize_t n = ::read(fd, data, size);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0)
-      return internalError(std::string("read: ") + std::strerror(errno));
-    if (n == 0)
-      return internalError("the input ended early");
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
-  return Status::ok();
-}
-
-} // namespace
-
-Status readFramed(int fd, google::protobuf::Message &message,
-                  uint64_t maxBytes) {
-  uint64_t size = 0;
-  ANYSHAPE_RETURN_IF_ERROR(
-      readExactly(fd, reinterpret_cast<char *>(&size), sizeof(size)));
-  if (size > maxBytes)
-    return internalError("a framed message of " + std::to_string(size) +
-                         " bytes is over the limit of " +
-                         std::to_string(maxBytes));
-  std::string bytes(size, '\0');
-  ANYSHAPE_RETURN_IF_ERROR(readExactly(fd, bytes.data(), size));
-  if (!message.ParseFromString(bytes))
-    return internalError("a framed message does not parse");
-  return Status::ok();
 }
 
 } // namespace anyshape::server

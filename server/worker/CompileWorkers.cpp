@@ -9,8 +9,8 @@
 
 #include "runtime/support/Sanitizers.h"
 #include "server/Log.h"
-#include "server/worker/CompileJob.h"
-#include "server/worker/WorkerMain.h"
+#include "server/cache/CacheKey.h"
+#include "server/worker/WorkerProtocol.h"
 
 #include <cerrno>
 #include <csignal>
@@ -101,8 +101,7 @@ StatusOr<CompileWorkers::Child> CompileWorkers::spawnLocked() {
   // Prepared before the fork: the child may only make async-signal-safe
   // calls.
   std::string program = options_.program;
-  std::string flag = "--compile-worker";
-  char *argv[] = {program.data(), flag.data(), nullptr};
+  char *argv[] = {program.data(), nullptr};
   rlimit memory{static_cast<rlim_t>(options_.addressSpaceBytes),
                 static_cast<rlim_t>(options_.addressSpaceBytes)};
   // The soft limit sends SIGXCPU, the hard one SIGKILL a moment later.
@@ -370,6 +369,15 @@ StatusOr<CachedExecutable> CompileWorkers::compile(v1::CompileJob job,
         std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
         ") without a result" +
         logLastWords(out.errorTail, "exited without a result"));
+  }
+  if (result.compiler_identity() != compilerIdentity()) {
+    ++metrics_.workerFailures;
+    logEvent("error", "compile_worker_mismatch",
+             {{"program", options_.program},
+              {"worker", result.compiler_identity()},
+              {"server", compilerIdentity()}});
+    return internalError("the compile worker is from another build than the "
+                         "server (the server's log names both)");
   }
   if (result.code() != 0 && statusCodeName(static_cast<StatusCode>(
                                 result.code())) == std::string("UNKNOWN")) {

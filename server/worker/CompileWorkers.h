@@ -1,5 +1,5 @@
 // Compiles out of the server's process: each compile runs in a child
-// process (anyshape-server --compile-worker, WorkerMain.h) with an
+// process (anyshape-compile-worker, WorkerMain.h) with an
 // address-space limit and a CPU-time limit, so that nothing a graph does to
 // the compiler — a crash, an abort inside MLIR or LLVM, runaway memory or
 // time — can take the server or any other request with it.
@@ -34,7 +34,7 @@
 namespace anyshape::server {
 
 struct CompileWorkerOptions {
-  /// The program run as `PROGRAM --compile-worker` (anyshape-server itself).
+  /// The worker program (anyshape-compile-worker), run without arguments.
   std::string program;
   /// RLIMIT_AS of a worker: a compile needing more fails RESOURCE_EXHAUSTED.
   int64_t addressSpaceBytes = int64_t{16} << 30;

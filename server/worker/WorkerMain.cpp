@@ -5,7 +5,9 @@
 #include "server/worker/WorkerMain.h"
 
 #include "server/Io.h"
+#include "server/cache/CacheKey.h"
 #include "server/worker/CompileJob.h"
+#include "server/worker/WorkerProtocol.h"
 
 #include <chrono>
 #include <cstdio>
@@ -74,9 +76,10 @@ int runCompileWorker() {
     std::this_thread::sleep_for(
         std::chrono::milliseconds(job.testing_delay_ms()));
   v1::CompileJobResult result;
+  result.set_compiler_identity(compilerIdentity());
   try {
     misbehave(job.testing_fault());
-    jit::CompileReport report;
+    compiler::CompileReport report;
     GraphLimits limits;
     if (job.max_elements_per_tensor() > 0)
       limits.maxElementsPerTensor = job.max_elements_per_tensor();
@@ -95,10 +98,13 @@ int runCompileWorker() {
     }
   } catch (const std::bad_alloc &) {
     result = v1::CompileJobResult();
+    result.set_compiler_identity(compilerIdentity());
     result.set_code(static_cast<int>(StatusCode::ResourceExhausted));
     result.set_message("the compile needed more memory than a compile "
                        "worker may use (--compile-memory-bytes)");
   }
+  if (job.testing_fault() == "foreign-build")
+    result.set_compiler_identity("a worker of another build");
   std::string out;
   appendFramed(result, out);
   Status written = writeAll(resultFd, out, "the result");

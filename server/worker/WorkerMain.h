@@ -1,4 +1,4 @@
-// The compile worker's side: `anyshape-server --compile-worker` reads one
+// The compile worker's side: `anyshape-compile-worker` reads one
 // CompileJob and its stored tensors from stdin, writes kJobReceived to
 // stdout, compiles in this process (compileForCache) and writes one
 // CompileJobResult after it (CompileWorkers.h runs it). Returns the
@@ -7,11 +7,6 @@
 #pragma once
 
 namespace anyshape::server {
-
-/// The first byte a worker writes, once it has its whole job: a worker that
-/// dies without it never started the compile (a spare killed while it
-/// waited), so the job is not to blame and gets another worker.
-constexpr char kJobReceived = 'J';
 
 int runCompileWorker();
 

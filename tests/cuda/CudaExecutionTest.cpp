@@ -18,10 +18,10 @@
 #include "../support/ExampleGraph.h"
 #include "../support/NonZeroGraph.h"
 #include "../support/ScatterGraph.h"
+#include "compiler/Compiler.h"
 #include "ir/graph/Bindings.h"
 #include "ir/reference/Compare.h"
 #include "ir/reference/Evaluator.h"
-#include "jit/Compiler.h"
 #include "runtime/cuda/CublasLt.h"
 #include "runtime/cuda/CudaDevice.h"
 
@@ -51,10 +51,11 @@ int64_t fakeCounter(const char *name) {
   return counter ? counter() : -1;
 }
 
-jit::CompileOptions onDevice(int64_t blockSize = 256, int64_t maxBlocks = 4096,
-                             std::string rowSchedule = "auto") {
-  jit::CompileOptions options;
-  options.backend = jit::KernelBackend::kCuda;
+compiler::CompileOptions onDevice(int64_t blockSize = 256,
+                                  int64_t maxBlocks = 4096,
+                                  std::string rowSchedule = "auto") {
+  compiler::CompileOptions options;
+  options.backend = compiler::KernelBackend::kCuda;
   options.cuda.emulatedKernels = true;
   options.cuda.target.blockSize = blockSize;
   options.cuda.target.maxBlocks = maxBlocks;
@@ -65,8 +66,8 @@ jit::CompileOptions onDevice(int64_t blockSize = 256, int64_t maxBlocks = 4096,
 void checkAcrossShapes(
     const v1::Graph &graph,
     const std::vector<std::map<std::string, int64_t>> &shapes,
-    const std::string &label, const jit::CompileOptions &options) {
-  auto executable = jit::Compiler::compile(graph, options);
+    const std::string &label, const compiler::CompileOptions &options) {
+  auto executable = compiler::Compiler::compile(graph, options);
   ASSERT_TRUE(executable.isOk())
       << label << ": " << executable.status().toString();
   ASSERT_FALSE((*executable)->deviceKernels().empty()) << label;
@@ -91,7 +92,7 @@ TEST(FakeDevice, ElementwiseReduceMatchesTheReference) {
   for (const char *rows : {"thread", "warp", "block"})
     checkAcrossShapes(graph, shapes, std::string("device, rows per ") + rows,
                       onDevice(256, 4096, rows));
-  jit::CompileOptions scalar = onDevice();
+  compiler::CompileOptions scalar = onDevice();
   scalar.cuda.vectorAccesses = false;
   checkAcrossShapes(graph, shapes, "device, scalar only", scalar);
 }
@@ -198,7 +199,7 @@ TEST(FakeDevice, RandomGraphsMatchTheReference) {
   int ran = 0;
   for (uint64_t seed = 0; seed < 60; ++seed) {
     v1::Graph graph = test::RandomGraph(seed).build(12);
-    auto executable = jit::Compiler::compile(graph, onDevice(64, 5));
+    auto executable = compiler::Compiler::compile(graph, onDevice(64, 5));
     ASSERT_TRUE(executable.isOk())
         << "seed " << seed << ": " << executable.status().toString();
     ASSERT_EQ((*executable)->target(), jit::Target::kCuda);
@@ -216,7 +217,7 @@ TEST(FakeDevice, RandomGraphsMatchTheReference) {
 
 TEST(FakeDevice, ConcurrentRunsEachHaveTheirOwnStream) {
   v1::Graph graph = test::exampleGraph("elementwise_reduce");
-  auto executable = jit::Compiler::compile(graph, onDevice());
+  auto executable = compiler::Compiler::compile(graph, onDevice());
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t)
@@ -232,7 +233,7 @@ TEST(FakeDevice, ConcurrentRunsEachHaveTheirOwnStream) {
 
 TEST(FakeDevice, AFailedShapeCheckLaunchesNothing) {
   v1::Graph graph = test::exampleGraph("elementwise_reduce");
-  auto executable = jit::Compiler::compile(graph, onDevice());
+  auto executable = compiler::Compiler::compile(graph, onDevice());
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   auto shapes = inputShapesFor(graph, {{"rows", 3}, {"cols", 4}});
   auto [inputs, tensors] = test::randomInputs(graph, *shapes, 1);
@@ -257,7 +258,7 @@ TEST(FakeDevice, IndexChecksReadTheIndicesFromTheDevice) {
                                 {"k", {0, 5}}},
                                6, 33),
                     "index checks on the device", onDevice());
-  auto executable = jit::Compiler::compile(graph, onDevice());
+  auto executable = compiler::Compiler::compile(graph, onDevice());
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   Literal table = randomLiteral(v1::DTYPE_F32, {5, 4}, 1);
   Literal columns = Literal::zeros(v1::DTYPE_I32, {1});
@@ -288,7 +289,7 @@ TEST(FakeDevice, ARuleOnACountStopsTheRunAndLeavesTheDeviceClean) {
   // that breaks it stops there, its stream synchronised and its device
   // buffers back in the pool, and the next run is right.
   v1::Graph graph = test::countMeetsInputGraph();
-  auto executable = jit::Compiler::compile(graph, onDevice());
+  auto executable = compiler::Compiler::compile(graph, onDevice());
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   auto vector = [](std::vector<double> values) {
     Literal x = Literal::zeros(v1::DTYPE_F32, {int64_t(values.size())});
@@ -365,7 +366,7 @@ TEST(FakeDevice, StridedCopiesRunAsGrids) {
 
 TEST(FakeDevice, OutOfDeviceMemoryIsResourceExhaustedAndTheDeviceRecovers) {
   v1::Graph graph = test::exampleGraph("elementwise_reduce");
-  auto executable = jit::Compiler::compile(graph, onDevice());
+  auto executable = compiler::Compiler::compile(graph, onDevice());
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   runtime::cuda::setDeviceMemoryLimit(int64_t{1} << 20);
   auto shapes = inputShapesFor(graph, {{"rows", 1000}, {"cols", 1000}});
@@ -385,7 +386,7 @@ TEST(FakeDevice, OutOfDeviceMemoryIsResourceExhaustedAndTheDeviceRecovers) {
 TEST(FakeDevice, EverythingIsReleased) {
   {
     v1::Graph graph = test::exampleGraph("elementwise_reduce");
-    auto executable = jit::Compiler::compile(graph, onDevice());
+    auto executable = compiler::Compiler::compile(graph, onDevice());
     ASSERT_TRUE(executable.isOk()) << executable.status().toString();
     EXPECT_GT(fakeCounter("LiveModules"), 0);
     test::expectMatchesReference(**executable, graph,
@@ -406,7 +407,7 @@ TEST(FakeDevice, OutputsLiveInPinnedBlocksUntilReleased) {
   // A run's outputs are the pinned blocks they were copied back into:
   // held while the caller holds them, back to the device's pool after.
   v1::Graph graph = test::exampleGraph("elementwise_reduce");
-  auto executable = jit::Compiler::compile(graph, onDevice());
+  auto executable = compiler::Compiler::compile(graph, onDevice());
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   auto device = runtime::cuda::CudaDevice::get();
   ASSERT_TRUE(device.isOk());
@@ -434,7 +435,7 @@ TEST(FakeDevice, OutputsLiveInPinnedBlocksUntilReleased) {
 
 TEST(FakeDevice, DeviceTimingCountsEveryLaunchAndGemm) {
   v1::Graph graph = test::exampleGraph("mlp");
-  auto executable = jit::Compiler::compile(graph, onDevice());
+  auto executable = compiler::Compiler::compile(graph, onDevice());
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   auto shapes = inputShapesFor(graph, {{"batch", 5}});
   auto [inputs, tensors] = test::randomInputs(graph, *shapes, 0);
@@ -468,7 +469,7 @@ TEST(FakeDevice, DeviceTimingCountsEveryLaunchAndGemm) {
   ASSERT_TRUE((*executable)->timeDevice(true).isOk());
   EXPECT_TRUE((*executable)->deviceTimes().empty());
 
-  auto cpu = jit::Compiler::compile(graph);
+  auto cpu = compiler::Compiler::compile(graph);
   ASSERT_TRUE(cpu.isOk());
   EXPECT_EQ((*cpu)->timeDevice(true).code(), StatusCode::FailedPrecondition);
 }
@@ -480,7 +481,7 @@ TEST(RealDevice, ExamplesMatchTheReference) {
   auto device = runtime::cuda::CudaDevice::get();
   if (!device.isOk())
     GTEST_SKIP() << "no CUDA device: " << device.status().toString();
-  jit::CompileOptions options = onDevice();
+  compiler::CompileOptions options = onDevice();
   options.cuda.emulatedKernels = false;
   options.cuda.target.smVersion = (*device)->info().smVersion >= 90 ? 90 : 80;
   struct Example {
@@ -495,7 +496,7 @@ TEST(RealDevice, ExamplesMatchTheReference) {
         Example{"bert_encoder_layer",
                 {{"batch", {1, 4}}, {"seq", {1, 128}}}}}) {
     v1::Graph graph = test::exampleGraph(example.name);
-    auto executable = jit::Compiler::compile(graph, options);
+    auto executable = compiler::Compiler::compile(graph, options);
     ASSERT_TRUE(executable.isOk()) << executable.status().toString();
     for (const auto &symbols : drawShapes(example.ranges, 12, 35))
       test::expectMatchesReference(**executable, graph, symbols, 7,
@@ -505,9 +506,9 @@ TEST(RealDevice, ExamplesMatchTheReference) {
 
 TEST(NoDevice, ACudaCompileWorksAndItsRunsSayWhatIsMissing) {
   v1::Graph graph = test::exampleGraph("elementwise_reduce");
-  jit::CompileOptions options = onDevice();
+  compiler::CompileOptions options = onDevice();
   options.cuda.emulatedKernels = false;
-  auto executable = jit::Compiler::compile(graph, options);
+  auto executable = compiler::Compiler::compile(graph, options);
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   EXPECT_FALSE((*executable)->deviceKernels().empty());
   for (const auto &kernel : (*executable)->deviceKernels())
@@ -529,7 +530,7 @@ TEST(NoDevice, ACudaCompileWorksAndItsRunsSayWhatIsMissing) {
                                         (*executable)->objectCode());
   ASSERT_FALSE(hostOnly.isOk());
   EXPECT_EQ(hostOnly.status().code(), StatusCode::InvalidArgument);
-  auto cpu = jit::Compiler::compile(graph);
+  auto cpu = compiler::Compiler::compile(graph);
   ASSERT_TRUE(cpu.isOk());
   EXPECT_FALSE(jit::Executable::load((*cpu)->graph(), (*cpu)->objectCode(), {},
                                      (*executable)->deviceCode())

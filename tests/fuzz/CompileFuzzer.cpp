@@ -1,6 +1,6 @@
 // libFuzzer target: a small graph as a client sends it, validated,
 // imported into DHLO and compiled through the whole CPU pipeline to object
-// code (jit::Compiler::compileToObject, what a compile worker runs).
+// code (compiler::Compiler::compileToObject, what a compile worker runs).
 // Whatever graph validation accepts must compile or be refused with a
 // status: no crash, no sanitizer report, no MLIR verifier abort, no hang.
 // Graph decoding and the importer are instrumented (coverage and ASan);
@@ -16,7 +16,7 @@
 // The first byte of an input picks the decoder (even: binary, odd: text),
 // (tests/fuzz/FuzzedGraph.h).
 #include "FuzzedGraph.h"
-#include "jit/Compiler.h"
+#include "compiler/Compiler.h"
 
 #include <google/protobuf/stubs/logging.h>
 
@@ -27,8 +27,8 @@ namespace {
 
 constexpr int64_t kMaxNodes = 24;
 
-anyshape::jit::CompileOptions smallCompiles() {
-  anyshape::jit::CompileOptions options;
+anyshape::compiler::CompileOptions smallCompiles() {
+  anyshape::compiler::CompileOptions options;
   options.optLevel = 0; // the target is the import and MLIR's pipeline
   options.limits.maxNodes = kMaxNodes;
   options.limits.maxRank = 4;
@@ -56,7 +56,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::optional<v1::Graph> graph = fuzz::decodeFuzzedGraph(data, size);
   if (!graph)
     return 0;
-  static const jit::CompileOptions options = smallCompiles();
-  (void)jit::Compiler::compileToObject(*graph, options);
+  static const compiler::CompileOptions options = smallCompiles();
+  (void)compiler::Compiler::compileToObject(*graph, options);
   return 0;
 }

@@ -14,10 +14,10 @@
 //
 //   build/bin/anyshape-fuzz-execute -max_total_time=600 CORPUS_DIR \
 //       tests/fuzz/corpus/execute
+#include "compiler/Compiler.h"
 #include "examples/ExampleGraphs.h"
 #include "ir/graph/Bindings.h"
 #include "ir/graph/Validate.h"
-#include "jit/Compiler.h"
 #include "server/TensorStore.h"
 
 #include "anyshape/v1/service.pb.h"
@@ -73,9 +73,9 @@ const std::vector<Example> &exampleGraphs() {
       build(builder);
       Example e{*builder.build(), {}, nullptr};
       e.info = *validateGraph(e.graph);
-      jit::CompileOptions options;
+      compiler::CompileOptions options;
       options.optLevel = 0; // the target is the checks, not the kernels
-      auto compiled = jit::Compiler::compile(e.graph, options);
+      auto compiled = compiler::Compiler::compile(e.graph, options);
       if (!compiled.isOk())
         __builtin_trap(); // an example that does not compile: a bug
       e.executable = *compiled;

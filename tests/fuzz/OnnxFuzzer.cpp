@@ -16,8 +16,8 @@
 //       build/tests/fuzz/onnx_seeds
 //
 // Only binary ModelProto bytes: ONNX has no text format a user uploads.
+#include "compiler/Compiler.h"
 #include "frontend/onnx/OnnxImport.h"
-#include "jit/Compiler.h"
 
 #include <google/protobuf/stubs/logging.h>
 
@@ -31,8 +31,8 @@ namespace {
 /// imported and validated only.
 constexpr int kMaxCompiledNodes = 24;
 
-anyshape::jit::CompileOptions smallCompiles() {
-  anyshape::jit::CompileOptions options;
+anyshape::compiler::CompileOptions smallCompiles() {
+  anyshape::compiler::CompileOptions options;
   options.optLevel = 0; // the target is the import, not LLVM
   options.limits.maxNodes = 4 * kMaxCompiledNodes;
   options.limits.maxElementsPerTensor = int64_t{1} << 20;
@@ -58,7 +58,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       onnx::importOnnx(std::string(reinterpret_cast<const char *>(data), size));
   if (!graph.isOk() || graph->nodes_size() > kMaxCompiledNodes)
     return 0;
-  static const jit::CompileOptions options = smallCompiles();
-  (void)jit::Compiler::compileToObject(*graph, options);
+  static const compiler::CompileOptions options = smallCompiles();
+  (void)compiler::Compiler::compileToObject(*graph, options);
   return 0;
 }

@@ -24,7 +24,7 @@ TEST(Argsort, MatchesTheReferenceAtEveryShapeWithOneCompile) {
   shapes.push_back({{"n", 0}, {"m", 5}}); // no rows
   shapes.push_back({{"n", 1}, {"m", 3}});
   shapes.push_back({{"n", 3}, {"m", 5000}}); // a vocabulary's width
-  for (jit::KernelBackend backend : test::kHostBackends)
+  for (compiler::KernelBackend backend : test::kHostBackends)
     test::checkAcrossShapes(graph, shapes, "argsort", test::onBackend(backend));
 }
 
@@ -49,9 +49,9 @@ TEST(Argsort, NaNSortsAboveEveryNumberAndSignedZerosTie) {
     ASSERT_TRUE(reference.isOk()) << reference.status().toString();
     EXPECT_EQ((*reference)[0].i, ascending) << dtypeName(dtype);
     EXPECT_EQ((*reference)[1].i, descending) << dtypeName(dtype);
-    for (jit::KernelBackend backend : test::kHostBackends) {
+    for (compiler::KernelBackend backend : test::kHostBackends) {
       auto executable =
-          jit::Compiler::compile(*graph, test::onBackend(backend));
+          compiler::Compiler::compile(*graph, test::onBackend(backend));
       ASSERT_TRUE(executable.isOk()) << executable.status().toString();
       auto out = (*executable)->run({literalToTensor(literal)});
       ASSERT_TRUE(out.isOk()) << out.status().toString();
@@ -79,8 +79,9 @@ TEST(Argsort, IntegersAtTheirExtremesKeepTheirOrder) {
          1,
          std::numeric_limits<int64_t>::min() + 1};
   std::vector<int64_t> expected = {3, 5, 1, 2, 4, 0};
-  for (jit::KernelBackend backend : test::kHostBackends) {
-    auto executable = jit::Compiler::compile(*graph, test::onBackend(backend));
+  for (compiler::KernelBackend backend : test::kHostBackends) {
+    auto executable =
+        compiler::Compiler::compile(*graph, test::onBackend(backend));
     ASSERT_TRUE(executable.isOk()) << executable.status().toString();
     auto out = (*executable)->run({literalToTensor(x)});
     ASSERT_TRUE(out.isOk()) << out.status().toString();

@@ -9,12 +9,12 @@
 #include "../support/ExampleGraph.h"
 #include "../unit/GraphMutator.h"
 
+#include "compiler/Compiler.h"
 #include "ir/graph/Bindings.h"
 #include "ir/graph/GraphText.h"
 #include "ir/graph/Validate.h"
 #include "ir/reference/Compare.h"
 #include "ir/reference/Evaluator.h"
-#include "jit/Compiler.h"
 
 #include "RandomInputs.h"
 
@@ -66,7 +66,7 @@ void fuzzCompiled(const std::string &example, int graphs,
       mutator.mutate(graph, names);
     if (!validateGraph(graph, eval.limits).isOk())
       continue;
-    auto executable = jit::Compiler::compile(graph);
+    auto executable = compiler::Compiler::compile(graph);
     if (!executable.isOk()) {
       // Only a user's mistake may stop a validated graph (a constant that
       // names a stored tensor, with no store); never a compiler failure.

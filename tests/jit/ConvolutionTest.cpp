@@ -134,7 +134,7 @@ TEST(Convolution, MatchesTheReferenceAtEveryShapeWithOneCompile) {
       shapes =
           test::drawShapes({{"n", {1, 2}}, {"d", {2, 9}}, {"h", {3, 9}}}, 5, 9);
     }
-    for (jit::KernelBackend backend : test::kHostBackends)
+    for (compiler::KernelBackend backend : test::kHostBackends)
       test::checkAcrossShapes(graph, shapes, g.name, test::onBackend(backend));
   }
 }
@@ -151,14 +151,14 @@ TEST(Convolution, BetweenKernelsAndOnAStridedView) {
   auto graph = b.build();
   ASSERT_TRUE(graph.isOk()) << graph.status().toString();
   auto shapes = test::drawShapes({{"n", {1, 4}}, {"l", {1, 40}}}, 8, 17);
-  for (jit::KernelBackend backend : test::kHostBackends)
+  for (compiler::KernelBackend backend : test::kHostBackends)
     test::checkAcrossShapes(*graph, shapes, "between_kernels",
                             test::onBackend(backend));
 }
 
 TEST(Convolution, ANewSizeCreatesOnePrimitiveAndTheSameSizeReusesIt) {
   v1::Graph graph = sameSize3x3("cached");
-  auto executable = jit::Compiler::compile(graph);
+  auto executable = compiler::Compiler::compile(graph);
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   auto run = [&](int64_t h) {
     Literal x = Literal::zeros(v1::DTYPE_F32, {1, 3, h, 101});
@@ -217,8 +217,9 @@ TEST(Convolution, ImpossibleFormsAreRefusedWithTheirReason) {
 TEST(Convolution, AWindowLongerThanThePaddedInputFailsThatRunOnly) {
   v1::Graph graph = convolutionGraph(
       {"short", {"n", 2, "l"}, {3, 2, 5}, {1}, {1}, {1}, {0}, 1});
-  for (jit::KernelBackend backend : test::kHostBackends) {
-    auto executable = jit::Compiler::compile(graph, test::onBackend(backend));
+  for (compiler::KernelBackend backend : test::kHostBackends) {
+    auto executable =
+        compiler::Compiler::compile(graph, test::onBackend(backend));
     ASSERT_TRUE(executable.isOk()) << executable.status().toString();
     auto run = [&](int64_t l) {
       return (*executable)
@@ -246,7 +247,7 @@ TEST(Convolution, RunsOnServerThreadsAtEveryTeamSize) {
                                       {3, 3},
                                       {3, 3},
                                       1});
-  auto executable = jit::Compiler::compile(graph);
+  auto executable = compiler::Compiler::compile(graph);
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   for (int64_t size : {1, 5, 19}) {
     Literal x = Literal::zeros(v1::DTYPE_F32, {1, 3, size, size});
@@ -275,7 +276,7 @@ TEST(Convolution, ConstantWeightsAreReorderedOnceAndInputWeightsEveryRun) {
                                          {1, 1},
                                          {1, 1},
                                          1});
-  auto executable = jit::Compiler::compile(constant);
+  auto executable = compiler::Compiler::compile(constant);
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   Literal x = Literal::zeros(v1::DTYPE_F32, {1, 64, 32, 32});
   int64_t before = runtime::convolutionWeightReorders();
@@ -291,7 +292,7 @@ TEST(Convolution, ConstantWeightsAreReorderedOnceAndInputWeightsEveryRun) {
   b.output(b.convolution(in, w, {1, 1}, {1, 1}, {1, 1}, {1, 1}));
   auto graph = b.build();
   ASSERT_TRUE(graph.isOk()) << graph.status().toString();
-  auto inputWeights = jit::Compiler::compile(*graph);
+  auto inputWeights = compiler::Compiler::compile(*graph);
   ASSERT_TRUE(inputWeights.isOk()) << inputWeights.status().toString();
   before = runtime::convolutionWeightReorders();
   for (int64_t seed = 1; seed <= 3; ++seed)
@@ -306,15 +307,15 @@ TEST(Convolution, TheReportedPlanIsTheOneTheTargetFollows) {
   // it into slices and a contraction before planning, and the report of
   // a CUDA compile shows that contraction's kernel.
   v1::Graph graph = sameSize3x3("reported");
-  auto planOn = [&](jit::KernelBackend backend) {
-    jit::CompileReport report;
+  auto planOn = [&](compiler::KernelBackend backend) {
+    compiler::CompileReport report;
     auto executable =
-        jit::Compiler::compile(graph, test::onBackend(backend), &report);
+        compiler::Compiler::compile(graph, test::onBackend(backend), &report);
     EXPECT_TRUE(executable.isOk()) << executable.status().toString();
     return report.fusionPlan;
   };
-  std::string cpu = planOn(jit::KernelBackend::kCpu);
-  std::string cuda = planOn(jit::KernelBackend::kCudaEmulated);
+  std::string cpu = planOn(compiler::KernelBackend::kCpu);
+  std::string cuda = planOn(compiler::KernelBackend::kCudaEmulated);
   EXPECT_EQ(cpu.find("dot_general"), std::string::npos) << cpu;
   EXPECT_NE(cuda.find("kLibrary root dhlo.dot_general"), std::string::npos)
       << cuda;

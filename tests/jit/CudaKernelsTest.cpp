@@ -3,10 +3,10 @@
 // by nvJitLink, with what ptxas reports (registers, spills) checked. Their
 // numerics are part 2, the emulated differential tests (DifferentialTest,
 // RandomGraphTest).
-#include "jit/CudaKernels.h"
+#include "compiler/CudaKernels.h"
 #include "../support/ExampleGraph.h"
 #include "ir/graph/Specialize.h"
-#include "jit/NvJitLink.h"
+#include "runtime/cuda/NvJitLink.h"
 
 #include "RandomGraph.h"
 
@@ -20,23 +20,23 @@ namespace {
 
 const std::vector<std::string> kChips = {"sm_80", "sm_90"};
 
-jit::CudaKernelsOptions optionsFor(const std::string &chip) {
-  jit::CudaKernelsOptions options;
+compiler::CudaKernelsOptions optionsFor(const std::string &chip) {
+  compiler::CudaKernelsOptions options;
   options.pipeline.target = *codegen::CudaTarget::fromChip(chip);
   return options;
 }
 
 /// Compiles `graph` for `chip`; checks every kernel linked into a cubin (an
 /// ELF) and ptxas said what it uses.
-std::vector<jit::CudaKernel> checkCubins(const v1::Graph &graph,
-                                         const std::string &chip,
-                                         const std::string &label) {
-  auto kernels = jit::compileCudaKernels(graph, optionsFor(chip));
+std::vector<compiler::CudaKernel> checkCubins(const v1::Graph &graph,
+                                              const std::string &chip,
+                                              const std::string &label) {
+  auto kernels = compiler::compileCudaKernels(graph, optionsFor(chip));
   EXPECT_TRUE(kernels.isOk())
       << label << " " << chip << ": " << kernels.status().toString();
   if (!kernels.isOk())
     return {};
-  for (const jit::CudaKernel &k : *kernels) {
+  for (const compiler::CudaKernel &k : *kernels) {
     EXPECT_NE(k.ptx.find(".target " + chip), std::string::npos) << k.module;
     EXPECT_EQ(k.linked.cubin.substr(0, 4), "\x7f"
                                            "ELF")
@@ -57,7 +57,7 @@ std::vector<jit::CudaKernel> checkCubins(const v1::Graph &graph,
 } // namespace
 
 TEST(NvJitLink, ParsesPtxasResources) {
-  jit::KernelResources r = jit::parseKernelResources(
+  runtime::cuda::KernelResources r = runtime::cuda::parseKernelResources(
       "info    : Function properties for k\n"
       "info    : 16 bytes stack frame, 8 bytes spill stores, 4 bytes spill "
       "loads\n"
@@ -70,8 +70,8 @@ TEST(NvJitLink, ParsesPtxasResources) {
 }
 
 TEST(NvJitLink, RejectsBadPtxWithItsLog) {
-  auto linked =
-      jit::linkPtxToCubin(".version 8.0\n.target sm_90\nnonsense", "sm_90");
+  auto linked = runtime::cuda::linkPtxToCubin(
+      ".version 8.0\n.target sm_90\nnonsense", "sm_90");
   ASSERT_FALSE(linked.isOk());
   EXPECT_EQ(linked.status().code(), StatusCode::Internal);
   EXPECT_NE(linked.status().message().find("rejected the PTX"),
@@ -93,10 +93,10 @@ class ExampleCubins
 /// in the inner loop of a memory-bound kernel.
 TEST_P(ExampleCubins, LinkWithoutSpills) {
   auto [name, chip] = GetParam();
-  std::vector<jit::CudaKernel> kernels =
+  std::vector<compiler::CudaKernel> kernels =
       checkCubins(test::exampleGraph(name), chip, name);
   EXPECT_FALSE(kernels.empty()) << name;
-  for (const jit::CudaKernel &k : kernels) {
+  for (const compiler::CudaKernel &k : kernels) {
     EXPECT_EQ(k.linked.resources.spillStoreBytes, 0)
         << k.module << k.linked.log;
     EXPECT_EQ(k.linked.resources.spillLoadBytes, 0) << k.module << k.linked.log;
@@ -124,12 +124,12 @@ TEST(CudaKernels, DumpIrWritesPtxAndLinkLogPerKernel) {
              ("anyshape_cuda_dump_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  jit::CudaKernelsOptions options = optionsFor("sm_90");
+  compiler::CudaKernelsOptions options = optionsFor("sm_90");
   options.dumpIrDir = dir.string();
-  auto kernels = jit::compileCudaKernels(
+  auto kernels = compiler::compileCudaKernels(
       test::exampleGraph("elementwise_reduce"), options);
   ASSERT_TRUE(kernels.isOk()) << kernels.status().toString();
-  for (const jit::CudaKernel &k : *kernels) {
+  for (const compiler::CudaKernel &k : *kernels) {
     EXPECT_TRUE(std::filesystem::exists(dir / (k.module + ".ptx")));
     EXPECT_TRUE(std::filesystem::exists(dir / (k.module + ".nvjitlink.log")));
   }
@@ -156,11 +156,11 @@ TEST(RandomGraphCubins, HundredGraphsLinkForBothChips) {
 /// into four 32-bit ones. Four distinct kernels: the bias adds of equal
 /// shapes are one (anyshape-merge-identical-kernels).
 TEST(CudaKernels, FourWideVersionsAccess128BitsAtATime) {
-  auto kernels = jit::compileCudaKernels(
+  auto kernels = compiler::compileCudaKernels(
       test::exampleGraph("bert_encoder_layer"), optionsFor("sm_90"));
   ASSERT_TRUE(kernels.isOk()) << kernels.status().toString();
   int wide = 0;
-  for (const jit::CudaKernel &k : *kernels)
+  for (const compiler::CudaKernel &k : *kernels)
     wide += k.ptx.find("ld.global.v4.f32") != std::string::npos &&
             k.ptx.find("st.global.v4.f32") != std::string::npos;
   EXPECT_GE(wide, 4) << "kernels with 128-bit loads and stores";
@@ -172,13 +172,13 @@ TEST(CudaKernels, FourWideVersionsAccess128BitsAtATime) {
 /// through nvJitLink and 30 through ptxas, with -O3 for both, and with
 /// -Xptxas=-O3 too; docs/cuda.md.)
 TEST(NvJitLink, PtxasFallbackAgreesWithTheLibrary) {
-  auto kernels = jit::compileCudaKernels(
+  auto kernels = compiler::compileCudaKernels(
       test::exampleGraph("elementwise_reduce"), optionsFor("sm_80"));
   ASSERT_TRUE(kernels.isOk()) << kernels.status().toString();
   ASSERT_FALSE(kernels->empty());
-  for (const jit::CudaKernel &k : *kernels) {
+  for (const compiler::CudaKernel &k : *kernels) {
     EXPECT_EQ(k.linked.assembler, "nvJitLink");
-    auto fallback = jit::assembleWithPtxas(k.ptx, "sm_80");
+    auto fallback = runtime::cuda::assembleWithPtxas(k.ptx, "sm_80");
     ASSERT_TRUE(fallback.isOk()) << fallback.status().toString();
     EXPECT_EQ(fallback->assembler, "ptxas");
     EXPECT_EQ(fallback->cubin.substr(0, 4), "\x7f"
@@ -186,8 +186,8 @@ TEST(NvJitLink, PtxasFallbackAgreesWithTheLibrary) {
         << k.module;
     EXPECT_GT(fallback->resources.registers, 0) << fallback->log;
   }
-  auto bad =
-      jit::assembleWithPtxas(".version 8.0\n.target sm_80\nnonsense", "sm_80");
+  auto bad = runtime::cuda::assembleWithPtxas(
+      ".version 8.0\n.target sm_80\nnonsense", "sm_80");
   ASSERT_FALSE(bad.isOk());
   EXPECT_NE(bad.status().message().find("ptxas rejected"), std::string::npos)
       << bad.status().toString();
@@ -203,9 +203,9 @@ TEST(CudaKernels, StaticShapesKeepTheSharedRowVersions) {
   v1::Graph graph = test::exampleGraph("bert_encoder_layer");
   auto fixed = specializeGraph(graph, {{"batch", 1}, {"seq", 128}});
   ASSERT_TRUE(fixed.isOk()) << fixed.status().toString();
-  auto rowVersions = [](const std::vector<jit::CudaKernel> &kernels) {
+  auto rowVersions = [](const std::vector<compiler::CudaKernel> &kernels) {
     int64_t warp = 0, block = 0;
-    for (const jit::CudaKernel &k : kernels) {
+    for (const compiler::CudaKernel &k : kernels) {
       warp += k.blockSize == 128;
       block += k.linked.resources.sharedBytes > 0;
     }

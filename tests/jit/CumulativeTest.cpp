@@ -24,7 +24,7 @@ TEST(Cumulative, MatchesTheReferenceAtEveryShapeWithOneCompile) {
   shapes.push_back({{"n", 3}, {"m", 0}});
   shapes.push_back({{"n", 2}, {"m", 50000}}); // wider than a cumsum by
                                               // a triangle could hold
-  for (jit::KernelBackend backend : test::kHostBackends)
+  for (compiler::KernelBackend backend : test::kHostBackends)
     test::checkAcrossShapes(graph, shapes, "cumulative",
                             test::onBackend(backend));
 }
@@ -51,8 +51,9 @@ TEST(Cumulative, NaNPropagatesAndExclusiveStartsAtTheIdentity) {
   auto same = [](double a, double b) {
     return (std::isnan(a) && std::isnan(b)) || a == b;
   };
-  for (jit::KernelBackend backend : test::kHostBackends) {
-    auto executable = jit::Compiler::compile(*graph, test::onBackend(backend));
+  for (compiler::KernelBackend backend : test::kHostBackends) {
+    auto executable =
+        compiler::Compiler::compile(*graph, test::onBackend(backend));
     ASSERT_TRUE(executable.isOk()) << executable.status().toString();
     auto out = (*executable)->run({literalToTensor(in)});
     ASSERT_TRUE(out.isOk()) << out.status().toString();

@@ -7,12 +7,12 @@
 #include "../support/ExampleGraph.h"
 #include "../support/ScopedTeamSize.h"
 #include "anyshape/client/GraphBuilder.h"
+#include "compiler/Compiler.h"
 #include "examples/ExampleGraphs.h"
 #include "ir/graph/Bindings.h"
 #include "ir/graph/GraphText.h"
 #include "ir/reference/Compare.h"
 #include "ir/reference/Evaluator.h"
-#include "jit/Compiler.h"
 #include "runtime/PackedGemm.h"
 
 #include "MatchesReference.h"
@@ -81,10 +81,10 @@ TEST(Differential, StackedEncoderLayersShareTheirKernels) {
     examples::bertEncoder(builder, layers);
     return *builder.build();
   };
-  jit::CompileReport one, three;
-  ASSERT_TRUE(jit::Compiler::compile(encoder(1), {}, &one).isOk());
+  compiler::CompileReport one, three;
+  ASSERT_TRUE(compiler::Compiler::compile(encoder(1), {}, &one).isOk());
   v1::Graph stacked = encoder(3);
-  ASSERT_TRUE(jit::Compiler::compile(stacked, {}, &three).isOk());
+  ASSERT_TRUE(compiler::Compiler::compile(stacked, {}, &three).isOk());
   EXPECT_GT(one.kernelFunctions, 0);
   EXPECT_EQ(three.kernelFunctions, one.kernelFunctions);
   EXPECT_GE(three.kernelCount, 3 * one.kernelFunctions);
@@ -117,9 +117,9 @@ TEST(Differential, WideConcatenatesMatchAtEveryShape) {
   GraphBuilder columns("wide_columns");
   Value x = columns.parameter("x", v1::DTYPE_F32, {"rows", "cols"});
   columns.output(columns.concatenate(std::vector<Value>(134, x), 1), "y");
-  jit::CompileReport report;
+  compiler::CompileReport report;
   v1::Graph graph = *columns.build();
-  ASSERT_TRUE(jit::Compiler::compile(graph, {}, &report).isOk());
+  ASSERT_TRUE(compiler::Compiler::compile(graph, {}, &report).isOk());
   EXPECT_EQ(report.kernelFunctions, 3); // chunks of 64 and of 6, the join
   checkAcrossShapes(graph,
                     drawShapes({{"rows", {0, 9}}, {"cols", {1, 5}}}, 8, 7),
@@ -160,7 +160,7 @@ TEST(Differential, WideWeightsStoredTransposedAgreeAtEveryShape) {
   b.output(b.add(dense, dense), "dense_twice");
   v1::Graph graph = *b.build();
   for (bool transpose : {true, false}) {
-    jit::CompileOptions options;
+    compiler::CompileOptions options;
     options.pipeline.target.transposeWideWeights = transpose;
     std::string label = transpose ? " transposed" : " as given";
     checkAcrossShapes(graph, drawShapes({{"rows", {0, 70}}}, 6, 4),
@@ -192,7 +192,7 @@ TEST(Differential, PackedWeightsAgreeAtEveryShapeAndAreFreedWithThem) {
   b.output(b.dotGeneral(x, rowsOfK, {}, {}, {1}, {1}), "contracted_second");
   v1::Graph graph = *b.build();
   for (bool packed : {true, false}) {
-    jit::CompileOptions options;
+    compiler::CompileOptions options;
     options.pipeline.packConstantWeights = packed;
     std::string label = packed ? " packed" : " unpacked";
     runtime::PackedGemmCounts before = runtime::packedGemmCounts();
@@ -221,7 +221,7 @@ TEST(Differential, WarmUpPaysTheFirstRunsCostsAtLoad) {
   // otherwise pack 28 MB of weights). Results are unchanged. A graph it
   // cannot size (an anonymous dim) says so and still runs.
   v1::Graph graph = test::exampleGraph("bert_encoder_layer");
-  auto executable = jit::Compiler::compile(graph);
+  auto executable = compiler::Compiler::compile(graph);
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   runtime::PackedGemmCounts before = runtime::packedGemmCounts();
   Status warm = (*executable)->warmUp();
@@ -237,7 +237,7 @@ TEST(Differential, WarmUpPaysTheFirstRunsCostsAtLoad) {
   GraphBuilder b("anonymous");
   b.output(b.exp(b.parameter("x", v1::DTYPE_F32, {"?"})), "y");
   v1::Graph anonymous = *b.build();
-  auto unsized = jit::Compiler::compile(anonymous);
+  auto unsized = compiler::Compiler::compile(anonymous);
   ASSERT_TRUE(unsized.isOk()) << unsized.status().toString();
   EXPECT_FALSE((*unsized)->warmUp().isOk());
   v1::Tensor x;
@@ -263,9 +263,9 @@ TEST(Differential, ReshapesToAScalarCompile) {
 
 TEST(Differential, StaticSpecialisationMatchesAndRejectsOtherShapes) {
   v1::Graph graph = test::exampleGraph("bert_encoder_layer");
-  jit::CompileOptions options;
+  compiler::CompileOptions options;
   options.staticSymbols = {{"batch", 1}, {"seq", 6}};
-  auto executable = jit::Compiler::compile(graph, options);
+  auto executable = compiler::Compiler::compile(graph, options);
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   for (int64_t seq : {6, 7}) {
     auto shapes = inputShapesFor(graph, {{"batch", 1}, {"seq", seq}});
@@ -291,7 +291,7 @@ TEST(Differential, ConcurrentRunsOfOneExecutable) {
   // One executable, four threads, each with its own shapes: every result
   // must match the reference (run() keeps no per-call state in the object).
   v1::Graph graph = test::exampleGraph("embedding");
-  auto executable = jit::Compiler::compile(graph);
+  auto executable = compiler::Compiler::compile(graph);
   ASSERT_TRUE(executable.isOk());
   std::vector<std::thread> threads;
   std::atomic<int> mismatches{0}, runs{0};
@@ -321,13 +321,13 @@ TEST(Differential, ConcurrentRunsOfOneExecutable) {
 TEST(Differential, EveryKernelInParallelAgreesAtEveryShape) {
   // Parallel versions at every size: empty loops, one iteration, fewer
   // iterations than threads, remainders of the static split.
-  jit::CompileOptions options;
+  compiler::CompileOptions options;
   options.pipeline.parallelMinWork = 0;
   checkAcrossShapes(test::exampleGraph("elementwise_reduce"),
                     drawShapes({{"rows", {0, 70}}, {"cols", {1, 70}}}, 20, 7),
                     "ewr parallel", options);
   // Chunks of 16 columns: rows split into whole and partial chunks.
-  jit::CompileOptions chunked = options;
+  compiler::CompileOptions chunked = options;
   chunked.pipeline.parallelChunk = 16;
   checkAcrossShapes(test::exampleGraph("elementwise_reduce"),
                     drawShapes({{"rows", {0, 5}}, {"cols", {1, 70}}}, 20, 9),
@@ -346,7 +346,7 @@ TEST(Differential, SplitRowVersionsAgreeAtEveryShape) {
   // over a middle dim shares blocks of its reduced dim (or column chunks);
   // a whole 1-D value is one row.
   test::ScopedTeamSize team(8);
-  jit::CompileOptions options;
+  compiler::CompileOptions options;
   options.pipeline.parallelMinWork = 0;
   options.pipeline.splitRowMinWork = 0;
   GraphBuilder b("row_reductions");
@@ -369,7 +369,7 @@ TEST(Differential, SplitRowVersionsAgreeAtEveryShape) {
   checkAcrossShapes(*graph, shapes, "split rows", options);
   // The middle sum's columns in chunks rather than its reduced dim in
   // blocks (no room for per-thread partials).
-  jit::CompileOptions chunked = options;
+  compiler::CompileOptions chunked = options;
   chunked.pipeline.maxColumnPartials = 0;
   checkAcrossShapes(*graph, shapes, "split rows, column chunks", chunked);
   // Whole 1-D values are one row: softmax's reductions and a max.
@@ -392,7 +392,7 @@ TEST(Differential, ColumnReductionsAgreeAtEveryShape) {
   // whole and partial; one row, none; a 3-D value reduced over its first
   // dim has two column dims. A team of 4: up to 4 blocks of rows.
   test::ScopedTeamSize team(4);
-  jit::CompileOptions options;
+  compiler::CompileOptions options;
   options.pipeline.parallelMinWork = 0;
   GraphBuilder b("column_reductions");
   Value x = b.parameter("x", v1::DTYPE_F32, {"rows", "n"});
@@ -422,9 +422,9 @@ TEST(Differential, LargeShapesTakeTheParallelVersions) {
 TEST(Differential, UnfusedPipelineAgrees) {
   // Fusion changes kernels, never results.
   v1::Graph graph = test::exampleGraph("embedding");
-  jit::CompileOptions options;
+  compiler::CompileOptions options;
   options.pipeline.fuse = false;
-  auto unfused = jit::Compiler::compile(graph, options);
+  auto unfused = compiler::Compiler::compile(graph, options);
   ASSERT_TRUE(unfused.isOk()) << unfused.status().toString();
   auto shapes = inputShapesFor(graph, {{"batch", 2}, {"seq", 7}});
   auto [inputs, tensors] = test::randomInputs(graph, *shapes, 0);
@@ -446,11 +446,11 @@ TEST(Differential, UnfusedPipelineAgrees) {
 // examples' fixed hidden sizes would otherwise always take them).
 namespace {
 
-jit::CompileOptions emulatedCuda(int64_t blockSize = 256,
-                                 int64_t maxBlocks = 4096,
-                                 std::string rowSchedule = "auto") {
-  jit::CompileOptions options;
-  options.backend = jit::KernelBackend::kCudaEmulated;
+compiler::CompileOptions emulatedCuda(int64_t blockSize = 256,
+                                      int64_t maxBlocks = 4096,
+                                      std::string rowSchedule = "auto") {
+  compiler::CompileOptions options;
+  options.backend = compiler::KernelBackend::kCudaEmulated;
   options.cuda.target.blockSize = blockSize;
   options.cuda.target.maxBlocks = maxBlocks;
   options.cuda.rowSchedule = std::move(rowSchedule);
@@ -471,11 +471,11 @@ void checkEmulated(
     checkAcrossShapes(graph, shapes,
                       example + " (emulated CUDA, rows per " + rows + ")",
                       emulatedCuda(256, 4096, rows));
-  jit::CompileOptions tiles = emulatedCuda();
+  compiler::CompileOptions tiles = emulatedCuda();
   tiles.cuda.columnSchedule = "tile";
   checkAcrossShapes(graph, shapes, example + " (emulated CUDA, column tiles)",
                     tiles);
-  jit::CompileOptions scalar = emulatedCuda();
+  compiler::CompileOptions scalar = emulatedCuda();
   scalar.cuda.vectorAccesses = false;
   checkAcrossShapes(graph, shapes, example + " (emulated CUDA, scalar only)",
                     scalar);

@@ -5,8 +5,8 @@
 // runtime call that fails says so in the context, for the run to report.
 #include "runtime/ExecutionContext.h"
 #include "anyshape/client/GraphBuilder.h"
+#include "compiler/Compiler.h"
 #include "ir/graph/Bindings.h"
-#include "jit/Compiler.h"
 #include "runtime/Gemm.h"
 #include "runtime/OpenMpAbi.h"
 #include "runtime/Threading.h"
@@ -34,7 +34,7 @@ TEST(ExecutionContext, RunsWithDifferentTeamSizesRunAtOnce) {
   b.output(b.tanh(b.add(x, x)));
   auto graph = b.build();
   ASSERT_TRUE(graph.isOk()) << graph.status().toString();
-  auto compiled = jit::Compiler::compile(*graph);
+  auto compiled = compiler::Compiler::compile(*graph);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
   const jit::Executable &executable = **compiled;
 

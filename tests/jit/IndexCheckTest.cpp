@@ -37,7 +37,7 @@ TEST(IndexChecks, InRangeIndicesMatchTheReferenceAtEveryShape) {
   // Random indices are in [0, 8): with 9 rows or more every one is in
   // range; with fewer, some runs fail on both sides (a match).
   v1::Graph graph = test::indexCheckGraph();
-  for (jit::KernelBackend backend : test::kHostBackends)
+  for (compiler::KernelBackend backend : test::kHostBackends)
     test::checkAcrossShapes(graph,
                             test::drawShapes({{"rows", {1, 20}},
                                               {"batch", {0, 3}},
@@ -49,8 +49,9 @@ TEST(IndexChecks, InRangeIndicesMatchTheReferenceAtEveryShape) {
 
 TEST(IndexChecks, AnOutOfRangeIndexFailsTheRunNamingItAndTheRange) {
   v1::Graph graph = test::indexCheckGraph();
-  for (jit::KernelBackend backend : test::kHostBackends) {
-    auto executable = jit::Compiler::compile(graph, test::onBackend(backend));
+  for (compiler::KernelBackend backend : test::kHostBackends) {
+    auto executable =
+        compiler::Compiler::compile(graph, test::onBackend(backend));
     ASSERT_TRUE(executable.isOk()) << executable.status().toString();
     const jit::Executable &e = **executable;
     // In range: negative rows count from the end.

@@ -3,7 +3,7 @@
 // attribute it leaves out, and printing the function into each warning
 // made a compile quadratic in the graph's inputs (a 1,000-input
 // concatenate spent 57% of its 22 s there).
-#include "jit/Lowering.h"
+#include "compiler/Lowering.h"
 #include "../support/ExampleGraph.h"
 #include "ir/graph/Validate.h"
 
@@ -23,12 +23,12 @@ TEST(Lowering, DiagnosticsDoNotPrintTheirOperation) {
   v1::Graph graph = test::exampleGraph("mlp");
   auto info = validateGraph(graph);
   ASSERT_TRUE(info.isOk()) << info.status().toString();
-  jit::LoweringRequest request;
+  compiler::LoweringRequest request;
   request.graph = &graph;
   request.info = &*info;
   int warnings = 0;
   int notes = -1;
-  Status status = jit::lowerGraph(
+  Status status = compiler::lowerGraph(
       request, "no passes", [](mlir::OpPassManager &) {},
       [&](mlir::ModuleOp module) {
         mlir::ScopedDiagnosticHandler count(
@@ -67,12 +67,12 @@ TEST(Lowering, InvalidIrAfterThePipelineIsAnErrorEitherWay) {
   auto info = validateGraph(graph);
   ASSERT_TRUE(info.isOk()) << info.status().toString();
   for (bool verifyEachPass : {false, true}) {
-    jit::LoweringRequest request;
+    compiler::LoweringRequest request;
     request.graph = &graph;
     request.info = &*info;
     request.verifyEachPass = verifyEachPass;
     bool used = false;
-    Status status = jit::lowerGraph(
+    Status status = compiler::lowerGraph(
         request, "the broken pipeline",
         [](mlir::OpPassManager &pm) {
           pm.addPass(std::make_unique<DropTerminators>());

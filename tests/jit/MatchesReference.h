@@ -4,10 +4,10 @@
 #pragma once
 
 #include "RandomInputs.h"
+#include "compiler/Compiler.h"
 #include "ir/graph/Bindings.h"
 #include "ir/reference/Compare.h"
 #include "ir/reference/Evaluator.h"
-#include "jit/Compiler.h"
 #include "jit/Executable.h"
 
 #include <gtest/gtest.h>
@@ -20,12 +20,12 @@ namespace anyshape::test {
 
 /// The backends every CPU-hosted test runs: the CPU's, and the CUDA
 /// kernels' emulation on this CPU.
-inline constexpr jit::KernelBackend kHostBackends[] = {
-    jit::KernelBackend::kCpu, jit::KernelBackend::kCudaEmulated};
+inline constexpr compiler::KernelBackend kHostBackends[] = {
+    compiler::KernelBackend::kCpu, compiler::KernelBackend::kCudaEmulated};
 
 /// Default compile options on `backend`.
-inline jit::CompileOptions onBackend(jit::KernelBackend backend) {
-  jit::CompileOptions options;
+inline compiler::CompileOptions onBackend(compiler::KernelBackend backend) {
+  compiler::CompileOptions options;
   options.backend = backend;
   return options;
 }
@@ -71,9 +71,9 @@ inline void
 checkAcrossShapes(const v1::Graph &graph,
                   const std::vector<std::map<std::string, int64_t>> &shapes,
                   const std::string &label,
-                  const jit::CompileOptions &options = {}) {
-  int64_t before = jit::Compiler::compileCount();
-  auto executable = jit::Compiler::compile(graph, options);
+                  const compiler::CompileOptions &options = {}) {
+  int64_t before = compiler::Compiler::compileCount();
+  auto executable = compiler::Compiler::compile(graph, options);
   ASSERT_TRUE(executable.isOk())
       << label << ": " << executable.status().toString();
   int runs = 0;
@@ -85,7 +85,7 @@ checkAcrossShapes(const v1::Graph &graph,
       return;
     runs += ran;
   }
-  EXPECT_EQ(jit::Compiler::compileCount() - before, 1) << label;
+  EXPECT_EQ(compiler::Compiler::compileCount() - before, 1) << label;
   EXPECT_GT(runs, 0);
 }
 

@@ -37,22 +37,23 @@ TEST(NonZero, MatchesTheReferenceAtEveryShapeWithOneCompile) {
   shapes.push_back({{"n", 1}, {"m", 1}});
   shapes.push_back({{"n", 0}, {"m", 5}});
   shapes.push_back({{"n", 40}, {"m", 33}});
-  for (jit::KernelBackend backend : test::kHostBackends)
+  for (compiler::KernelBackend backend : test::kHostBackends)
     test::checkAcrossShapes(graph, shapes, "nonzero", test::onBackend(backend));
 }
 
 TEST(NonZero, RowsPickedByTheirSumMatchTheReference) {
   v1::Graph graph = test::positiveRowsGraph();
   auto shapes = test::drawShapes({{"n", {0, 50}}}, 10, 3);
-  for (jit::KernelBackend backend : test::kHostBackends)
+  for (compiler::KernelBackend backend : test::kHostBackends)
     test::checkAcrossShapes(graph, shapes, "nonzero rows",
                             test::onBackend(backend));
 }
 
 TEST(NonZero, NoneAndAllSelected) {
   v1::Graph graph = test::positiveElementsGraph();
-  for (jit::KernelBackend backend : test::kHostBackends) {
-    auto executable = jit::Compiler::compile(graph, test::onBackend(backend));
+  for (compiler::KernelBackend backend : test::kHostBackends) {
+    auto executable =
+        compiler::Compiler::compile(graph, test::onBackend(backend));
     ASSERT_TRUE(executable.isOk()) << executable.status().toString();
     for (double fill : {-1.0, 2.0}) {
       Literal x = Literal::zeros(v1::DTYPE_F32, {3, 5});
@@ -93,8 +94,9 @@ TEST(NonZero, EveryElementTypeReadsAsNumpyDoes) {
     // [0, -0, 1 | NaN, -2, 0]: (0, 2), (1, 0), (1, 1).
     EXPECT_EQ((*expected)[0].i, (std::vector<int64_t>{0, 1, 1, 2, 0, 1}))
         << dtypeName(dtype);
-    for (jit::KernelBackend backend : test::kHostBackends) {
-      auto executable = jit::Compiler::compile(graph, test::onBackend(backend));
+    for (compiler::KernelBackend backend : test::kHostBackends) {
+      auto executable =
+          compiler::Compiler::compile(graph, test::onBackend(backend));
       ASSERT_TRUE(executable.isOk()) << executable.status().toString();
       auto out = (*executable)->run({literalToTensor(x)});
       ASSERT_TRUE(out.isOk()) << out.status().toString();
@@ -122,8 +124,9 @@ TEST(NonZero, RulesOnlyTheCountDecidesAreCheckedWhenTheCountIsKnown) {
       x.setDouble(int64_t(k), values[k]);
     return x;
   };
-  for (jit::KernelBackend backend : test::kHostBackends) {
-    auto executable = jit::Compiler::compile(graph, test::onBackend(backend));
+  for (compiler::KernelBackend backend : test::kHostBackends) {
+    auto executable =
+        compiler::Compiler::compile(graph, test::onBackend(backend));
     ASSERT_TRUE(executable.isOk()) << executable.status().toString();
     for (int round = 0; round < 3; ++round) {
       for (std::vector<double> ok :
@@ -181,7 +184,7 @@ TEST(NonZero, CountSymbolsAreCheckedAndOrderTheNodesThatNameThem) {
   ASSERT_TRUE(info.isOk()) << info.status().toString();
   ASSERT_EQ(info->countsRead[0].size(), 1u);
   EXPECT_EQ(graph.nodes(info->countsRead[0][0]).op(), "nonzero");
-  for (jit::KernelBackend backend : test::kHostBackends)
+  for (compiler::KernelBackend backend : test::kHostBackends)
     test::checkAcrossShapes(graph, {{{"n", 0}}, {{"n", 3}}, {{"n", 17}}},
                             "splat to count", test::onBackend(backend));
 }

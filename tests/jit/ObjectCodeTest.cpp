@@ -7,16 +7,16 @@
 // does, reloads from its bundle of objects, and a damaged bundle is an
 // error. A compile validates its graph once. Asked to, it names its
 // functions for perf; its kernels use the widest vectors.
-#include "jit/ObjectCode.h"
+#include "compiler/ObjectCode.h"
 #include "../support/ExampleGraph.h"
 #include "anyshape/client/GraphBuilder.h"
 #include "codegen/CPU/CpuTarget.h"
+#include "compiler/Compiler.h"
+#include "compiler/LlvmPipeline.h"
 #include "ir/graph/Bindings.h"
 #include "ir/graph/GraphText.h"
 #include "ir/graph/Validate.h"
 #include "ir/reference/Evaluator.h"
-#include "jit/Compiler.h"
-#include "jit/LlvmPipeline.h"
 #include "jit/ObjectBundle.h"
 #include "jit/PerfMap.h"
 #include "runtime/Allocator.h"
@@ -58,17 +58,17 @@ std::string readText(const std::string &path) {
 
 TEST(ObjectCode, ReloadedExecutableMatchesWithoutCompiling) {
   v1::Graph graph = test::exampleGraph("mlp");
-  auto compiled = jit::Compiler::compile(graph);
+  auto compiled = compiler::Compiler::compile(graph);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
   const std::string &object = (*compiled)->objectCode();
   ASSERT_GT(object.size(), 64u);
   EXPECT_EQ(object.substr(0, 4), "\x7f"
                                  "ELF");
 
-  int64_t compiles = jit::Compiler::compileCount();
+  int64_t compiles = compiler::Compiler::compileCount();
   auto reloaded = jit::Executable::load((*compiled)->graph(), object);
   ASSERT_TRUE(reloaded.isOk()) << reloaded.status().toString();
-  EXPECT_EQ(jit::Compiler::compileCount(), compiles);
+  EXPECT_EQ(compiler::Compiler::compileCount(), compiles);
   for (int64_t batch : {0, 1, 7, 33}) {
     std::map<std::string, int64_t> symbols{{"batch", batch}};
     auto expected = runAt(**compiled, symbols, 10 + batch);
@@ -83,7 +83,7 @@ TEST(ObjectCode, ReloadedExecutableMatchesWithoutCompiling) {
 
 TEST(ObjectCode, DamagedObjectCodeIsAnError) {
   auto compiled =
-      jit::Compiler::compile(test::exampleGraph("elementwise_reduce"));
+      compiler::Compiler::compile(test::exampleGraph("elementwise_reduce"));
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
   const std::string &object = (*compiled)->objectCode();
   const v1::Graph &graph = (*compiled)->graph();
@@ -97,11 +97,11 @@ TEST(ObjectCode, DamagedObjectCodeIsAnError) {
 
 TEST(ObjectCode, ModulesEmittedInPartsComputeWhatOneObjectDoes) {
   v1::Graph graph = test::exampleGraph("bert_encoder_layer");
-  jit::CompileOptions whole, parts;
+  compiler::CompileOptions whole, parts;
   whole.codegenParts = 1;
   parts.codegenParts = 3; // more than this machine may have cores
-  auto one = jit::Compiler::compile(graph, whole);
-  auto three = jit::Compiler::compile(graph, parts);
+  auto one = compiler::Compiler::compile(graph, whole);
+  auto three = compiler::Compiler::compile(graph, parts);
   ASSERT_TRUE(one.isOk()) << one.status().toString();
   ASSERT_TRUE(three.isOk()) << three.status().toString();
   EXPECT_EQ((*one)->objectCode().substr(0, 4), "\x7f"
@@ -141,13 +141,14 @@ TEST(ObjectCode, ModulesEmittedInPartsComputeWhatOneObjectDoes) {
 
 TEST(ObjectCode, SmallModulesStayOneObjectAndLargeOnesUseTheCores) {
   // mlp is far under kMinInstructionsPerPart: one object, as before.
-  auto small = jit::Compiler::compile(test::exampleGraph("mlp"));
+  auto small = compiler::Compiler::compile(test::exampleGraph("mlp"));
   ASSERT_TRUE(small.isOk());
   EXPECT_EQ((*small)->objectCode().substr(0, 4), "\x7f"
                                                  "ELF");
   if (std::thread::hardware_concurrency() < 2)
     GTEST_SKIP() << "one core: every module is one object";
-  auto large = jit::Compiler::compile(test::exampleGraph("bert_encoder_layer"));
+  auto large =
+      compiler::Compiler::compile(test::exampleGraph("bert_encoder_layer"));
   ASSERT_TRUE(large.isOk());
   auto objects = jit::objectsIn((*large)->objectCode());
   ASSERT_TRUE(objects.isOk());
@@ -162,7 +163,7 @@ TEST(ObjectCode, HostTargetIsDescribed) {
 }
 
 TEST(ObjectCode, RunsReuseCachedBuffers) {
-  auto compiled = jit::Compiler::compile(test::exampleGraph("mlp"));
+  auto compiled = compiler::Compiler::compile(test::exampleGraph("mlp"));
   ASSERT_TRUE(compiled.isOk());
   runAt(**compiled, {{"batch", 5}}, 1); // warm the allocator's cache
   runtime::AllocatorStats before = runtime::allocatorStats();
@@ -186,7 +187,7 @@ TEST(ObjectCode, IntermediatesAreFreedAtTheirLastUse) {
   b.output(x);
   auto graph = b.build();
   ASSERT_TRUE(graph.isOk()) << graph.status().toString();
-  auto compiled = jit::Compiler::compile(*graph);
+  auto compiled = compiler::Compiler::compile(*graph);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
   const int64_t n = 8192, intermediateBytes = n * 64 * 4;
   runAt(**compiled, {{"n", n}}, 1);
@@ -205,7 +206,7 @@ namespace {
 /// The entry keeps no state between calls: a refused shape list is refused
 /// on every call, with good calls in between.
 TEST(ShapeChecks, RefusalsDoNotDependOnEarlierCalls) {
-  auto compiled = jit::Compiler::compile(test::exampleGraph("mlp"));
+  auto compiled = compiler::Compiler::compile(test::exampleGraph("mlp"));
   ASSERT_TRUE(compiled.isOk());
   const jit::Executable &executable = **compiled;
   auto shapes = inputShapesFor(executable.graph(), {{"batch", 3}});
@@ -243,10 +244,10 @@ TEST(ObjectCode, LlvmDiagnosticsGoToTheDumpNotToStderr) {
       ASSERT_TRUE(graph.isOk()) << graph.status().toString();
       std::string dir = root + "/" + op + std::to_string(dtype);
       std::filesystem::create_directories(dir);
-      jit::CompileOptions options;
+      compiler::CompileOptions options;
       options.dumpIrDir = dir;
       ::testing::internal::CaptureStderr();
-      auto compiled = jit::Compiler::compile(*graph, options);
+      auto compiled = compiler::Compiler::compile(*graph, options);
       std::string printed = ::testing::internal::GetCapturedStderr();
       ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
       EXPECT_EQ(printed, "") << op << " " << dtype;
@@ -278,12 +279,12 @@ TEST(ObjectCode, LongHostFlowsAreCutIntoPieces) {
   std::string dir = ::testing::TempDir() + "/anyshape_long_host_flow";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  jit::CompileOptions options;
+  compiler::CompileOptions options;
   options.dumpIrDir = dir;
   // One part: in parts, the matmul wrappers land in other parts than
   // @main, are not inlined 350 times, and @main stays short.
   options.codegenParts = 1;
-  auto compiled = jit::Compiler::compile(*graph, options);
+  auto compiled = compiler::Compiler::compile(*graph, options);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
   std::ifstream in(dir + "/llvm_after_opt.ll");
   std::string line;
@@ -313,14 +314,14 @@ TEST(ObjectCode, ACompileValidatesTheGraphOnce) {
   // static specialisation validates the specialised graph as well.
   v1::Graph graph = test::exampleGraph("mlp");
   int64_t before = validationCount();
-  auto compiled = jit::Compiler::compile(graph);
+  auto compiled = compiler::Compiler::compile(graph);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
   EXPECT_EQ(validationCount() - before, 1);
 
-  jit::CompileOptions specialised;
+  compiler::CompileOptions specialised;
   specialised.staticSymbols = {{"batch", 4}};
   before = validationCount();
-  compiled = jit::Compiler::compile(graph, specialised);
+  compiled = compiler::Compiler::compile(graph, specialised);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
   EXPECT_EQ(validationCount() - before, 2);
 }
@@ -328,14 +329,14 @@ TEST(ObjectCode, ACompileValidatesTheGraphOnce) {
 TEST(ObjectCode, CompileStagesAreReportedInOrderAndCoverTheCompile) {
   // What the CLI prints as a long compile's progress: each stage once, in
   // order, as it ends; their times add up to the whole compile.
-  jit::CompileOptions options;
+  compiler::CompileOptions options;
   std::vector<std::string> seen;
-  options.progress = [&](const jit::CompileStage &stage) {
+  options.progress = [&](const compiler::CompileStage &stage) {
     seen.push_back(stage.name);
   };
-  jit::CompileReport report;
+  compiler::CompileReport report;
   ASSERT_TRUE(
-      jit::Compiler::compile(test::exampleGraph("mlp"), options, &report)
+      compiler::Compiler::compile(test::exampleGraph("mlp"), options, &report)
           .isOk());
   std::vector<std::string> expected = {"validate",      "import",
                                        "MLIR pipeline", "LLVM optimise",
@@ -344,7 +345,7 @@ TEST(ObjectCode, CompileStagesAreReportedInOrderAndCoverTheCompile) {
   ASSERT_EQ(report.stages.size(), expected.size());
   double sum = 0, previous = 0;
   for (size_t i = 0; i < report.stages.size(); ++i) {
-    const jit::CompileStage &stage = report.stages[i];
+    const compiler::CompileStage &stage = report.stages[i];
     EXPECT_EQ(stage.name, expected[i]);
     EXPECT_GE(stage.seconds, 0);
     EXPECT_GE(stage.elapsed, previous) << stage.name;
@@ -368,7 +369,7 @@ TEST(ObjectCode, ConstraintEliminationIsOffOnceAnythingCompiled) {
   // checks the switch itself.
   client::GraphBuilder b("tiny");
   b.output(b.exp(b.parameter("x", v1::DTYPE_F32, {"n"})));
-  ASSERT_TRUE(jit::Compiler::compile(*b.build()).isOk());
+  ASSERT_TRUE(compiler::Compiler::compile(*b.build()).isOk());
   auto &options = llvm::cl::getRegisteredOptions();
   auto found = options.find("enable-constraint-elimination");
   ASSERT_NE(found, options.end());
@@ -378,11 +379,11 @@ TEST(ObjectCode, ConstraintEliminationIsOffOnceAnythingCompiled) {
 TEST(ObjectCode, CalledValuePropagationIsLeftOutOfLlvmsPipeline) {
   // 7.3 s of opt -O2 on the host flow of a 1,000-input concatenate; the
   // 1,000-input compile benchmark: 39.6 s with it, 30.9 s without.
-  int64_t before = jit::llvmPassesLeftOut();
+  int64_t before = compiler::llvmPassesLeftOut();
   client::GraphBuilder b("tiny");
   b.output(b.tanh(b.parameter("x", v1::DTYPE_F32, {"n"})));
-  ASSERT_TRUE(jit::Compiler::compile(*b.build()).isOk());
-  EXPECT_GE(jit::llvmPassesLeftOut() - before, 1);
+  ASSERT_TRUE(compiler::Compiler::compile(*b.build()).isOk());
+  EXPECT_GE(compiler::llvmPassesLeftOut() - before, 1);
 }
 
 } // namespace
@@ -393,11 +394,11 @@ TEST(ObjectCode, PerfMapNamesTheKernelsWhenAsked) {
   // "START SIZE NAME"; unset, nothing is written.
   std::string path = jit::perfMapPath();
   std::filesystem::remove(path);
-  ASSERT_TRUE(jit::Compiler::compile(test::exampleGraph("mlp")).isOk());
+  ASSERT_TRUE(compiler::Compiler::compile(test::exampleGraph("mlp")).isOk());
   EXPECT_FALSE(std::filesystem::exists(path));
 
   setenv("ANYSHAPE_PERF_MAP", "1", 1);
-  auto compiled = jit::Compiler::compile(test::exampleGraph("mlp"));
+  auto compiled = compiler::Compiler::compile(test::exampleGraph("mlp"));
   unsetenv("ANYSHAPE_PERF_MAP");
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
   std::ifstream map(path);
@@ -431,9 +432,9 @@ TEST(ObjectCode, KernelsUseTheWidestVectorRegisters) {
   b.output(b.mul(x, b.scalar(0.5)), "y");
   auto graph = b.build();
   ASSERT_TRUE(graph.isOk()) << graph.status().toString();
-  jit::CompileOptions options;
+  compiler::CompileOptions options;
   options.dumpIrDir = dir;
-  ASSERT_TRUE(jit::Compiler::compile(*graph, options).isOk());
+  ASSERT_TRUE(compiler::Compiler::compile(*graph, options).isOk());
   std::string ir = readText(dir + "/llvm_after_opt.ll");
   EXPECT_NE(ir.find("<16 x float>"), std::string::npos);
   std::filesystem::remove_all(dir);
@@ -447,11 +448,11 @@ TEST(ObjectCode, KernelsStayOutOfLineInTheOptimisedModule) {
   std::string dir = ::testing::TempDir() + "/anyshape_kernels_out_of_line";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  jit::CompileOptions options;
+  compiler::CompileOptions options;
   options.dumpIrDir = dir;
-  ASSERT_TRUE(
-      jit::Compiler::compile(test::exampleGraph("bert_encoder_layer"), options)
-          .isOk());
+  ASSERT_TRUE(compiler::Compiler::compile(
+                  test::exampleGraph("bert_encoder_layer"), options)
+                  .isOk());
   // The dump's MLIR files are numbered by stage: the last is what LLVM got.
   std::filesystem::path last;
   int lastStage = -1;

@@ -3,13 +3,13 @@
 // (including 0, 1 and odd sizes): integer wraparound, division by zero,
 // saturating conversions, NaN rules and bool logic all go through here.
 #include "anyshape/client/GraphBuilder.h"
+#include "compiler/Compiler.h"
 #include "ir/graph/Bindings.h"
 #include "ir/graph/ConstantData.h"
 #include "ir/graph/GraphText.h"
 #include "ir/graph/OpRegistry.h"
 #include "ir/reference/Compare.h"
 #include "ir/reference/Evaluator.h"
-#include "jit/Compiler.h"
 
 #include "RandomInputs.h"
 
@@ -39,7 +39,7 @@ void check(const std::string &label,
   ASSERT_TRUE(graph.isOk()) << graph.status().toString();
   if (const char *dir = std::getenv("ANYSHAPE_DUMP_GRAPHS"))
     (void)writeGraphFile(*graph, std::string(dir) + "/" + label + ".pbtxt");
-  auto executable = jit::Compiler::compile(*graph);
+  auto executable = compiler::Compiler::compile(*graph);
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   for (int64_t n : sizes) {
     auto shapes = inputShapesFor(*graph, {{"n", n}});
@@ -285,8 +285,8 @@ TEST(OpCoverage, SeededConstantsAreNotInTheObjectCode) {
     b.output(b.add(b.parameter("x", v1::DTYPE_F32, {1 << 22}), w));
     return *b.build();
   };
-  auto seeded = jit::Compiler::compileToObject(graphWith(true));
-  auto data = jit::Compiler::compileToObject(graphWith(false));
+  auto seeded = compiler::Compiler::compileToObject(graphWith(true));
+  auto data = compiler::Compiler::compileToObject(graphWith(false));
   ASSERT_TRUE(seeded.isOk()) << seeded.status().toString();
   ASSERT_TRUE(data.isOk()) << data.status().toString();
   EXPECT_LT(seeded->objectCode.size(), 64u << 10);
@@ -310,8 +310,8 @@ TEST(OpCoverage, LongChainsAreSeveralKernels) {
   check("long_chain", build);
   GraphBuilder b("long_chain");
   build(b);
-  jit::CompileReport report;
-  ASSERT_TRUE(jit::Compiler::compile(*b.build(), {}, &report).isOk());
+  compiler::CompileReport report;
+  ASSERT_TRUE(compiler::Compiler::compile(*b.build(), {}, &report).isOk());
   EXPECT_EQ(report.kernelCount, 3);
 }
 
@@ -357,7 +357,7 @@ TEST(OpCoverage, RuntimeSizeOneBroadcast) {
   b.output(b.broadcastInDim(x, {"n"}, {0}));
   auto graph = b.build();
   ASSERT_TRUE(graph.isOk());
-  auto executable = jit::Compiler::compile(*graph);
+  auto executable = compiler::Compiler::compile(*graph);
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   for (auto [m, n] : {std::pair{1, 5}, std::pair{5, 5}, std::pair{1, 1}})
     EXPECT_TRUE(matchesReference(*graph, **executable,
@@ -372,7 +372,7 @@ namespace {
 /// small enough for the serial versions and large enough for the parallel
 /// ones, all from one compile; `reduce` adds a row sum over the product
 /// (a row kernel on the GPU).
-void checkImplicitBroadcastVersions(const jit::CompileOptions &options,
+void checkImplicitBroadcastVersions(const compiler::CompileOptions &options,
                                     bool reduce) {
   GraphBuilder b("maybe_stretch");
   Value x = b.parameter("x", v1::DTYPE_F32, {"rows", "m"});
@@ -383,7 +383,7 @@ void checkImplicitBroadcastVersions(const jit::CompileOptions &options,
     b.output(b.reduce(product, {1}, Reduction::Sum));
   auto graph = b.build();
   ASSERT_TRUE(graph.isOk());
-  auto executable = jit::Compiler::compile(*graph, options);
+  auto executable = compiler::Compiler::compile(*graph, options);
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   for (auto [rows, m] : {std::pair{3, 1}, std::pair{5, 17}, std::pair{1, 40},
                          std::pair{300, 130}, std::pair{64, 1024}})
@@ -404,8 +404,8 @@ TEST(OpCoverage, ImplicitBroadcastVersionsAgree) {
 /// row kernels in each of their versions.
 TEST(OpCoverage, ImplicitBroadcastVersionsAgreeOnEmulatedCuda) {
   for (const char *rows : {"auto", "thread", "warp", "block"}) {
-    jit::CompileOptions options;
-    options.backend = jit::KernelBackend::kCudaEmulated;
+    compiler::CompileOptions options;
+    options.backend = compiler::KernelBackend::kCudaEmulated;
     options.cuda.rowSchedule = rows;
     checkImplicitBroadcastVersions(options, true);
   }
@@ -421,7 +421,7 @@ TEST(OpCoverage, FloatProductsOverflowingF32BeforeAZeroAreZero) {
     b.output(b.reduce(x, {axis}, Reduction::Prod));
     auto graph = b.build();
     ASSERT_TRUE(graph.isOk());
-    auto executable = jit::Compiler::compile(*graph);
+    auto executable = compiler::Compiler::compile(*graph);
     ASSERT_TRUE(executable.isOk()) << executable.status().toString();
     for (auto [rows, cols] :
          {std::pair<int64_t, int64_t>{1, 3}, {4, 8}, {300, 8}, {8, 300}}) {
@@ -448,7 +448,7 @@ TEST(OpCoverage, F32ErfIsWithinFourTenthsOfAMillionthOfErf) {
   b.output(b.erf(b.parameter("x", v1::DTYPE_F32, {"n"})));
   auto graph = b.build();
   ASSERT_TRUE(graph.isOk());
-  auto executable = jit::Compiler::compile(*graph);
+  auto executable = compiler::Compiler::compile(*graph);
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   constexpr float kInf = std::numeric_limits<float>::infinity();
   std::vector<float> xs{0.0f,
@@ -512,7 +512,7 @@ TEST(OpCoverage, InputShapeMismatchIsAnErrorNotACrash) {
   Value y = b.parameter("y", v1::DTYPE_F32, {"n", 4});
   b.output(b.add(x, y));
   auto graph = b.build();
-  auto executable = jit::Compiler::compile(*graph);
+  auto executable = compiler::Compiler::compile(*graph);
   ASSERT_TRUE(executable.isOk());
   auto result =
       (*executable)
@@ -538,7 +538,7 @@ TEST(OpCoverage, BoolInputBytesOtherThanOneAreTrue) {
   b.output(b.logicalNot(p));
   b.output(b.convert(p, v1::DTYPE_I32));
   auto graph = b.build();
-  auto executable = jit::Compiler::compile(*graph);
+  auto executable = compiler::Compiler::compile(*graph);
   ASSERT_TRUE(executable.isOk());
   v1::Tensor input;
   input.set_dtype(v1::DTYPE_BOOL);
@@ -572,7 +572,7 @@ TEST(OpCoverage, SinAndCosKeepF32PrecisionFromTinyToLargeAngles) {
   Literal angles = Literal::zeros(v1::DTYPE_F32, {int64_t(x.size())});
   for (size_t k = 0; k < x.size(); ++k)
     angles.setDouble(int64_t(k), x[k]);
-  auto executable = jit::Compiler::compile(*graph);
+  auto executable = compiler::Compiler::compile(*graph);
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   auto out = (*executable)->run({literalToTensor(angles)});
   ASSERT_TRUE(out.isOk()) << out.status().toString();

@@ -1,7 +1,7 @@
-// How many parts a module is emitted in (jit/ParallelCodegen.h): by its
+// How many parts a module is emitted in (compiler/ParallelCodegen.h): by its
 // size and the cores, never split when its globals hold large constants,
 // and what a caller asks for when it asks.
-#include "jit/ParallelCodegen.h"
+#include "compiler/ParallelCodegen.h"
 #include "jit/ObjectBundle.h"
 
 #include "llvm/IR/Constants.h"
@@ -40,24 +40,25 @@ int64_t cores() { return std::thread::hardware_concurrency(); }
 
 TEST(ParallelCodegen, SmallModulesAreOnePart) {
   llvm::LLVMContext context;
-  EXPECT_EQ(jit::codegenParts(*moduleOf(context, 100), 0), 1);
-  EXPECT_EQ(
-      jit::codegenParts(*moduleOf(context, jit::kMinInstructionsPerPart), 0),
-      1);
+  EXPECT_EQ(compiler::codegenParts(*moduleOf(context, 100), 0), 1);
+  EXPECT_EQ(compiler::codegenParts(
+                *moduleOf(context, compiler::kMinInstructionsPerPart), 0),
+            1);
 }
 
 TEST(ParallelCodegen, LargeModulesUseTheCoresUpToFour) {
   llvm::LLVMContext context;
-  auto module = moduleOf(context, 10 * jit::kMinInstructionsPerPart);
-  EXPECT_EQ(jit::codegenParts(*module, 0), std::clamp<int64_t>(cores(), 1, 4));
-  EXPECT_EQ(jit::codegenParts(*module, 3), 3); // asked for
-  EXPECT_EQ(jit::codegenParts(*module, 1000), jit::kMaxBundledObjects);
+  auto module = moduleOf(context, 10 * compiler::kMinInstructionsPerPart);
+  EXPECT_EQ(compiler::codegenParts(*module, 0),
+            std::clamp<int64_t>(cores(), 1, 4));
+  EXPECT_EQ(compiler::codegenParts(*module, 3), 3); // asked for
+  EXPECT_EQ(compiler::codegenParts(*module, 1000), jit::kMaxBundledObjects);
 }
 
 TEST(ParallelCodegen, LargeConstantsKeepAModuleWhole) {
   llvm::LLVMContext context;
-  auto module = moduleOf(context, 10 * jit::kMinInstructionsPerPart);
-  int64_t count = jit::kMaxConstantBytesToSplit / 4 + 1;
+  auto module = moduleOf(context, 10 * compiler::kMinInstructionsPerPart);
+  int64_t count = compiler::kMaxConstantBytesToSplit / 4 + 1;
   auto *type = llvm::ArrayType::get(llvm::Type::getFloatTy(context), count);
   // Buffers filled at load (zero or undefined) are free to split...
   new llvm::GlobalVariable(*module, type, /*isConstant=*/false,
@@ -66,7 +67,8 @@ TEST(ParallelCodegen, LargeConstantsKeepAModuleWhole) {
   new llvm::GlobalVariable(*module, type, /*isConstant=*/false,
                            llvm::GlobalValue::InternalLinkage,
                            llvm::UndefValue::get(type), "undefined");
-  EXPECT_EQ(jit::codegenParts(*module, 0), std::clamp<int64_t>(cores(), 1, 4));
+  EXPECT_EQ(compiler::codegenParts(*module, 0),
+            std::clamp<int64_t>(cores(), 1, 4));
   // ...embedded data is not.
   std::string data(static_cast<size_t>(count * 4), '\x3f');
   new llvm::GlobalVariable(*module, type, /*isConstant=*/true,
@@ -74,7 +76,7 @@ TEST(ParallelCodegen, LargeConstantsKeepAModuleWhole) {
                            llvm::ConstantDataArray::getRaw(
                                data, count, llvm::Type::getFloatTy(context)),
                            "weights");
-  EXPECT_EQ(jit::codegenParts(*module, 0), 1);
+  EXPECT_EQ(compiler::codegenParts(*module, 0), 1);
 }
 
 } // namespace

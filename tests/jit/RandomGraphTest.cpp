@@ -3,11 +3,11 @@
 // Each graph also runs with every kernel in its parallel versions.
 #include "../support/ScopedTeamSize.h"
 #include "anyshape/client/GraphBuilder.h"
+#include "compiler/Compiler.h"
 #include "ir/graph/Bindings.h"
 #include "ir/graph/GraphText.h"
 #include "ir/reference/Compare.h"
 #include "ir/reference/Evaluator.h"
-#include "jit/Compiler.h"
 
 #include "RandomGraph.h"
 #include "RandomInputs.h"
@@ -21,13 +21,14 @@ using namespace anyshape::client;
 
 namespace {
 
-void checkRandomGraph(uint64_t seed, const jit::CompileOptions &options = {}) {
+void checkRandomGraph(uint64_t seed,
+                      const compiler::CompileOptions &options = {}) {
   v1::Graph graph = test::RandomGraph(seed).build(12);
   if (const char *dump = std::getenv("ANYSHAPE_DUMP_RANDOM_GRAPH"))
     (void)writeGraphFile(graph, dump);
   ASSERT_GT(graph.nodes_size(), 0);
-  int64_t before = jit::Compiler::compileCount();
-  auto executable = jit::Compiler::compile(graph, options);
+  int64_t before = compiler::Compiler::compileCount();
+  auto executable = compiler::Compiler::compile(graph, options);
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   std::mt19937_64 rng(seed * 7919);
   std::uniform_int_distribution<int64_t> size(1, 37);
@@ -50,7 +51,7 @@ void checkRandomGraph(uint64_t seed, const jit::CompileOptions &options = {}) {
                           << graph.DebugString().substr(0, 4000);
     }
   }
-  EXPECT_EQ(jit::Compiler::compileCount() - before, 1);
+  EXPECT_EQ(compiler::Compiler::compileCount() - before, 1);
 }
 
 } // namespace
@@ -72,7 +73,7 @@ class RandomGraphsInParallel : public ::testing::TestWithParam<uint64_t> {};
 
 TEST_P(RandomGraphsInParallel, CompiledOnceMatchesReferenceAt50Shapes) {
   test::ScopedTeamSize team(8);
-  jit::CompileOptions options;
+  compiler::CompileOptions options;
   options.pipeline.parallelMinWork = 0;
   options.pipeline.splitRowMinWork = 0;
   checkRandomGraph(GetParam(), options);
@@ -90,8 +91,8 @@ class RandomGraphsOnEmulatedCuda
 
 TEST_P(RandomGraphsOnEmulatedCuda, CompiledOnceMatchesReferenceAt50Shapes) {
   auto [seed, rows] = GetParam();
-  jit::CompileOptions options;
-  options.backend = jit::KernelBackend::kCudaEmulated;
+  compiler::CompileOptions options;
+  options.backend = compiler::KernelBackend::kCudaEmulated;
   if (rows == "tile")
     options.cuda.columnSchedule = "tile";
   else

@@ -164,8 +164,8 @@ TEST(RecomputedProducers, FeedEveryOpOnTheCpu) {
 }
 
 TEST(RecomputedProducers, FeedEveryOpInEmulatedCudaKernels) {
-  jit::CompileOptions options;
-  options.backend = jit::KernelBackend::kCudaEmulated;
+  compiler::CompileOptions options;
+  options.backend = compiler::KernelBackend::kCudaEmulated;
   for (Producer kind : kProducers) {
     SCOPED_TRACE(nameOf(kind));
     test::checkAcrossShapes(graphOf(kind), shapesFor(32),

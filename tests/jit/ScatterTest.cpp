@@ -32,7 +32,7 @@ TEST(Scatter, MatchesTheReferenceAtEveryShapeWithOneCompile) {
   shapes.push_back({{"n", 0}, {"m", 5}}); // nothing to write into
   shapes.push_back({{"n", 6}, {"m", 0}}); // nothing written
   shapes.push_back({{"n", 300}, {"m", 1000}});
-  for (jit::KernelBackend backend : test::kHostBackends)
+  for (compiler::KernelBackend backend : test::kHostBackends)
     test::checkAcrossShapes(graph, shapes, "scatter", test::onBackend(backend));
 }
 
@@ -63,9 +63,9 @@ TEST(Scatter, EveryElementTypeByValue) {
     // x = [1.5, 3, 4.5], u = [0.5, 0.75, 1]: the last update of row 1.
     if (!boolean)
       EXPECT_EQ((*expected)[0].getDouble(1), 1.0) << dtypeName(dtype);
-    for (jit::KernelBackend backend : test::kHostBackends) {
+    for (compiler::KernelBackend backend : test::kHostBackends) {
       auto executable =
-          jit::Compiler::compile(*graph, test::onBackend(backend));
+          compiler::Compiler::compile(*graph, test::onBackend(backend));
       ASSERT_TRUE(executable.isOk()) << executable.status().toString();
       auto out = (*executable)
                      ->run({literalToTensor(x), literalToTensor(idx),
@@ -133,8 +133,9 @@ TEST(Scatter, SymbolicRowsDifferingAtRunTimeFailTheRun) {
                      b.parameter("u", v1::DTYPE_F32, {"m", 2})));
   auto graph = b.build();
   ASSERT_TRUE(graph.isOk()) << graph.status().toString();
-  for (jit::KernelBackend backend : test::kHostBackends) {
-    auto executable = jit::Compiler::compile(*graph, test::onBackend(backend));
+  for (compiler::KernelBackend backend : test::kHostBackends) {
+    auto executable =
+        compiler::Compiler::compile(*graph, test::onBackend(backend));
     ASSERT_TRUE(executable.isOk()) << executable.status().toString();
     auto out =
         (*executable)

@@ -6,11 +6,11 @@
 // walk accepts, fail with the same status code otherwise, name an input
 // dim in its error, and, when it accepts, compute what the reference
 // evaluator computes.
+#include "compiler/Compiler.h"
 #include "ir/graph/Bindings.h"
 #include "ir/graph/Validate.h"
 #include "ir/reference/Compare.h"
 #include "ir/reference/Evaluator.h"
-#include "jit/Compiler.h"
 
 #include "RandomInputs.h"
 
@@ -76,7 +76,7 @@ void checkEveryShape(const v1::Graph &graph,
                      const std::vector<int64_t> &sizes) {
   auto info = validateGraph(graph);
   ASSERT_TRUE(info.isOk()) << info.status().toString();
-  auto executable = jit::Compiler::compile(graph);
+  auto executable = compiler::Compiler::compile(graph);
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   std::vector<int> rank;
   int dims = 0;
@@ -286,7 +286,7 @@ TEST(ShapeChecks, ErrorsNameTheRuleAndTheInputDims) {
   node(g, "out", "mul", {"x", "y"});
   g.add_outputs("out");
   g.add_outputs("z");
-  auto executable = jit::Compiler::compile(g);
+  auto executable = compiler::Compiler::compile(g);
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   auto run = [&](std::vector<std::vector<int64_t>> shapes) {
     return (*executable)->run(test::randomInputs(g, shapes, 0).tensors);
@@ -324,7 +324,7 @@ TEST(ShapeChecks, ElementLimitOfIntermediates) {
   for (int i = 0; i < 3; ++i)
     g.mutable_nodes(1)->mutable_reduce()->add_dimensions(i);
   g.add_outputs("out");
-  auto executable = jit::Compiler::compile(g);
+  auto executable = compiler::Compiler::compile(g);
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   auto info = validateGraph(g);
   ASSERT_TRUE(info.isOk());

@@ -4,7 +4,7 @@
 // whole function: a slot extracted with a piece would hand later pieces
 // the address of a dead frame (what made a chain of 1,500 matrix products
 // pass oneDNN overwritten descriptors, and abort).
-#include "jit/SplitLongBlocks.h"
+#include "compiler/SplitLongBlocks.h"
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
@@ -44,7 +44,7 @@ TEST(SplitLongBlocks, StackSlotsStayInTheWholeFunctionsFrame) {
   b.CreateRetVoid();
   ASSERT_FALSE(llvm::verifyModule(module, &llvm::errs()));
 
-  EXPECT_GE(anyshape::jit::splitLongBlocks(module), 3);
+  EXPECT_GE(anyshape::compiler::splitLongBlocks(module), 3);
   ASSERT_FALSE(llvm::verifyModule(module, &llvm::errs()));
   int pieces = 0, slotsInPieces = 0, slotsInHost = 0;
   for (llvm::Function &function : module) {

@@ -6,9 +6,9 @@
 // 1 otherwise, 2 on a usage error. The ctest onnx.tiny_bert_matches_pytorch
 // runs it on the committed random-weight fixture; onnx.minilm_matches_pytorch
 // on the real model, when its package is installed.
+#include "compiler/Compiler.h"
 #include "frontend/onnx/OnnxImport.h"
 #include "ir/reference/Literal.h"
-#include "jit/Compiler.h"
 
 #include <cmath>
 #include <cstdio>
@@ -104,8 +104,8 @@ int main(int argc, char **argv) {
     std::cerr << "error: " << graph.status().toString() << "\n";
     return 1;
   }
-  int64_t compiles = jit::Compiler::compileCount();
-  auto compiled = jit::Compiler::compile(*graph);
+  int64_t compiles = compiler::Compiler::compileCount();
+  auto compiled = compiler::Compiler::compile(*graph);
   if (!compiled.isOk()) {
     std::cerr << "error: " << compiled.status().toString() << "\n";
     return 1;
@@ -138,7 +138,7 @@ int main(int argc, char **argv) {
                 static_cast<long long>(c.batch), static_cast<long long>(c.seq),
                 worst, ok ? "ok" : "MISMATCH");
   }
-  int64_t total = jit::Compiler::compileCount() - compiles;
+  int64_t total = compiler::Compiler::compileCount() - compiles;
   std::printf("%zu cases, compiles: %lld\n", cases.size(),
               static_cast<long long>(total));
   bool once = total == 1;

@@ -8,11 +8,11 @@
 // everything else (cmake/StrictFusionPlan.cmake), it fails naming the
 // departure.
 #include "codegen/CPU/CpuPipeline.h"
+#include "compiler/Compiler.h"
 #include "frontend/onnx/OnnxImport.h"
 #include "ir/reference/Compare.h"
 #include "ir/reference/Evaluator.h"
 #include "ir/reference/Literal.h"
-#include "jit/Compiler.h"
 
 #include <gtest/gtest.h>
 
@@ -47,10 +47,10 @@ TEST(FusionPlanDepartures, AreAWarningWithRightResultsUnlessStrict) {
   auto expected = evaluateGraph(*graph, inputs);
   ASSERT_TRUE(expected.isOk()) << expected.status().toString();
 
-  jit::CompileOptions options;
+  compiler::CompileOptions options;
   options.pipeline.allowPlanDepartures = true;
-  jit::CompileReport report;
-  auto executable = jit::Compiler::compile(*graph, options, &report);
+  compiler::CompileReport report;
+  auto executable = compiler::Compiler::compile(*graph, options, &report);
   ASSERT_TRUE(executable.isOk()) << executable.status().toString();
   ASSERT_EQ(report.warnings.size(), 1u);
   EXPECT_NE(report.warnings[0].find("codegen departs from the fusion plan: "
@@ -71,7 +71,7 @@ TEST(FusionPlanDepartures, AreAWarningWithRightResultsUnlessStrict) {
   }
 
   options.pipeline.allowPlanDepartures = false;
-  auto strict = jit::Compiler::compile(*graph, options);
+  auto strict = compiler::Compiler::compile(*graph, options);
   ASSERT_FALSE(strict.isOk());
   EXPECT_EQ(strict.status().code(), StatusCode::Internal);
   EXPECT_NE(strict.status().message().find("departs from the fusion plan"),

@@ -5,9 +5,9 @@
 // executable keeps serving other shapes. Their values are checked against
 // ONNX Runtime in tests/graphs/onnx/ops (anyshape-zoo-check).
 #include "ModelBuilder.h"
+#include "compiler/Compiler.h"
 #include "frontend/onnx/OnnxImport.h"
 #include "ir/reference/Literal.h"
-#include "jit/Compiler.h"
 
 #include <gtest/gtest.h>
 
@@ -171,7 +171,7 @@ TEST(OnnxComposedOps, RulesOnANonZerosCountAreCheckedWhenItIsKnown) {
   countMeetsRows.output("y");
   auto meets = anyshape::onnx::importOnnx(countMeetsRows.bytes());
   ASSERT_TRUE(meets.isOk()) << meets.status().toString();
-  auto added = jit::Compiler::compile(*meets);
+  auto added = compiler::Compiler::compile(*meets);
   ASSERT_TRUE(added.isOk()) << added.status().toString();
   for (int round = 0; round < 2; ++round) {
     auto sum = (*added)->run({literalToTensor(vector({1, 2, 3}))});
@@ -194,7 +194,7 @@ TEST(OnnxComposedOps, RulesOnANonZerosCountAreCheckedWhenItIsKnown) {
   splitCount.output("b");
   auto split = anyshape::onnx::importOnnx(splitCount.bytes());
   ASSERT_TRUE(split.isOk()) << split.status().toString();
-  auto parts = jit::Compiler::compile(*split);
+  auto parts = compiler::Compiler::compile(*split);
   ASSERT_TRUE(parts.isOk()) << parts.status().toString();
   for (int round = 0; round < 2; ++round) {
     auto two = (*parts)->run({literalToTensor(vector({0, 5, 0, 7}))});
@@ -222,7 +222,7 @@ TEST(OnnxComposedOps, SizesKnownOnlyAtRunTimeFailThatRunNamingTheNode) {
   topk.ints("k", {3});
   auto graph = anyshape::onnx::importOnnx(topk.bytes());
   ASSERT_TRUE(graph.isOk()) << graph.status().toString();
-  auto compiled = jit::Compiler::compile(*graph);
+  auto compiled = compiler::Compiler::compile(*graph);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
   EXPECT_TRUE(runOn(**compiled, {2, 3}).isOk());
   Status shorter = runOn(**compiled, {2, 2});
@@ -237,7 +237,7 @@ TEST(OnnxComposedOps, SizesKnownOnlyAtRunTimeFailThatRunNamingTheNode) {
   sorted.ints("k", {6});
   graph = anyshape::onnx::importOnnx(sorted.bytes());
   ASSERT_TRUE(graph.isOk()) << graph.status().toString();
-  compiled = jit::Compiler::compile(*graph);
+  compiled = compiler::Compiler::compile(*graph);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
   EXPECT_TRUE(runOn(**compiled, {2, 6}).isOk());
   shorter = runOn(**compiled, {2, 5});
@@ -251,7 +251,7 @@ TEST(OnnxComposedOps, SizesKnownOnlyAtRunTimeFailThatRunNamingTheNode) {
   setInt(argmax.graph->mutable_node(0), "axis", 1);
   graph = anyshape::onnx::importOnnx(argmax.bytes());
   ASSERT_TRUE(graph.isOk()) << graph.status().toString();
-  compiled = jit::Compiler::compile(*graph);
+  compiled = compiler::Compiler::compile(*graph);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
   Status empty = runOn(**compiled, {2, 0});
   EXPECT_EQ(empty.code(), StatusCode::InvalidArgument);
@@ -290,7 +290,7 @@ TEST(OnnxComposedOps, SizesTakenForValidInputsFailOtherRunsNamingTheNode) {
     EXPECT_TRUE(graph.isOk()) << graph.status().toString();
     if (!graph.isOk())
       return none;
-    auto compiled = jit::Compiler::compile(*graph);
+    auto compiled = compiler::Compiler::compile(*graph);
     EXPECT_TRUE(compiled.isOk()) << compiled.status().toString();
     return compiled.isOk() ? *compiled : none;
   };
@@ -373,7 +373,7 @@ TEST(OnnxComposedOps, OutOfRangeScatterIndicesFailTheRunNamingTheNode) {
   m.output("y");
   auto graph = anyshape::onnx::importOnnx(m.bytes());
   ASSERT_TRUE(graph.isOk()) << graph.status().toString();
-  auto compiled = jit::Compiler::compile(*graph);
+  auto compiled = compiler::Compiler::compile(*graph);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
   auto run = [&](std::vector<int64_t> idx) {
     Literal at =
@@ -478,7 +478,7 @@ TEST(OnnxComposedOps, ConvAndPoolGeometryIsRefusedNamingTheNode) {
   // convolution (the graph's output, so named after it), the next runs.
   auto graph = anyshape::onnx::importOnnx(conv({6, 4, 3}).bytes());
   ASSERT_TRUE(graph.isOk()) << graph.status().toString();
-  auto compiled = jit::Compiler::compile(*graph);
+  auto compiled = compiler::Compiler::compile(*graph);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
   Status shorter = runOn(**compiled, {1, 4, 2});
   EXPECT_EQ(shorter.code(), StatusCode::InvalidArgument);
@@ -575,7 +575,7 @@ TEST(OnnxComposedOps, DimsThatDifferAsWrittenBroadcastWithACheck) {
   m.output("e");
   auto graph = anyshape::onnx::importOnnx(m.bytes());
   ASSERT_TRUE(graph.isOk()) << graph.status().toString();
-  auto compiled = jit::Compiler::compile(*graph);
+  auto compiled = compiler::Compiler::compile(*graph);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
   auto run = [&](int64_t n, int64_t size) {
     auto out = (*compiled)->run(
@@ -618,7 +618,7 @@ TEST(OnnxComposedOps, AMaskBehindALongChainTakesANonZeroOfItsOwn) {
   chain.output("y");
   auto graph = anyshape::onnx::importOnnx(chain.bytes());
   ASSERT_TRUE(graph.isOk()) << graph.status().toString();
-  auto compiled = jit::Compiler::compile(*graph);
+  auto compiled = compiler::Compiler::compile(*graph);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
   Literal mask = Literal::zeros(v1::DTYPE_BOOL, {5});
   mask.i[1] = mask.i[4] = 1;
@@ -672,7 +672,7 @@ TEST(OnnxComposedOps, UniqueKeepsEachNaNAndRefusesAnAxis) {
     setInt(m.graph->mutable_node(0), "sorted", sorted);
     auto graph = anyshape::onnx::importOnnx(m.bytes());
     ASSERT_TRUE(graph.isOk()) << graph.status().toString();
-    auto compiled = jit::Compiler::compile(*graph);
+    auto compiled = compiler::Compiler::compile(*graph);
     ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
     Literal x = Literal::zeros(v1::DTYPE_F32, {1, 6});
     x.f = {2.0, nan, 1.0, 2.0, nan, -0.0};

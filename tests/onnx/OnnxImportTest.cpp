@@ -6,8 +6,8 @@
 // models are refused with an error naming what is wrong.
 #include "frontend/onnx/OnnxImport.h"
 #include "ModelBuilder.h"
+#include "compiler/Compiler.h"
 #include "ir/graph/Bindings.h"
-#include "jit/Compiler.h"
 #include "tests/jit/MatchesReference.h"
 
 #include <onnx/onnx_pb.h>
@@ -48,7 +48,7 @@ TEST(OnnxImport, AnMlpMeansWhatOnnxSaysAtEveryBatchSize) {
   ASSERT_TRUE(graph.isOk()) << graph.status().toString();
   ASSERT_EQ(graph->inputs_size(), 1);
   EXPECT_EQ(graph->inputs(0).type().dims(0).symbol(), "batch");
-  auto compiled = jit::Compiler::compile(*graph);
+  auto compiled = compiler::Compiler::compile(*graph);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
   const float w[3][4] = {
       {0.5f, -1, 0.25f, 2}, {1, 0, -0.5f, 0.75f}, {-1, 1, 1, -0.25f}};
@@ -158,12 +158,12 @@ void expectRunsMatchReference(
 TEST(OnnxImport, ATransformerBlockCompilesOnceAndMatchesTheReference) {
   auto graph = anyshape::onnx::importOnnx(block().bytes());
   ASSERT_TRUE(graph.isOk()) << graph.status().toString();
-  auto compiled = jit::Compiler::compile(*graph);
+  auto compiled = compiler::Compiler::compile(*graph);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
-  int64_t before = jit::Compiler::compileCount();
+  int64_t before = compiler::Compiler::compileCount();
   expectRunsMatchReference(**compiled, *graph,
                            {{1, 1}, {2, 7}, {1, 33}, {3, 5}}, "onnx block");
-  EXPECT_EQ(jit::Compiler::compileCount(), before);
+  EXPECT_EQ(compiler::Compiler::compileCount(), before);
 }
 
 /// What PyTorch's exporter writes for shapes of dynamic sizes, on
@@ -236,9 +236,9 @@ ModelBuilder exportedShapes() {
 TEST(OnnxImport, ShapeComputationsBecomeDimExpressions) {
   auto graph = anyshape::onnx::importOnnx(exportedShapes().bytes());
   ASSERT_TRUE(graph.isOk()) << graph.status().toString();
-  auto compiled = jit::Compiler::compile(*graph);
+  auto compiled = compiler::Compiler::compile(*graph);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
-  int64_t before = jit::Compiler::compileCount();
+  int64_t before = compiler::Compiler::compileCount();
   const std::vector<std::pair<int64_t, int64_t>> sizes = {
       {1, 2}, {2, 7}, {3, 33}};
   expectRunsMatchReference(**compiled, *graph, sizes, "exported shapes");
@@ -267,7 +267,7 @@ TEST(OnnxImport, ShapeComputationsBecomeDimExpressions) {
         EXPECT_EQ(clipped->f[r * seq + c], std::clamp(2.0 * c, 1.0, 5.0));
       }
   }
-  EXPECT_EQ(jit::Compiler::compileCount(), before);
+  EXPECT_EQ(compiler::Compiler::compileCount(), before);
 }
 
 TEST(OnnxImport, TheTorchScriptExpandOfAComputedShapeStaysSymbolic) {
@@ -303,7 +303,7 @@ TEST(OnnxImport, TheTorchScriptExpandOfAComputedShapeStaysSymbolic) {
   ASSERT_TRUE(graph.isOk()) << graph.status().toString();
   auto shapes = inputShapesFor(*graph, {{"batch", 2}, {"past", 3}, {"seq", 4}});
   ASSERT_TRUE(shapes.isOk());
-  auto compiled = jit::Compiler::compile(*graph);
+  auto compiled = compiler::Compiler::compile(*graph);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
   auto inputs = test::randomInputs(*graph, *shapes, 1);
   auto out = (*compiled)->run(inputs.tensors);
@@ -321,7 +321,7 @@ void expectRefusedHere(const StatusOr<v1::Graph> &graph,
 }
 
 std::vector<float> runMlp(const v1::Graph &graph, int64_t batch) {
-  auto compiled = jit::Compiler::compile(graph);
+  auto compiled = compiler::Compiler::compile(graph);
   EXPECT_TRUE(compiled.isOk()) << compiled.status().toString();
   if (!compiled.isOk())
     return {};

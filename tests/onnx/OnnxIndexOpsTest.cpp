@@ -7,9 +7,9 @@
 // its kernel). Every model has symbolic sizes and is compiled once for all
 // the sizes it runs at.
 #include "ModelBuilder.h"
+#include "compiler/Compiler.h"
 #include "frontend/onnx/OnnxImport.h"
 #include "ir/reference/Literal.h"
-#include "jit/Compiler.h"
 
 #include <gtest/gtest.h>
 
@@ -30,7 +30,7 @@ public:
     EXPECT_TRUE(graph.isOk()) << graph.status().toString();
     if (!graph.isOk())
       return;
-    auto compiled = jit::Compiler::compile(*graph);
+    auto compiled = compiler::Compiler::compile(*graph);
     EXPECT_TRUE(compiled.isOk()) << compiled.status().toString();
     if (compiled.isOk())
       executable_ = std::move(*compiled);
@@ -201,7 +201,7 @@ TEST(OnnxIndexOps, OutOfRangeIndicesFailTheRunNamingTheNode) {
   for (const v1::Node &node : graph->nodes())
     checks += node.op() == "check_index";
   EXPECT_EQ(checks, 4); // ids, cols, and both columns of points
-  auto compiled = jit::Compiler::compile(*graph);
+  auto compiled = compiler::Compiler::compile(*graph);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
   auto run = [&](std::vector<int64_t> ids, std::vector<int64_t> cols,
                  std::vector<int64_t> points) {

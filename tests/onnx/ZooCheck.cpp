@@ -17,10 +17,10 @@
 // FIXTURE is text: per case a line "case LABEL", then per tensor a line
 // "input|output NAME DTYPE RANK DIMS..." and a line of its values in
 // row-major order (floats as decimal, nan/inf allowed; bools as 0/1).
+#include "compiler/Compiler.h"
 #include "frontend/onnx/OnnxImport.h"
 #include "ir/graph/Bindings.h"
 #include "ir/reference/Literal.h"
-#include "jit/Compiler.h"
 
 #include <algorithm>
 #include <chrono>
@@ -150,7 +150,7 @@ Tolerance defaultTolerance(DType dtype) {
 
 /// The compile's warnings, one "warning: " line each on stderr (the
 /// conformance runner reads a departure from the fusion plan there).
-void printWarnings(const jit::CompileReport &report) {
+void printWarnings(const compiler::CompileReport &report) {
   for (const std::string &warning : report.warnings)
     std::cerr << "warning: " << warning << "\n";
 }
@@ -178,7 +178,7 @@ int main(int argc, char **argv) {
   std::optional<double> atol, rtol; // both per output type by default
   int passes = 0;
   bool specialise = false;
-  jit::CompileOptions options;
+  compiler::CompileOptions options;
   for (size_t k = 2; k < args.size(); k += 2) {
     if (args[k] == "--static") {
       specialise = true;
@@ -194,11 +194,11 @@ int main(int argc, char **argv) {
     else if (args[k] == "--passes")
       passes = std::clamp(std::atoi(args[k + 1].c_str()), 0, 100000);
     else if (args[k] == "--backend" && args[k + 1] == "cpu")
-      options.backend = jit::KernelBackend::kCpu;
+      options.backend = compiler::KernelBackend::kCpu;
     else if (args[k] == "--backend" && args[k + 1] == "cuda-emulated")
-      options.backend = jit::KernelBackend::kCudaEmulated;
+      options.backend = compiler::KernelBackend::kCudaEmulated;
     else if (args[k] == "--backend" && args[k + 1] == "cuda") {
-      options.backend = jit::KernelBackend::kCuda;
+      options.backend = compiler::KernelBackend::kCuda;
       options.cuda.emulatedKernels = true;
     } else
       return usage(("unknown option " + args[k] + " " + args[k + 1]).c_str());
@@ -215,7 +215,7 @@ int main(int argc, char **argv) {
     std::cerr << "error: " << graph.status().toString() << "\n";
     return 1;
   }
-  int64_t compiles = jit::Compiler::compileCount();
+  int64_t compiles = compiler::Compiler::compileCount();
   using Clock = std::chrono::steady_clock;
   auto seconds = [](Clock::time_point since) {
     return std::chrono::duration<double>(Clock::now() - since).count();
@@ -224,8 +224,8 @@ int main(int argc, char **argv) {
   double compileSeconds = 0;
   if (!specialise) {
     Clock::time_point compileStart = Clock::now();
-    jit::CompileReport report;
-    auto compiled = jit::Compiler::compile(*graph, options, &report);
+    compiler::CompileReport report;
+    auto compiled = compiler::Compiler::compile(*graph, options, &report);
     compileSeconds = seconds(compileStart);
     if (!compiled.isOk()) {
       std::cerr << "error: " << compiled.status().toString() << "\n";
@@ -259,8 +259,8 @@ int main(int argc, char **argv) {
         return 1;
       }
       options.staticSymbols = *symbols;
-      jit::CompileReport report;
-      auto compiled = jit::Compiler::compile(*graph, options, &report);
+      compiler::CompileReport report;
+      auto compiled = compiler::Compiler::compile(*graph, options, &report);
       if (!compiled.isOk()) {
         std::cerr << "error: case " << c.label << ": "
                   << compiled.status().toString() << "\n";
@@ -310,7 +310,7 @@ int main(int argc, char **argv) {
     allOk = allOk && caseOk;
     std::printf("case %s:%s\n", c.label.c_str(), line.c_str());
   }
-  int64_t total = jit::Compiler::compileCount() - compiles;
+  int64_t total = compiler::Compiler::compileCount() - compiles;
   std::printf("%zu cases, compiles: %lld\n", cases.size(),
               static_cast<long long>(total));
   if (passes > 0) {

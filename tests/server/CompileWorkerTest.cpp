@@ -2,9 +2,10 @@
 // worker that aborts, is killed from outside, outlives its deadline, passes its
 // memory or CPU-time limit, or is still running when a drain runs out of time
 // fails its own request with the right code and a message, is counted, and
-// leaves no process behind; the server and every other request carry on. The
-// misbehaviour is injected with the test-only --testing-compile-faults (a
-// graph named anyshape-testing-FAULT).
+// leaves no process behind; the server and every other request carry on. So
+// does a worker of another build; without a worker the server does not
+// start. The misbehaviour is injected with the test-only
+// --testing-compile-faults (a graph named anyshape-testing-FAULT).
 #include "../support/ExampleGraph.h"
 #include "ServerProcess.h"
 #include "anyshape/client/GraphBuilder.h"
@@ -132,6 +133,30 @@ TEST(CompileWorkers, AnAbortFailsOnlyItsRequest) {
   EXPECT_NE(text.find("compile_worker_failed"), std::string::npos) << text;
   EXPECT_NE(text.find("/build/anyshape/jit/Fake.cpp:1"), std::string::npos)
       << text;
+}
+
+TEST(CompileWorkers, AResultFromAnotherBuildIsRefused) {
+  // Its objects were made by another compiler than the one the server's
+  // cache key names: loading them would serve them under the wrong key.
+  ServerProcess server({"--testing-compile-faults"});
+  ASSERT_FALSE(server.address().empty());
+  auto stub = server.stub();
+  Compiled foreign = compile(*stub, faulty("foreign-build"));
+  EXPECT_EQ(foreign.status.error_code(), grpc::StatusCode::INTERNAL);
+  EXPECT_NE(foreign.status.error_message().find("another build"),
+            std::string::npos)
+      << foreign.status.error_message();
+  expectServing(*stub);
+  EXPECT_EQ(stats(*stub).compile_errors(), 1);
+  EXPECT_EQ(server.stop(), 0);
+}
+
+TEST(CompileWorkers, NoWorkerProgramIsARefusalToStart) {
+  // The server links no compiler: without its worker it could serve no
+  // miss, so it says so at startup instead of failing every compile.
+  ServerProcess server({"--compile-worker-program", "/nonexistent/worker"});
+  EXPECT_TRUE(server.address().empty());
+  EXPECT_EQ(server.wait(), 1);
 }
 
 /// SIGKILL to each of the server's children (as the kernel's OOM killer

@@ -4,13 +4,13 @@
 
 #include "frontend/onnx/OnnxImport.h"
 
+#include "compiler/Compiler.h"
 #include "ir/graph/Bindings.h"
 #include "ir/graph/Fingerprint.h"
 #include "ir/graph/GraphText.h"
 #include "ir/graph/Validate.h"
 #include "ir/reference/Compare.h"
 #include "ir/reference/Evaluator.h"
-#include "jit/Compiler.h"
 #include "runtime/cuda/CudaDriver.h"
 
 #include <chrono>
@@ -264,11 +264,11 @@ class CompileProgress {
 public:
   static constexpr double kProgressAfter = 1.0; // seconds
 
-  void done(const jit::CompileStage &stage) {
+  void done(const compiler::CompileStage &stage) {
     held_.push_back(stage);
     if (stage.elapsed < kProgressAfter)
       return;
-    for (const jit::CompileStage &s : held_)
+    for (const compiler::CompileStage &s : held_)
       std::fprintf(stderr, "compile: %-14s %8.2f s  (%.2f s in)%s%s\n",
                    s.name.c_str(), s.seconds, s.elapsed,
                    s.detail.empty() ? "" : "  ", s.detail.c_str());
@@ -276,7 +276,7 @@ public:
   }
 
 private:
-  std::vector<jit::CompileStage> held_;
+  std::vector<compiler::CompileStage> held_;
 };
 
 } // namespace
@@ -284,7 +284,7 @@ private:
 int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
   std::string file, dimsText, seedText = "0", backend = "reference", sweepText;
   bool check = false, specialize = false;
-  jit::CompileOptions options;
+  compiler::CompileOptions options;
   for (size_t i = 0; i < args.size();) {
     if (takeOption(args, i, "--dims", dimsText) ||
         takeOption(args, i, "--seed", seedText) ||
@@ -311,9 +311,9 @@ int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
   if ((specialize || !options.dumpIrDir.empty()) && !compiled)
     return usage("--static and --dump-ir need a compiled backend");
   if (backend == "cuda-emulated")
-    options.backend = jit::KernelBackend::kCudaEmulated;
+    options.backend = compiler::KernelBackend::kCudaEmulated;
   if (backend == "cuda")
-    options.backend = jit::KernelBackend::kCuda;
+    options.backend = compiler::KernelBackend::kCuda;
   if (specialize && !sweepText.empty())
     return usage("--static compiles for one shape; it cannot --sweep");
   EvalRuns plan;
@@ -329,10 +329,12 @@ int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
   if (compiled) {
     if (specialize)
       options.staticSymbols = *dims;
-    jit::CompileReport report;
+    compiler::CompileReport report;
     CompileProgress progress;
-    options.progress = [&](const jit::CompileStage &s) { progress.done(s); };
-    auto compiled = jit::Compiler::compile(*graph, options, &report);
+    options.progress = [&](const compiler::CompileStage &s) {
+      progress.done(s);
+    };
+    auto compiled = compiler::Compiler::compile(*graph, options, &report);
     if (!compiled)
       return fail(compiled.status());
     executable = *compiled;
@@ -398,7 +400,7 @@ int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
   }
   if (executable)
     std::printf("compiles in this process: %lld\n",
-                static_cast<long long>(jit::Compiler::compileCount()));
+                static_cast<long long>(compiler::Compiler::compileCount()));
   return allOk ? 0 : 1;
 }
 

@@ -4,8 +4,8 @@
 #include "Cli.h"
 #include "frontend/onnx/OnnxImport.h"
 
+#include "compiler/CudaKernels.h"
 #include "ir/graph/GraphText.h"
-#include "jit/CudaKernels.h"
 
 #include <chrono>
 #include <cstdio>
@@ -15,7 +15,7 @@ namespace anyshape::cli {
 int runCudaKernels(const GlobalOptions &,
                    const std::vector<std::string> &args) {
   std::string file, chip = "sm_90";
-  jit::CudaKernelsOptions options;
+  compiler::CudaKernelsOptions options;
   for (size_t i = 0; i < args.size();) {
     if (takeOption(args, i, "--chip", chip) ||
         takeOption(args, i, "--dump-ir", options.dumpIrDir))
@@ -35,7 +35,7 @@ int runCudaKernels(const GlobalOptions &,
   if (!graph)
     return fail(graph.status());
   auto start = std::chrono::steady_clock::now();
-  auto kernels = jit::compileCudaKernels(*graph, options);
+  auto kernels = compiler::compileCudaKernels(*graph, options);
   if (!kernels)
     return fail(kernels.status());
   double ms = std::chrono::duration<double, std::milli>(
@@ -43,8 +43,8 @@ int runCudaKernels(const GlobalOptions &,
                   .count();
   std::printf("%s: %zu kernels for %s in %.0f ms\n", graph->name().c_str(),
               kernels->size(), target->chip().c_str(), ms);
-  for (const jit::CudaKernel &k : *kernels) {
-    const jit::KernelResources &r = k.linked.resources;
+  for (const compiler::CudaKernel &k : *kernels) {
+    const runtime::cuda::KernelResources &r = k.linked.resources;
     int paramBytes = 0;
     for (int bytes : k.parameterBytes)
       paramBytes += bytes;

@@ -55,7 +55,7 @@ Status compileInProcess(const v1::Graph &graph, CompileMode mode,
                         const std::map<std::string, int64_t> &otherDims,
                         Target &target) {
   target.counts = []() -> StatusOr<CacheCounts> {
-    return CacheCounts{jit::Compiler::compileCount(), 0, 0};
+    return CacheCounts{compiler::Compiler::compileCount(), 0, 0};
   };
   target.before = *target.counts();
   target.cores =
@@ -63,9 +63,9 @@ Status compileInProcess(const v1::Graph &graph, CompileMode mode,
   if (mode == CompileMode::Dynamic) {
     std::fprintf(stderr, "compiling %s in this process...\n",
                  graph.name().c_str());
-    jit::CompileReport report;
+    compiler::CompileReport report;
     ANYSHAPE_ASSIGN_OR_RETURN(target.executable,
-                              jit::Compiler::compile(graph, {}, &report));
+                              compiler::Compiler::compile(graph, {}, &report));
     std::fprintf(stderr, "compiled (%.0f ms)\n", report.seconds * 1e3);
     target.compileMs = report.seconds * 1e3;
     // As the server does when it loads an executable (Executable::warmUp).
@@ -102,11 +102,11 @@ Status compileInProcess(const v1::Graph &graph, CompileMode mode,
     auto found = target.bySize.find(size);
     if (found != target.bySize.end())
       return found->second;
-    jit::CompileOptions options;
+    compiler::CompileOptions options;
     options.staticSymbols = otherDims;
     options.staticSymbols[symbol] = size;
     ANYSHAPE_ASSIGN_OR_RETURN(std::shared_ptr<jit::Executable> compiled,
-                              jit::Compiler::compile(graph, options));
+                              compiler::Compiler::compile(graph, options));
     target.bySize[size] = compiled;
     return compiled;
   };

@@ -8,7 +8,7 @@
 
 #include "Compare.h"
 #include "anyshape/client/Client.h"
-#include "jit/Compiler.h"
+#include "compiler/Compiler.h"
 #include "runtime/Threading.h"
 
 #include <functional>

@@ -130,18 +130,19 @@ TEST(CompileCacheKey, EveryWireOptionIsKeyedAndMapped) {
   v1::CompileOptions options;
   options.set_disable_fusion(true);
   (*options.mutable_static_symbols())["rows"] = 3;
-  jit::CompileOptions mapped = compileOptionsFor(options, nullptr);
+  compiler::CompileOptions mapped = compileOptionsFor(options, nullptr);
   EXPECT_FALSE(mapped.pipeline.fuse);
   EXPECT_EQ(mapped.staticSymbols,
             (std::map<std::string, int64_t>{{"rows", 3}}));
   EXPECT_TRUE(compileOptionsFor({}, nullptr).pipeline.fuse);
-  EXPECT_EQ(compileOptionsFor({}, nullptr).backend, jit::KernelBackend::kCpu);
+  EXPECT_EQ(compileOptionsFor({}, nullptr).backend,
+            compiler::KernelBackend::kCpu);
   v1::CompileOptions cuda;
   cuda.set_target(v1::TARGET_CUDA);
   cuda.set_cuda_arch("sm_80");
   cuda.set_disable_fusion(true);
-  jit::CompileOptions device = compileOptionsFor(cuda, nullptr);
-  EXPECT_EQ(device.backend, jit::KernelBackend::kCuda);
+  compiler::CompileOptions device = compileOptionsFor(cuda, nullptr);
+  EXPECT_EQ(device.backend, compiler::KernelBackend::kCuda);
   EXPECT_EQ(device.cuda.target.smVersion, 80);
   EXPECT_FALSE(device.cuda.fuse);
   cuda.clear_cuda_arch();

@@ -4,8 +4,8 @@
 // the disk tier that lets a restarted cache serve without compiling.
 #include "server/cache/CompileCache.h"
 
+#include "compiler/Compiler.h"
 #include "ir/graph/Bindings.h"
-#include "jit/Compiler.h"
 #include "server/cache/DiskCache.h"
 
 #include "RandomInputs.h"
@@ -54,7 +54,7 @@ class CompileCacheTest : public ::testing::Test {
 protected:
   static void SetUpTestSuite() {
     auto compiled =
-        jit::Compiler::compile(test::exampleGraph("elementwise_reduce"));
+        compiler::Compiler::compile(test::exampleGraph("elementwise_reduce"));
     ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
     compiled_ = new std::shared_ptr<jit::Executable>(*compiled);
     expected_ = new std::vector<std::string>(runOnce(**compiled_));
@@ -247,11 +247,11 @@ TEST_F(CompileCacheTest, ErrorsAreSharedButNotCached) {
 
 TEST_F(CompileCacheTest, FindOnAMissIsNotFoundAndDoesNotCompile) {
   CompileCache cache(1 << 30, {});
-  int64_t compiles = jit::Compiler::compileCount();
+  int64_t compiles = compiler::Compiler::compileCount();
   auto found = cache.find(keyOf(1));
   ASSERT_FALSE(found.isOk());
   EXPECT_EQ(found.status().code(), StatusCode::NotFound);
-  EXPECT_EQ(jit::Compiler::compileCount(), compiles);
+  EXPECT_EQ(compiler::Compiler::compileCount(), compiles);
   CompileCacheStats stats = cache.stats();
   EXPECT_EQ(stats.compiles, 0);
   EXPECT_EQ(stats.compileErrors, 0);
@@ -418,14 +418,14 @@ TEST_F(CompileCacheTest, ARestartedCacheLoadsFromDiskWithoutCompiling) {
     ASSERT_TRUE(first.getOrCompile(keyOf(1), sharedCompile(keyOf(1))).isOk());
   }
   ASSERT_EQ(calls_, 1);
-  int64_t compiles = jit::Compiler::compileCount();
+  int64_t compiles = compiler::Compiler::compileCount();
 
   CompileCache restarted(1 << 30, diskTier(dir));
   auto loaded = restarted.getOrCompile(keyOf(1), sharedCompile(keyOf(1)));
   ASSERT_TRUE(loaded.isOk()) << loaded.status().toString();
   EXPECT_EQ(loaded->source, CacheSource::Tier);
   EXPECT_EQ(calls_, 1);
-  EXPECT_EQ(jit::Compiler::compileCount(), compiles);
+  EXPECT_EQ(compiler::Compiler::compileCount(), compiles);
   EXPECT_NE(loaded->entry->executable, *compiled_);
   EXPECT_EQ(loaded->entry->info.executable_id(), keyOf(1));
   EXPECT_EQ(loaded->entry->bytes, entryBytes(keyOf(1)));

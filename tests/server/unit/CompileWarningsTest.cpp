@@ -28,7 +28,7 @@ TEST(CompileWarnings, ADepartureFromThePlanReachesExecutableInfo) {
   const char *strict = std::getenv("ANYSHAPE_STRICT_FUSION_PLAN");
   std::string saved = strict ? strict : "";
   setenv("ANYSHAPE_STRICT_FUSION_PLAN", "0", 1);
-  jit::CompileReport report;
+  compiler::CompileReport report;
   auto stored =
       server::compileForCache(request, "key", nullptr, GraphLimits{}, &report);
   if (strict)

@@ -1,7 +1,7 @@
 // RUN: %anyshape-opt %s -anyshape-batch-matmul-to-runtime-call | FileCheck %s
 // The anyshape-batch-matmul-to-runtime-call pass. Each f32
 // linalg.batch_matmul on memrefs becomes a call of the runtime's
-// @anyshapeBatchMatmulF32 (codegen/Common/Passes.h kBatchMatmulF32) on its operands
+// @anyshapeBatchMatmulF32 (runtime/Abi.h kBatchMatmulF32) on its operands
 // cast to fully dynamic strided rank-3 memrefs; the one private declaration
 // carries llvm.emit_c_interface, so the call lowers to the
 // _mlir_ciface_anyshapeBatchMatmulF32 symbol the JIT binds. Batch matmuls

@@ -2,7 +2,7 @@
 //
 // The compiler facade: Compiler::compile validates a wire-format graph,
 // imports it as dhlo, runs the CPU pipeline (CpuPipeline.h) with every
-// dynamic dim symbolic, and JITs the result into an Executable that runs
+// dynamic dim symbolic, and JITs the result into an Executable (jit/) that runs
 // for any input shapes satisfying the graph's constraints.
 //
 //===----------------------------------------------------------------------===//
@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-namespace anyshape::jit {
+namespace anyshape::compiler {
 
 /// Where an executable's kernels run.
 enum class KernelBackend {
@@ -53,7 +53,7 @@ struct CompileOptions {
   /// of already vectorised loops) for no measured speed-up.
   int optLevel = 2;
   /// Parts the optimised module is emitted in, on as many threads
-  /// (jit/ParallelCodegen.h): 0 lets the module's size and the cores
+  /// (compiler/ParallelCodegen.h): 0 lets the module's size and the cores
   /// decide. The code is equivalent either way, so it is not part of the
   /// cache key.
   int codegenParts = 0;
@@ -106,12 +106,12 @@ struct CompiledObject {
   GraphInfo info;          ///< compiledGraph's validation
   std::string objectCode;  ///< ObjectCode.h
   /// kCuda: the kernel images the host flow launches, by launch index.
-  std::optional<DeviceCode> device;
+  std::optional<jit::DeviceCode> device;
 };
 
 class Compiler {
 public:
-  static StatusOr<std::shared_ptr<Executable>>
+  static StatusOr<std::shared_ptr<jit::Executable>>
   compile(const v1::Graph &graph, const CompileOptions &options = {},
           CompileReport *report = nullptr);
   /// As compile, up to the object code: nothing is linked (linkSeconds
@@ -127,4 +127,4 @@ private:
   static std::atomic<int64_t> compiles_;
 };
 
-} // namespace anyshape::jit
+} // namespace anyshape::compiler

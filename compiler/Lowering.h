@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-namespace anyshape::jit {
+namespace anyshape::compiler {
 
 struct LoweringRequest {
   const v1::Graph *graph = nullptr;
@@ -61,4 +61,4 @@ Status lowerGraph(const LoweringRequest &request,
                   llvm::function_ref<void(mlir::OpPassManager &)> buildPipeline,
                   llvm::function_ref<Status(mlir::ModuleOp)> use);
 
-} // namespace anyshape::jit
+} // namespace anyshape::compiler

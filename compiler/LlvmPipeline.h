@@ -18,7 +18,7 @@ class Module;
 class TargetMachine;
 } // namespace llvm
 
-namespace anyshape::jit {
+namespace anyshape::compiler {
 
 /// LLVM's default pipeline at `optLevel` (0-3) on `module`, without
 /// ConstraintElimination (its cost grows with conditions times facts: 91%
@@ -41,4 +41,4 @@ void propagateAcrossFunctions(llvm::Module &module,
 /// How many times a pass was left out so far in this process (tests).
 int64_t llvmPassesLeftOut();
 
-} // namespace anyshape::jit
+} // namespace anyshape::compiler

@@ -1,11 +1,11 @@
 // A module's object code emitted in parts, one thread each
 // (ParallelCodegen.h).
-#include "jit/ParallelCodegen.h"
+#include "compiler/ParallelCodegen.h"
 
-#include "jit/LlvmPipeline.h"
+#include "compiler/LlvmPipeline.h"
+#include "compiler/ObjectCode.h"
+#include "compiler/SplitLongBlocks.h"
 #include "jit/ObjectBundle.h"
-#include "jit/ObjectCode.h"
-#include "jit/SplitLongBlocks.h"
 #include "runtime/support/RunOnThreads.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -27,7 +27,7 @@
 #include <algorithm>
 #include <thread>
 
-namespace anyshape::jit {
+namespace anyshape::compiler {
 namespace {
 
 /// Keeps a part's LLVM errors (its context is private to its thread).
@@ -62,7 +62,7 @@ StatusOr<std::string> emitPart(const llvm::SmallVector<char, 0> &bitcode,
   if (!module)
     return internalError(name + ": " + llvm::toString(module.takeError()));
   ANYSHAPE_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> machine,
-                            createHostTargetMachine());
+                            jit::createHostTargetMachine());
   optimizeModule(**module, optLevel, machine.get());
   splitLongBlocks(**module); // bounded work for register allocation
   if (optimised) {
@@ -151,7 +151,7 @@ StatusOr<std::string> emitObject(llvm::Module &module,
 
 int codegenParts(const llvm::Module &module, int requested) {
   if (requested > 0) // a bundle holds at most kMaxBundledObjects
-    return std::min(requested, kMaxBundledObjects);
+    return std::min(requested, jit::kMaxBundledObjects);
   const llvm::DataLayout &layout = module.getDataLayout();
   int64_t constantBytes = 0;
   for (const llvm::GlobalVariable &global : module.globals())
@@ -200,4 +200,4 @@ StatusOr<std::vector<std::string>> emitInParts(llvm::Module &module, int parts,
   return out;
 }
 
-} // namespace anyshape::jit
+} // namespace anyshape::compiler

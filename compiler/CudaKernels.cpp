@@ -1,7 +1,7 @@
 //===- CudaKernels.cpp - a graph's CUDA kernels as cubins -------*- C++ -*-===//
-#include "jit/CudaKernels.h"
+#include "compiler/CudaKernels.h"
 
-#include "jit/Lowering.h"
+#include "compiler/Lowering.h"
 
 #include "codegen/CUDA/Passes.h"
 
@@ -11,7 +11,7 @@
 #include <fstream>
 #include <regex>
 
-namespace anyshape::jit {
+namespace anyshape::compiler {
 
 namespace {
 
@@ -79,7 +79,8 @@ linkCudaKernels(mlir::ModuleOp module, const std::string &chip,
     if (!name || !object)
       return internalError("a malformed kernel image record");
     CudaKernel kernel = describeKernel(name.str(), object.str());
-    StatusOr<LinkedCubin> linked = linkPtxToCubin(kernel.ptx, chip);
+    StatusOr<runtime::cuda::LinkedCubin> linked =
+        runtime::cuda::linkPtxToCubin(kernel.ptx, chip);
     if (!dumpIrDir.empty()) {
       std::string base = dumpIrDir + "/" + kernel.module;
       writeFile(base + ".ptx", kernel.ptx);
@@ -134,4 +135,4 @@ compileCudaKernels(const v1::Graph &graph, const CudaKernelsOptions &options) {
   return kernels;
 }
 
-} // namespace anyshape::jit
+} // namespace anyshape::compiler

@@ -4,7 +4,7 @@
 // interprocedural part run on a whole module before it is split.
 //
 //===----------------------------------------------------------------------===//
-#include "jit/LlvmPipeline.h"
+#include "compiler/LlvmPipeline.h"
 
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -16,7 +16,7 @@
 #include <atomic>
 #include <mutex>
 
-namespace anyshape::jit {
+namespace anyshape::compiler {
 namespace {
 
 /// Takes ConstraintElimination out of LLVM's default pipeline (its switch
@@ -98,4 +98,4 @@ void propagateAcrossFunctions(llvm::Module &module,
 
 int64_t llvmPassesLeftOut() { return passesLeftOut.load(); }
 
-} // namespace anyshape::jit
+} // namespace anyshape::compiler

@@ -1,5 +1,5 @@
 //===- Lowering.cpp - a validated graph through a pipeline ------*- C++ -*-===//
-#include "jit/Lowering.h"
+#include "compiler/Lowering.h"
 
 #include "codegen/CPU/Dialects.h"
 #include "codegen/CUDA/Dialects.h"
@@ -11,7 +11,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 
-namespace anyshape::jit {
+namespace anyshape::compiler {
 
 Status lowerGraph(const LoweringRequest &request,
                   const std::string &pipelineName,
@@ -96,4 +96,4 @@ Status lowerGraph(const LoweringRequest &request,
   return use(*module);
 }
 
-} // namespace anyshape::jit
+} // namespace anyshape::compiler

@@ -3,29 +3,29 @@
 // validate -> import (dhlo, with the run-time shape checks validation
 // found; Lowering.h) -> the CPU pipeline (or the CUDA one, emulated), whose
 // first passes turn the checks into code and set the entry ABI -> object code
-// (ObjectCode.h) -> linked into this process (Executable::load). Diagnostics
-// from any stage are collected into the returned Status; a graph that validated
-// but fails later is an anyshape bug (INTERNAL).
+// (ObjectCode.h) -> linked into this process (jit/Executable.h: load).
+// Diagnostics from any stage are collected into the returned Status; a graph
+// that validated but fails later is an anyshape bug (INTERNAL).
 //
 //===----------------------------------------------------------------------===//
-#include "jit/Compiler.h"
+#include "compiler/Compiler.h"
 
 #include "codegen/CPU/CpuPipeline.h"
 #include "codegen/CUDA/CudaPipeline.h"
 #include "codegen/CUDA/Passes.h"
 
+#include "compiler/CudaKernels.h"
+#include "compiler/Lowering.h"
+#include "compiler/ObjectCode.h"
 #include "ir/graph/Specialize.h"
 #include "ir/graph/Validate.h"
-#include "jit/CudaKernels.h"
-#include "jit/Lowering.h"
-#include "jit/ObjectCode.h"
 
 #include "mlir/Pass/PassManager.h"
 
 #include <chrono>
 #include <optional>
 
-namespace anyshape::jit {
+namespace anyshape::compiler {
 
 std::atomic<int64_t> Compiler::compiles_{0};
 
@@ -67,13 +67,13 @@ private:
 /// context, and the constants it holds, are gone when this returns.
 /// kCuda: the kernels linked into cubins, and what the host flow's
 /// runtime needs to know of them.
-StatusOr<DeviceCode> takeDeviceCode(mlir::ModuleOp module,
-                                    const CompileOptions &options) {
+StatusOr<jit::DeviceCode> takeDeviceCode(mlir::ModuleOp module,
+                                         const CompileOptions &options) {
   ANYSHAPE_ASSIGN_OR_RETURN(
       std::vector<CudaKernel> kernels,
       linkCudaKernels(module, options.cuda.target.chip(), options.dumpIrDir));
   module->removeAttr(codegen::kCudaKernelsAttr);
-  DeviceCode device{kernelImagesOf(std::move(kernels)), 0};
+  jit::DeviceCode device{kernelImagesOf(std::move(kernels)), 0};
   if (auto constants =
           module->getAttrOfType<mlir::IntegerAttr>(codegen::kCudaConstantsAttr))
     device.constants = constants.getInt();
@@ -92,7 +92,7 @@ int64_t countKernelFunctions(mlir::ModuleOp module) {
 StatusOr<std::string>
 compileValidated(const v1::Graph &graph, const GraphInfo &info,
                  const CompileOptions &options, CompileReport *report,
-                 StageTimer &stages, std::optional<DeviceCode> *device) {
+                 StageTimer &stages, std::optional<jit::DeviceCode> *device) {
   bool cuda = options.backend == KernelBackend::kCuda;
   bool emulated = options.backend == KernelBackend::kCudaEmulated;
   LoweringRequest request;
@@ -183,7 +183,7 @@ StatusOr<CompiledObject> compileWithStages(const v1::Graph &original,
   }
   const v1::Graph &graph = specialized ? *specialized : original;
   stages.done("validate", std::to_string(graph.nodes_size()) + " nodes");
-  std::optional<DeviceCode> device;
+  std::optional<jit::DeviceCode> device;
   ANYSHAPE_ASSIGN_OR_RETURN(
       std::string object,
       compileValidated(graph, info, options, report, stages, &device));
@@ -208,7 +208,7 @@ Compiler::compileToObject(const v1::Graph &graph, const CompileOptions &options,
   return compiled;
 }
 
-StatusOr<std::shared_ptr<Executable>>
+StatusOr<std::shared_ptr<jit::Executable>>
 Compiler::compile(const v1::Graph &graph, const CompileOptions &options,
                   CompileReport *report) {
   StageTimer stages(options, report, Clock::now());
@@ -216,10 +216,11 @@ Compiler::compile(const v1::Graph &graph, const CompileOptions &options,
                             compileWithStages(graph, options, report, stages));
   ++compiles_;
   ANYSHAPE_ASSIGN_OR_RETURN(
-      std::shared_ptr<Executable> executable,
-      Executable::load(std::move(compiled.compiledGraph),
-                       std::move(compiled.info), std::move(compiled.objectCode),
-                       options.limits, std::move(compiled.device)));
+      std::shared_ptr<jit::Executable> executable,
+      jit::Executable::load(std::move(compiled.compiledGraph),
+                            std::move(compiled.info),
+                            std::move(compiled.objectCode), options.limits,
+                            std::move(compiled.device)));
   stages.done("link");
   if (report) {
     report->seconds = report->stages.back().elapsed;
@@ -228,4 +229,4 @@ Compiler::compile(const v1::Graph &graph, const CompileOptions &options,
   return executable;
 }
 
-} // namespace anyshape::jit
+} // namespace anyshape::compiler

@@ -9,18 +9,18 @@
 // whose cost model lets the loop vectoriser use the widest vectors it has.
 //
 //===----------------------------------------------------------------------===//
-#include "jit/ObjectCode.h"
-#include "jit/LlvmPipeline.h"
+#include "compiler/ObjectCode.h"
+#include "compiler/LlvmPipeline.h"
+#include "compiler/ParallelCodegen.h"
 #include "jit/ObjectBundle.h"
-#include "jit/ParallelCodegen.h"
 
 #include "codegen/CPU/CpuTarget.h"
 #include "codegen/CPU/LoopHints.h"
 #include "codegen/CUDA/Passes.h"
 #include "codegen/Common/Passes.h"
 #include "codegen/Common/ShapeCheckFunction.h"
+#include "compiler/SplitLongBlocks.h"
 #include "ir/dhlo/Analysis/FusionPlan.h"
-#include "jit/SplitLongBlocks.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -43,28 +43,9 @@
 #include <atomic>
 #include <mutex>
 
-namespace anyshape::jit {
-
-void initialiseNativeTarget() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-  });
-}
+namespace anyshape::compiler {
 
 namespace {
-
-StatusOr<llvm::orc::JITTargetMachineBuilder> hostBuilder() {
-  initialiseNativeTarget();
-  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!builder)
-    return internalError("cannot describe the host CPU: " +
-                         llvm::toString(builder.takeError()));
-  builder->setRelocationModel(llvm::Reloc::PIC_);
-  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-  return std::move(*builder);
-}
 
 /// Adds `int64_t anyshape_entry(void *context, void **args)`: calls the C
 /// interface of the shape checks (ShapeCheckFunction.h) with the input
@@ -85,7 +66,7 @@ Status addEntry(llvm::Module &module) {
   auto *i64 = llvm::Type::getInt64Ty(context);
   auto *entry = llvm::Function::Create(
       llvm::FunctionType::get(i64, {pointer, pointer}, false),
-      llvm::GlobalValue::ExternalLinkage, kEntrySymbol, module);
+      llvm::GlobalValue::ExternalLinkage, abi::kEntrySymbol, module);
   auto *start = llvm::BasicBlock::Create(context, "check", entry);
   auto *pass = llvm::BasicBlock::Create(context, "run", entry);
   auto *fail = llvm::BasicBlock::Create(context, "fail", entry);
@@ -112,21 +93,21 @@ Status addEntry(llvm::Module &module) {
   b.CreateRet(code);
   // The loader's other entry (Passes.h); a module without load-time
   // constants may not define it.
-  llvm::Function *initialize = module.getFunction(codegen::kInitializeSymbol);
+  llvm::Function *initialize = module.getFunction(abi::kInitializeSymbol);
   if (!initialize) {
     initialize = llvm::Function::Create(
         llvm::FunctionType::get(llvm::Type::getVoidTy(context), false),
-        llvm::GlobalValue::ExternalLinkage, codegen::kInitializeSymbol, module);
+        llvm::GlobalValue::ExternalLinkage, abi::kInitializeSymbol, module);
     llvm::IRBuilder<>(llvm::BasicBlock::Create(context, "entry", initialize))
         .CreateRetVoid();
   }
   // Emulated CUDA kernels (a fake driver's: codegen/CUDA/Passes.h) stay
   // exported too.
   // The finalizer, where there is one, is the loader's too.
-  llvm::Function *finalize = module.getFunction(codegen::kFinalizeSymbol);
+  llvm::Function *finalize = module.getFunction(abi::kFinalizeSymbol);
   auto exported = [&](const llvm::Function &f) {
     return &f == entry || &f == initialize || (finalize && &f == finalize) ||
-           f.getName().ends_with(codegen::kEmulatedKernelSuffix);
+           f.getName().ends_with(abi::kEmulatedKernelSuffix);
   };
   for (llvm::Function &f : module)
     if (!exported(f) && !f.isDeclaration())
@@ -135,9 +116,8 @@ Status addEntry(llvm::Module &module) {
   // lets alias analysis keep a kernel's accumulator in a register instead
   // of storing it to its buffer on every element (the buffer could
   // otherwise alias the inputs), which is what makes reductions vectorise.
-  for (const char *alloc :
-       {codegen::kContextAlloc, "_mlir_memref_to_llvm_alloc",
-        "_mlir_memref_to_llvm_aligned_alloc"})
+  for (const char *alloc : {abi::kContextAlloc, "_mlir_memref_to_llvm_alloc",
+                            "_mlir_memref_to_llvm_aligned_alloc"})
     if (llvm::Function *f = module.getFunction(alloc))
       f->addRetAttr(llvm::Attribute::NoAlias);
   return Status::ok();
@@ -183,34 +163,6 @@ void preferTargetVectorWidth(llvm::Module &module,
 }
 
 } // namespace
-
-std::string HostTarget::description() const {
-  return triple + ";" + cpu + ";" + features;
-}
-
-const HostTarget &hostTarget() {
-  static const HostTarget target = [] {
-    HostTarget t;
-    auto builder = hostBuilder();
-    if (!builder.isOk())
-      return t;
-    t.triple = builder->getTargetTriple().str();
-    t.cpu = builder->getCPU();
-    t.features = builder->getFeatures().getString();
-    return t;
-  }();
-  return target;
-}
-
-StatusOr<std::unique_ptr<llvm::TargetMachine>> createHostTargetMachine() {
-  ANYSHAPE_ASSIGN_OR_RETURN(llvm::orc::JITTargetMachineBuilder builder,
-                            hostBuilder());
-  auto machine = builder.createTargetMachine();
-  if (!machine)
-    return internalError("cannot create a target machine: " +
-                         llvm::toString(machine.takeError()));
-  return std::move(*machine);
-}
 
 namespace {
 
@@ -271,7 +223,7 @@ emitObjectCode(mlir::ModuleOp module, int optLevel,
       printWithoutLargeConstants(m, out);
   };
   ANYSHAPE_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> machine,
-                            createHostTargetMachine());
+                            jit::createHostTargetMachine());
   llvm::LLVMContext context;
   auto collected = std::make_unique<CollectedDiagnostics>();
   CollectedDiagnostics &diagnostics = *collected;
@@ -332,7 +284,7 @@ emitObjectCode(mlir::ModuleOp module, int optLevel,
   }
   if (stageDone)
     stageDone("LLVM emit");
-  return bundleObjects(std::move(objects));
+  return jit::bundleObjects(std::move(objects));
 }
 
-} // namespace anyshape::jit
+} // namespace anyshape::compiler

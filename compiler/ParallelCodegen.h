@@ -27,7 +27,7 @@ class Module;
 class TargetMachine;
 } // namespace llvm
 
-namespace anyshape::jit {
+namespace anyshape::compiler {
 
 /// How many parts `module` (not yet optimised) is optimised and emitted
 /// in: `requested` if positive (tests; at most kMaxBundledObjects),
@@ -58,4 +58,4 @@ StatusOr<std::vector<std::string>> emitInParts(llvm::Module &module, int parts,
                                                int optLevel,
                                                std::string *optimised);
 
-} // namespace anyshape::jit
+} // namespace anyshape::compiler

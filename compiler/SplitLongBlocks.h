@@ -18,9 +18,9 @@ namespace llvm {
 class Module;
 } // namespace llvm
 
-namespace anyshape::jit {
+namespace anyshape::compiler {
 
 /// Returns the number of functions extracted.
 int splitLongBlocks(llvm::Module &module);
 
-} // namespace anyshape::jit
+} // namespace anyshape::compiler

@@ -6,7 +6,7 @@
 // building needs no CUDA header either.
 //
 //===----------------------------------------------------------------------===//
-#include "jit/NvJitLink.h"
+#include "runtime/cuda/NvJitLink.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -24,7 +24,7 @@
 #include <regex>
 #include <vector>
 
-namespace anyshape::jit {
+namespace anyshape::runtime::cuda {
 
 namespace {
 
@@ -238,4 +238,4 @@ StatusOr<LinkedCubin> linkPtxToCubin(std::string_view ptx,
   return linked;
 }
 
-} // namespace anyshape::jit
+} // namespace anyshape::runtime::cuda

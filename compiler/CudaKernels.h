@@ -12,15 +12,15 @@
 #include "codegen/CUDA/CudaPipeline.h"
 #include "ir/graph/ConstantData.h"
 #include "ir/graph/Validate.h"
-#include "jit/NvJitLink.h"
 #include "runtime/cuda/CudaLaunch.h"
+#include "runtime/cuda/NvJitLink.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
 #include <string>
 #include <vector>
 
-namespace anyshape::jit {
+namespace anyshape::compiler {
 
 struct CudaKernel {
   std::string module;    ///< its gpu.module: <launcher>_kernel[_N]
@@ -31,7 +31,7 @@ struct CudaKernel {
   /// launcher's argument array must match.
   std::vector<int> parameterBytes;
   std::string ptx;
-  LinkedCubin linked; ///< cubin, nvJitLink log, resources
+  runtime::cuda::LinkedCubin linked; ///< cubin, nvJitLink log, resources
 };
 
 struct CudaKernelsOptions {
@@ -59,4 +59,4 @@ StatusOr<std::vector<CudaKernel>>
 compileCudaKernels(const v1::Graph &graph,
                    const CudaKernelsOptions &options = {});
 
-} // namespace anyshape::jit
+} // namespace anyshape::compiler

@@ -10,7 +10,7 @@
 // the original function and may flow into any piece.
 //
 //===----------------------------------------------------------------------===//
-#include "jit/SplitLongBlocks.h"
+#include "compiler/SplitLongBlocks.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -25,7 +25,7 @@
 #include <limits>
 #include <vector>
 
-namespace anyshape::jit {
+namespace anyshape::compiler {
 namespace {
 
 /// Functions up to this many instructions are left whole: the encoder
@@ -162,4 +162,4 @@ int splitLongBlocks(llvm::Module &module) {
   return extracted;
 }
 
-} // namespace anyshape::jit
+} // namespace anyshape::compiler

@@ -7,7 +7,10 @@
 // binary needs it to start and a machine without the toolkit compiles
 // CPU graphs as before. Without the library, the toolkit's ptxas does the
 // same in a child process (the fallback); without either, every call
-// says why it cannot link.
+// says why it cannot link. The compiler links with it (CudaKernels.h); the
+// server only asks its version, for the compile cache's key. It lives with
+// the other CUDA libraries loaded through dlopen so that asking takes no
+// compiler.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -18,7 +21,7 @@
 #include <string>
 #include <string_view>
 
-namespace anyshape::jit {
+namespace anyshape::runtime::cuda {
 
 /// What ptxas reported for one kernel entry (all zero if it did not say).
 struct KernelResources {
@@ -58,4 +61,4 @@ std::string cubinLinkerVersion();
 
 KernelResources parseKernelResources(std::string_view log);
 
-} // namespace anyshape::jit
+} // namespace anyshape::runtime::cuda
