@@ -8,10 +8,11 @@
 //     floor of a round trip, whichever API the service used;
 //   - Compile when the executable is cached (the graph's weights stored
 //     by id, so the request is small): the cache-hit latency (goal < 1 ms);
-//   - Compile on a miss, in a compile worker process vs in the server's
-//     process: what compiling out of process costs (worker start, job and
-//     result through pipes, loading the object code).
-// Both servers run in this process on their own ports; clients use the
+//   - Compile on a miss through the server (a compile worker process) vs
+//     the same compile and load in this process, as a worker and the
+//     server do them without the process between: what compiling out of
+//     process costs (worker start, job and result through pipes, the RPC).
+// The servers run in this process on their own ports; clients use the
 // callback API and wait for each reply.
 //
 //   build/bin/anyshape-bench-service [--benchmark_filter=...]
@@ -19,6 +20,7 @@
 #include "ir/graph/GraphText.h"
 #include "server/HeapPolicy.h"
 #include "server/Server.h"
+#include "server/worker/CompileJob.h"
 
 #include <benchmark/benchmark.h>
 #include <grpcpp/generic/async_generic_service.h>
@@ -120,7 +122,6 @@ struct Servers {
   std::unique_ptr<grpc::Server> pollingEchoServer;
   std::string pollingEchoAddress;
   std::unique_ptr<server::Server> anyshape; // compiles in process
-  std::unique_ptr<server::Server> withWorkers;
   EchoService echo;
   std::unique_ptr<grpc::Server> echoServer;
   std::string echoAddress;
@@ -134,19 +135,13 @@ Servers &servers() {
     auto *s = new Servers;
     server::ServerOptions options;
     options.listen = "127.0.0.1:0";
+    options.service.compileWorkers.program = ANYSHAPE_COMPILE_WORKER;
     auto server = server::Server::start(options);
     if (!server) {
       std::fprintf(stderr, "%s\n", server.status().toString().c_str());
       std::exit(1);
     }
     s->anyshape = std::move(*server);
-    options.service.compileWorkers.program = ANYSHAPE_COMPILE_WORKER;
-    auto withWorkers = server::Server::start(options);
-    if (!withWorkers) {
-      std::fprintf(stderr, "%s\n", withWorkers.status().toString().c_str());
-      std::exit(1);
-    }
-    s->withWorkers = std::move(*withWorkers);
     grpc::ServerBuilder builder;
     int port = 0;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
@@ -379,12 +374,12 @@ void BM_CompileCacheHitEncoder(benchmark::State &state) {
 }
 BENCHMARK(BM_CompileCacheHitEncoder)->UseRealTime();
 
-/// A compile that misses every time (Unload after each; no disk tier), on
-/// the server that compiles in process (arg 0) or in workers (arg 1), of
-/// the one-op graph (worst case for the worker's share) or the encoder.
+/// A compile that misses every time (Unload after each; no disk tier)
+/// through the server, in a worker (arg 1), or compiled and loaded in this
+/// process as the worker and the server would (arg 0), of the one-op graph
+/// (worst case for the worker's share) or the encoder.
 template <bool Encoder> void BM_CompileMiss(benchmark::State &state) {
-  server::Server &server =
-      state.range(0) ? *servers().withWorkers : *servers().anyshape;
+  server::Server &server = *servers().anyshape;
   auto stub = v1::AnyShape::NewStub(channelTo(server.address()));
   v1::CompileRequest request;
   if (Encoder) {
@@ -395,6 +390,18 @@ template <bool Encoder> void BM_CompileMiss(benchmark::State &state) {
     *request.mutable_graph() = *graph;
   } else {
     *request.mutable_graph() = addGraph();
+  }
+  if (state.range(0) == 0) {
+    for (auto _ : state) {
+      compiler::CompileReport report;
+      auto stored = server::compileForCache(request, "key", nullptr,
+                                            GraphLimits{}, &report);
+      if (!stored.isOk() ||
+          !server::loadStored(std::move(*stored), GraphLimits{}).isOk())
+        state.SkipWithError("not compiled");
+    }
+    state.SetLabel("in process");
+    return;
   }
   for (auto _ : state) {
     grpc::ClientContext context;
@@ -410,7 +417,7 @@ template <bool Encoder> void BM_CompileMiss(benchmark::State &state) {
     (void)stub->Unload(&unloadContext, unload, &unloaded);
     state.ResumeTiming();
   }
-  state.SetLabel(state.range(0) ? "worker process" : "in process");
+  state.SetLabel("worker process");
 }
 BENCHMARK_TEMPLATE(BM_CompileMiss, false)
     ->Arg(0)
