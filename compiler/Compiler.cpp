@@ -86,7 +86,7 @@ StatusOr<jit::DeviceCode> takeDeviceCode(mlir::ModuleOp module,
 int64_t countKernelFunctions(mlir::ModuleOp module) {
   return llvm::count_if(
       module.getBody()->getOperations(),
-      [](mlir::Operation &op) { return op.hasAttr("dhlo.kernel"); });
+      [](mlir::Operation &op) { return op.hasAttr(codegen::kKernelAttr); });
 }
 
 StatusOr<std::string>

@@ -142,7 +142,7 @@ void keepKernelsOutOfLine(mlir::ModuleOp module) {
   const llvm::StringRef library =
       dhlo::fusionKindName(dhlo::FusionKind::Library);
   module.walk([&](mlir::LLVM::LLVMFuncOp function) {
-    auto kind = function->getAttrOfType<mlir::StringAttr>("dhlo.kernel");
+    auto kind = function->getAttrOfType<mlir::StringAttr>(codegen::kKernelAttr);
     if (kind && kind.getValue() != library)
       function.setNoInline(true);
   });

@@ -6,6 +6,7 @@
 
 #include "ir/graph/Bindings.h"
 #include "runtime/Threading.h"
+#include "runtime/cuda/Chips.h"
 #include "runtime/cuda/CudaDriver.h"
 #include "runtime/support/HandOff.h"
 #include "server/ExecutableInfo.h"
@@ -261,8 +262,8 @@ AnyShapeService::compileKey(const v1::CompileRequest &request) {
     return invalidArgument("unknown target " +
                            std::to_string(options.target()));
   if (options.target() == v1::TARGET_CUDA && cudaSmVersion(options) == 0)
-    return invalidArgument("unknown cuda_arch '" + options.cuda_arch() +
-                           "' (sm_80 or sm_90)");
+    return invalidArgument("unknown cuda_arch '" + options.cuda_arch() + "' (" +
+                           runtime::cuda::chipList() + ")");
   if (options.target() != v1::TARGET_CUDA && !options.cuda_arch().empty())
     return invalidArgument("cuda_arch is for target CUDA");
   if (request.model_case() == v1::CompileRequest::kOnnxModel)

@@ -137,8 +137,11 @@ void registerCudaPipeline() {
     CudaPipelineOptions defaults;
     Option<bool> fuse{*this, "fuse", llvm::cl::desc("Fuse kernels"),
                       llvm::cl::init(defaults.fuse)};
-    // Only the chips CudaTarget knows parse: MLIR's NVVM default (sm_50)
-    // and any other chip are an option error, not a warning from LLVM.
+    // Only the chips of runtime/cuda/Chips.h parse: MLIR's NVVM default
+    // (sm_50) and any other chip are an option error, not a warning from
+    // LLVM. (llvm::cl takes its values as a literal list.)
+    static_assert(std::size(runtime::cuda::kChips) == 2,
+                  "list every chip of Chips.h below");
     enum Chip { kSm80 = 80, kSm90 = 90 };
     Option<Chip> chip{
         *this, "chip", llvm::cl::desc("The chip generated for"),

@@ -4,14 +4,11 @@
 namespace anyshape::codegen {
 
 std::optional<CudaTarget> CudaTarget::fromChip(const std::string &chip) {
-  std::string digits = chip.rfind("sm_", 0) == 0 ? chip.substr(3) : chip;
-  CudaTarget target;
-  if (digits == "80")
-    target.smVersion = 80;
-  else if (digits == "90")
-    target.smVersion = 90;
-  else
+  int smVersion = chip.empty() ? 0 : runtime::cuda::smVersionOf(chip);
+  if (smVersion == 0)
     return std::nullopt;
+  CudaTarget target;
+  target.smVersion = smVersion;
   return target;
 }
 

@@ -1,12 +1,15 @@
 //===- CudaTarget.h - what CUDA code is generated for -----------*- C++ -*-===//
 //
 // The one owner of the CUDA target's facts the compiler uses: the chip
-// (SM version), the PTX version it is written in, and the launch shape of
+// (SM version; which chips exist is runtime/cuda/Chips.h's), the PTX
+// version it is written in, and the launch shape of
 // a grid-stride kernel. MLIR's NVVM default chip, sm_50, is rejected by
 // CUDA 13, so the chip is always explicit.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
+
+#include "runtime/cuda/Chips.h"
 
 #include <cstdint>
 #include <optional>
@@ -15,8 +18,8 @@
 namespace anyshape::codegen {
 
 struct CudaTarget {
-  /// Compute capability x 10: 80 (A100) or 90 (H100/H200).
-  int smVersion = 90;
+  /// Compute capability x 10, one of runtime/cuda/Chips.h's.
+  int smVersion = runtime::cuda::kDefaultSmVersion;
   /// Threads per block of a grid-stride kernel: 8 warps, which lets 8
   /// blocks share an SM's 2,048 threads.
   int64_t blockSize = 256;
@@ -39,13 +42,14 @@ struct CudaTarget {
   int64_t warpsPerBlock = 4;
 
   /// "sm_90".
-  std::string chip() const { return "sm_" + std::to_string(smVersion); }
+  std::string chip() const { return runtime::cuda::chipName(smVersion); }
   /// The PTX ISA the kernels are written in, as an LLVM NVPTX feature:
   /// 8.0 covers sm_90 and is the newest LLVM 19 writes that CUDA 13 reads
   /// for both chips.
   std::string ptxFeatures() const { return "+ptx80"; }
 
-  /// "sm_80" or "sm_90" (also "80", "90"); nullopt for any other chip.
+  /// A chip of runtime/cuda/Chips.h by name ("sm_90", also "90"); nullopt
+  /// for any other chip, and for an empty name.
   static std::optional<CudaTarget> fromChip(const std::string &chip);
 };
 

@@ -43,7 +43,7 @@ struct ExecutionContextPass : impl::ExecutionContextBase<ExecutionContextPass> {
     SymbolTable symbols(module);
     auto isKernel = [&](func::CallOp call) {
       auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
-      return callee && callee->hasAttr("dhlo.kernel");
+      return callee && callee->hasAttr(kKernelAttr);
     };
     SmallVector<func::FuncOp> takers;
     for (auto func : module.getOps<func::FuncOp>()) {
@@ -51,7 +51,7 @@ struct ExecutionContextPass : impl::ExecutionContextBase<ExecutionContextPass> {
       func.walk([&](func::CallOp call) { launches |= isKernel(call); });
       func.walk([&](dhlo::LaunchOp) { launches = true; });
       if (!func.isExternal() && (func.getSymName() == "main" || launches ||
-                                 func->hasAttr("dhlo.kernel")))
+                                 func->hasAttr(kKernelAttr)))
         takers.push_back(func);
     }
     for (func::FuncOp func : takers) {

@@ -66,7 +66,7 @@ struct MergeIdenticalKernelsPass
     llvm::DenseMap<llvm::hash_code, SmallVector<func::FuncOp, 1>> kept;
     SmallVector<std::pair<func::FuncOp, func::FuncOp>> duplicates;
     for (auto kernel : module.getOps<func::FuncOp>()) {
-      if (!kernel->hasAttr("dhlo.kernel") || kernel.isExternal())
+      if (!kernel->hasAttr(kKernelAttr) || kernel.isExternal())
         continue;
       auto &bucket = kept[structuralHash(kernel)];
       auto same = llvm::find_if(bucket, [&](func::FuncOp other) {

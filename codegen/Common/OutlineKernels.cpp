@@ -56,7 +56,7 @@ LogicalResult outline(dhlo::FusionOp fusion, SymbolTable &symbols) {
       (host.getSymName() + "_kernel" + std::to_string(fusion.getId())).str(),
       b.getFunctionType(ValueRange(arguments).getTypes(), {}));
   kernel.setPrivate();
-  kernel->setAttr("dhlo.kernel", fusion.getKindAttr());
+  kernel->setAttr(kKernelAttr, fusion.getKindAttr());
   symbols.insert(kernel); // renamed if the name is taken
 
   Block *entry = kernel.addEntryBlock();

@@ -62,6 +62,10 @@ inline constexpr const char *kTeamSizeFunction = "anyshapeTeamSize";
 /// kernels (anyshape-execution-context).
 inline constexpr const char *kExecutionContextAttr = "anyshape.context";
 
+/// Marks a kernel function (anyshape-outline-kernels), naming its fusion's
+/// kind: what merging, the execution context and object code look for.
+inline constexpr const char *kKernelAttr = "dhlo.kernel";
+
 /// Marks the scf.parallel of anyshape-stitch-rows: every dim is a row dim,
 /// so its parallel version keeps them all parallel.
 inline constexpr const char *kStitchedLoopAttr = "anyshape.stitched";

@@ -5,6 +5,7 @@
 #include "BuildId.h"
 #include "ir/graph/Fingerprint.h"
 #include "jit/HostTarget.h"
+#include "runtime/cuda/Chips.h"
 #include "runtime/cuda/NvJitLink.h"
 
 #include "llvm/Config/llvm-config.h"
@@ -56,8 +57,8 @@ std::string keyOf(const std::string &model, const v1::CompileOptions &options,
   // servers that may have no driver at all.
   if (options.target() == v1::TARGET_CUDA)
     addPart(state, "cuda_arch=" +
-                       (options.cuda_arch().empty() ? std::string("sm_90")
-                                                    : options.cuda_arch()) +
+                       runtime::cuda::chipName(
+                           runtime::cuda::smVersionOf(options.cuda_arch())) +
                        ";" + runtime::cuda::cubinLinkerVersion());
   addPart(state, options.disable_fusion() ? "unfused" : "fused");
   // A protobuf map has no order: sort the static symbols.

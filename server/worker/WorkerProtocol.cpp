@@ -1,6 +1,8 @@
 // What the server and its compile workers exchange (WorkerProtocol.h).
 #include "server/worker/WorkerProtocol.h"
 
+#include "runtime/cuda/Chips.h"
+
 #include <cerrno>
 #include <cstring>
 #include <set>
@@ -9,8 +11,7 @@
 namespace anyshape::server {
 
 int cudaSmVersion(const v1::CompileOptions &options) {
-  const std::string &arch = options.cuda_arch();
-  return arch == "sm_80" ? 80 : arch == "sm_90" || arch.empty() ? 90 : 0;
+  return runtime::cuda::smVersionOf(options.cuda_arch());
 }
 
 std::vector<std::string> storedTensorIds(const v1::Graph &graph) {

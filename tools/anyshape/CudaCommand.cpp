@@ -6,6 +6,7 @@
 
 #include "compiler/CudaKernels.h"
 #include "ir/graph/GraphText.h"
+#include "runtime/cuda/Chips.h"
 
 #include <chrono>
 #include <cstdio>
@@ -14,7 +15,8 @@ namespace anyshape::cli {
 
 int runCudaKernels(const GlobalOptions &,
                    const std::vector<std::string> &args) {
-  std::string file, chip = "sm_90";
+  std::string file,
+      chip = runtime::cuda::chipName(runtime::cuda::kDefaultSmVersion);
   compiler::CudaKernelsOptions options;
   for (size_t i = 0; i < args.size();) {
     if (takeOption(args, i, "--chip", chip) ||
@@ -29,7 +31,8 @@ int runCudaKernels(const GlobalOptions &,
   std::optional<codegen::CudaTarget> target =
       codegen::CudaTarget::fromChip(chip);
   if (!target)
-    return usage("unknown chip '" + chip + "' (available: sm_80, sm_90)");
+    return usage("unknown chip '" + chip +
+                 "' (available: " + runtime::cuda::chipList() + ")");
   options.pipeline.target = *target;
   auto graph = onnx::loadModelFile(file);
   if (!graph)

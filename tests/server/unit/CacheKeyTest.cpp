@@ -106,6 +106,10 @@ TEST(CompileCacheKey, EveryOptionIsPartOfTheKey) {
   v1::CompileOptions a100 = cuda;
   a100.set_cuda_arch("sm_80");
   EXPECT_NE(keyOf(graph, a100), keyOf(graph, cuda));
+  v1::CompileOptions digits = cuda;
+  digits.set_cuda_arch("80");
+  EXPECT_EQ(keyOf(graph, digits), keyOf(graph, a100))
+      << "one chip, however it is spelt, is one key";
 
   v1::CompileOptions unfused;
   unfused.set_disable_fusion(true);
