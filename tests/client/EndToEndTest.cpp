@@ -4,6 +4,7 @@
 // error codes arrive unchanged, ONNX models compile on the server, and
 // UNAVAILABLE is retried across a server restart. Skipped (not failed)
 // when the server binary is missing.
+#include "../support/ServerProcess.h"
 #include "anyshape/client/Client.h"
 #include "anyshape/client/GraphBuilder.h"
 #include "frontend/onnx/OnnxImport.h"
@@ -20,6 +21,7 @@
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -31,71 +33,19 @@ namespace {
 namespace fs = std::filesystem;
 using std::chrono::milliseconds;
 
-/// One anyshape-server child process, stopped with SIGTERM.
-class ServerProcess {
-public:
-  /// Starts the server on `listen` and waits until it writes its port file.
-  static std::unique_ptr<ServerProcess>
-  start(const std::string &listen = "127.0.0.1:0",
-        const std::string &cacheDir = "",
-        const std::vector<std::string> &extraArgs = {}) {
-    auto server = std::unique_ptr<ServerProcess>(new ServerProcess);
-    char dir[] = "/tmp/anyshape-client-e2e-XXXXXX";
-    if (!mkdtemp(dir))
-      return nullptr;
-    server->dir_ = dir;
-    std::string portFile = server->dir_ + "/port";
-    std::vector<std::string> args = {
-        ANYSHAPE_SERVER_BINARY, "--listen", listen, "--port-file", portFile,
-        "--drain-seconds",      "5"};
-    if (!cacheDir.empty())
-      args.insert(args.end(), {"--cache-dir", cacheDir});
-    args.insert(args.end(), extraArgs.begin(), extraArgs.end());
-    server->pid_ = fork();
-    if (server->pid_ == 0) {
-      std::vector<char *> argv;
-      for (std::string &arg : args)
-        argv.push_back(arg.data());
-      argv.push_back(nullptr);
-      std::freopen((server->dir_ + "/log").c_str(), "w", stderr);
-      execv(argv[0], argv.data());
-      _exit(127);
-    }
-    for (int k = 0; k < 600 && server->address.empty(); ++k) {
-      std::ifstream(portFile) >> server->address;
-      if (server->address.empty())
-        std::this_thread::sleep_for(milliseconds(50));
-    }
-    return server->address.empty() ? nullptr : std::move(server);
-  }
-
-  /// SIGTERM, then the exit status (-1 if it did not exit normally).
-  int stop() {
-    if (pid_ <= 0)
-      return -1;
-    kill(pid_, SIGTERM);
-    int status = 0;
-    waitpid(pid_, &status, 0);
-    pid_ = -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
-
-  ~ServerProcess() {
-    if (pid_ > 0) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
-  }
-
-  std::string address;
-
-private:
-  ServerProcess() = default;
-  pid_t pid_ = -1;
-  std::string dir_;
-};
+/// A server on `listen`, draining for at most 5 s; null if it did not
+/// start.
+std::unique_ptr<test::ServerProcess>
+startServer(const std::string &listen = "127.0.0.1:0",
+            const std::string &cacheDir = "",
+            const std::vector<std::string> &extraArgs = {}) {
+  std::vector<std::string> args = {"--listen", listen, "--drain-seconds", "5"};
+  if (!cacheDir.empty())
+    args.insert(args.end(), {"--cache-dir", cacheDir});
+  args.insert(args.end(), extraArgs.begin(), extraArgs.end());
+  auto server = std::make_unique<test::ServerProcess>(args);
+  return server->address().empty() ? nullptr : std::move(server);
+}
 
 bool serverBuilt() { return fs::exists(ANYSHAPE_SERVER_BINARY); }
 
@@ -144,7 +94,7 @@ class ClientEndToEnd : public testing::Test {
 protected:
   static void SetUpTestSuite() {
     if (serverBuilt())
-      server_ = ServerProcess::start().release();
+      server_ = startServer().release();
   }
   static void TearDownTestSuite() {
     if (server_)
@@ -156,15 +106,15 @@ protected:
     if (!serverBuilt())
       GTEST_SKIP() << ANYSHAPE_SERVER_BINARY << " is not built";
     ASSERT_NE(server_, nullptr) << "anyshape-server did not start";
-    auto connected = Client::connect(server_->address);
+    auto connected = Client::connect(server_->address());
     ASSERT_TRUE(connected.isOk()) << connected.status().toString();
     client_ = std::move(*connected);
   }
 
-  static ServerProcess *server_;
+  static test::ServerProcess *server_;
   std::unique_ptr<Client> client_;
 };
-ServerProcess *ClientEndToEnd::server_ = nullptr;
+test::ServerProcess *ClientEndToEnd::server_ = nullptr;
 
 TEST_F(ClientEndToEnd, OneCompileRunsEveryBatchSize) {
   v1::Graph graph = denseGraph(1);
@@ -380,7 +330,7 @@ TEST_F(ClientEndToEnd, BadOnnxModelsAreClearErrorsAndTheServerLives) {
 TEST_F(ClientEndToEnd, DeadlineExceeded) {
   ClientOptions options;
   options.deadline = milliseconds(1);
-  auto hurried = Client::connect(server_->address, options);
+  auto hurried = Client::connect(server_->address(), options);
   ASSERT_TRUE(hurried.isOk());
   // A graph never compiled before cannot compile in a millisecond.
   auto compiled = (*hurried)->compile(denseGraph(6));
@@ -426,11 +376,11 @@ TEST(ClientKeptOutputs, ADecodeLoopKeepsItsCacheInTheServer) {
   // the server serves on.
   if (!serverBuilt())
     GTEST_SKIP() << ANYSHAPE_SERVER_BINARY << " is not built";
-  auto server = ServerProcess::start(
-      "127.0.0.1:0", "",
-      {"--max-kept-tensors", "3", "--kept-idle-seconds", "2"});
+  auto server =
+      startServer("127.0.0.1:0", "",
+                  {"--max-kept-tensors", "3", "--kept-idle-seconds", "2"});
   ASSERT_NE(server, nullptr) << "anyshape-server did not start";
-  auto client = Client::connect(server->address);
+  auto client = Client::connect(server->address());
   ASSERT_TRUE(client.isOk()) << client.status().toString();
   auto compiled = (*client)->compile(cacheStepGraph());
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
@@ -530,9 +480,9 @@ TEST(ClientRetry, UnavailableIsRetriedAcrossARestart) {
     GTEST_SKIP() << ANYSHAPE_SERVER_BINARY << " is not built";
   char cacheDir[] = "/tmp/anyshape-client-e2e-cache-XXXXXX";
   ASSERT_NE(mkdtemp(cacheDir), nullptr);
-  auto first = ServerProcess::start("127.0.0.1:0", cacheDir);
+  auto first = startServer("127.0.0.1:0", cacheDir);
   ASSERT_NE(first, nullptr);
-  std::string address = first->address;
+  std::string address = first->address();
   ClientOptions options;
   options.maxAttempts = 40;
   options.initialBackoff = milliseconds(20);
@@ -553,15 +503,24 @@ TEST(ClientRetry, UnavailableIsRetriedAcrossARestart) {
 
   // A server back on the same port within the retries: the patient
   // client's calls, blocking and async, reach it.
-  std::unique_ptr<ServerProcess> second;
+  // The thread that starts it lives until it is stopped: the server dies
+  // with the thread that forked it (test::ServerProcess).
+  std::unique_ptr<test::ServerProcess> second;
+  std::promise<void> started, finished;
   std::thread restart([&] {
     std::this_thread::sleep_for(milliseconds(300));
-    second = ServerProcess::start(address, cacheDir);
+    second = startServer(address, cacheDir);
+    started.set_value();
+    finished.get_future().wait();
   });
   auto pending = (*client)->runAsync(*compiled, inputsFor(2, 0));
   auto stats = (*client)->stats();
-  restart.join();
-  ASSERT_NE(second, nullptr) << "could not restart on " << address;
+  started.get_future().wait();
+  if (!second) {
+    finished.set_value();
+    restart.join();
+    FAIL() << "could not restart on " << address;
+  }
   EXPECT_TRUE(stats.isOk()) << stats.status().toString();
   // The new server loads the executable from the shared cache directory
   // or does not know it; either way the run was not lost to UNAVAILABLE.
@@ -569,6 +528,8 @@ TEST(ClientRetry, UnavailableIsRetriedAcrossARestart) {
   EXPECT_NE(result.status().code(), StatusCode::Unavailable)
       << result.status().toString();
   EXPECT_EQ(second->stop(), 0);
+  finished.set_value();
+  restart.join();
   std::error_code ignored;
   fs::remove_all(cacheDir, ignored);
 }
@@ -576,12 +537,12 @@ TEST(ClientRetry, UnavailableIsRetriedAcrossARestart) {
 TEST(ClientRetry, GivesUpAfterMaxAttempts) {
   if (!serverBuilt())
     GTEST_SKIP() << ANYSHAPE_SERVER_BINARY << " is not built";
-  auto server = ServerProcess::start();
+  auto server = startServer();
   ASSERT_NE(server, nullptr);
   ClientOptions options;
   options.maxAttempts = 3;
   options.initialBackoff = milliseconds(10);
-  auto client = Client::connect(server->address, options);
+  auto client = Client::connect(server->address(), options);
   ASSERT_TRUE(client.isOk());
   ASSERT_EQ(server->stop(), 0);
   auto stats = (*client)->stats();

@@ -6,7 +6,7 @@
 // with OpenSSL as a scraper would. A call without a valid token is
 // UNAUTHENTICATED, one whose token lacks the method's role
 // PERMISSION_DENIED; the health check stays open.
-#include "../server/ServerProcess.h"
+#include "../support/ServerProcess.h"
 #include "anyshape/client/Client.h"
 #include "anyshape/client/GraphBuilder.h"
 

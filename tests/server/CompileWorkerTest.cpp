@@ -7,7 +7,7 @@
 // start. The misbehaviour is injected with the test-only
 // --testing-compile-faults (a graph named anyshape-testing-FAULT).
 #include "../support/ExampleGraph.h"
-#include "ServerProcess.h"
+#include "../support/ServerProcess.h"
 #include "anyshape/client/GraphBuilder.h"
 #include "ir/graph/ConstantData.h"
 #include "runtime/support/Sanitizers.h"

@@ -3,7 +3,7 @@
 // checked against the reference evaluator, scratch cache directories.
 #pragma once
 
-#include "ServerProcess.h"
+#include "../support/ServerProcess.h"
 
 #include "ir/graph/Bindings.h"
 #include "ir/reference/Compare.h"

@@ -1,8 +1,8 @@
 // The server's memory between requests, end to end: a real server process
 // whose freed tensors stay mapped for the next request (server/HeapPolicy.h),
 // seen in its page-fault count (/proc/PID/stat).
+#include "../support/ServerProcess.h"
 #include "E2eSupport.h"
-#include "ServerProcess.h"
 #include "anyshape/client/GraphBuilder.h"
 
 #include "runtime/support/Sanitizers.h"

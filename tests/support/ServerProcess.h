@@ -1,6 +1,10 @@
 // A real anyshape-server process for end-to-end tests: started on
-// 127.0.0.1 port 0 with a port file, stopped with SIGTERM, its exit code
-// collected. The channel to it is real gRPC over loopback.
+// 127.0.0.1 port 0 (or the --listen its arguments give) with a port file,
+// stopped with SIGTERM, its exit code collected; it never outlives the
+// test (PR_SET_PDEATHSIG: it gets SIGTERM when the thread that started it
+// ends, so start it from one that outlives it). The channel to it is real gRPC
+// over loopback. The one helper the server's and the client's end-to-end tests
+// share.
 #pragma once
 
 #include "anyshape/v1/service.grpc.pb.h"
@@ -8,6 +12,7 @@
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -25,17 +30,20 @@ namespace anyshape::test {
 
 class ServerProcess {
 public:
-  /// Starts the server with `args` (beyond --listen/--port-file); empty
-  /// address() on failure. `inChild` runs in the forked child before the
-  /// server is executed (async-signal-safe calls only: the test has
-  /// threads); it may _exit, which the server's exit code then shows.
+  /// Starts the server with `args` (beyond --port-file, and --listen
+  /// 127.0.0.1:0 unless they have one); empty address() on failure. `inChild`
+  /// runs in the forked child before the server is executed (async-signal-safe
+  /// calls only: the test has threads); it may _exit, which the server's exit
+  /// code then shows.
   explicit ServerProcess(std::vector<std::string> args,
                          std::function<void()> inChild = {}) {
     portFile_ = "/tmp/anyshape-test-port-" + std::to_string(::getpid()) + "-" +
                 std::to_string(counter()++);
     std::remove(portFile_.c_str());
-    std::vector<std::string> argv{ANYSHAPE_SERVER_BINARY, "--listen",
-                                  "127.0.0.1:0", "--port-file", portFile_};
+    std::vector<std::string> argv{ANYSHAPE_SERVER_BINARY, "--port-file",
+                                  portFile_};
+    if (std::find(args.begin(), args.end(), "--listen") == args.end())
+      argv.insert(argv.end(), {"--listen", "127.0.0.1:0"});
     argv.insert(argv.end(), args.begin(), args.end());
     pid_ = ::fork();
     if (pid_ == 0) {
