@@ -6,7 +6,6 @@
 
 #include "ir/graph/Bindings.h"
 #include "runtime/Threading.h"
-#include "runtime/cuda/Chips.h"
 #include "runtime/cuda/CudaDriver.h"
 #include "runtime/support/HandOff.h"
 #include "server/ExecutableInfo.h"
@@ -256,20 +255,12 @@ StatusOr<std::string>
 AnyShapeService::compileKey(const v1::CompileRequest &request) {
   if (request.model_case() == v1::CompileRequest::MODEL_NOT_SET)
     return invalidArgument("the request has no graph (nor an ONNX model)");
-  const v1::CompileOptions &options = request.options();
-  if (options.target() != v1::TARGET_UNSPECIFIED &&
-      options.target() != v1::TARGET_CPU && options.target() != v1::TARGET_CUDA)
-    return invalidArgument("unknown target " +
-                           std::to_string(options.target()));
-  if (options.target() == v1::TARGET_CUDA && cudaSmVersion(options) == 0)
-    return invalidArgument("unknown cuda_arch '" + options.cuda_arch() + "' (" +
-                           runtime::cuda::chipList() + ")");
-  if (options.target() != v1::TARGET_CUDA && !options.cuda_arch().empty())
-    return invalidArgument("cuda_arch is for target CUDA");
+  ANYSHAPE_ASSIGN_OR_RETURN(CompileSettings settings,
+                            resolveCompileOptions(request.options()));
   if (request.model_case() == v1::CompileRequest::kOnnxModel)
-    return onnxCacheKey(request.onnx_model(), options,
+    return onnxCacheKey(request.onnx_model(), settings,
                         options_.limits.maxElementsPerTensor);
-  return compileCacheKey(request.graph(), options,
+  return compileCacheKey(request.graph(), settings,
                          options_.limits.maxElementsPerTensor);
 }
 

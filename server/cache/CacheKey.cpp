@@ -42,30 +42,24 @@ const std::string &compilerIdentity() {
 
 namespace {
 
-/// The key of `model` (what identifies the graph) compiled with `options`.
-std::string keyOf(const std::string &model, const v1::CompileOptions &options,
+/// The key of `model` (what identifies the graph) compiled with `settings`.
+std::string keyOf(const std::string &model, const CompileSettings &settings,
                   int64_t maxElementsPerTensor) {
   XXH3_state_t *state = XXH3_createState();
   XXH3_128bits_reset(state);
   addPart(state, compilerIdentity());
-  addPart(state, std::to_string(options.target() == v1::TARGET_UNSPECIFIED
-                                    ? v1::TARGET_CPU
-                                    : options.target()));
+  addPart(state,
+          std::to_string(settings.cuda ? v1::TARGET_CUDA : v1::TARGET_CPU));
   // A CUDA compile's cubins are for one chip, linked by one nvJitLink.
   // The driver's version is not in the key: a cubin runs on any driver
   // at least as new as its toolkit, and a fleet's cache is filled by
   // servers that may have no driver at all.
-  if (options.target() == v1::TARGET_CUDA)
-    addPart(state, "cuda_arch=" +
-                       runtime::cuda::chipName(
-                           runtime::cuda::smVersionOf(options.cuda_arch())) +
+  if (settings.cuda)
+    addPart(state, "cuda_arch=" + runtime::cuda::chipName(settings.smVersion) +
                        ";" + runtime::cuda::cubinLinkerVersion());
-  addPart(state, options.disable_fusion() ? "unfused" : "fused");
-  // A protobuf map has no order: sort the static symbols.
-  std::map<std::string, int64_t> statics(options.static_symbols().begin(),
-                                         options.static_symbols().end());
-  addPart(state, std::to_string(statics.size()));
-  for (const auto &[name, size] : statics) {
+  addPart(state, settings.fuse ? "fused" : "unfused");
+  addPart(state, std::to_string(settings.staticSymbols.size()));
+  for (const auto &[name, size] : settings.staticSymbols) {
     addPart(state, name);
     addPart(state, std::to_string(size));
   }
@@ -79,7 +73,7 @@ std::string keyOf(const std::string &model, const v1::CompileOptions &options,
 } // namespace
 
 StatusOr<std::string> compileCacheKey(const v1::Graph &graph,
-                                      const v1::CompileOptions &options,
+                                      const CompileSettings &settings,
                                       int64_t maxElementsPerTensor) {
   ANYSHAPE_ASSIGN_OR_RETURN(Fingerprint fingerprint, fingerprintGraph(graph));
   // The fingerprint is positional; Execute maps a request's input and
@@ -90,14 +84,14 @@ StatusOr<std::string> compileCacheKey(const v1::Graph &graph,
     model += ";in=" + std::to_string(input.name().size()) + ":" + input.name();
   for (const std::string &output : graph.outputs())
     model += ";out=" + std::to_string(output.size()) + ":" + output;
-  return keyOf(model, options, maxElementsPerTensor);
+  return keyOf(model, settings, maxElementsPerTensor);
 }
 
 std::string onnxCacheKey(const std::string &modelBytes,
-                         const v1::CompileOptions &options,
+                         const CompileSettings &settings,
                          int64_t maxElementsPerTensor) {
   XXH128_hash_t hash = XXH3_128bits(modelBytes.data(), modelBytes.size());
-  return keyOf("onnx=" + Fingerprint{hash.high64, hash.low64}.hex(), options,
+  return keyOf("onnx=" + Fingerprint{hash.high64, hash.low64}.hex(), settings,
                maxElementsPerTensor);
 }
 

@@ -3,16 +3,17 @@
 //
 // Key = xxh3-128 over: the wire-format schema version, the compiler build
 // id (git commit, plus a timestamp when built from a modified tree) and
-// the LLVM/MLIR version, the target (triple, CPU, features), the codegen
-// options, and the graph's canonical fingerprint (ir/graph/Fingerprint.h:
-// no node names, symbols renamed by first use) -- or, for an ONNX model,
-// its bytes' hash. Concrete sizes of dynamic
-// dims are not inputs of the graph, so they never enter the key.
+// the LLVM/MLIR version, the target (triple, CPU, features), the resolved
+// compile settings (CompileSettings.h), and the graph's canonical fingerprint
+// (ir/graph/Fingerprint.h: no node names, symbols renamed by first use) -- or,
+// for an ONNX model, its bytes' hash. Concrete sizes of dynamic dims are not
+// inputs of the graph, so they never enter the key.
 #pragma once
 
 #include "anyshape/v1/service.pb.h"
 #include "ir/graph/Limits.h"
 #include "runtime/support/Status.h"
+#include "server/CompileSettings.h"
 
 #include <string>
 
@@ -30,7 +31,7 @@ bool isCacheKey(const std::string &text);
 /// validate. `maxElementsPerTensor` (the server's --max-elements) is in
 /// the key: the generated shape checks enforce it.
 StatusOr<std::string> compileCacheKey(
-    const v1::Graph &graph, const v1::CompileOptions &options,
+    const v1::Graph &graph, const CompileSettings &settings,
     int64_t maxElementsPerTensor = GraphLimits().maxElementsPerTensor);
 
 /// The key of an ONNX model sent as bytes (CompileRequest.onnx_model):
@@ -39,7 +40,7 @@ StatusOr<std::string> compileCacheKey(
 /// importer is part of the compiler build id. The same model sent as an
 /// imported Graph has another key (both compile to the same code).
 std::string
-onnxCacheKey(const std::string &modelBytes, const v1::CompileOptions &options,
+onnxCacheKey(const std::string &modelBytes, const CompileSettings &settings,
              int64_t maxElementsPerTensor = GraphLimits().maxElementsPerTensor);
 
 } // namespace anyshape::server

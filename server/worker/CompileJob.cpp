@@ -7,18 +7,17 @@
 
 namespace anyshape::server {
 
-compiler::CompileOptions compileOptionsFor(const v1::CompileOptions &options,
+compiler::CompileOptions compileOptionsFor(const CompileSettings &settings,
                                            const TensorLookup *tensors,
                                            const GraphLimits &limits) {
   compiler::CompileOptions out;
-  out.pipeline.fuse = !options.disable_fusion();
-  if (options.target() == v1::TARGET_CUDA) {
+  out.pipeline.fuse = settings.fuse;
+  if (settings.cuda) {
     out.backend = compiler::KernelBackend::kCuda;
-    out.cuda.fuse = out.pipeline.fuse;
-    out.cuda.target.smVersion = cudaSmVersion(options);
+    out.cuda.fuse = settings.fuse;
+    out.cuda.target.smVersion = settings.smVersion;
   }
-  out.staticSymbols.insert(options.static_symbols().begin(),
-                           options.static_symbols().end());
+  out.staticSymbols = settings.staticSymbols;
   out.tensors = tensors;
   out.limits = limits;
   return out;
@@ -38,11 +37,12 @@ StatusOr<StoredExecutable> compileForCache(const v1::CompileRequest &request,
   const v1::Graph &graph =
       request.model_case() == v1::CompileRequest::kOnnxModel ? imported
                                                              : request.graph();
+  ANYSHAPE_ASSIGN_OR_RETURN(CompileSettings settings,
+                            resolveCompileOptions(request.options()));
   ANYSHAPE_ASSIGN_OR_RETURN(
       compiler::CompiledObject compiled,
       compiler::Compiler::compileToObject(
-          graph, compileOptionsFor(request.options(), tensors, limits),
-          report));
+          graph, compileOptionsFor(settings, tensors, limits), report));
   ANYSHAPE_ASSIGN_OR_RETURN(v1::ExecutableInfo info,
                             describeExecutable(key, compiled, *report));
   return StoredExecutable{std::move(compiled.compiledGraph), std::move(info),

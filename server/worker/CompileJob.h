@@ -2,24 +2,25 @@
 // anyshape-compile-worker (WorkerMain.h) and never by anyshape-server.
 //
 // compileForCache is the single compile routine of the service: the wire
-// options mapped to the compiler's (the same fields the cache key hashes),
-// the compile to object code, and the ExecutableInfo. The server links the
-// result with loadStored (CompileCache.h), the path an entry from a cache
-// tier takes too.
+// options resolved (CompileSettings.h, as the cache key resolves them) and
+// mapped to the compiler's, the compile to object code, and the
+// ExecutableInfo. The server links the result with loadStored
+// (CompileCache.h), the path an entry from a cache tier takes too.
 #pragma once
 
 #include "anyshape/v1/worker.pb.h"
 #include "compiler/Compiler.h"
 #include "ir/graph/ConstantData.h"
+#include "server/CompileSettings.h"
 #include "server/cache/CompileCache.h"
 
 #include <string>
 
 namespace anyshape::server {
 
-/// The compiler's options for a request's wire options, under the
+/// The compiler's options for a request's resolved settings, under the
 /// server's limits.
-compiler::CompileOptions compileOptionsFor(const v1::CompileOptions &options,
+compiler::CompileOptions compileOptionsFor(const CompileSettings &settings,
                                            const TensorLookup *tensors,
                                            const GraphLimits &limits = {});
 

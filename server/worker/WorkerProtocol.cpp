@@ -1,18 +1,12 @@
 // What the server and its compile workers exchange (WorkerProtocol.h).
 #include "server/worker/WorkerProtocol.h"
 
-#include "runtime/cuda/Chips.h"
-
 #include <cerrno>
 #include <cstring>
 #include <set>
 #include <unistd.h>
 
 namespace anyshape::server {
-
-int cudaSmVersion(const v1::CompileOptions &options) {
-  return runtime::cuda::smVersionOf(options.cuda_arch());
-}
 
 std::vector<std::string> storedTensorIds(const v1::Graph &graph) {
   std::vector<std::string> ids;

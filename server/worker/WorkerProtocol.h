@@ -22,10 +22,6 @@ namespace anyshape::server {
 /// waited), so the job is not to blame and gets another worker.
 constexpr char kJobReceived = 'J';
 
-/// A CUDA compile's chip (CompileOptions.cuda_arch, runtime/cuda/Chips.h:
-/// empty for the default) as its SM version; 0 for an unknown chip.
-int cudaSmVersion(const v1::CompileOptions &options);
-
 /// The stored tensors the graph's constants reference, each once, in
 /// order of first use.
 std::vector<std::string> storedTensorIds(const v1::Graph &graph);

@@ -15,9 +15,15 @@ using namespace anyshape::server;
 
 namespace {
 
+CompileSettings settingsOf(const v1::CompileOptions &options) {
+  auto settings = resolveCompileOptions(options);
+  EXPECT_TRUE(settings.isOk()) << settings.status().toString();
+  return settings.isOk() ? *settings : CompileSettings();
+}
+
 std::string keyOf(const v1::Graph &graph,
                   const v1::CompileOptions &options = {}) {
-  auto key = compileCacheKey(graph, options);
+  auto key = compileCacheKey(graph, settingsOf(options));
   EXPECT_TRUE(key.isOk()) << key.status().toString();
   return key.isOk() ? *key : std::string();
 }
@@ -125,32 +131,56 @@ TEST(CompileCacheKey, EveryOptionIsPartOfTheKey) {
 }
 
 TEST(CompileCacheKey, EveryWireOptionIsKeyedAndMapped) {
-  // The wire options are the one options type: the key hashes each field,
-  // and compileOptionsFor maps each to the compiler. A field added to
-  // CompileOptions must be added to both, and to the test above.
+  // resolveCompileOptions is the one reader of the wire options: the key
+  // hashes what it resolves and compileOptionsFor maps it to the compiler.
+  // A field added to CompileOptions must be resolved, keyed and mapped.
   EXPECT_EQ(v1::CompileOptions::descriptor()->field_count(), 4)
-      << "a new CompileOptions field: key it (CacheKey.cpp), map it "
-         "(worker/CompileJob.cpp), test both here";
+      << "a new CompileOptions field: resolve it (CompileSettings.cpp), key "
+         "it (CacheKey.cpp), map it (worker/CompileJob.cpp), test all here";
   v1::CompileOptions options;
   options.set_disable_fusion(true);
   (*options.mutable_static_symbols())["rows"] = 3;
-  compiler::CompileOptions mapped = compileOptionsFor(options, nullptr);
+  compiler::CompileOptions mapped =
+      compileOptionsFor(settingsOf(options), nullptr);
   EXPECT_FALSE(mapped.pipeline.fuse);
   EXPECT_EQ(mapped.staticSymbols,
             (std::map<std::string, int64_t>{{"rows", 3}}));
-  EXPECT_TRUE(compileOptionsFor({}, nullptr).pipeline.fuse);
-  EXPECT_EQ(compileOptionsFor({}, nullptr).backend,
-            compiler::KernelBackend::kCpu);
+  EXPECT_TRUE(compileOptionsFor(settingsOf(v1::CompileOptions()), nullptr)
+                  .pipeline.fuse);
+  EXPECT_EQ(
+      compileOptionsFor(settingsOf(v1::CompileOptions()), nullptr).backend,
+      compiler::KernelBackend::kCpu);
   v1::CompileOptions cuda;
   cuda.set_target(v1::TARGET_CUDA);
   cuda.set_cuda_arch("sm_80");
   cuda.set_disable_fusion(true);
-  compiler::CompileOptions device = compileOptionsFor(cuda, nullptr);
+  compiler::CompileOptions device =
+      compileOptionsFor(settingsOf(cuda), nullptr);
   EXPECT_EQ(device.backend, compiler::KernelBackend::kCuda);
   EXPECT_EQ(device.cuda.target.smVersion, 80);
   EXPECT_FALSE(device.cuda.fuse);
   cuda.clear_cuda_arch();
-  EXPECT_EQ(compileOptionsFor(cuda, nullptr).cuda.target.smVersion, 90);
+  EXPECT_EQ(compileOptionsFor(settingsOf(cuda), nullptr).cuda.target.smVersion,
+            90);
+}
+
+TEST(CompileCacheKey, OptionsTheServerRefusesHaveNoSettings) {
+  v1::CompileOptions unknownTarget;
+  unknownTarget.set_target(static_cast<v1::Target>(7));
+  v1::CompileOptions unknownChip;
+  unknownChip.set_target(v1::TARGET_CUDA);
+  unknownChip.set_cuda_arch("sm_70");
+  v1::CompileOptions chipOnCpu;
+  chipOnCpu.set_cuda_arch("sm_90");
+  for (const auto &[options, says] :
+       {std::pair{unknownTarget, "unknown target 7"},
+        std::pair{unknownChip, "unknown cuda_arch 'sm_70' (sm_80, sm_90)"},
+        std::pair{chipOnCpu, "cuda_arch is for target CUDA"}}) {
+    auto settings = resolveCompileOptions(options);
+    ASSERT_FALSE(settings.isOk()) << says;
+    EXPECT_EQ(settings.status().code(), StatusCode::InvalidArgument);
+    EXPECT_EQ(settings.status().message(), says);
+  }
 }
 
 TEST(CompileCacheKey, StaticSymbolOrderDoesNotMatter) {
@@ -213,6 +243,6 @@ TEST(CompileCacheKey, AnOnnxModelIsKeyedByItsBytesAndItsOptions) {
   EXPECT_NE(onnxCacheKey("", {}), key);
   v1::CompileOptions unfused;
   unfused.set_disable_fusion(true);
-  EXPECT_NE(onnxCacheKey(model, unfused), key);
+  EXPECT_NE(onnxCacheKey(model, settingsOf(unfused)), key);
   EXPECT_NE(onnxCacheKey(model, {}, 100), key);
 }
