@@ -4,6 +4,7 @@
 // error codes arrive unchanged, ONNX models compile on the server, and
 // UNAVAILABLE is retried across a server restart. Skipped (not failed)
 // when the server binary is missing.
+#include "../support/ScratchDir.h"
 #include "../support/ServerProcess.h"
 #include "anyshape/client/Client.h"
 #include "anyshape/client/GraphBuilder.h"
@@ -478,8 +479,8 @@ TEST(ClientKeptOutputs, ADecodeLoopKeepsItsCacheInTheServer) {
 TEST(ClientRetry, UnavailableIsRetriedAcrossARestart) {
   if (!serverBuilt())
     GTEST_SKIP() << ANYSHAPE_SERVER_BINARY << " is not built";
-  char cacheDir[] = "/tmp/anyshape-client-e2e-cache-XXXXXX";
-  ASSERT_NE(mkdtemp(cacheDir), nullptr);
+  test::ScratchDir scratch; // the cache and the key the server puts beside it
+  std::string cacheDir = scratch / "cache";
   auto first = startServer("127.0.0.1:0", cacheDir);
   ASSERT_NE(first, nullptr);
   std::string address = first->address();
@@ -530,8 +531,6 @@ TEST(ClientRetry, UnavailableIsRetriedAcrossARestart) {
   EXPECT_EQ(second->stop(), 0);
   finished.set_value();
   restart.join();
-  std::error_code ignored;
-  fs::remove_all(cacheDir, ignored);
 }
 
 TEST(ClientRetry, GivesUpAfterMaxAttempts) {

@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <unistd.h>
@@ -38,9 +39,14 @@ const std::string kEntryKey(32, 'k');
 
 server::DiskCache &cache() {
   static server::DiskCache *made = [] {
-    char dir[] = "/tmp/anyshape-fuzz-cache-XXXXXX";
+    static char dir[] = "/tmp/anyshape-fuzz-cache-XXXXXX";
     if (!::mkdtemp(dir))
       std::abort();
+    // Gone when the fuzzer exits (not after a crash: the input is kept).
+    std::atexit([] {
+      std::error_code ignored;
+      std::filesystem::remove_all(dir, ignored);
+    });
     auto opened = server::DiskCache::open(dir, "fuzz", kEntryKey);
     if (!opened.isOk())
       std::abort(); // the harness itself is broken

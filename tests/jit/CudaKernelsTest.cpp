@@ -5,6 +5,7 @@
 // RandomGraphTest).
 #include "compiler/CudaKernels.h"
 #include "../support/ExampleGraph.h"
+#include "../support/ScratchDir.h"
 #include "ir/graph/Specialize.h"
 #include "runtime/cuda/NvJitLink.h"
 
@@ -120,10 +121,8 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(CudaKernels, DumpIrWritesPtxAndLinkLogPerKernel) {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("anyshape_cuda_dump_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  test::ScratchDir scratch;
+  std::filesystem::path dir = scratch.path();
   compiler::CudaKernelsOptions options = optionsFor("sm_90");
   options.dumpIrDir = dir.string();
   auto kernels = compiler::compileCudaKernels(
@@ -133,7 +132,6 @@ TEST(CudaKernels, DumpIrWritesPtxAndLinkLogPerKernel) {
     EXPECT_TRUE(std::filesystem::exists(dir / (k.module + ".ptx")));
     EXPECT_TRUE(std::filesystem::exists(dir / (k.module + ".nvjitlink.log")));
   }
-  std::filesystem::remove_all(dir);
 }
 
 /// 100 graphs, both chips. Some graphs have no kernel (their outputs are

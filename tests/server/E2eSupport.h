@@ -3,6 +3,7 @@
 // checked against the reference evaluator, scratch cache directories.
 #pragma once
 
+#include "../support/ScratchDir.h"
 #include "../support/ServerProcess.h"
 
 #include "ir/graph/Bindings.h"
@@ -22,12 +23,8 @@
 namespace anyshape::test {
 
 /// A "cache" path inside a new scratch directory (so that the cache key,
-/// beside it, is scratch too).
-inline std::string freshDirectory() {
-  char pattern[] = "/tmp/anyshape-e2e-XXXXXX";
-  char *dir = ::mkdtemp(pattern);
-  return dir ? std::string(dir) + "/cache" : std::string();
-}
+/// beside it, is scratch too), removed when the tests exit.
+inline std::string freshDirectory() { return freshPath("cache"); }
 
 struct Called {
   grpc::Status status;

@@ -1,11 +1,11 @@
 // Shared helpers for the service unit tests: example graphs
 // (tests/support/ExampleGraph.h), a stored executable for the cache tiers,
-// a scratch
-// directory removed when the test ends, and raw file edits used to damage
-// cache entries on purpose.
+// scratch directories (tests/support/ScratchDir.h), and raw file edits
+// used to damage cache entries on purpose.
 #pragma once
 
 #include "../../support/ExampleGraph.h"
+#include "../../support/ScratchDir.h"
 #include "ir/graph/GraphText.h"
 #include "server/cache/CacheTier.h"
 
@@ -52,33 +52,5 @@ inline void writeFile(const std::string &path, const std::string &bytes) {
 inline bool fileExists(const std::string &path) {
   return std::filesystem::exists(path);
 }
-
-/// A fresh directory under the system temp dir, removed with everything
-/// in it when the object goes.
-class ScratchDir {
-public:
-  ScratchDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "anyshape-unit-XXXXXX")
-            .string();
-    if (::mkdtemp(pattern.data()) == nullptr)
-      ADD_FAILURE() << "mkdtemp failed for " << pattern;
-    path_ = pattern;
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  ScratchDir(const ScratchDir &) = delete;
-  ScratchDir &operator=(const ScratchDir &) = delete;
-
-  const std::string &path() const { return path_; }
-  std::string operator/(const std::string &name) const {
-    return path_ + "/" + name;
-  }
-
-private:
-  std::string path_;
-};
 
 } // namespace anyshape::test
