@@ -1,6 +1,7 @@
 //===- CublasLt.cpp - GEMMs on the device through cuBLASLt -------*- C++
 //-*-===//
 #include "runtime/cuda/CublasLt.h"
+#include "runtime/cuda/Toolkit.h"
 
 #include <dlfcn.h>
 
@@ -35,29 +36,14 @@ const Loaded &loaded() {
   static Loaded once = [] {
     Loaded l;
     // The override alone; else the loader's path, then the toolkit's.
-    std::vector<std::string> candidates;
-    if (const char *override = std::getenv("ANYSHAPE_LIBCUBLASLT");
-        override && *override) {
-      candidates = {override};
-    } else {
-      candidates = {"libcublasLt.so.13"};
-      if (const char *home = std::getenv("CUDA_HOME"))
-        candidates.push_back(std::string(home) + "/lib64/libcublasLt.so.13");
-      candidates.push_back("/usr/local/cuda/lib64/libcublasLt.so.13");
-    }
-    void *handle = nullptr;
-    std::string path;
-    for (const std::string &candidate : candidates)
-      if ((handle = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL))) {
-        path = candidate;
-        break;
-      }
-    if (!handle) {
-      l.error = "no cuBLASLt: " + candidates.front() +
-                " could not be loaded (" + std::string(dlerror()) +
-                "); set CUDA_HOME or LD_LIBRARY_PATH";
+    ToolkitLibrary opened = openToolkitLibrary(
+        "libcublasLt.so.13", "ANYSHAPE_LIBCUBLASLT", "cuBLASLt");
+    if (!opened.handle) {
+      l.error = opened.error;
       return l;
     }
+    void *handle = opened.handle;
+    const std::string &path = opened.path;
 #define X(name, params)                                                        \
   l.library.name = reinterpret_cast<int(*) params>(dlsym(handle, #name));      \
   if (!l.library.name && l.error.empty())                                      \

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cuda/NvJitLink.h"
+#include "runtime/cuda/Toolkit.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -53,23 +54,17 @@ struct Library {
 };
 
 /// The library, loaded once: first as the dynamic loader finds it, then
-/// from the toolkit ($CUDA_HOME/lib64).
+/// from the toolkit (Toolkit.h).
 const Library &library() {
   static Library lib = [] {
     Library l;
-    std::vector<std::string> candidates = {"libnvJitLink.so.13"};
-    if (const char *home = std::getenv("CUDA_HOME"))
-      candidates.push_back(std::string(home) + "/lib64/libnvJitLink.so.13");
-    candidates.push_back("/usr/local/cuda/lib64/libnvJitLink.so.13");
-    void *handle = nullptr;
-    for (const std::string &path : candidates)
-      if ((handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)))
-        break;
-    if (!handle) {
-      l.error = "libnvJitLink.so.13 (CUDA 13 toolkit) not found: set "
-                "CUDA_HOME or LD_LIBRARY_PATH";
+    ToolkitLibrary opened = openToolkitLibrary("libnvJitLink.so.13", nullptr,
+                                               "nvJitLink (CUDA 13 toolkit)");
+    if (!opened.handle) {
+      l.error = opened.error;
       return l;
     }
+    void *handle = opened.handle;
 #define ANYSHAPE_RESOLVE(name, params)                                         \
   l.name = reinterpret_cast<Result(*) params>(dlsym(handle, #name));           \
   if (!l.name && l.error.empty())                                              \
@@ -133,13 +128,9 @@ std::string readWholeFile(const std::string &path) {
 
 /// ptxas's path: the toolkit's, else the bare name for PATH to find.
 std::string ptxasPath() {
-  for (const char *home :
-       {static_cast<const char *>(std::getenv("CUDA_HOME")), "/usr/local/cuda"})
-    if (home) {
-      std::string path = std::string(home) + "/bin/ptxas";
-      if (access(path.c_str(), X_OK) == 0)
-        return path;
-    }
+  for (const std::string &path : toolkitPaths("bin/ptxas"))
+    if (access(path.c_str(), X_OK) == 0)
+      return path;
   return "ptxas";
 }
 

@@ -34,8 +34,9 @@ public:
 void misbehave(const std::string &fault) {
   if (fault == "abort") {
     // As a failed assertion would: it names a source file of the server's.
-    std::fprintf(stderr, "anyshape-server: /build/anyshape/jit/Fake.cpp:1: "
-                         "testing: Assertion failed.\n");
+    std::fprintf(stderr,
+                 "anyshape-compile-worker: /build/anyshape/jit/Fake.cpp:1: "
+                 "testing: Assertion failed.\n");
     std::abort();
   }
   if (fault == "spin")

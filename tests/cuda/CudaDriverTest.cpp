@@ -4,6 +4,7 @@
 // (tests/cuda/CMakeLists.txt).
 #include "runtime/cuda/CudaDriver.h"
 #include "runtime/cuda/CublasLt.h"
+#include "runtime/cuda/Toolkit.h"
 
 #include <gtest/gtest.h>
 
@@ -87,4 +88,38 @@ TEST(RealCublasLt, ExportsEveryEntryPointTheTableNames) {
     GTEST_SKIP() << blas.status().toString();
   }
   EXPECT_NE((*blas)->cublasLtMatmul, nullptr);
+}
+
+// Where the toolkit's files are looked for (runtime/cuda/Toolkit.h), and
+// how a library that is not there is refused.
+TEST(ToolkitSearch, CudaHomeFirstThenTheUsualPlace) {
+  const char *before = std::getenv("CUDA_HOME");
+  std::string saved = before ? before : "";
+  ::setenv("CUDA_HOME", "/opt/cuda-test", 1);
+  EXPECT_EQ(runtime::cuda::toolkitPaths("bin/ptxas"),
+            (std::vector<std::string>{"/opt/cuda-test/bin/ptxas",
+                                      "/usr/local/cuda/bin/ptxas"}));
+  ::setenv("CUDA_HOME", "", 1);
+  EXPECT_EQ(runtime::cuda::toolkitPaths("bin/ptxas"),
+            (std::vector<std::string>{"/usr/local/cuda/bin/ptxas"}));
+  if (before)
+    ::setenv("CUDA_HOME", saved.c_str(), 1);
+  else
+    ::unsetenv("CUDA_HOME");
+}
+
+TEST(ToolkitSearch, AnAbsentLibraryIsAnErrorSayingWhatToSet) {
+  ::setenv("ANYSHAPE_TEST_ABSENT_LIBRARY", "/nonexistent/libabsent.so.13", 1);
+  runtime::cuda::ToolkitLibrary library = runtime::cuda::openToolkitLibrary(
+      "libabsent.so.13", "ANYSHAPE_TEST_ABSENT_LIBRARY", "the absent library");
+  EXPECT_EQ(library.handle, nullptr);
+  EXPECT_NE(library.error.find("no the absent library: "
+                               "/nonexistent/libabsent.so.13 could not be "
+                               "loaded"),
+            std::string::npos)
+      << library.error;
+  EXPECT_NE(library.error.find("set CUDA_HOME or LD_LIBRARY_PATH"),
+            std::string::npos)
+      << library.error;
+  ::unsetenv("ANYSHAPE_TEST_ABSENT_LIBRARY");
 }
