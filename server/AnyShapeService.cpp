@@ -8,7 +8,6 @@
 #include "runtime/Threading.h"
 #include "runtime/cuda/CudaDriver.h"
 #include "runtime/support/HandOff.h"
-#include "server/ExecutableInfo.h"
 #include "server/TensorUpload.h"
 #include "server/cache/CacheKey.h"
 #include "server/cache/DiskCache.h"

@@ -2,7 +2,7 @@
 #include "server/worker/CompileJob.h"
 
 #include "frontend/onnx/OnnxImport.h"
-#include "server/ExecutableInfo.h"
+#include "server/worker/ExecutableInfo.h"
 #include "server/worker/WorkerProtocol.h"
 
 namespace anyshape::server {

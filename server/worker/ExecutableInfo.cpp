@@ -1,4 +1,4 @@
-#include "server/ExecutableInfo.h"
+#include "server/worker/ExecutableInfo.h"
 
 #include "ir/graph/DimText.h"
 #include "ir/graph/Validate.h"
