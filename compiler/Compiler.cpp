@@ -101,18 +101,8 @@ compileValidated(const v1::Graph &graph, const GraphInfo &info,
   request.tensors = options.tensors;
   request.dumpIrDir = options.dumpIrDir;
   request.cudaDialects = emulated || cuda;
-  request.convolutions = emulated || cuda ? dhlo::ConvolutionsBy::kKernels
-                                          : dhlo::ConvolutionsBy::kLibrary;
-  // The plan is printed (a second simplification of the graph) only for
-  // someone who reads it or its kernel count.
-  int64_t kernelCount = -1;
-  std::string fusionPlan;
-  if (report || options.progress) {
-    request.fusionPlan = report ? &report->fusionPlan : &fusionPlan;
-    request.kernelCount = report ? &report->kernelCount : &kernelCount;
-  } else {
-    request.kernelCount = &kernelCount;
-  }
+  // The plan the pipeline forms, as it forms it.
+  dhlo::FormedFusionPlan formed;
   request.warnings = report ? &report->warnings : nullptr;
   request.imported = [&] { stages.done("import"); };
   std::string object;
@@ -125,9 +115,9 @@ compileValidated(const v1::Graph &graph, const GraphInfo &info,
         if (emulated || cuda) {
           codegen::CudaPipelineOptions pipeline = options.cuda;
           pipeline.emulate = emulated;
-          codegen::buildCudaPipeline(pm, pipeline);
+          codegen::buildCudaPipeline(pm, pipeline, &formed);
         } else {
-          codegen::buildCpuPipeline(pm, options.pipeline);
+          codegen::buildCpuPipeline(pm, options.pipeline, &formed);
         }
       },
       [&](mlir::ModuleOp module) -> Status {
@@ -135,12 +125,12 @@ compileValidated(const v1::Graph &graph, const GraphInfo &info,
         if (report) {
           report->pipelineSeconds = stages.elapsed();
           report->kernelFunctions = functions;
+          report->fusionPlan = std::move(formed.text);
+          report->kernelCount = formed.fusions;
         }
-        std::string kernels = std::to_string(functions) + " kernel functions";
-        if (*request.kernelCount >= 0)
-          kernels =
-              std::to_string(*request.kernelCount) + " fusions, " + kernels;
-        stages.done("MLIR pipeline", kernels);
+        stages.done("MLIR pipeline",
+                    std::to_string(formed.fusions) + " fusions, " +
+                        std::to_string(functions) + " kernel functions");
         if (cuda) {
           ANYSHAPE_ASSIGN_OR_RETURN(*device, takeDeviceCode(module, options));
           stages.done("CUDA kernels",

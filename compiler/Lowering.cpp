@@ -58,15 +58,6 @@ Status lowerGraph(const LoweringRequest &request,
       importGraph(context, *request.graph, importOptions);
   if (!module)
     return invalidArgument(diagnostics);
-  if (request.fusionPlan) {
-    // The plan the pipeline forms and follows, as `anyshape fusion-plan`
-    // prints it.
-    llvm::raw_string_ostream text(*request.fusionPlan);
-    int64_t kernels =
-        dhlo::printSimplifiedFusionPlans(*module, text, request.convolutions);
-    if (request.kernelCount)
-      *request.kernelCount = kernels;
-  }
   if (request.imported)
     request.imported();
   mlir::PassManager pm(&context);

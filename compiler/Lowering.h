@@ -40,15 +40,10 @@ struct LoweringRequest {
   bool verifyEachPass = false;
   /// The CUDA dialects and NVVM target too (codegen/CUDA/Dialects.h).
   bool cudaDialects = false;
-  /// Filled with the plan as `anyshape fusion-plan` prints it, if set:
-  /// the plan of a target computing convolutions by `convolutions`.
-  std::string *fusionPlan = nullptr;
-  dhlo::ConvolutionsBy convolutions = dhlo::ConvolutionsBy::kLibrary;
-  int64_t *kernelCount = nullptr;
   /// Receives the pipeline's warnings (the first few), if set: a kernel
   /// formed against the fusion plan, where that is allowed.
   std::vector<std::string> *warnings = nullptr;
-  /// Called once the graph is imported (and its plan printed).
+  /// Called once the graph is imported.
   std::function<void()> imported;
 };
 

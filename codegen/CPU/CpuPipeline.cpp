@@ -32,14 +32,16 @@ bool strictFusionPlanFromEnvironment() {
   return value && *value && std::strcmp(value, "0") != 0;
 }
 
-void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
+void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options,
+                      dhlo::FormedFusionPlan *formed) {
   // Weights in the layout this CPU's GEMM library reads fastest, before
   // anything plans around their shapes.
   if (options.target.transposeWideWeights)
     pm.addNestedPass<func::FuncOp>(createTransposeWideWeights());
   // 0-2. The planned graph in linalg (Stages.h), then vectorisable
   // exp/tanh/erf/...
-  buildPlannedLinalgStages(pm, options.fuse, dhlo::ConvolutionsBy::kLibrary);
+  buildPlannedLinalgStages(pm, options.fuse, dhlo::ConvolutionsBy::kLibrary,
+                           formed);
   pm.addPass(createMathApproximation());
   // 3. Tensors -> buffers, owned by the host flow.
   buildBufferizationStages(pm);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "codegen/CPU/CpuTarget.h"
+#include "ir/dhlo/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -62,9 +63,11 @@ struct CpuPipelineOptions {
 /// its run-time shape checks) to the LLVM dialect, in order (see
 /// docs/pipeline.md). Registered as `anyshape-cpu-pipeline` in
 /// anyshape-opt, with every option here, so anyshape-opt reproduces what
-/// the compiler hands to ObjectCode.h.
+/// the compiler hands to ObjectCode.h. With `formed`, the fusion plan
+/// the pipeline follows is written there as it is formed.
 void buildCpuPipeline(mlir::OpPassManager &pm,
-                      const CpuPipelineOptions &options = {});
+                      const CpuPipelineOptions &options = {},
+                      dhlo::FormedFusionPlan *formed = nullptr);
 
 /// Stage 6 alone, from scheduled kernels in their fusions to the LLVM
 /// dialect on the host: each fusion outlined as a kernel function, the

@@ -67,10 +67,12 @@ void buildKernelsToPtx(OpPassManager &pm, const CudaPipelineOptions &options) {
 
 } // namespace
 
-void buildCudaPipeline(OpPassManager &pm, const CudaPipelineOptions &options) {
+void buildCudaPipeline(OpPassManager &pm, const CudaPipelineOptions &options,
+                       dhlo::FormedFusionPlan *formed) {
   // 0-3. The planned graph in linalg, its buffers (Stages.h). No math
   // approximation: the device has fast transcendentals (libdevice).
-  buildPlannedLinalgStages(pm, options.fuse, dhlo::ConvolutionsBy::kKernels);
+  buildPlannedLinalgStages(pm, options.fuse, dhlo::ConvolutionsBy::kKernels,
+                           formed);
   buildBufferizationStages(pm);
   // 4. f32 matmuls to the GEMM library (the host flow calls it).
   pm.addPass(createBatchMatmulToRuntimeCall());

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "codegen/CUDA/CudaTarget.h"
+#include "ir/dhlo/Transforms/Passes.h"
 
 #include "mlir/Pass/PassManager.h"
 
@@ -44,9 +45,10 @@ struct CudaPipelineOptions {
 /// to a host flow running the kernels on the CPU. The plan, its buffers and its
 /// kernels are formed by the stages the CPU pipeline runs
 /// (codegen/Common/Stages.h). Registered as `anyshape-cuda-pipeline` in
-/// anyshape-opt.
+/// anyshape-opt. With `formed`, as buildCpuPipeline.
 void buildCudaPipeline(mlir::OpPassManager &pm,
-                       const CudaPipelineOptions &options = {});
+                       const CudaPipelineOptions &options = {},
+                       dhlo::FormedFusionPlan *formed = nullptr);
 
 void registerCudaPipeline();
 

@@ -23,7 +23,8 @@ using namespace mlir;
 namespace anyshape::codegen {
 
 void buildPlannedLinalgStages(OpPassManager &pm, bool fuse,
-                              dhlo::ConvolutionsBy convolutions) {
+                              dhlo::ConvolutionsBy convolutions,
+                              dhlo::FormedFusionPlan *formed) {
   // 0. The entry: the recorded shape checks as code, @main's ABI.
   pm.addPass(createShapeCheckFunction());
   pm.addPass(createPrepareEntryAbi());
@@ -32,7 +33,7 @@ void buildPlannedLinalgStages(OpPassManager &pm, bool fuse,
   // kernels: each becomes a dhlo.fusion, which every pass below keeps (a
   // kernel is formed, scheduled and checked one fusion at a time).
   dhlo::buildDhloPlanningPipeline(pm, convolutions);
-  pm.addNestedPass<func::FuncOp>(dhlo::createFormFusions());
+  pm.addNestedPass<func::FuncOp>(dhlo::createFormFusions(formed));
   // 2. dhlo -> linalg on tensors (large seeded constants become globals
   // filled at load); fuse elementwise producers.
   pm.addPass(createSeededConstantsAtLoad());

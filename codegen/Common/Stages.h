@@ -22,9 +22,11 @@ namespace anyshape::codegen {
 /// formed as dhlo.fusion ops; dhlo to linalg on tensors, with large seeded
 /// constants as globals filled at load; elementwise producers fused (when
 /// `fuse`). Convolutions stay whole for the runtime to call a library on
-/// (kLibrary), or become slices and a contraction (kKernels).
+/// (kLibrary), or become slices and a contraction (kKernels). The plan
+/// is written to `formed` (if set) as it is formed.
 void buildPlannedLinalgStages(mlir::OpPassManager &pm, bool fuse,
-                              dhlo::ConvolutionsBy convolutions);
+                              dhlo::ConvolutionsBy convolutions,
+                              dhlo::FormedFusionPlan *formed = nullptr);
 
 /// Stage 3: tensors to buffers, deallocated at last use; every output a
 /// fresh buffer the caller owns. The buffers are the host flow's: kernels

@@ -277,12 +277,17 @@ void wrap(const Fusion &fusion, int64_t id, Operation *first, Operation *last,
 }
 
 struct FormFusionsPass : impl::FormFusionsBase<FormFusionsPass> {
+  explicit FormFusionsPass(FormedFusionPlan *formed = nullptr)
+      : formed_(formed) {}
+
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     if (func.isExternal())
       return;
     ShapeConstraintAnalysis analysis(func);
     FusionPlan plan = planFusion(func, analysis);
+    if (formed_ && hasDhloOps(func))
+      report(plan, analysis);
     llvm::DenseMap<Operation *, size_t> owner = kernelOwners(plan);
     Block &body = func.getBody().front();
     if (failed(orderByFusion(body, owner, plan.fusions.size()))) {
@@ -302,7 +307,24 @@ struct FormFusionsPass : impl::FormFusionsBase<FormFusionsPass> {
       if (first[i])
         wrap(plan.fusions[i], i, first[i], last[i], owner);
   }
+
+private:
+  void report(const FusionPlan &plan, const ShapeConstraintAnalysis &analysis) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    plan.print(os, analysis);
+    std::lock_guard<std::mutex> lock(formed_->mutex);
+    formed_->text += text;
+    formed_->fusions += static_cast<int64_t>(plan.fusions.size());
+  }
+
+  FormedFusionPlan *formed_;
 };
 
 } // namespace
+
+std::unique_ptr<Pass> createFormFusions(FormedFusionPlan *formed) {
+  return std::make_unique<FormFusionsPass>(formed);
+}
+
 } // namespace anyshape::dhlo

@@ -11,6 +11,9 @@
 #include "mlir/Pass/Pass.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <mutex>
+#include <string>
+
 namespace anyshape::dhlo {
 
 #define GEN_PASS_DECL
@@ -18,6 +21,24 @@ namespace anyshape::dhlo {
 
 #define GEN_PASS_REGISTRATION
 #include "ir/dhlo/Transforms/Passes.h.inc"
+
+/// Whether `func` has a fusion plan to report: it holds a dhlo op (a
+/// target's own functions, such as the shape checks' code, hold none).
+bool hasDhloOps(mlir::func::FuncOp func);
+
+/// What dhlo-form-fusions formed, for a compile's report: the plan of
+/// each function with dhlo ops as FusionPlan::print writes it (in the order the
+/// pass ran on them: the module's, when the context runs passes on one thread),
+/// and the fusions of all of them. Read after the pass manager has run.
+struct FormedFusionPlan {
+  std::mutex mutex; ///< guards the rest against functions run in parallel
+  std::string text;
+  int64_t fusions = 0;
+};
+
+/// dhlo-form-fusions, appending the plan it forms to `formed` (if set):
+/// the report then is the plan the target follows, made once.
+std::unique_ptr<mlir::Pass> createFormFusions(FormedFusionPlan *formed);
 
 /// The symbols something in `module` refers to (a call, or any other
 /// use), by their root name; every function's when some op's uses cannot

@@ -64,6 +64,16 @@ void Retyping::updateSignature() const {
       terminator->getOperandTypes()));
 }
 
+bool hasDhloOps(mlir::func::FuncOp func) {
+  return func
+      .walk([](mlir::Operation *op) {
+        return llvm::isa<DhloDialect>(op->getDialect())
+                   ? mlir::WalkResult::interrupt()
+                   : mlir::WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 void buildDhloSimplifyPipeline(mlir::OpPassManager &pm) {
   // First, so that propagation types the chunks it makes.
   pm.addNestedPass<mlir::func::FuncOp>(createSplitWideConcatenations());
@@ -96,6 +106,8 @@ int64_t printSimplifiedFusionPlans(mlir::ModuleOp module, llvm::raw_ostream &os,
     return -1;
   int64_t fusions = 0;
   for (auto func : copy->getOps<mlir::func::FuncOp>()) {
+    if (!hasDhloOps(func))
+      continue;
     ShapeConstraintAnalysis analysis(func);
     FusionPlan plan = planFusion(func, analysis);
     plan.print(os, analysis);
