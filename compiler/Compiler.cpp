@@ -1,26 +1,23 @@
-//===- Compiler.cpp - graph to Executable ----------------------*- C++ -*-===//
+//===- Compiler.cpp - graph to Executable -----------------------*- C++ -*-===//
 //
-// validate -> import (dhlo, with the run-time shape checks validation
-// found; Lowering.h) -> the CPU pipeline (or the CUDA one, emulated), whose
-// first passes turn the checks into code and set the entry ABI -> object code
-// (ObjectCode.h) -> linked into this process (jit/Executable.h: load).
-// Diagnostics from any stage are collected into the returned Status; a graph
-// that validated but fails later is an anyshape bug (INTERNAL).
+// The whole compile, in compileStages, one stage (Stage.h) after another:
+// validate (and specialise) -> import as dhlo, with the run-time shape
+// checks validation found -> the backend's MLIR pipeline (Backend.h),
+// whose first passes turn the checks into code and set the entry ABI ->
+// what is not host code taken off (CUDA's cubins) -> LLVM optimise and
+// emit (ObjectCode.h) -> and, for Compiler::compile, linked into this
+// process (jit/Executable.h: load). Diagnostics from any stage are
+// collected into the returned Status; a graph that validated but fails
+// later is an anyshape bug (INTERNAL).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Compiler.h"
 
-#include "codegen/CPU/CpuPipeline.h"
-#include "codegen/CUDA/CudaPipeline.h"
-#include "codegen/CUDA/Passes.h"
-
-#include "compiler/CudaKernels.h"
+#include "codegen/Common/Passes.h"
 #include "compiler/Lowering.h"
 #include "compiler/ObjectCode.h"
 #include "ir/graph/Specialize.h"
 #include "ir/graph/Validate.h"
-
-#include "mlir/Pass/PassManager.h"
 
 #include <chrono>
 #include <optional>
@@ -40,13 +37,13 @@ using Seconds = std::chrono::duration<double>;
 /// caller's progress callback (if any).
 class StageTimer {
 public:
-  StageTimer(const CompileOptions &options, CompileReport *report,
-             Clock::time_point start)
-      : options_(options), report_(report), start_(start), last_(start) {}
+  StageTimer(const CompileOptions &options, CompileReport *report)
+      : options_(options), report_(report), start_(Clock::now()),
+        last_(start_) {}
 
-  void done(std::string name, std::string detail = "") {
+  void done(Stage done, std::string detail = "") {
     auto now = Clock::now();
-    CompileStage stage{std::move(name), std::move(detail),
+    CompileStage stage{done, stageName(done), std::move(detail),
                        Seconds(now - last_).count(),
                        Seconds(now - start_).count()};
     last_ = now;
@@ -63,22 +60,24 @@ private:
   Clock::time_point start_, last_;
 };
 
-/// Import, pipeline and object code for a validated graph. The MLIR
-/// context, and the constants it holds, are gone when this returns.
-/// kCuda: the kernels linked into cubins, and what the host flow's
-/// runtime needs to know of them.
-StatusOr<jit::DeviceCode> takeDeviceCode(mlir::ModuleOp module,
-                                         const CompileOptions &options) {
-  ANYSHAPE_ASSIGN_OR_RETURN(
-      std::vector<CudaKernel> kernels,
-      linkCudaKernels(module, options.cuda.target.chip(), options.dumpIrDir));
-  module->removeAttr(codegen::kCudaKernelsAttr);
-  jit::DeviceCode device{kernelImagesOf(std::move(kernels)), 0};
-  if (auto constants =
-          module->getAttrOfType<mlir::IntegerAttr>(codegen::kCudaConstantsAttr))
-    device.constants = constants.getInt();
-  module->removeAttr(codegen::kCudaConstantsAttr);
-  return device;
+std::unique_ptr<Backend> backendFor(const CompileOptions &options) {
+  switch (options.backend) {
+  case KernelBackend::kCpu:
+    return cpuBackend(options.pipeline);
+  case KernelBackend::kCudaEmulated:
+  case KernelBackend::kCuda:
+    return cudaBackend(options.cuda,
+                       options.backend == KernelBackend::kCudaEmulated,
+                       options.pipeline.target);
+  }
+  return cpuBackend(options.pipeline);
+}
+
+/// `--dump-ir`'s folder for `stage` ("" without --dump-ir).
+std::string dumpFolder(const CompileOptions &options, Stage stage) {
+  return options.dumpIrDir.empty()
+             ? ""
+             : options.dumpIrDir + "/" + stageFolder(stage);
 }
 
 /// The outlined kernels (CUDA: their launchers) left after the pipeline:
@@ -89,81 +88,21 @@ int64_t countKernelFunctions(mlir::ModuleOp module) {
       [](mlir::Operation &op) { return op.hasAttr(codegen::kKernelAttr); });
 }
 
-StatusOr<std::string>
-compileValidated(const v1::Graph &graph, const GraphInfo &info,
-                 const CompileOptions &options, CompileReport *report,
-                 StageTimer &stages, std::optional<jit::DeviceCode> *device) {
-  bool cuda = options.backend == KernelBackend::kCuda;
-  bool emulated = options.backend == KernelBackend::kCudaEmulated;
-  LoweringRequest request;
-  request.graph = &graph;
-  request.info = &info;
-  request.tensors = options.tensors;
-  request.dumpIrDir = options.dumpIrDir;
-  request.cudaDialects = emulated || cuda;
-  // The plan the pipeline forms, as it forms it.
-  dhlo::FormedFusionPlan formed;
-  request.warnings = report ? &report->warnings : nullptr;
-  request.imported = [&] { stages.done("import"); };
-  std::string object;
-  ANYSHAPE_RETURN_IF_ERROR(lowerGraph(
-      request,
-      cuda       ? "CUDA pipeline"
-      : emulated ? "CUDA pipeline (emulated)"
-                 : "CPU pipeline",
-      [&](mlir::OpPassManager &pm) {
-        if (emulated || cuda) {
-          codegen::CudaPipelineOptions pipeline = options.cuda;
-          pipeline.emulate = emulated;
-          codegen::buildCudaPipeline(pm, pipeline, &formed);
-        } else {
-          codegen::buildCpuPipeline(pm, options.pipeline, &formed);
-        }
-      },
-      [&](mlir::ModuleOp module) -> Status {
-        int64_t functions = countKernelFunctions(module);
-        if (report) {
-          report->pipelineSeconds = stages.elapsed();
-          report->kernelFunctions = functions;
-          report->fusionPlan = std::move(formed.text);
-          report->kernelCount = formed.fusions;
-        }
-        stages.done("MLIR pipeline",
-                    std::to_string(formed.fusions) + " fusions, " +
-                        std::to_string(functions) + " kernel functions");
-        if (cuda) {
-          ANYSHAPE_ASSIGN_OR_RETURN(*device, takeDeviceCode(module, options));
-          stages.done("CUDA kernels",
-                      std::to_string((*device)->kernels.size()) + " cubins");
-        }
-        ANYSHAPE_ASSIGN_OR_RETURN(
-            object, emitObjectCode(
-                        module, options.optLevel, options.pipeline.target,
-                        options.dumpIrDir,
-                        [&](const char *stage) { stages.done(stage); },
-                        options.codegenParts));
-        return Status::ok();
-      }));
-  return object;
-}
+/// The whole compile up to the object code, each stage ended on `stages`
+/// (Compiler::compile goes on with the link on the same timer).
+StatusOr<CompiledObject> compileStages(const v1::Graph &original,
+                                       const CompileOptions &options,
+                                       CompileReport *report,
+                                       StageTimer &stages) {
+  std::unique_ptr<Backend> backend = backendFor(options);
 
-} // namespace
-
-namespace {
-
-/// compileToObject's work, its stages ended on `stages` (compile goes on
-/// with the link on the same timer).
-StatusOr<CompiledObject> compileWithStages(const v1::Graph &original,
-                                           const CompileOptions &options,
-                                           CompileReport *report,
-                                           StageTimer &stages) {
-  // Validated before specialising, so errors name the graph as written;
-  // a specialised graph is validated again for its own types. The import
-  // and the caller (CompiledObject::info) reuse the validation.
+  // Validate before specialising, so errors name the graph as written; a
+  // specialised graph is validated again for its own types. The import
+  // and the caller (CompiledObject::info) reuse the validation. No copy
+  // of an unspecialised graph until the compile is done: its constants
+  // may be most of this process's memory.
   ANYSHAPE_ASSIGN_OR_RETURN(GraphInfo info,
                             validateGraph(original, options.limits));
-  // No copy of an unspecialised graph until the compile is done: its
-  // constants may be most of this process's memory.
   std::optional<v1::Graph> specialized;
   if (!options.staticSymbols.empty()) {
     ANYSHAPE_ASSIGN_OR_RETURN(specialized,
@@ -172,11 +111,46 @@ StatusOr<CompiledObject> compileWithStages(const v1::Graph &original,
                               validateGraph(*specialized, options.limits));
   }
   const v1::Graph &graph = specialized ? *specialized : original;
-  stages.done("validate", std::to_string(graph.nodes_size()) + " nodes");
-  std::optional<jit::DeviceCode> device;
+  stages.done(Stage::kValidate, std::to_string(graph.nodes_size()) + " nodes");
+
+  ANYSHAPE_ASSIGN_OR_RETURN(
+      std::unique_ptr<LoweredGraph> lowered,
+      LoweredGraph::import(*backend, graph, info, options.tensors,
+                           dumpFolder(options, Stage::kImport)));
+  stages.done(Stage::kImport);
+
+  dhlo::FormedFusionPlan formed;
+  PipelineRun run;
+  run.dumpDir = dumpFolder(options, Stage::kMlirPipeline);
+  run.formed = &formed;
+  run.warnings = report ? &report->warnings : nullptr;
+  ANYSHAPE_RETURN_IF_ERROR(lowered->runPipeline(*backend, run));
+  int64_t functions = countKernelFunctions(lowered->module());
+  if (report) {
+    report->pipelineSeconds = stages.elapsed();
+    report->kernelFunctions = functions;
+    report->fusionPlan = std::move(formed.text);
+    report->kernelCount = formed.fusions;
+  }
+  stages.done(Stage::kMlirPipeline,
+              std::to_string(formed.fusions) + " fusions, " +
+                  std::to_string(functions) + " kernel functions");
+
+  ANYSHAPE_ASSIGN_OR_RETURN(
+      std::optional<jit::DeviceCode> device,
+      backend->takeDeviceCode(lowered->module(),
+                              dumpFolder(options, Stage::kCudaKernels)));
+  if (device)
+    stages.done(Stage::kCudaKernels,
+                std::to_string(device->kernels.size()) + " cubins");
+
+  // kLlvmOptimise and kLlvmEmit end inside.
   ANYSHAPE_ASSIGN_OR_RETURN(
       std::string object,
-      compileValidated(graph, info, options, report, stages, &device));
+      emitObjectCode(
+          lowered->module(), options.optLevel, backend->host(),
+          dumpFolder(options, Stage::kLlvmOptimise),
+          [&](Stage stage) { stages.done(stage); }, options.codegenParts));
   if (report) {
     report->seconds = stages.elapsed();
     report->codegenSeconds = report->seconds - report->pipelineSeconds;
@@ -191,9 +165,9 @@ StatusOr<CompiledObject> compileWithStages(const v1::Graph &original,
 StatusOr<CompiledObject>
 Compiler::compileToObject(const v1::Graph &graph, const CompileOptions &options,
                           CompileReport *report) {
-  StageTimer stages(options, report, Clock::now());
+  StageTimer stages(options, report);
   ANYSHAPE_ASSIGN_OR_RETURN(CompiledObject compiled,
-                            compileWithStages(graph, options, report, stages));
+                            compileStages(graph, options, report, stages));
   ++compiles_;
   return compiled;
 }
@@ -201,9 +175,9 @@ Compiler::compileToObject(const v1::Graph &graph, const CompileOptions &options,
 StatusOr<std::shared_ptr<jit::Executable>>
 Compiler::compile(const v1::Graph &graph, const CompileOptions &options,
                   CompileReport *report) {
-  StageTimer stages(options, report, Clock::now());
+  StageTimer stages(options, report);
   ANYSHAPE_ASSIGN_OR_RETURN(CompiledObject compiled,
-                            compileWithStages(graph, options, report, stages));
+                            compileStages(graph, options, report, stages));
   ++compiles_;
   ANYSHAPE_ASSIGN_OR_RETURN(
       std::shared_ptr<jit::Executable> executable,
@@ -211,7 +185,7 @@ Compiler::compile(const v1::Graph &graph, const CompileOptions &options,
                             std::move(compiled.info),
                             std::move(compiled.objectCode), options.limits,
                             std::move(compiled.device)));
-  stages.done("link");
+  stages.done(Stage::kLink);
   if (report) {
     report->seconds = report->stages.back().elapsed;
     report->linkSeconds = report->stages.back().seconds;

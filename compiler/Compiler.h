@@ -1,15 +1,19 @@
 //===- Compiler.h - compile a graph once, run it at any shape ---*- C++ -*-===//
 //
 // The compiler facade: Compiler::compile validates a wire-format graph,
-// imports it as dhlo, runs the CPU pipeline (CpuPipeline.h) with every
-// dynamic dim symbolic, and JITs the result into an Executable (jit/) that runs
-// for any input shapes satisfying the graph's constraints.
+// imports it as dhlo, runs its backend's pipeline (Backend.h) with every
+// dynamic dim symbolic, emits object code and links it into an Executable
+// (jit/) that runs for any input shapes satisfying the graph's
+// constraints. Compiler.cpp's compileToObject is the whole compile, one
+// stage (Stage.h) after another.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "codegen/CPU/CpuPipeline.h"
 #include "codegen/CUDA/CudaPipeline.h"
+#include "compiler/Backend.h"
+#include "compiler/Stage.h"
 #include "jit/Executable.h"
 #include "runtime/cuda/CudaLaunch.h"
 
@@ -25,23 +29,11 @@
 
 namespace anyshape::compiler {
 
-/// Where an executable's kernels run.
-enum class KernelBackend {
-  kCpu, ///< this CPU's kernels (codegen/CPU)
-  /// The CUDA kernels (codegen/CUDA), run on this CPU by their emulation:
-  /// how their numerics are tested without a GPU. Not a serving backend.
-  kCudaEmulated,
-  /// The CUDA kernels as cubins, launched on the device by an ORC-JITed
-  /// host flow (runtime/cuda). Compiles anywhere; runs where a driver and
-  /// device are (a fake driver in tests).
-  kCuda,
-};
-
-/// One stage of a compile: validate, import, MLIR pipeline, CUDA kernels
-/// (kCuda: the cubins linked), LLVM optimise (translation included), LLVM
-/// emit (instruction selection to object code), link (compile only).
+/// One stage of a compile (Stage.h), as the progress callback and the
+/// report see it.
 struct CompileStage {
-  std::string name;
+  Stage stage = Stage::kValidate;
+  std::string name;   ///< stageName(stage)
   std::string detail; ///< e.g. the kernels after the MLIR pipeline
   double seconds = 0; ///< this stage alone
   double elapsed = 0; ///< since the compile began, at this stage's end
@@ -57,7 +49,8 @@ struct CompileOptions {
   /// decide. The code is equivalent either way, so it is not part of the
   /// cache key.
   int codegenParts = 0;
-  /// Write the IR after each pipeline stage into this directory.
+  /// Write the IR each stage leaves into this directory, a folder per
+  /// stage (stageFolder).
   std::string dumpIrDir;
   /// Codegen choices (fusion on or off); `target` is also the host the
   /// object code is for, emulated CUDA kernels included.

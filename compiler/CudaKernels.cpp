@@ -2,10 +2,13 @@
 #include "compiler/CudaKernels.h"
 
 #include "compiler/Lowering.h"
+#include "compiler/Stage.h"
 
 #include "codegen/CUDA/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
+
+#include "llvm/Support/FileSystem.h"
 
 #include <cstdio>
 #include <fstream>
@@ -82,6 +85,7 @@ linkCudaKernels(mlir::ModuleOp module, const std::string &chip,
     StatusOr<runtime::cuda::LinkedCubin> linked =
         runtime::cuda::linkPtxToCubin(kernel.ptx, chip);
     if (!dumpIrDir.empty()) {
+      (void)llvm::sys::fs::create_directories(dumpIrDir);
       std::string base = dumpIrDir + "/" + kernel.module;
       writeFile(base + ".ptx", kernel.ptx);
       writeFile(base + ".nvjitlink.log",
@@ -106,33 +110,26 @@ kernelImagesOf(std::vector<CudaKernel> kernels) {
   return images;
 }
 
-namespace {} // namespace
-
 StatusOr<std::vector<CudaKernel>>
 compileCudaKernels(const v1::Graph &graph, const CudaKernelsOptions &options) {
   ANYSHAPE_ASSIGN_OR_RETURN(GraphInfo info,
                             validateGraph(graph, options.limits));
-  LoweringRequest request;
-  request.graph = &graph;
-  request.info = &info;
-  request.tensors = options.tensors;
-  request.dumpIrDir = options.dumpIrDir;
-  request.cudaDialects = true;
-  std::vector<CudaKernel> kernels;
-  codegen::CudaPipelineOptions pipeline = options.pipeline;
-  pipeline.emulate = false;
-  ANYSHAPE_RETURN_IF_ERROR(lowerGraph(
-      request, "CUDA pipeline",
-      [&](mlir::OpPassManager &pm) {
-        codegen::buildCudaPipeline(pm, pipeline);
-      },
-      [&](mlir::ModuleOp module) -> Status {
-        ANYSHAPE_ASSIGN_OR_RETURN(
-            kernels,
-            linkCudaKernels(module, pipeline.target.chip(), options.dumpIrDir));
-        return Status::ok();
-      }));
-  return kernels;
+  std::unique_ptr<Backend> backend = cudaBackend(
+      options.pipeline, /*emulated=*/false, codegen::CpuTarget::host());
+  auto folder = [&](Stage stage) {
+    return options.dumpIrDir.empty()
+               ? ""
+               : options.dumpIrDir + "/" + stageFolder(stage);
+  };
+  ANYSHAPE_ASSIGN_OR_RETURN(std::unique_ptr<LoweredGraph> lowered,
+                            LoweredGraph::import(*backend, graph, info,
+                                                 options.tensors,
+                                                 folder(Stage::kImport)));
+  PipelineRun run;
+  run.dumpDir = folder(Stage::kMlirPipeline);
+  ANYSHAPE_RETURN_IF_ERROR(lowered->runPipeline(*backend, run));
+  return linkCudaKernels(lowered->module(), options.pipeline.target.chip(),
+                         folder(Stage::kCudaKernels));
 }
 
 } // namespace anyshape::compiler

@@ -2,9 +2,9 @@
 //
 // Compiles a graph with the CUDA pipeline (codegen/CUDA/CudaPipeline.h)
 // and links each kernel's PTX into a cubin for the chip with nvJitLink
-// (NvJitLink.h), reporting what each costs the device. The compiler
-// (Compiler.h, KernelBackend::kCuda) links the same kernels into the
-// images a CUDA executable loads.
+// (NvJitLink.h), reporting what each costs the device. The CUDA backend
+// (backends/CudaBackend.cpp) links the same kernels into the images a
+// CUDA executable loads.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -38,8 +38,8 @@ struct CudaKernelsOptions {
   codegen::CudaPipelineOptions pipeline;
   GraphLimits limits;
   const TensorLookup *tensors = nullptr;
-  /// The IR after every stage, and per kernel <module>.ptx and
-  /// <module>.nvjitlink.log.
+  /// The IR after every stage, a folder each (Stage.h); per kernel
+  /// <module>.ptx and <module>.nvjitlink.log in the CUDA kernels' folder.
   std::string dumpIrDir;
 };
 

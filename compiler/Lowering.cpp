@@ -1,90 +1,111 @@
-//===- Lowering.cpp - a validated graph through a pipeline ------*- C++ -*-===//
+//===- Lowering.cpp - a graph through a backend's pipeline ---*- C++ -*-===//
 #include "compiler/Lowering.h"
 
-#include "codegen/CPU/Dialects.h"
-#include "codegen/CUDA/Dialects.h"
-
-#include "ir/dhlo/Transforms/Passes.h"
 #include "ir/import/GraphImporter.h"
 
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace anyshape::compiler {
 
-Status lowerGraph(const LoweringRequest &request,
-                  const std::string &pipelineName,
-                  llvm::function_ref<void(mlir::OpPassManager &)> buildPipeline,
-                  llvm::function_ref<Status(mlir::ModuleOp)> use) {
+namespace {
+
+constexpr int kErrorsShown = 8;
+
+/// A dialect registry the context is made with (it must exist first).
+mlir::DialectRegistry dialectsOf(const Backend &backend) {
   mlir::DialectRegistry registry;
-  if (request.cudaDialects)
-    codegen::registerCudaPipelineDialects(registry);
-  else
-    codegen::registerCpuPipelineDialects(registry);
-  mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
-  context.loadAllAvailableDialects();
+  backend.registerDialects(registry);
+  return registry;
+}
+
+/// Weights as text would make each dumped file hundreds of MB.
+mlir::OpPrintingFlags dumpFlags() {
+  return mlir::OpPrintingFlags().elideLargeElementsAttrs(16);
+}
+
+} // namespace
+
+LoweredGraph::LoweredGraph(const Backend &backend)
+    : context_(dialectsOf(backend), mlir::MLIRContext::Threading::DISABLED) {
+  context_.loadAllAvailableDialects();
   // A diagnostic on an op would otherwise print that op into a note, and
   // no one reads the notes: MLIR's translation to LLVM IR warns once per
   // function argument with an attribute it does not translate (the
   // importer's `dhlo.name`), printing the whole function each time --
   // quadratic in a graph's inputs (57% of a 1,000-input compile).
-  context.printOpOnDiagnostic(false);
-  // The first errors only: one failing rule can fail every op of a large
-  // graph, and a status message is read by a person.
-  std::string diagnostics;
-  int errors = 0;
-  constexpr int kErrorsShown = 8;
-  // Warnings are the pipeline's own: the translation to LLVM IR warns of
-  // every argument attribute it drops.
-  bool inPipeline = false;
-  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
-    if (d.getSeverity() == mlir::DiagnosticSeverity::Warning && inPipeline &&
-        request.warnings && request.warnings->size() < kErrorsShown)
-      request.warnings->push_back(d.str());
-    if (d.getSeverity() != mlir::DiagnosticSeverity::Error)
-      return mlir::success();
-    if (++errors <= kErrorsShown)
-      diagnostics += (diagnostics.empty() ? "" : "; ") + d.str();
-    else if (errors == kErrorsShown + 1)
-      diagnostics += "; and more";
-    return mlir::success();
-  });
+  context_.printOpOnDiagnostic(false);
+  handler_ =
+      context_.getDiagEngine().registerHandler([this](mlir::Diagnostic &d) {
+        if (d.getSeverity() == mlir::DiagnosticSeverity::Warning && warnings_ &&
+            warnings_->size() < kErrorsShown)
+          warnings_->push_back(d.str());
+        if (d.getSeverity() != mlir::DiagnosticSeverity::Error)
+          return mlir::success();
+        if (++errors_ <= kErrorsShown)
+          diagnostics_ += (diagnostics_.empty() ? "" : "; ") + d.str();
+        else if (errors_ == kErrorsShown + 1)
+          diagnostics_ += "; and more";
+        return mlir::success();
+      });
+}
 
-  ImportOptions importOptions;
-  importOptions.tensors = request.tensors;
-  importOptions.validated = request.info;
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      importGraph(context, *request.graph, importOptions);
-  if (!module)
-    return invalidArgument(diagnostics);
-  if (request.imported)
-    request.imported();
-  mlir::PassManager pm(&context);
-  buildPipeline(pm);
-  bool verifyEachPass = request.verifyEachPass || !request.dumpIrDir.empty();
+LoweredGraph::~LoweredGraph() {
+  module_ = nullptr; // before the context it lives in
+  context_.getDiagEngine().eraseHandler(handler_);
+}
+
+StatusOr<std::unique_ptr<LoweredGraph>>
+LoweredGraph::import(const Backend &backend, const v1::Graph &graph,
+                     const GraphInfo &info, const TensorLookup *tensors,
+                     const std::string &dumpDir) {
+  std::unique_ptr<LoweredGraph> lowered(new LoweredGraph(backend));
+  ImportOptions options;
+  options.tensors = tensors;
+  options.validated = &info;
+  lowered->module_ = importGraph(lowered->context_, graph, options);
+  if (!lowered->module_)
+    return invalidArgument(lowered->diagnostics_);
+  if (!dumpDir.empty() && !llvm::sys::fs::create_directories(dumpDir)) {
+    std::error_code error;
+    llvm::raw_fd_ostream out(dumpDir + "/main.mlir", error);
+    if (!error)
+      lowered->module_->print(out, dumpFlags());
+  }
+  return lowered;
+}
+
+Status LoweredGraph::runPipeline(const Backend &backend,
+                                 const PipelineRun &run) {
+  mlir::PassManager pm(&context_);
+  backend.buildPipeline(pm, run.formed);
+  bool verifyEachPass = run.verifyEachPass || !run.dumpDir.empty();
   pm.enableVerifier(verifyEachPass);
-  if (!request.dumpIrDir.empty())
+  if (!run.dumpDir.empty())
     pm.enableIRPrintingToFileTree(
         [](mlir::Pass *, mlir::Operation *) { return false; },
         [](mlir::Pass *, mlir::Operation *) { return true; },
         /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/true,
-        /*printAfterOnlyOnFailure=*/false, request.dumpIrDir,
-        // Weights as text would make each file hundreds of MB.
-        mlir::OpPrintingFlags().elideLargeElementsAttrs(16));
-  inPipeline = true;
-  bool failed = mlir::failed(pm.run(*module));
-  inPipeline = false;
+        /*printAfterOnlyOnFailure=*/false, run.dumpDir, dumpFlags());
+  warnings_ = run.warnings;
+  bool failed = mlir::failed(pm.run(*module_));
+  warnings_ = nullptr;
   if (failed)
-    return internalError(pipelineName + " failed: " + diagnostics);
+    return internalError(std::string(backend.pipelineName()) +
+                         " failed: " + diagnostics_);
   // Nothing invalid goes on to LLVM: one verification of the result costs
   // what one pass's did.
-  if (!verifyEachPass && mlir::failed(mlir::verify(*module)))
+  if (!verifyEachPass && mlir::failed(mlir::verify(*module_)))
     return internalError(
-        pipelineName + " left invalid IR: " + diagnostics +
+        std::string(backend.pipelineName()) +
+        " left invalid IR: " + diagnostics_ +
         " (a compile with --dump-ir verifies after every pass and names "
         "the one at fault)");
-  return use(*module);
+  return Status::ok();
 }
 
 } // namespace anyshape::compiler

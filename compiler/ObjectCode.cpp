@@ -36,6 +36,7 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -209,11 +210,13 @@ struct CollectedDiagnostics : llvm::DiagnosticHandler {
 
 } // namespace
 
-StatusOr<std::string>
-emitObjectCode(mlir::ModuleOp module, int optLevel,
-               const codegen::CpuTarget &target, const std::string &dumpDir,
-               llvm::function_ref<void(const char *)> stageDone,
-               int requestedParts) {
+StatusOr<std::string> emitObjectCode(mlir::ModuleOp module, int optLevel,
+                                     const codegen::CpuTarget &target,
+                                     const std::string &dumpDir,
+                                     llvm::function_ref<void(Stage)> stageDone,
+                                     int requestedParts) {
+  if (!dumpDir.empty())
+    (void)llvm::sys::fs::create_directories(dumpDir);
   auto dump = [&](const llvm::Module &m, const char *name) {
     if (dumpDir.empty())
       return;
@@ -241,12 +244,12 @@ emitObjectCode(mlir::ModuleOp module, int optLevel,
     return internalError("generated LLVM IR does not verify");
 
   codegen::addLoopHints(*llvmModule, *machine, target);
-  dump(*llvmModule, "llvm_before_opt.ll");
+  dump(*llvmModule, "before.ll");
 
   auto writeDiagnostics = [&] {
     if (!dumpDir.empty() && !diagnostics.text.empty()) {
       std::error_code error;
-      llvm::raw_fd_ostream(dumpDir + "/llvm_diagnostics.txt", error)
+      llvm::raw_fd_ostream(dumpDir + "/diagnostics.txt", error)
           << diagnostics.text;
     }
   };
@@ -260,21 +263,21 @@ emitObjectCode(mlir::ModuleOp module, int optLevel,
     if (diagnostics.error)
       return internalError("LLVM failed: " + diagnostics.text);
     if (stageDone)
-      stageDone("LLVM optimise");
+      stageDone(Stage::kLlvmOptimise);
     std::string optimised;
     ANYSHAPE_ASSIGN_OR_RETURN(
         objects, emitInParts(*llvmModule, parts, optLevel,
                              dumpDir.empty() ? nullptr : &optimised));
     if (!dumpDir.empty()) {
       std::error_code error;
-      llvm::raw_fd_ostream(dumpDir + "/llvm_after_opt.ll", error) << optimised;
+      llvm::raw_fd_ostream(dumpDir + "/after.ll", error) << optimised;
     }
   } else {
     optimizeModule(*llvmModule, optLevel, machine.get());
     splitLongBlocks(*llvmModule); // bounded work for register allocation
-    dump(*llvmModule, "llvm_after_opt.ll");
+    dump(*llvmModule, "after.ll");
     if (stageDone)
-      stageDone("LLVM optimise");
+      stageDone(Stage::kLlvmOptimise);
     ANYSHAPE_ASSIGN_OR_RETURN(std::string object,
                               emitObject(*llvmModule, *machine));
     writeDiagnostics();
@@ -283,7 +286,7 @@ emitObjectCode(mlir::ModuleOp module, int optLevel,
     objects.push_back(std::move(object));
   }
   if (stageDone)
-    stageDone("LLVM emit");
+    stageDone(Stage::kLlvmEmit);
   return jit::bundleObjects(std::move(objects));
 }
 

@@ -14,6 +14,7 @@
 #pragma once
 
 #include "codegen/CPU/CpuTarget.h"
+#include "compiler/Stage.h"
 #include "jit/HostTarget.h"
 #include "runtime/support/Status.h"
 
@@ -30,18 +31,16 @@ namespace anyshape::compiler {
 
 /// `module` must be fully in the LLVM dialect with a C-interface @main.
 /// With `dumpDir`, writes the LLVM IR before and after optimisation there
-/// (llvm_before_opt.ll, llvm_after_opt.ll).
+/// (before.ll, after.ll) and what LLVM reported (diagnostics.txt).
 /// `target` is what the pipeline generated for (its loop hints follow it).
-/// `stageDone` is called with "LLVM optimise" once the module is
-/// translated and optimised, and with "LLVM emit" once the object exists.
+/// `stageDone` is called with Stage::kLlvmOptimise once the module is
+/// translated and optimised, and with kLlvmEmit once the object exists.
 /// A large module is emitted in parts on several cores (ParallelCodegen.h;
 /// `codegenParts` > 0 forces that many) and its objects come back bundled
 /// (ObjectBundle.h).
-StatusOr<std::string>
-emitObjectCode(mlir::ModuleOp module, int optLevel,
-               const codegen::CpuTarget &target,
-               const std::string &dumpDir = "",
-               llvm::function_ref<void(const char *)> stageDone = {},
-               int codegenParts = 0);
+StatusOr<std::string> emitObjectCode(
+    mlir::ModuleOp module, int optLevel, const codegen::CpuTarget &target,
+    const std::string &dumpDir = "",
+    llvm::function_ref<void(Stage)> stageDone = {}, int codegenParts = 0);
 
 } // namespace anyshape::compiler

@@ -38,20 +38,20 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options,
   // anything plans around their shapes.
   if (options.target.transposeWideWeights)
     pm.addNestedPass<func::FuncOp>(createTransposeWideWeights());
-  // 0-2. The planned graph in linalg (Stages.h), then vectorisable
-  // exp/tanh/erf/...
+  // Entry, plan, linalg: the planned graph in linalg (Stages.h), then
+  // vectorisable exp/tanh/erf/...
   buildPlannedLinalgStages(pm, options.fuse, dhlo::ConvolutionsBy::kLibrary,
                            formed);
   pm.addPass(createMathApproximation());
-  // 3. Tensors -> buffers, owned by the host flow.
+  // Buffers: tensors -> buffers, owned by the host flow.
   buildBufferizationStages(pm);
-  // 4. f32 matmuls to the GEMM library; everything else to loops (5); then
-  // the LLVM dialect.
+  // Kernels: f32 matmuls to the GEMM library; everything else to loops;
+  // then the LLVM dialect.
   pm.addPass(createBatchMatmulToRuntimeCall());
   // GEMMs on constant weights reuse a pack of the weight made once.
   if (options.packConstantWeights)
     pm.addPass(createPackConstantWeights());
-  // 5. Parallel dims become scf.parallel; each outermost one gets a serial
+  // Loops: parallel dims become scf.parallel; each outermost one gets a serial
   // twin chosen at run time by its amount of work, and the parallel
   // version becomes an OpenMP region (runtime/OpenMpAbi.h).
   // A row reduction and its consumers (kStitch) run row by row in one
@@ -78,7 +78,7 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options,
   } else {
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   }
-  // 6. The host flow and its kernels, to the LLVM dialect.
+  // LLVM dialect: the host flow and its kernels.
   buildCpuHostLowering(pm);
 }
 

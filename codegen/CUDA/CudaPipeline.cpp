@@ -69,14 +69,15 @@ void buildKernelsToPtx(OpPassManager &pm, const CudaPipelineOptions &options) {
 
 void buildCudaPipeline(OpPassManager &pm, const CudaPipelineOptions &options,
                        dhlo::FormedFusionPlan *formed) {
-  // 0-3. The planned graph in linalg, its buffers (Stages.h). No math
+  // Entry, plan, linalg, buffers (Stages.h). No math
   // approximation: the device has fast transcendentals (libdevice).
   buildPlannedLinalgStages(pm, options.fuse, dhlo::ConvolutionsBy::kKernels,
                            formed);
   buildBufferizationStages(pm);
-  // 4. f32 matmuls to the GEMM library (the host flow calls it).
+  // Kernels: f32 matmuls to the GEMM library (the host flow calls it).
   pm.addPass(createBatchMatmulToRuntimeCall());
-  // 5. The plan's kernels as loops, then each fusion's loops as launches.
+  // Loops: the plan's kernels as loops, then each fusion's loops as
+  // launches.
   buildKernelFormationStages(pm, options.fuse, options.printKernelFusions);
   pm.addNestedPass<func::FuncOp>(createCopiesAsLoops());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
@@ -101,8 +102,8 @@ void buildCudaPipeline(OpPassManager &pm, const CudaPipelineOptions &options,
   mapping.vectorAccesses = options.vectorAccesses;
   pm.addNestedPass<func::FuncOp>(createMapKernelsToGpu(mapping));
   if (options.emulate) {
-    // 6. On the CPU: blocks in parallel (an OpenMP team), threads in turn;
-    // then the CPU's host lowering.
+    // LLVM dialect, emulated: on the CPU, blocks in parallel (an OpenMP team),
+    // threads in turn; then the CPU's host lowering.
     pm.addNestedPass<func::FuncOp>(createEmulateGpuLaunches());
     // The 4-wide versions' vector accesses, which the CPU's host lowering
     // does not expect.
@@ -112,12 +113,12 @@ void buildCudaPipeline(OpPassManager &pm, const CudaPipelineOptions &options,
     buildCpuHostLowering(pm);
     return;
   }
-  // 6. Each fusion a launcher function in the host flow; its launches'
-  // bodies kernels in PTX.
+  // LLVM dialect: each fusion a launcher function in the host flow; its
+  // launches' bodies kernels in PTX.
   pm.addPass(createOutlineKernels());
   pm.addPass(createMergeIdenticalKernels()); // each compiled to PTX once
   buildKernelsToPtx(pm, options);
-  // 7. The host flow on this CPU: launches call the CUDA runtime, buffers
+  // Then the host flow on this CPU: launches call the CUDA runtime, buffers
   // come from the context's (device) allocator, shape buffers from the
   // stack, constants from their device copies.
   pm.addPass(createExecutionContext());

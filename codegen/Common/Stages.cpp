@@ -25,16 +25,16 @@ namespace anyshape::codegen {
 void buildPlannedLinalgStages(OpPassManager &pm, bool fuse,
                               dhlo::ConvolutionsBy convolutions,
                               dhlo::FormedFusionPlan *formed) {
-  // 0. The entry: the recorded shape checks as code, @main's ABI.
+  // Entry: the recorded shape checks as code, @main's ABI.
   pm.addPass(createShapeCheckFunction());
   pm.addPass(createPrepareEntryAbi());
-  // 1. Shapes: propagate, simplify with the constraint analysis (a target
-  // without a convolution library expands each first). Then plan the
-  // kernels: each becomes a dhlo.fusion, which every pass below keeps (a
-  // kernel is formed, scheduled and checked one fusion at a time).
+  // Plan: shapes propagated and simplified with the constraint analysis (a
+  // target without a convolution library expands each first). Then the
+  // kernels planned: each becomes a dhlo.fusion, which every pass below keeps
+  // (a kernel is formed, scheduled and checked one fusion at a time).
   dhlo::buildDhloPlanningPipeline(pm, convolutions);
   pm.addNestedPass<func::FuncOp>(dhlo::createFormFusions(formed));
-  // 2. dhlo -> linalg on tensors (large seeded constants become globals
+  // Linalg: dhlo -> linalg on tensors (large seeded constants become globals
   // filled at load); fuse elementwise producers.
   pm.addPass(createSeededConstantsAtLoad());
   pm.addNestedPass<func::FuncOp>(dhlo::createConvertDhloToLinalg());

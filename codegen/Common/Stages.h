@@ -1,12 +1,14 @@
 //===- Stages.h - the pipeline stages every target shares --------*- C++
 //-*-===//
 //
-// The target-neutral stretches of a compile pipeline, each a list of
-// passes: the planned graph in linalg, its buffers, its kernels formed.
-// A target's pipeline (codegen/CPU/CpuPipeline.cpp,
-// codegen/CUDA/CudaPipeline.cpp) reads as these stages with its own
-// passes in between, so both targets compile the same fusion plan into the
-// same kernels.
+// The target-neutral parts of a compile's MLIR pipeline (the stage
+// compiler/Stage.h calls kMlirPipeline), each a list of passes: the
+// planned graph in linalg, its buffers, its kernels formed; the parts are
+// named (entry, plan, linalg, buffers, kernels, loops, LLVM dialect) in
+// the code and in docs/pipeline.md's table. A target's pipeline
+// (codegen/CPU/CpuPipeline.cpp, codegen/CUDA/CudaPipeline.cpp) reads as these
+// stages with its own passes in between, so both targets compile the same
+// fusion plan into the same kernels.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -17,8 +19,9 @@
 
 namespace anyshape::codegen {
 
-/// Stages 0-2: the entry (the recorded shape checks as code, @main's ABI);
-/// shapes simplified with the constraint analysis; the plan's kernels
+/// The entry, plan and linalg parts of the MLIR pipeline
+/// (docs/pipeline.md): the entry (the recorded shape checks as code, @main's
+/// ABI); shapes simplified with the constraint analysis; the plan's kernels
 /// formed as dhlo.fusion ops; dhlo to linalg on tensors, with large seeded
 /// constants as globals filled at load; elementwise producers fused (when
 /// `fuse`). Convolutions stay whole for the runtime to call a library on
@@ -28,8 +31,8 @@ void buildPlannedLinalgStages(mlir::OpPassManager &pm, bool fuse,
                               dhlo::ConvolutionsBy convolutions,
                               dhlo::FormedFusionPlan *formed = nullptr);
 
-/// Stage 3: tensors to buffers, deallocated at last use; every output a
-/// fresh buffer the caller owns. The buffers are the host flow's: kernels
+/// The buffers part: tensors to buffers, deallocated at last use; every output
+/// a fresh buffer the caller owns. The buffers are the host flow's: kernels
 /// allocate nothing.
 void buildBufferizationStages(mlir::OpPassManager &pm);
 

@@ -128,9 +128,15 @@ TEST(CudaKernels, DumpIrWritesPtxAndLinkLogPerKernel) {
   auto kernels = compiler::compileCudaKernels(
       test::exampleGraph("elementwise_reduce"), options);
   ASSERT_TRUE(kernels.isOk()) << kernels.status().toString();
+  // A folder per stage (compiler/Stage.h), the kernels in their own.
+  EXPECT_TRUE(std::filesystem::exists(dir / "1-import" / "main.mlir"));
+  EXPECT_TRUE(std::filesystem::is_directory(dir / "2-mlir-pipeline"));
+  std::filesystem::path kernelDir = dir / "3-cuda-kernels";
+  ASSERT_FALSE(kernels->empty());
   for (const compiler::CudaKernel &k : *kernels) {
-    EXPECT_TRUE(std::filesystem::exists(dir / (k.module + ".ptx")));
-    EXPECT_TRUE(std::filesystem::exists(dir / (k.module + ".nvjitlink.log")));
+    EXPECT_TRUE(std::filesystem::exists(kernelDir / (k.module + ".ptx")));
+    EXPECT_TRUE(
+        std::filesystem::exists(kernelDir / (k.module + ".nvjitlink.log")));
   }
 }
 

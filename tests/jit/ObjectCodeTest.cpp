@@ -9,6 +9,7 @@
 // functions for perf; its kernels use the widest vectors.
 #include "compiler/ObjectCode.h"
 #include "../support/ExampleGraph.h"
+#include "../support/ScratchDir.h"
 #include "anyshape/client/GraphBuilder.h"
 #include "codegen/CPU/CpuTarget.h"
 #include "compiler/Compiler.h"
@@ -230,7 +231,7 @@ TEST(ObjectCode, LlvmDiagnosticsGoToTheDumpNotToStderr) {
   // Integer pow and division loops are hinted for vectorisation that LLVM
   // declines, and it says so: a compile must print nothing (a server's
   // stderr is no place for it); with --dump-ir the notes are in
-  // llvm_diagnostics.txt.
+  // 4-llvm-optimise/diagnostics.txt.
   std::string root = ::testing::TempDir() + "/anyshape_llvm_diagnostics";
   std::filesystem::remove_all(root);
   int withNotes = 0;
@@ -251,7 +252,7 @@ TEST(ObjectCode, LlvmDiagnosticsGoToTheDumpNotToStderr) {
       std::string printed = ::testing::internal::GetCapturedStderr();
       ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
       EXPECT_EQ(printed, "") << op << " " << dtype;
-      std::string text = readText(dir + "/llvm_diagnostics.txt");
+      std::string text = readText(dir + "/4-llvm-optimise/diagnostics.txt");
       if (text.find("loop not vectorized") != std::string::npos)
         ++withNotes;
     }
@@ -286,7 +287,7 @@ TEST(ObjectCode, LongHostFlowsAreCutIntoPieces) {
   options.codegenParts = 1;
   auto compiled = compiler::Compiler::compile(*graph, options);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
-  std::ifstream in(dir + "/llvm_after_opt.ll");
+  std::ifstream in(dir + "/4-llvm-optimise/after.ll");
   std::string line;
   int pieces = 0;
   while (std::getline(in, line))
@@ -324,6 +325,38 @@ TEST(ObjectCode, ACompileValidatesTheGraphOnce) {
   compiled = compiler::Compiler::compile(graph, specialised);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
   EXPECT_EQ(validationCount() - before, 2);
+}
+
+TEST(ObjectCode, DumpIrHasAFolderPerStageNamedAsItsProgressLine) {
+  // One name per stage (compiler/Stage.h): the progress line says
+  // "LLVM optimise", the dump's folder is 4-llvm-optimise.
+  test::ScratchDir scratch;
+  compiler::CompileOptions options;
+  options.dumpIrDir = scratch.path();
+  std::vector<compiler::CompileStage> seen;
+  options.progress = [&](const compiler::CompileStage &stage) {
+    seen.push_back(stage);
+  };
+  ASSERT_TRUE(
+      compiler::Compiler::compile(test::exampleGraph("mlp"), options).isOk());
+  for (const compiler::CompileStage &stage : seen)
+    EXPECT_EQ(stage.name, compiler::stageName(stage.stage));
+  EXPECT_EQ(compiler::stageFolder(compiler::Stage::kLlvmOptimise),
+            "4-llvm-optimise");
+  std::filesystem::path dir = scratch.path();
+  auto folder = [&](compiler::Stage stage) {
+    return dir / compiler::stageFolder(stage);
+  };
+  EXPECT_TRUE(
+      std::filesystem::exists(folder(compiler::Stage::kImport) / "main.mlir"));
+  EXPECT_FALSE(
+      std::filesystem::is_empty(folder(compiler::Stage::kMlirPipeline)));
+  EXPECT_TRUE(std::filesystem::exists(folder(compiler::Stage::kLlvmOptimise) /
+                                      "before.ll"));
+  EXPECT_TRUE(std::filesystem::exists(folder(compiler::Stage::kLlvmOptimise) /
+                                      "after.ll"));
+  // The CPU has no device code: no CUDA kernels' folder.
+  EXPECT_FALSE(std::filesystem::exists(folder(compiler::Stage::kCudaKernels)));
 }
 
 TEST(ObjectCode, CompileStagesAreReportedInOrderAndCoverTheCompile) {
@@ -435,7 +468,7 @@ TEST(ObjectCode, KernelsUseTheWidestVectorRegisters) {
   compiler::CompileOptions options;
   options.dumpIrDir = dir;
   ASSERT_TRUE(compiler::Compiler::compile(*graph, options).isOk());
-  std::string ir = readText(dir + "/llvm_after_opt.ll");
+  std::string ir = readText(dir + "/4-llvm-optimise/after.ll");
   EXPECT_NE(ir.find("<16 x float>"), std::string::npos);
   std::filesystem::remove_all(dir);
 }
@@ -476,7 +509,7 @@ TEST(ObjectCode, KernelsStayOutOfLineInTheOptimisedModule) {
       std::regex(
           R"re(llvm.func @(main_kernel[0-9]+)\(.*dhlo.kernel = "k(Loop|Input|Stitch)")re"));
   std::set<std::string> defined =
-      matches(readText(dir + "/llvm_after_opt.ll"),
+      matches(readText(dir + "/4-llvm-optimise/after.ll"),
               std::regex(R"re(\ndefine .*@(main_kernel[0-9]+)\()re"));
   EXPECT_GE(kernels.size(), 4u);
   for (const std::string &kernel : kernels)

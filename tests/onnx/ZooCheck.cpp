@@ -193,13 +193,12 @@ int main(int argc, char **argv) {
       rtol = std::atof(args[k + 1].c_str());
     else if (args[k] == "--passes")
       passes = std::clamp(std::atoi(args[k + 1].c_str()), 0, 100000);
-    else if (args[k] == "--backend" && args[k + 1] == "cpu")
-      options.backend = compiler::KernelBackend::kCpu;
-    else if (args[k] == "--backend" && args[k + 1] == "cuda-emulated")
-      options.backend = compiler::KernelBackend::kCudaEmulated;
-    else if (args[k] == "--backend" && args[k + 1] == "cuda") {
-      options.backend = compiler::KernelBackend::kCuda;
-      options.cuda.emulatedKernels = true;
+    else if (args[k] == "--backend" && compiler::parseBackend(args[k + 1])) {
+      options.backend = *compiler::parseBackend(args[k + 1]);
+      // The fake driver runs a kernel by its emulation, linked in beside
+      // its cubin.
+      options.cuda.emulatedKernels =
+          options.backend == compiler::KernelBackend::kCuda;
     } else
       return usage(("unknown option " + args[k] + " " + args[k + 1]).c_str());
   }

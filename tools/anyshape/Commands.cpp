@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 namespace anyshape::cli {
 namespace {
@@ -303,17 +304,16 @@ int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
   }
   if (file.empty())
     return usage("eval needs a FILE");
-  bool compiled =
-      backend == "cpu" || backend == "cuda-emulated" || backend == "cuda";
+  std::optional<compiler::KernelBackend> kernels =
+      compiler::parseBackend(backend);
+  bool compiled = kernels.has_value();
   if (backend != "reference" && !compiled)
-    return usage("unknown backend '" + backend +
-                 "' (available: reference, cpu, cuda-emulated, cuda)");
+    return usage("unknown backend '" + backend + "' (available: reference, " +
+                 compiler::backendNames() + ")");
   if ((specialize || !options.dumpIrDir.empty()) && !compiled)
     return usage("--static and --dump-ir need a compiled backend");
-  if (backend == "cuda-emulated")
-    options.backend = compiler::KernelBackend::kCudaEmulated;
-  if (backend == "cuda")
-    options.backend = compiler::KernelBackend::kCuda;
+  if (kernels)
+    options.backend = *kernels;
   if (specialize && !sweepText.empty())
     return usage("--static compiles for one shape; it cannot --sweep");
   EvalRuns plan;
@@ -341,9 +341,10 @@ int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
     std::printf("compiled %s for %s in %.0f ms (%s; %lld kernel functions; "
                 "MLIR %.0f ms, LLVM %.0f ms, link %.0f ms)\n",
                 graph->name().c_str(),
-                backend == "cpu"             ? "the CPU"
-                : backend == "cuda-emulated" ? "CUDA, emulated on the CPU"
-                                             : "CUDA",
+                options.backend == compiler::KernelBackend::kCpu ? "the CPU"
+                : options.backend == compiler::KernelBackend::kCudaEmulated
+                    ? "CUDA, emulated on the CPU"
+                    : "CUDA",
                 report.seconds * 1e3,
                 specialize ? "specialised to --dims" : "every shape",
                 static_cast<long long>(report.kernelFunctions),
@@ -351,7 +352,7 @@ int runEval(const GlobalOptions &, const std::vector<std::string> &args) {
                 report.linkSeconds * 1e3);
     for (const std::string &warning : report.warnings)
       std::fprintf(stderr, "warning: %s\n", warning.c_str());
-    if (backend == "cuda")
+    if (options.backend == compiler::KernelBackend::kCuda)
       if (int code = checkCudaDevice())
         return code;
   }

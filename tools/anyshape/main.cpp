@@ -45,13 +45,14 @@ commands:
                        cuda: compiled once into cubins and a host flow
                        that launches them on the GPU (compiles anywhere;
                        says what this machine lacks to run: a driver or a
-                       device; graphs with matrix products or constants
-                       are not supported on the device yet);
+                       device);
                        with --server the server compiles (no --backend,
                        no --dump-ir; --static and --check apply)
       --static         cpu: compile specialised to the --dims sizes (static
                        fallback) instead of shape-agnostic
-      --dump-ir DIR    cpu: write the IR after every pipeline stage to DIR
+      --dump-ir DIR    write what each compile stage leaves to a folder of
+                       DIR named by the stage (1-import, 2-mlir-pipeline,
+                       4-llvm-optimise, ...; docs/pipeline.md)
       --check          also run the reference evaluator on the same inputs,
                        print max_abs_err/max_rel_err per output, exit 1
                        beyond the tolerance (docs/pipeline.md)
@@ -72,8 +73,9 @@ commands:
                        and print each one's block size, registers, spills,
                        shared memory and cubin size
       --chip CHIP      sm_90 (default, H100/H200) or sm_80 (A100)
-      --dump-ir DIR    write the IR after every stage, and per kernel its
-                       PTX and nvJitLink log, to DIR
+      --dump-ir DIR    write what each stage leaves to a folder of DIR:
+                       the IR, and per kernel its PTX and nvJitLink log
+                       (3-cuda-kernels)
   stats                with --server: the server's counters as JSON
                        (compiles, cache_hits, cache_misses, disk_loads, ...)
   help                 this text
