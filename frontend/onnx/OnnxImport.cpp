@@ -341,9 +341,12 @@ StatusOr<v1::Graph> importOnnx(const std::string &bytes,
     state.builder.setNodeNamePrefix(!node.name().empty() ? node.name()
                                     : node.output_size() ? node.output(0)
                                                          : "");
-    ANYSHAPE_RETURN_IF_ERROR(importNode(state, node, index, inputs));
+    Status imported = importNode(state, node, index, inputs);
+    // A builder op that failed is the cause: what the rule said after it
+    // was said of placeholders (an "<invalid>" type, a rank of -1).
     if (!state.builder.status().isOk())
       return invalidArgument(self + ": " + state.builder.status().message());
+    ANYSHAPE_RETURN_IF_ERROR(imported);
   }
   // A graph names each value once and never renames an input: an output
   // that is an input under another name, or a value an earlier output is

@@ -1,6 +1,7 @@
 // What an exported model's shape computations hold, as dims. A model
 // computes its shapes at run time (Shape -> Gather -> Unsqueeze -> Concat,
-// with Add/Sub/Mul/Div/Neg on the way, and conditions of Equal, Not, And,
+// with Add/Sub/Mul/Div/Neg on the way, OneHot of known indices, and
+// conditions of Equal, Not, And,
 // Or picked by Where); the importer follows each such int64 tensor as it
 // is built (ImportState::knownDims, and knownMatrices for
 // the [n, 2] pads TorchScript's F.pad reverses and flattens) and folds
@@ -307,6 +308,38 @@ void propagateKnownMatrix(
       state.knownMatrices[out] = KnownMatrix{m.dims, *columns};
   }
 }
+/// OneHot of known indices (a scalar or a vector), depth and [off, on]
+/// values, along the last axis: TorchScript's repeat_interleave makes its
+/// Tile repeats so ([1, k, 1]: index 1 of depth 3, values [1, k]).
+void propagateOneHot(ImportState &state, const ::onnx::NodeProto &node,
+                     const KnownDims &indices,
+                     const std::optional<KnownDims> &depth,
+                     const std::optional<KnownDims> &values) {
+  if (!depth || !values || depth->dims.size() != 1 || values->dims.size() != 2)
+    return;
+  std::optional<int64_t> d = dimNumber(depth->dims[0]);
+  constexpr int64_t kMaxDepth = 64; // a shape's rank, not a class count
+  if (!d || *d <= 0 || *d > kMaxDepth)
+    return;
+  int64_t rank = indices.scalar ? 1 : 2;
+  for (const auto &attr : node.attribute())
+    if (attr.name() == "axis" && attr.i() != -1 && attr.i() != rank - 1)
+      return;
+  std::vector<std::string> flat;
+  for (const std::string &index : indices.dims) {
+    std::optional<int64_t> i = dimNumber(index);
+    if (!i)
+      return;
+    int64_t hot = *i < 0 ? *i + *d : *i; // out of range: none is hot
+    for (int64_t k = 0; k < *d; ++k)
+      flat.push_back(k == hot ? values->dims[1] : values->dims[0]);
+  }
+  if (indices.scalar)
+    state.knownDims[node.output(0)] = KnownDims{flat, false};
+  else if (!flat.empty())
+    state.knownMatrices[node.output(0)] = KnownMatrix{flat, *d};
+}
+
 } // namespace
 
 void propagateKnownDims(ImportState &state, const ::onnx::NodeProto &node,
@@ -330,6 +363,8 @@ void propagateKnownDims(ImportState &state, const ::onnx::NodeProto &node,
     return;
   if (op == "Identity" || op == "Cast") {
     result = a;
+  } else if (op == "OneHot") {
+    propagateOneHot(state, node, *a, in(1), in(2));
   } else if (op == "Reshape") { // e.g. a size as a 1-element vector
     auto out = state.values.find(node.output(0));
     int64_t rank =

@@ -107,6 +107,19 @@ Status split(Node &n) {
 
 /// Tile: x broadcast to [r0, d0, r1, d1, ...] (dim i of x at 2i + 1), then
 /// each pair merged: element order is exactly numpy's tile.
+/// `x` tiled along `axis` to `product` (= repeat * its size) by a gather
+/// of position i mod size: rank-neutral, for a tensor of the largest rank.
+Value tileByGather(Node &n, Value x, int64_t axis, const Dim &product) {
+  client::GraphBuilder &b = n.b;
+  Value position = b.iota(v1::DTYPE_I64, {product}, 0);
+  Value size = b.broadcastInDim(b.dimSize(x, axis), {product}, {});
+  Value index = b.sub(position, b.mul(b.div(position, size), size));
+  return b.gather(x, index, axis);
+}
+
+/// Tile: each repeated dim d becomes [repeat, d] merged into one. All at
+/// once (one broadcast and a reshape) when the spread rank fits the
+/// limit; else one dim at a time (a GPT-J export tiles a 5-D tensor).
 Status tile(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
   ANYSHAPE_ASSIGN_OR_RETURN(std::vector<Dim> repeats, n.knownDimsInput(1));
@@ -114,8 +127,8 @@ Status tile(Node &n) {
   if (repeats.size() != dims.size())
     return n.error("has " + std::to_string(repeats.size()) +
                    " repeats for rank " + std::to_string(dims.size()));
-  std::vector<Dim> spread, merged;
-  std::vector<int64_t> mapping;
+  std::vector<Dim> merged;
+  std::vector<size_t> tiled;
   for (size_t d = 0; d < dims.size(); ++d) {
     std::optional<int64_t> r = dimNumber(repeats[d].text());
     if (r && *r < 0)
@@ -125,14 +138,39 @@ Status tile(Node &n) {
     if (!product)
       return n.error("cannot multiply " + dims[d].text() + " by " +
                      repeats[d].text());
-    spread.push_back(repeats[d]);
-    spread.push_back(dims[d]);
-    mapping.push_back(static_cast<int64_t>(2 * d + 1));
     merged.emplace_back(*product);
+    if (!r || *r != 1)
+      tiled.push_back(d);
   }
-  if (dims.empty())
+  if (tiled.empty())
     return n.define(x);
-  return n.define(n.b.reshape(n.b.broadcastInDim(x, spread, mapping), merged));
+  auto spreadAlong = [&](Value v, const std::vector<Dim> &shape,
+                         const std::vector<size_t> &axes) {
+    std::vector<Dim> spread;
+    std::vector<int64_t> mapping;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (std::find(axes.begin(), axes.end(), d) != axes.end())
+        spread.push_back(repeats[d]);
+      mapping.push_back(static_cast<int64_t>(spread.size()));
+      spread.push_back(shape[d]);
+    }
+    return n.b.broadcastInDim(v, spread, mapping);
+  };
+  const size_t maxRank = static_cast<size_t>(GraphLimits{}.maxRank);
+  if (dims.size() + tiled.size() <= maxRank)
+    return n.define(n.b.reshape(spreadAlong(x, dims, tiled), merged));
+  std::vector<Dim> shape = dims;
+  for (size_t d : tiled) {
+    if (dims.size() + 1 <= maxRank) {
+      std::vector<Dim> next = shape;
+      next[d] = merged[d];
+      x = n.b.reshape(spreadAlong(x, shape, {d}), next);
+    } else {
+      x = tileByGather(n, x, static_cast<int64_t>(d), merged[d]);
+    }
+    shape[d] = merged[d];
+  }
+  return n.define(x);
 }
 
 /// Trilu: the upper (j - i >= k) or lower (j - i <= k) triangle of the

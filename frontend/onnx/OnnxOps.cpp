@@ -39,6 +39,17 @@ Translate comparison(client::Comparison direction) {
   };
 }
 
+/// `x` reshaped to `shape`, which keeps its element count and its dims
+/// but for size-1 ones: a single anonymous dim ("?", a size no dim
+/// expression writes, such as BEiT's `-1` of a relative-position table)
+/// is the wire's inferred `-1`, which is that same size.
+Value reshapeKeepingDims(Node &n, Value x, std::vector<Dim> shape) {
+  auto anonymous = [](const Dim &d) { return d.text() == "?"; };
+  if (std::count_if(shape.begin(), shape.end(), anonymous) == 1)
+    std::replace_if(shape.begin(), shape.end(), anonymous, Dim(-1));
+  return n.b.reshape(x, shape);
+}
+
 /// `x` with size-1 dims inserted at `axes` (of the result).
 StatusOr<Value> unsqueeze(Node &n, Value x, std::vector<int64_t> axes) {
   std::vector<Dim> dims = n.dims(x);
@@ -52,7 +63,7 @@ StatusOr<Value> unsqueeze(Node &n, Value x, std::vector<int64_t> axes) {
   size_t next = 0;
   for (int64_t d = 0; d < r; ++d)
     shape.push_back(inserted[d] ? Dim(1) : dims[next++]);
-  return n.b.reshape(x, shape);
+  return reshapeKeepingDims(n, x, shape);
 }
 
 /// What a reduction does besides reducing: ReduceMean divides by the
@@ -330,7 +341,7 @@ Status squeeze(Node &n) {
       return n.error("squeezes dim " + std::to_string(d) + " of size " +
                      dims[d].text() + ", which is not 1");
   }
-  return n.define(n.b.reshape(x, shape));
+  return n.define(reshapeKeepingDims(n, x, shape));
 }
 
 } // namespace

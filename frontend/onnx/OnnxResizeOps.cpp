@@ -9,6 +9,7 @@
 // So a ViT's position embeddings resized to the patch grid of any
 // resolution stay one compile.
 #include "frontend/onnx/OnnxNode.h"
+#include "ir/graph/DType.h"
 
 #include <cmath>
 
@@ -103,7 +104,8 @@ StatusOr<Value> resizeAxis(Node &n, Value x, const AxisResize &r,
   }
   Value first = b.floor(coordinate);
   Value t = b.sub(coordinate, first);
-  // The weights along the axis, broadcast over the gathered taps.
+  // The weights along the axis, broadcast over the gathered taps (x is
+  // f32 here: resize widens narrower floats).
   std::vector<Dim> resized = dimsOf(b, x);
   resized[r.axis] = r.out;
   auto along = [&](Value weights) {
@@ -153,9 +155,16 @@ StatusOr<Value> resizeAxis(Node &n, Value x, const AxisResize &r,
 
 Status resize(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
-  if (n.b.dtype(x) != v1::DTYPE_F32)
-    return n.error("resizes f32 tensors only");
   std::string mode = n.attrString("mode", "nearest");
+  // Nearest only gathers, in any type. Interpolation weighs taps in f32:
+  // f16 and bf16 are rounded once at the end (as PyTorch and ONNX Runtime
+  // do); integers are not interpolated.
+  v1::DType type = n.b.dtype(x);
+  bool narrowFloat = type == v1::DTYPE_F16 || type == v1::DTYPE_BF16;
+  if (mode != "nearest" && !narrowFloat && type != v1::DTYPE_F32)
+    return n.error("mode '" + mode + "' interpolates float tensors only, not " +
+                   dtypeName(type));
+  bool widen = mode != "nearest" && narrowFloat;
   if (n.attrInt("antialias", 0) != 0)
     return n.error("antialias is not supported");
   if (n.attrInt("exclude_outside", 0) != 0)
@@ -214,9 +223,13 @@ Status resize(Node &n) {
   } else {
     return n.error("needs scales or sizes");
   }
+  if (widen && !resizes.empty())
+    x = n.b.convert(x, v1::DTYPE_F32);
   for (const AxisResize &axis : resizes) {
     ANYSHAPE_ASSIGN_OR_RETURN(x, resizeAxis(n, x, axis, mode));
   }
+  if (widen && !resizes.empty())
+    x = n.b.convert(x, type);
   return n.define(x);
 }
 

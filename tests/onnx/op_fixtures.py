@@ -670,3 +670,6 @@ if __name__ == "__main__":
     # half precision; in their own file, on this module's generator.
     import op_fixtures_sizes
     op_fixtures_sizes.main(sys.modules[__name__])
+    # Forms a held-out sweep of exported models met; after the rest.
+    import op_fixtures_heldout
+    op_fixtures_heldout.main(sys.modules[__name__])

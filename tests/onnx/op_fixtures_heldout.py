@@ -1,0 +1,97 @@
+"""More of tests/onnx/op_fixtures.py's cases: forms that transformers
+models exported by torch.onnx (a held-out sweep of 25 families) were
+refused on. Tile of a 5-D tensor (GPT-J) and of the largest rank; Resize
+of float16 images (any float16 ViT, CLIP or SegFormer resizing its
+position embeddings) and nearest Resize of integers; Unsqueeze and
+Squeeze of a dim no expression writes (BEiT's relative-position table,
+reshaped to [k, k, -1]); Tile repeats made by OneHot (TorchScript's
+repeat_interleave, in Qwen2-MoE's experts). op_fixtures.py calls main
+after op_fixtures_sizes', so these draw from its random generator last,
+and every fixture written before stays byte-identical."""
+
+import numpy as np
+from onnx import TensorProto
+
+
+def tile_cases(fx):
+    """One broadcast where the spread rank fits; one tiled dim at a time
+    where it does not; a gather per dim at the largest rank."""
+    shapes = [{"n": 1, "m": 1}, {"n": 2, "m": 3}, {"n": 3, "m": 2}]
+    x5 = [("x", fx.F, ["n", 2, 1, 3, "m"])]
+    fx.case("tile_rank5_one_dim", [fx.node("Tile", ["x", "r"], ["y"])], x5,
+            ["y"], shapes, inits=[fx.const("r", [1, 1, 2, 1, 1])])
+    fx.case("tile_rank5_four_dims", [fx.node("Tile", ["x", "r"], ["y"])],
+            x5, ["y"], shapes, inits=[fx.const("r", [2, 1, 2, 2, 3])])
+    x8 = [("x", fx.F, ["n", 1, 2, 1, 1, 2, 1, "m"])]
+    fx.case("tile_rank8", [fx.node("Tile", ["x", "r"], ["y"])], x8, ["y"],
+            shapes, inits=[fx.const("r", [1, 2, 1, 1, 3, 1, 2, 2])])
+
+
+def resize_type_cases(fx):
+    """float16 interpolated (in f32, rounded once, as ONNX Runtime does);
+    integers picked by nearest (against ONNX's reference evaluator)."""
+    images = [{"n": 1, "h": 1, "w": 1}, {"n": 2, "h": 5, "w": 8},
+              {"n": 1, "h": 7, "w": 3}]
+    half = {"x": lambda shape, _: fx.rng.standard_normal(shape).astype(
+        np.float16)}
+    x = [("x", TensorProto.FLOAT16, ["n", 2, "h", "w"])]
+    for name, attrs in [("resize_f16_linear_up2", dict(mode="linear")),
+                        ("resize_f16_cubic_up2", dict(mode="cubic")),
+                        ("resize_f16_nearest_up2", dict(mode="nearest"))]:
+        fx.case(name, [fx.node("Resize", ["x", "", "s"], ["y"], **attrs)], x,
+                ["y"], images, inits=[fx.const("s", [1, 1, 2, 2], fx.F)],
+                make=half)
+    fx.case("resize_i64_nearest_up2",
+            [fx.node("Resize", ["x", "", "s"], ["y"], mode="nearest")],
+            [("x", fx.I, ["n", 2, "h", "w"])], ["y"], images,
+            inits=[fx.const("s", [1, 1, 2, 2], fx.F)],
+            spec=True)  # ONNX Runtime has no int64 Resize
+
+
+def anonymous_dim_reshape_cases(fx):
+    """[k*k, 4] reshaped to [k, k, -1]: the -1 is 4 only because the
+    input's rows are k*k, which no expression knows; the Unsqueeze and the
+    Squeeze after the Transpose keep that dim."""
+    nodes = [fx.node("Shape", ["k"], ["ks"]),
+             fx.node("Concat", ["ks", "ks", "minus_one"], ["shape"], axis=0),
+             fx.node("Reshape", ["x", "shape"], ["r"]),
+             fx.node("Transpose", ["r"], ["t"], perm=[2, 0, 1]),
+             fx.node("Unsqueeze", ["t", "zero"], ["y"]),
+             fx.node("Squeeze", ["y", "zero"], ["z"])]
+    fx.case("unsqueeze_squeeze_anonymous_dim", nodes,
+            [("x", fx.F, ["n", 4]), ("k", fx.F, ["k"])], ["y", "z"],
+            [{"n": 1, "k": 1}, {"n": 4, "k": 2}, {"n": 9, "k": 3}],
+            inits=[fx.const("minus_one", [-1]), fx.const("zero", [0])])
+
+
+def onehot_repeat_cases(fx):
+    """x.repeat_interleave(k.shape[-1], dim=0) as TorchScript exports it:
+    OneHot(index 1, depth 3, values [1, k]) is the Tile's repeats
+    [1, k, 1], reshaped to a vector by a shape sliced from its own."""
+    nodes = [fx.node("Shape", ["k"], ["ks"]),
+             fx.node("Gather", ["ks", "one"], ["kk"], axis=0),
+             fx.node("Reshape", ["kk", "one_vector"], ["kv"]),
+             fx.node("Unsqueeze", ["x", "one_vector"], ["xu"]),
+             fx.node("Concat", ["one_vector", "kv"], ["on_off"], axis=0),
+             fx.node("OneHot", ["one_vector", "three", "on_off"], ["hot"]),
+             fx.node("Shape", ["hot"], ["hs"]),
+             fx.node("Slice", ["hs", "zero_vector", "zero_vector",
+                               "zero_vector"], ["lead"]),
+             fx.node("Concat", ["lead", "minus_one"], ["flat"], axis=0),
+             fx.node("Reshape", ["hot", "flat"], ["repeats"]),
+             fx.node("Tile", ["xu", "repeats"], ["tiled"]),
+             fx.node("Flatten", ["tiled"], ["y"], axis=2)]
+    fx.case("onehot_tile_repeats", nodes,
+            [("x", fx.F, ["n", 4]), ("k", fx.F, ["n", "k"])], ["y"],
+            [{"n": 1, "k": 1}, {"n": 3, "k": 2}, {"n": 5, "k": 4}],
+            opset=17,
+            inits=[fx.const("one", 1), fx.const("one_vector", [1]),
+                   fx.const("three", 3), fx.const("minus_one", [-1]),
+                   fx.const("zero_vector", [0])])
+
+
+def main(fx):
+    tile_cases(fx)
+    resize_type_cases(fx)
+    anonymous_dim_reshape_cases(fx)
+    onehot_repeat_cases(fx)
