@@ -36,7 +36,7 @@ install(EXPORT anyshapeTargets NAMESPACE anyshape::
 configure_package_config_file(${CMAKE_SOURCE_DIR}/cmake/anyshapeConfig.cmake.in
   ${CMAKE_BINARY_DIR}/anyshapeConfig.cmake INSTALL_DESTINATION ${ANYSHAPE_CMAKE_DIR})
 write_basic_package_version_file(${CMAKE_BINARY_DIR}/anyshapeConfigVersion.cmake
-  VERSION 0.1.0 COMPATIBILITY SameMinorVersion)
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_BINARY_DIR}/anyshapeConfig.cmake
               ${CMAKE_BINARY_DIR}/anyshapeConfigVersion.cmake
         DESTINATION ${ANYSHAPE_CMAKE_DIR})

@@ -12,6 +12,10 @@ from setuptools.command.build_py import build_py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROTO_ROOT = os.path.join(HERE, "..", "..", "proto")
+# The repository's VERSION: the one owner of the version (CMake reads it
+# too). Written into the built package as anyshape/_version.py.
+with open(os.path.join(HERE, "..", "..", "VERSION")) as f:
+    VERSION = f.read().strip()
 PROTOS = ["anyshape/v1/graph.proto", "anyshape/v1/service.proto"]
 
 
@@ -32,6 +36,9 @@ class BuildWithStubs(build_py):
                             f"--grpc_python_out={self.build_lib}"] + PROTOS)
         if code != 0:
             raise SystemExit("anyshape: protoc failed on proto/")
+        with open(os.path.join(self.build_lib, "anyshape", "_version.py"),
+                  "w") as f:
+            f.write(f'__version__ = "{VERSION}"\n')
 
 
-setup(cmdclass={"build_py": BuildWithStubs})
+setup(version=VERSION, cmdclass={"build_py": BuildWithStubs})

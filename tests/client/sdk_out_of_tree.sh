@@ -16,6 +16,12 @@ if grep -rqiE "llvm|mlir" "$dir/prefix/lib/cmake/anyshape"; then
   echo "FAIL: the installed package names LLVM or MLIR" >&2
   exit 1
 fi
+# The package's version is the repository's VERSION (its one owner).
+if ! grep -q "PACKAGE_VERSION \"$(cat "$source/VERSION")\"" \
+    "$dir/prefix/lib/cmake/anyshape/anyshapeConfigVersion.cmake"; then
+  echo "FAIL: the installed package's version is not VERSION's" >&2
+  exit 1
+fi
 linker=()
 case "$cxx" in *clang*) linker=(-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld) ;; esac
 cmake -S "$source/examples/sdk" -B "$dir/example" -G Ninja \

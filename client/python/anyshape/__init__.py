@@ -15,4 +15,4 @@ from anyshape.v1 import graph_pb2, service_pb2
 
 __all__ = ["AnyShapeError", "Client", "Compiled", "from_tensor",
            "to_tensor", "graph_pb2", "service_pb2"]
-__version__ = "0.1.0"
+from anyshape._version import __version__  # noqa: E402 (generated)

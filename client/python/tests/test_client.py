@@ -211,6 +211,13 @@ class ServerTest(unittest.TestCase):
         self.assertGreater(self.client.stats()["compile_errors"], 0)
 
 
+class VersionTest(unittest.TestCase):
+    def test_the_version_is_the_repositorys(self):
+        # One owner: the repository's VERSION file, also CMake's.
+        with open(os.path.join(SOURCE, "VERSION")) as f:
+            self.assertEqual(anyshape.__version__, f.read().strip())
+
+
 class UnreachableTest(unittest.TestCase):
     def test_connect_waits_then_says_unavailable(self):
         with self.assertRaises(anyshape.AnyShapeError) as raised:
