@@ -8,6 +8,7 @@
 // --testing-compile-faults (a graph named anyshape-testing-FAULT).
 #include "../support/ExampleGraph.h"
 #include "../support/ServerProcess.h"
+#include "../support/ServiceCalls.h"
 #include "anyshape/client/GraphBuilder.h"
 #include "ir/graph/ConstantData.h"
 #include "runtime/support/Sanitizers.h"
@@ -26,34 +27,14 @@
 #include <vector>
 
 using namespace anyshape;
+using test::Called;
+using test::compile;
 using test::ServerProcess;
+using test::stats;
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-struct Compiled {
-  grpc::Status status;
-  v1::CompileResponse response;
-  double seconds = 0;
-};
-
-Compiled compile(v1::AnyShape::Stub &stub, const v1::Graph &graph,
-                 std::chrono::milliseconds deadline = std::chrono::minutes(5)) {
-  v1::CompileRequest request;
-  *request.mutable_graph() = graph;
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + deadline);
-  Compiled out;
-  auto start = Clock::now();
-  out.status = stub.Compile(&context, request, &out.response);
-  out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  if (!out.status.ok())
-    std::printf("%s: code %d after %.2f s: %s\n", graph.name().c_str(),
-                out.status.error_code(), out.seconds,
-                out.status.error_message().c_str());
-  return out;
-}
 
 /// An example graph (not mlp: the good compiles use mlp, and names do not
 /// enter the cache key) named so that its worker misbehaves.
@@ -89,15 +70,8 @@ int childProcesses(pid_t server) {
 /// The server still compiles and answers: a good graph compiles (or is a
 /// hit) and Stats answers.
 void expectServing(v1::AnyShape::Stub &stub) {
-  Compiled good = compile(stub, test::exampleGraph("mlp"));
+  Called good = compile(stub, test::exampleGraph("mlp"));
   EXPECT_TRUE(good.status.ok()) << good.status.error_message();
-}
-
-v1::StatsResponse stats(v1::AnyShape::Stub &stub) {
-  grpc::ClientContext context;
-  v1::StatsResponse response;
-  EXPECT_TRUE(stub.Stats(&context, v1::StatsRequest(), &response).ok());
-  return response;
 }
 
 TEST(CompileWorkers, AnAbortFailsOnlyItsRequest) {
@@ -113,7 +87,7 @@ TEST(CompileWorkers, AnAbortFailsOnlyItsRequest) {
   });
   ASSERT_FALSE(server.address().empty());
   auto stub = server.stub();
-  Compiled aborted = compile(*stub, faulty("abort"));
+  Called aborted = compile(*stub, faulty("abort"));
   EXPECT_EQ(aborted.status.error_code(), grpc::StatusCode::INTERNAL);
   const std::string &message = aborted.status.error_message();
   EXPECT_NE(message.find("died of signal 6"), std::string::npos) << message;
@@ -141,7 +115,7 @@ TEST(CompileWorkers, AResultFromAnotherBuildIsRefused) {
   ServerProcess server({"--testing-compile-faults"});
   ASSERT_FALSE(server.address().empty());
   auto stub = server.stub();
-  Compiled foreign = compile(*stub, faulty("foreign-build"));
+  Called foreign = compile(*stub, faulty("foreign-build"));
   EXPECT_EQ(foreign.status.error_code(), grpc::StatusCode::INTERNAL);
   EXPECT_NE(foreign.status.error_message().find("another build"),
             std::string::npos)
@@ -196,7 +170,7 @@ TEST(CompileWorkers, AWorkerKilledMidCompileFailsOnlyItsRequest) {
   ASSERT_EQ(childProcesses(server.pid()), 2);
   // The compiling worker and the spare: both die, from outside.
   ASSERT_EQ(killChildren(server.pid()), 2);
-  Compiled killed = hung.get();
+  Called killed = hung.get();
   EXPECT_EQ(killed.status.error_code(), grpc::StatusCode::INTERNAL);
   EXPECT_NE(killed.status.error_message().find("signal 9"), std::string::npos)
       << killed.status.error_message();
@@ -225,7 +199,7 @@ TEST(CompileWorkers, ASpareKilledBeforeItsJobCostsTheJobNothing) {
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   ASSERT_EQ(::kill(spare[0], SIGKILL), 0);
-  Compiled compiled = next.get();
+  Called compiled = next.get();
   EXPECT_TRUE(compiled.status.ok()) << compiled.status.error_message();
   v1::StatsResponse s = stats(*stub);
   EXPECT_EQ(s.compile_errors(), 0);
@@ -237,7 +211,7 @@ TEST(CompileWorkers, ACompilePastItsDeadlineIsStopped) {
   ServerProcess server({"--testing-compile-faults"});
   ASSERT_FALSE(server.address().empty());
   auto stub = server.stub();
-  Compiled late = compile(*stub, faulty("sleep"), std::chrono::seconds(1));
+  Called late = compile(*stub, faulty("sleep"), {}, std::chrono::seconds(1));
   EXPECT_EQ(late.status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
   EXPECT_LT(late.seconds, 10) << "the worker was not stopped at the deadline";
   // The worker is gone soon after (the server kills it at the deadline,
@@ -258,7 +232,7 @@ TEST(CompileWorkers, ACompileOverItsMemoryLimitIsResourceExhausted) {
       {"--testing-compile-faults", "--compile-memory-bytes", "2G"});
   ASSERT_FALSE(server.address().empty());
   auto stub = server.stub();
-  Compiled greedy = compile(*stub, faulty("allocate"));
+  Called greedy = compile(*stub, faulty("allocate"));
   EXPECT_EQ(greedy.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_NE(greedy.status.error_message().find("memory"), std::string::npos)
       << greedy.status.error_message();
@@ -280,11 +254,11 @@ TEST(CompileWorkers, AGibibyteOfSeededWeightsCompilesInASmallWorker) {
   b.output(b.slice(w, {client::Dim(count - 8)}, {client::Dim(count)}), "tail");
   auto graph = b.build();
   ASSERT_TRUE(graph.isOk()) << graph.status().toString();
-  Compiled compiled = compile(*stub, *graph);
+  Called compiled = compile(*stub, *graph);
   ASSERT_TRUE(compiled.status.ok()) << compiled.status.error_message();
 
   v1::ExecuteRequest request;
-  request.set_executable_id(compiled.response.info().executable_id());
+  request.set_executable_id(compiled.compiled.info().executable_id());
   grpc::ClientContext context;
   v1::ExecuteResponse response;
   ASSERT_TRUE(stub->Execute(&context, request, &response).ok());
@@ -303,7 +277,7 @@ TEST(CompileWorkers, ACompileOverItsCpuTimeLimitIsResourceExhausted) {
       {"--testing-compile-faults", "--compile-cpu-seconds", "1"});
   ASSERT_FALSE(server.address().empty());
   auto stub = server.stub();
-  Compiled spinning = compile(*stub, faulty("spin"));
+  Called spinning = compile(*stub, faulty("spin"));
   EXPECT_EQ(spinning.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_NE(spinning.status.error_message().find("CPU-time limit"),
             std::string::npos)
@@ -327,7 +301,7 @@ TEST(CompileWorkers, SigtermWithACompileInFlightExitsAfterTheDrain) {
   double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   EXPECT_EQ(exitCode, 1); // work was cut off
   EXPECT_LT(seconds, 2.0) << "exit took longer than --drain-seconds + 1 s";
-  Compiled stopped = hung.get();
+  Called stopped = hung.get();
   EXPECT_FALSE(stopped.status.ok());
   EXPECT_EQ(stopped.status.error_code(), grpc::StatusCode::UNAVAILABLE)
       << stopped.status.error_message();

@@ -1,10 +1,12 @@
 // Helpers of the server's end-to-end tests (EndToEndTest.cpp,
-// FaultTest.cpp): raw-stub Compile, Stats and Upload calls, executions
-// checked against the reference evaluator, scratch cache directories.
+// FaultTest.cpp): raw-stub Upload calls, executions checked against the
+// reference evaluator, scratch cache directories; the Compile and Stats
+// calls every server test makes are tests/support/ServiceCalls.h's.
 #pragma once
 
 #include "../support/ScratchDir.h"
 #include "../support/ServerProcess.h"
+#include "../support/ServiceCalls.h"
 
 #include "ir/graph/Bindings.h"
 #include "ir/reference/Compare.h"
@@ -25,38 +27,6 @@ namespace anyshape::test {
 /// A "cache" path inside a new scratch directory (so that the cache key,
 /// beside it, is scratch too), removed when the tests exit.
 inline std::string freshDirectory() { return freshPath("cache"); }
-
-struct Called {
-  grpc::Status status;
-  v1::CompileResponse compiled;
-};
-
-inline Called compile(v1::AnyShape::Stub &stub, const v1::Graph &graph,
-                      const v1::CompileOptions &options = {}) {
-  v1::CompileRequest request;
-  *request.mutable_graph() = graph;
-  *request.mutable_options() = options;
-  grpc::ClientContext context;
-  Called called;
-  called.status = stub.Compile(&context, request, &called.compiled);
-  return called;
-}
-
-/// Compiles `graph`; its executable id, or "" (with a failure) if the
-/// compile failed.
-inline std::string compiledId(v1::AnyShape::Stub &stub,
-                              const v1::Graph &graph) {
-  Called called = compile(stub, graph);
-  EXPECT_TRUE(called.status.ok()) << called.status.error_message();
-  return called.status.ok() ? called.compiled.info().executable_id() : "";
-}
-
-inline v1::StatsResponse stats(v1::AnyShape::Stub &stub) {
-  grpc::ClientContext context;
-  v1::StatsResponse response;
-  EXPECT_TRUE(stub.Stats(&context, v1::StatsRequest(), &response).ok());
-  return response;
-}
 
 /// An Execute request of `id` with `tensors` as the graph's inputs, in
 /// order.
