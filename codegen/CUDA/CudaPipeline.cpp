@@ -140,17 +140,18 @@ void registerCudaPipeline() {
     CudaPipelineOptions defaults;
     Option<bool> fuse{*this, "fuse", llvm::cl::desc("Fuse kernels"),
                       llvm::cl::init(defaults.fuse)};
-    // Only the chips of runtime/cuda/Chips.h parse: MLIR's NVVM default
-    // (sm_50) and any other chip are an option error, not a warning from
-    // LLVM. (llvm::cl takes its values as a literal list.)
-    static_assert(std::size(runtime::cuda::kChips) == 2,
-                  "list every chip of Chips.h below");
-    enum Chip { kSm80 = 80, kSm90 = 90 };
+    // Only the chips of runtime/cuda/Chips.h parse (added below, from its
+    // list): MLIR's NVVM default (sm_50) and any other chip are an option
+    // error, not a warning from LLVM.
+    enum Chip : int {};
     Option<Chip> chip{
         *this, "chip", llvm::cl::desc("The chip generated for"),
-        llvm::cl::init(static_cast<Chip>(defaults.target.smVersion)),
-        llvm::cl::values(clEnumValN(80, "sm_80", "A100"),
-                         clEnumValN(90, "sm_90", "H100, H200"))};
+        llvm::cl::init(static_cast<Chip>(defaults.target.smVersion))};
+    CliOptions() {
+      for (const runtime::cuda::Chip &known : runtime::cuda::kChips)
+        chip.getParser().addLiteralOption(
+            known.name, static_cast<Chip>(known.smVersion), known.devices);
+    }
     Option<bool> emulate{*this, "emulate",
                          llvm::cl::desc("Run the kernels on the CPU")};
     Option<int64_t> blockSize{
