@@ -79,44 +79,7 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options,
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   }
   // LLVM dialect: the host flow and its kernels.
-  buildCpuHostLowering(pm);
-}
-
-void buildCpuHostLowering(OpPassManager &pm) {
-  // Each fusion a kernel function, launched (on the CPU: called) from the
-  // host flow.
-  pm.addPass(createOutlineKernels());
-  // Stacked layers' kernels lowered and emitted once.
-  pm.addPass(createMergeIdenticalKernels());
-  pm.addPass(createExecutionContext());
-  buildHostToLlvm(pm);
-}
-
-void buildHostToLlvm(OpPassManager &pm) {
-  pm.addPass(createLaunchesToCalls());
-  pm.addPass(createConvertMathToFuncs());
-  pm.addPass(arith::createArithExpandOpsPass()); // ceildiv, maximumf, ...
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createConvertSCFToCFPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  // Allocations call MLIR's generic allocation functions, which become
-  // calls of the execution context's allocator after the func lowering
-  // (runtime/ExecutionContext.h).
-  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
-  memrefToLLVM.useGenericFunctions = true;
-  memrefToLLVM.useAlignedAlloc = true;
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
-  pm.addPass(createConvertMathToLLVMPass());
-  pm.addPass(createConvertMathToLibmPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertIndexToLLVMPass());
-  pm.addPass(createConvertFuncToLLVMPass());
-  pm.addPass(createConvertOpenMPToLLVMPass());
-  pm.addPass(createContextAllocation());
-  pm.addPass(createConvertControlFlowToLLVMPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
-  pm.addPass(createCanonicalizerPass());
+  buildHostLowering(pm);
 }
 
 void registerCpuPipeline() {

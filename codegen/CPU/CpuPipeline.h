@@ -69,16 +69,6 @@ void buildCpuPipeline(mlir::OpPassManager &pm,
                       const CpuPipelineOptions &options = {},
                       dhlo::FormedFusionPlan *formed = nullptr);
 
-/// The pipeline's LLVM-dialect part alone, from scheduled kernels in their
-/// fusions to the LLVM dialect on the host: each fusion outlined as a kernel
-/// function, the execution context passed, then buildHostToLlvm. Also the tail
-/// of the CUDA pipeline's CPU emulation (codegen/CUDA/CudaPipeline.h).
-void buildCpuHostLowering(mlir::OpPassManager &pm);
-/// Outlined code that has its execution context to the LLVM dialect for
-/// this CPU: dhlo.launch as calls, allocations from the context. The CUDA
-/// target's host flow ends with it too, once its launches are runtime calls.
-void buildHostToLlvm(mlir::OpPassManager &pm);
-
 void registerCpuPipeline();
 
 } // namespace anyshape::codegen

@@ -12,37 +12,6 @@
 
 include "mlir/Pass/PassBase.td"
 
-def BatchMatmulToRuntimeCall
-    : Pass<"anyshape-batch-matmul-to-runtime-call", "mlir::ModuleOp"> {
-  let summary = "Call the GEMM library for f32 linalg.batch_matmul on buffers";
-  let description = [{
-    Replaces each f32 `linalg.batch_matmul` (and `_transpose_a`/`_b`) on
-    memrefs with a call of `anyshapeBatchMatmulF32` (runtime/Gemm.h) on
-    strided views of the same buffers, a transposed operand as a
-    `memref.transpose` view, through MLIR's C interface. The runtime binds the symbol as an
-    absolute address when the executable is JITed. Contract: the runtime
-    computes C = A x B, while `linalg.batch_matmul` accumulates into C; the
-    two agree because the only producer of batch_matmuls in the pipeline
-    (`dhlo-convert-to-linalg`, dot_general) zero-fills C just before.
-    Running this pass on batch_matmuls that accumulate into live data
-    would be wrong. The zero fill of a freshly allocated C that nothing
-    else reads before the GEMM is erased: the runtime overwrites C.
-  }];
-  let dependentDialects = ["::mlir::func::FuncDialect",
-                           "::mlir::memref::MemRefDialect"];
-}
-
-def LaunchesToCalls
-    : Pass<"anyshape-launches-to-calls", "mlir::ModuleOp"> {
-  let summary = "A CPU kernel launch is a call of the kernel";
-  let description = [{
-    The CPU lowering of `dhlo.launch`: a `func.call` of the kernel
-    function, on the calling thread (a parallel kernel forks the OpenMP
-    team inside itself).
-  }];
-  let dependentDialects = ["::mlir::func::FuncDialect"];
-}
-
 def MathApproximation : Pass<"anyshape-math-approximation"> {
   let summary = "Inline polynomial approximations of transcendentals";
   let description = [{

@@ -10,8 +10,6 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/CUDA/CudaPipeline.h"
 
-#include "codegen/CPU/CpuPipeline.h"
-#include "codegen/CPU/Passes.h"
 #include "codegen/CUDA/Passes.h"
 #include "codegen/Common/Stages.h"
 
@@ -102,15 +100,16 @@ void buildCudaPipeline(OpPassManager &pm, const CudaPipelineOptions &options,
   mapping.vectorAccesses = options.vectorAccesses;
   pm.addNestedPass<func::FuncOp>(createMapKernelsToGpu(mapping));
   if (options.emulate) {
-    // LLVM dialect, emulated: on the CPU, blocks in parallel (an OpenMP team),
-    // threads in turn; then the CPU's host lowering.
+    // LLVM dialect, emulated: on the CPU, blocks in parallel (an OpenMP
+    // team), threads in turn; then the host lowering the CPU's pipeline
+    // ends with (Stages.h).
     pm.addNestedPass<func::FuncOp>(createEmulateGpuLaunches());
-    // The 4-wide versions' vector accesses, which the CPU's host lowering
-    // does not expect.
+    // The 4-wide versions' vector accesses, which the host lowering does
+    // not expect.
     pm.addPass(createConvertVectorToLLVMPass());
     pm.addPass(createConvertSCFToOpenMPPass());
     pm.addPass(createCanonicalizerPass());
-    buildCpuHostLowering(pm);
+    buildHostLowering(pm);
     return;
   }
   // LLVM dialect: each fusion a launcher function in the host flow; its
@@ -134,7 +133,6 @@ void buildCudaPipeline(OpPassManager &pm, const CudaPipelineOptions &options,
 
 void registerCudaPipeline() {
   registerCodegenCommonPasses();
-  registerCodegenCpuPasses();
   registerCodegenCudaPasses();
   struct CliOptions : PassPipelineOptions<CliOptions> {
     CudaPipelineOptions defaults;

@@ -1,7 +1,7 @@
 //===- Dialects.cpp - what the CUDA pipeline needs registered ---*- C++ -*-===//
 #include "codegen/CUDA/Dialects.h"
 
-#include "codegen/CPU/Dialects.h"
+#include "codegen/Common/Dialects.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -12,7 +12,7 @@
 namespace anyshape::codegen {
 
 void registerCudaPipelineDialects(mlir::DialectRegistry &registry) {
-  registerCpuPipelineDialects(registry);
+  registerHostPipelineDialects(registry);
   registry.insert<mlir::gpu::GPUDialect, mlir::NVVM::NVVMDialect>();
   mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   mlir::registerGPUDialectTranslation(registry);

@@ -11,6 +11,8 @@
 #include "ir/dhlo/Conversion/Passes.h"
 #include "ir/dhlo/Transforms/Passes.h"
 
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -95,6 +97,43 @@ void buildKernelFormationStages(OpPassManager &pm, bool fuse,
   // fails (a departure is an anyshape bug, reported as INTERNAL) or warns.
   pm.addNestedPass<func::FuncOp>(
       createCheckKernelFusions({printKernelFusions, allowDepartures}));
+}
+
+void buildHostLowering(OpPassManager &pm) {
+  // Each fusion a kernel function, launched (on the CPU: called) from the
+  // host flow.
+  pm.addPass(createOutlineKernels());
+  // Stacked layers' kernels lowered and emitted once.
+  pm.addPass(createMergeIdenticalKernels());
+  pm.addPass(createExecutionContext());
+  buildHostToLlvm(pm);
+}
+
+void buildHostToLlvm(OpPassManager &pm) {
+  pm.addPass(createLaunchesToCalls());
+  pm.addPass(createConvertMathToFuncs());
+  pm.addPass(arith::createArithExpandOpsPass()); // ceildiv, maximumf, ...
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertSCFToCFPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  // Allocations call MLIR's generic allocation functions, which become
+  // calls of the execution context's allocator after the func lowering
+  // (runtime/ExecutionContext.h).
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useGenericFunctions = true;
+  memrefToLLVM.useAlignedAlloc = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertOpenMPToLLVMPass());
+  pm.addPass(createContextAllocation());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
 }
 
 } // namespace anyshape::codegen

@@ -44,4 +44,14 @@ void buildKernelFormationStages(mlir::OpPassManager &pm, bool fuse,
                                 bool printKernelFusions,
                                 bool allowDepartures = false);
 
+/// The pipeline's LLVM-dialect part alone, from scheduled kernels in their
+/// fusions to the LLVM dialect on the host: each fusion outlined as a kernel
+/// function, the execution context passed, then buildHostToLlvm: the CPU
+/// pipeline's tail, and the CUDA pipeline's when emulated.
+void buildHostLowering(mlir::OpPassManager &pm);
+/// Outlined code that has its execution context to the LLVM dialect for
+/// this CPU: dhlo.launch as calls, allocations from the context. The CUDA
+/// target's host flow ends with it too, once its launches are runtime calls.
+void buildHostToLlvm(mlir::OpPassManager &pm);
+
 } // namespace anyshape::codegen

@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/Backend.h"
 
-#include "codegen/CPU/Dialects.h"
+#include "codegen/Common/Dialects.h"
 
 namespace anyshape::compiler {
 
@@ -20,7 +20,7 @@ public:
   const char *pipelineName() const override { return "CPU pipeline"; }
 
   void registerDialects(mlir::DialectRegistry &registry) const override {
-    codegen::registerCpuPipelineDialects(registry);
+    codegen::registerHostPipelineDialects(registry);
   }
 
   void buildPipeline(mlir::OpPassManager &pm,

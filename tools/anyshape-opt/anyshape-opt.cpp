@@ -8,7 +8,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/CPU/CpuPipeline.h"
-#include "codegen/CPU/Dialects.h"
 #include "codegen/CUDA/CudaPipeline.h"
 #include "codegen/CUDA/Dialects.h"
 #include "ir/dhlo/Conversion/Passes.h"

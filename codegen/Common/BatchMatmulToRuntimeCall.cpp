@@ -8,7 +8,7 @@
 // library reads in place.
 //
 //===----------------------------------------------------------------------===//
-#include "codegen/CPU/Passes.h"
+#include "codegen/Common/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
@@ -17,7 +17,7 @@
 namespace anyshape::codegen {
 
 #define GEN_PASS_DEF_BATCHMATMULTORUNTIMECALL
-#include "codegen/CPU/Passes.h.inc"
+#include "codegen/Common/Passes.h.inc"
 
 using namespace mlir;
 

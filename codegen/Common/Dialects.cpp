@@ -1,5 +1,5 @@
-//===- Dialects.cpp - what the CPU pipeline needs registered ----*- C++ -*-===//
-#include "codegen/CPU/Dialects.h"
+//===- Dialects.cpp - what every pipeline's host code needs -----*- C++ -*-===//
+#include "codegen/Common/Dialects.h"
 
 #include "ir/dhlo/IR/DhloDialect.h"
 #include "ir/dhlo/Transforms/BufferizableOpInterfaceImpl.h"
@@ -28,7 +28,7 @@
 
 namespace anyshape::codegen {
 
-void registerCpuPipelineDialects(mlir::DialectRegistry &registry) {
+void registerHostPipelineDialects(mlir::DialectRegistry &registry) {
   registry.insert<
       dhlo::DhloDialect, mlir::affine::AffineDialect, mlir::arith::ArithDialect,
       mlir::bufferization::BufferizationDialect, mlir::cf::ControlFlowDialect,

@@ -6,7 +6,7 @@
 // dhlo.launch becomes a func.call of its kernel.
 //
 //===----------------------------------------------------------------------===//
-#include "codegen/CPU/Passes.h"
+#include "codegen/Common/Passes.h"
 
 #include "ir/dhlo/IR/DhloDialect.h"
 
@@ -17,7 +17,7 @@ using namespace mlir;
 namespace anyshape::codegen {
 
 #define GEN_PASS_DEF_LAUNCHESTOCALLS
-#include "codegen/CPU/Passes.h.inc"
+#include "codegen/Common/Passes.h.inc"
 
 namespace {
 
