@@ -7,6 +7,7 @@
 #include "ir/graph/Limits.h"
 #include "ir/graph/SymExpr.h"
 
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <set>
@@ -25,6 +26,27 @@ inline std::vector<Dim> dimsOf(const client::GraphBuilder &b, Value x) {
   if (b.rank(x) >= 0)
     return b.dims(x);
   return std::vector<Dim>(static_cast<size_t>(GraphLimits{}.maxRank), Dim("?"));
+}
+
+/// The known-dims text of dim `d` of `x` where the shape rules could not
+/// write it (an anonymous "?", such as a reshape's -1 that no expression
+/// divides): "?<value>:<d>". It equals only itself, and no rule takes it
+/// for a size (knownDimsInput refuses it); Resize, given its own input's
+/// shape, knows it as that input's dim.
+inline std::string anonymousDimText(Value x, int64_t d) {
+  return "?" + std::to_string(x.id()) + ":" + std::to_string(d);
+}
+
+/// The value id and dim anonymousDimText wrote into `text`, if it did.
+inline std::optional<std::pair<int, int64_t>>
+anonymousDimOf(const std::string &text) {
+  int id = 0;
+  long long d = 0;
+  char end = 0;
+  if (text.size() < 4 || text[0] != '?' ||
+      std::sscanf(text.c_str(), "?%d:%lld%c", &id, &d, &end) != 2)
+    return std::nullopt;
+  return std::make_pair(id, static_cast<int64_t>(d));
 }
 
 struct Node {
@@ -86,6 +108,13 @@ struct Node {
                    "' must be known at import time (a constant, or "
                    "computed from Shape by Gather, Unsqueeze, Concat, "
                    "Add, Sub, Mul or Div)");
+    for (size_t i = 0; i < known->dims.size(); ++i)
+      if (anonymousDimOf(known->dims[i]))
+        return error("input '" + proto.input(k) +
+                     "' must be known at import time, but element " +
+                     std::to_string(i) +
+                     " is a size no dim expression writes (a reshape's -1 "
+                     "that does not divide)");
     return std::vector<Dim>(known->dims.begin(), known->dims.end());
   }
   /// The elements of int64 input `k` as numbers, known at import time.

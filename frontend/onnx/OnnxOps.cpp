@@ -375,7 +375,7 @@ StatusOr<Value> broadcastTo(Node &n, Value x, const std::vector<Dim> &target) {
     mapping.push_back(static_cast<int64_t>(at));
   }
   if (kept.size() != dims.size())
-    x = n.b.reshape(x, kept);
+    x = reshapeKeepingDims(n, x, kept);
   return n.b.broadcastInDim(x, target, mapping);
 }
 

@@ -153,6 +153,35 @@ StatusOr<Value> resizeAxis(Node &n, Value x, const AxisResize &r,
   return y;
 }
 
+/// Resize's sizes (input 3) for `axes` of `x`. A size no expression
+/// writes may stand for x's own dim on its axis, read by Shape of x
+/// itself (BEiT's and PVT's position tables, reshaped by a -1 that does
+/// not divide): that axis keeps its size. Any other is refused, as
+/// knownDimsInput refuses it.
+StatusOr<std::vector<Dim>> sizesInput(Node &n, Value x,
+                                      const std::vector<int64_t> &axes) {
+  Value given = n.inputs.size() > 3 ? n.inputs[3] : Value();
+  std::optional<ImportState::KnownDims> known =
+      given.isValid() && n.b.dtype(given) == v1::DTYPE_I64
+          ? knownDimsOf(n.state, n.proto.input(3), given)
+          : std::nullopt;
+  if (!known)
+    return n.knownDimsInput(3); // its refusal
+  std::vector<Dim> dims = n.dims(x), sizes;
+  for (size_t k = 0; k < known->dims.size(); ++k) {
+    std::optional<std::pair<int, int64_t>> own = anonymousDimOf(known->dims[k]);
+    if (!own) {
+      sizes.emplace_back(known->dims[k]);
+    } else if (own->first == x.id() && k < axes.size() &&
+               own->second == axes[k]) {
+      sizes.push_back(dims[axes[k]]); // as it is: not resized
+    } else {
+      return n.knownDimsInput(3); // its refusal
+    }
+  }
+  return sizes;
+}
+
 Status resize(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
   std::string mode = n.attrString("mode", "nearest");
@@ -213,7 +242,7 @@ Status resize(Node &n) {
         resizes.push_back({axes[k], Dim(out->toString()), (*scales)[k]});
     }
   } else if (present(3)) {
-    ANYSHAPE_ASSIGN_OR_RETURN(std::vector<Dim> sizes, n.knownDimsInput(3));
+    ANYSHAPE_ASSIGN_OR_RETURN(std::vector<Dim> sizes, sizesInput(n, x, axes));
     if (sizes.size() != axes.size())
       return n.error("has " + std::to_string(sizes.size()) + " sizes for " +
                      std::to_string(axes.size()) + " axes");

@@ -27,17 +27,15 @@ Status shape(Node &n) {
           end = clamp(n.attrInt("end", r));
   std::vector<Value> parts;
   KnownDims k;
-  bool allNamed = true;
   for (int64_t d = start; d < end; ++d) {
     parts.push_back(n.b.reshape(n.b.dimSize(x, d), {1}));
-    k.dims.push_back(dims[d].text());
-    allNamed &= dims[d].text() != "?";
+    k.dims.push_back(dims[d].text() == "?" ? anonymousDimText(x, d)
+                                           : dims[d].text());
   }
   Value value = parts.empty() ? n.b.constant(v1::DTYPE_I64, {0}, "")
                               : (parts.size() == 1 ? parts[0]
                                                    : n.b.concatenate(parts, 0));
-  if (allNamed)
-    n.state.knownDims[n.proto.output(0)] = k;
+  n.state.knownDims[n.proto.output(0)] = k;
   return n.define(value);
 }
 

@@ -90,8 +90,41 @@ def onehot_repeat_cases(fx):
                    fx.const("zero_vector", [0])])
 
 
+def anonymous_dim_shape_cases(fx):
+    """Sizes no expression writes (a -1 that does not divide). A Resize
+    whose sizes are its own input's shape (PVT's position table at its
+    own grid): the anonymous dim, read by Shape, keeps its size. A
+    broadcast of such a tensor over a dim of 1, which crashed shape
+    simplification (PVT)."""
+    fx.case("resize_to_own_anonymous_dims",
+            [fx.node("Shape", ["k"], ["ks"]),
+             fx.node("Concat", ["ks", "minus_one", "two"], ["shape"], axis=0),
+             fx.node("Reshape", ["x", "shape"], ["r"]),          # [k, ?, 2]
+             fx.node("Transpose", ["r"], ["t"], perm=[1, 0, 2]),  # [?, k, 2]
+             fx.node("Unsqueeze", ["t", "zero"], ["u"]),          # [1, ?, k, 2]
+             fx.node("Shape", ["u"], ["us"]),
+             fx.node("Slice", ["us", "zero", "two"], ["lead"]),
+             fx.node("Concat", ["lead", "ks", "two"], ["size"], axis=0),
+             fx.node("Resize", ["u", "", "", "size"], ["y"], mode="linear")],
+            [("x", fx.F, ["n", 3]), ("k", fx.F, ["k"])], ["y"],
+            [{"n": 2, "k": 1}, {"n": 4, "k": 2}, {"n": 6, "k": 3}],
+            inits=[fx.const("minus_one", [-1]), fx.const("two", [2]),
+                   fx.const("zero", [0])])
+    fx.case("expand_unit_dim_of_anonymous_dims",
+            [fx.node("Reshape", ["x", "rows_of_two"], ["r"]),    # [?, 2]
+             fx.node("Unsqueeze", ["r", "one"], ["u"]),          # [?, 1, 2]
+             fx.node("MatMul", ["u", "w"], ["m"]),
+             fx.node("Expand", ["m", "wide"], ["y"])],           # [?, 4, 2]
+            [("x", fx.F, ["n", 3])], ["y"],
+            [{"n": 2}, {"n": 4}, {"n": 6}],
+            inits=[fx.const("rows_of_two", [-1, 2]), fx.const("one", [1]),
+                   fx.const("w", [[1.0, 2.0], [-1.0, 0.5]], fx.F),
+                   fx.const("wide", [1, 4, 1])])
+
+
 def main(fx):
     tile_cases(fx)
     resize_type_cases(fx)
     anonymous_dim_reshape_cases(fx)
     onehot_repeat_cases(fx)
+    anonymous_dim_shape_cases(fx)

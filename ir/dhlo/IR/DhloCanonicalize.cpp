@@ -13,6 +13,7 @@
 #include "ir/dhlo/IR/DhloDialect.h"
 
 #include "ir/graph/OpRegistry.h"
+#include "ir/graph/TensorType.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
@@ -445,6 +446,12 @@ struct BroadcastDropsStretchedUnitDims : OpRewritePattern<BroadcastInDimOp> {
     }
     if (static_cast<int64_t>(kept.size()) == xType.getRank())
       return failure();
+    // A reshape's shape names sizes by the graph's own symbols; a fresh
+    // one (a size validation could not write, such as a -1 that does not
+    // divide) types x but no reshape can name it: such an x stays.
+    for (const std::optional<SymExpr> &dim : kept)
+      if (!llvm::all_of(dim->leafSymbols(), isValidSymbolName))
+        return failure();
     Value narrow = rewriter.create<ReshapeOp>(
         op.getLoc(), x, ShapeAttr::get(op.getContext(), kept));
     rewriter.replaceOpWithNewOp<BroadcastInDimOp>(

@@ -63,3 +63,18 @@ func.func @caller(%a: tensor<?xf32>) -> tensor<?xf32> {
   %2 = arith.addf %1, %1 : tensor<?xf32>
   return %2 : tensor<?xf32>
 }
+
+// -----
+
+// A broadcast that stretches a static 1 of a value with a fresh size
+// ("?0", which validation could not write) leaves the value as it is: no
+// reshape can name "?0". Dropping the 1 built one anyway, and its type
+// inference aborted the compile (PVT's position table, reshaped by a -1
+// that does not divide).
+// CHECK-LABEL: func.func @stretch_beside_a_fresh_size
+// CHECK-NOT: dhlo.reshape
+// CHECK: dhlo.broadcast_in_dim %arg0 {broadcast_dimensions = array<i64: 0, 1, 2>
+func.func @stretch_beside_a_fresh_size(%x: tensor<1x?x?xf32, #dhlo.shape<1, n, "?0">>) -> tensor<?x?x16xf32, #dhlo.shape<b, n, 16>> {
+  %0 = dhlo.broadcast_in_dim %x {broadcast_dimensions = array<i64: 0, 1, 2>, shape = #dhlo.shape<b, n, 16>} : (tensor<1x?x?xf32, #dhlo.shape<1, n, "?0">>) -> tensor<?x?x16xf32, #dhlo.shape<b, n, 16>>
+  return %0 : tensor<?x?x16xf32, #dhlo.shape<b, n, 16>>
+}
