@@ -165,6 +165,26 @@ class TorchTest(unittest.TestCase):
         self.check_compiled("resnet", lambda b, s: {
             "pixel_values": torch.randn(b, 3, 16 + 2 * s, 20 + s % 9)})
 
+    def test_padding_by_symbolic_amounts(self):
+        # Swin pads to a multiple of its window, LongT5 to its block: the
+        # amount is a remainder of the length, never a number.
+        F = torch.nn.functional
+
+        def windowed(x):
+            w, h = x.shape[-1], x.shape[-2]
+            x = F.pad(x, (1, (4 - w % 4) % 4))     # a static and a symbolic
+            x = F.pad(x, (0, 0, h // 2, -h % 5))   # both symbolic, dim -2
+            return x * 2
+
+        compiled = torch.compile(windowed, backend="anyshape", dynamic=True,
+                                 options={"strict": True})
+        for batch, seq in LENGTHS:
+            x = torch.randn(batch, seq + 1, seq)
+            got, want = compiled(x), windowed(x)
+            self.assertEqual(got.shape, want.shape)
+            torch.testing.assert_close(got, want)
+        self.assertOneGraphOneCompile()
+
     def test_pooling_in_every_form(self):
         F = torch.nn.functional
         forms = {

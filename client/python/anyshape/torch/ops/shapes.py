@@ -239,17 +239,37 @@ def _replace_rows(t, a, rows, axis, begin, finish):
 
 @rule(aten.constant_pad_nd.default)
 def _pad(t, node, a, pad, value=0):
+    """Static amounts (negative ones crop) are one pad; a symbolic amount
+    (a window's remainder, (4 - w % 4) % 4, as Swin and LongT5 pad) is a
+    block of the fill concatenated on its side, its size that expression
+    (never negative: a size)."""
     low, high = [0] * a.rank, [0] * a.rank
+    symbolic = []  # (axis, amount, before)
     for k in range(len(pad) // 2):
         axis = a.rank - 1 - k
-        for bound, amount in ((low, pad[2 * k]), (high, pad[2 * k + 1])):
+        for bound, amount, before in ((low, pad[2 * k], True),
+                                      (high, pad[2 * k + 1], False)):
             if wdims.static(amount) is None:
-                raise t.error(f"padding by a symbolic amount ({amount})")
-            bound[axis] = wdims.static(amount)
+                symbolic.append((axis, wdims.as_expr(amount), before))
+            else:
+                bound[axis] = wdims.static(amount)
     fill = t.scalar(value, a.dtype)
-    return t.emit("pad", [a, fill], a.dtype, shape_of(node),
-                  ("pad", graph_pb2.PadAttrs(edge_padding_low=low,
-                                             edge_padding_high=high)))
+    x = a
+    if any(low) or any(high):
+        shape = tuple(n + lo + hi for n, lo, hi in zip(a.shape, low, high))
+        x = t.emit("pad", [a, fill], a.dtype, shape,
+                   ("pad", graph_pb2.PadAttrs(edge_padding_low=low,
+                                              edge_padding_high=high)))
+    for axis, amount, before in symbolic:
+        block = t.broadcast(fill, x.shape[:axis] + (amount,) +
+                            x.shape[axis + 1:])
+        shape = x.shape[:axis] + (x.shape[axis] + amount,) + \
+            x.shape[axis + 1:]
+        x = t.emit("concatenate", [block, x] if before else [x, block],
+                   a.dtype, shape,
+                   ("concatenate", graph_pb2.ConcatenateAttrs(
+                       dimension=axis)))
+    return x
 
 
 @rule(aten.repeat.default)
