@@ -185,6 +185,31 @@ class TorchTest(unittest.TestCase):
             torch.testing.assert_close(got, want)
         self.assertOneGraphOneCompile()
 
+    def test_interpolation_to_sizes_of_the_input(self):
+        # DINOv2 and YOLOS resize a position table to the input's patch
+        # grid: the decomposition scales by a ratio of sizes, a SymFloat
+        # computed at run time.
+        F = torch.nn.functional
+        torch.manual_seed(0)
+        table = torch.randn(1, 4, 4, 4)
+
+        def grid(x):
+            size = (x.shape[2] // 8, x.shape[3] // 8)
+            return (F.interpolate(table, size=size, mode="bicubic")
+                    + F.interpolate(table, size=size, mode="bilinear")
+                    + F.interpolate(table, size=size, mode="nearest")
+                    + F.avg_pool2d(x, 8))
+
+        compiled = torch.compile(grid, backend="anyshape", dynamic=True,
+                                 options={"strict": True})
+        for h, w in [(2, 3), (3, 5), (4, 4), (5, 2), (6, 7), (2, 9), (7, 3),
+                     (3, 3), (8, 5), (4, 6)]:
+            x = torch.randn(1, 4, 8 * h, 8 * w)
+            got, want = compiled(x), grid(x)
+            self.assertEqual(got.shape, want.shape)
+            torch.testing.assert_close(got, want, atol=1e-4, rtol=1e-4)
+        self.assertOneGraphOneCompile()
+
     def test_pooling_in_every_form(self):
         F = torch.nn.functional
         forms = {

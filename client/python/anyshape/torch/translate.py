@@ -175,11 +175,42 @@ class Translator:
             if expr.free_symbols:
                 return self.convert(self.size_value(expr), dtype)
             value = int(expr)
+        if isinstance(value, torch.SymFloat):
+            expr = value.node.expr
+            if expr.free_symbols:
+                return self.convert(self.float_value(expr), dtype)
+            value = float(expr)
         if isinstance(value, bool):
             value = int(value)
         if not isinstance(value, (int, float)):
             raise self.error(f"a scalar of type {type(value).__name__}")
         return self.constant(splat=value, dtype=dtype)
+
+    def float_value(self, expr):
+        """A SymFloat's expression over sizes (an interpolation's scale,
+        ToFloat(in) / ToFloat(out)) as an f32 scalar computed at run time
+        from the sizes it reads."""
+        f32 = torch.float32
+        if expr.is_Number:
+            return self.constant(splat=float(expr), dtype=f32)
+        if isinstance(expr, symfn.ToFloat):
+            return self.convert(self.size_value(expr.args[0]), f32)
+        if isinstance(expr, (symfn.FloatTrueDiv, symfn.IntTrueDiv)):
+            return self.emit("div", [self.float_value(expr.args[0]),
+                                     self.float_value(expr.args[1])], f32, ())
+        if isinstance(expr, (sympy.Add, sympy.Mul)):
+            op = "add" if isinstance(expr, sympy.Add) else "mul"
+            parts = [self.float_value(a) for a in expr.args]
+            result = parts[0]
+            for part in parts[1:]:
+                result = self.emit(op, [result, part], f32, ())
+            return result
+        if isinstance(expr, sympy.Pow) and expr.args[1] == -1:
+            return self.emit("div", [self.constant(splat=1.0, dtype=f32),
+                                     self.float_value(expr.args[0])], f32, ())
+        if expr.is_integer:
+            return self.convert(self.size_value(expr), f32)
+        raise self.error(f"the scalar {expr} as a value")
 
     def size_value(self, size):
         """A symbolic size as an i64 scalar computed at run time from the
