@@ -1,7 +1,7 @@
 // What an exported model's shape computations hold, as dims. A model
 // computes its shapes at run time (Shape -> Gather -> Unsqueeze -> Concat,
-// with Add/Sub/Mul/Div/Neg on the way, OneHot of known indices, and
-// conditions of Equal, Not, And,
+// with Add/Sub/Mul/Div/Neg on the way, Ceil and Floor of a quotient,
+// OneHot of known indices, and conditions of Equal, Not, And,
 // Or picked by Where); the importer follows each such int64 tensor as it
 // is built (ImportState::knownDims, and knownMatrices for
 // the [n, 2] pads TorchScript's F.pad reverses and flattens) and folds
@@ -308,6 +308,45 @@ void propagateKnownMatrix(
       state.knownMatrices[out] = KnownMatrix{m.dims, *columns};
   }
 }
+/// Ceil or Floor of a float Div of known sizes by a positive whole
+/// number: the sizes divided, rounded (MobileViT's
+/// int(ceil(w / 2) * 2) // 2 after a Cast to float). The quotient itself
+/// is no size, so the rounding is read off the Div that made it.
+void propagateRoundedQuotient(ImportState &state,
+                              const ::onnx::NodeProto &node) {
+  auto producer = state.producers.find(node.input(0));
+  if (producer == state.producers.end() ||
+      producer->second->op_type() != "Div" ||
+      producer->second->input_size() != 2)
+    return;
+  const ::onnx::NodeProto &div = *producer->second;
+  auto known = [&](int k) -> std::optional<KnownDims> {
+    auto value = state.values.find(div.input(k));
+    return value == state.values.end()
+               ? std::nullopt
+               : knownDimsOf(state, div.input(k), value->second);
+  };
+  std::optional<KnownDims> dividend = known(0), divisor = known(1);
+  if (!dividend || !divisor || divisor->dims.size() != 1)
+    return;
+  std::optional<int64_t> by = dimNumber(divisor->dims[0]);
+  if (!by || *by <= 0)
+    return;
+  bool ceil = node.op_type() == "Ceil";
+  KnownDims rounded{{}, dividend->scalar};
+  for (const std::string &text : dividend->dims) {
+    std::optional<SymExpr> x = symExpr(text);
+    std::optional<SymExpr> up =
+        x && ceil ? SymExpr::add(*x, SymExpr::constant(*by - 1)) : x;
+    std::optional<SymExpr> q =
+        up && x->isNonNegative() ? SymExpr::floorDiv(*up, *by) : std::nullopt;
+    if (!q)
+      return;
+    rounded.dims.push_back(q->toString());
+  }
+  state.knownDims[node.output(0)] = rounded;
+}
+
 /// OneHot of known indices (a scalar or a vector), depth and [off, on]
 /// values, along the last axis: TorchScript's repeat_interleave makes its
 /// Tile repeats so ([1, k, 1]: index 1 of depth 3, values [1, k]).
@@ -355,6 +394,10 @@ void propagateKnownDims(ImportState &state, const ::onnx::NodeProto &node,
   if (auto m = state.knownMatrices.find(node.input(0));
       m != state.knownMatrices.end()) {
     propagateKnownMatrix(state, node, m->second, in);
+    return;
+  }
+  if (node.op_type() == "Ceil" || node.op_type() == "Floor") {
+    propagateRoundedQuotient(state, node);
     return;
   }
   std::optional<KnownDims> result;

@@ -165,7 +165,18 @@ StatusOr<SymTensorType> inferReshape(const v1::ReshapeAttrs &attrs,
     result.dims[inferredAt] = std::move(*quotient);
     return result;
   }
-  // Not provably divisible symbolically: known at run time only.
+  // Not provably divisible symbolically, by a number: the floor of the
+  // quotient, which the run-time check makes exact. An expression of the
+  // graph's symbols, unlike a fresh one, can be named by later ops (a
+  // broadcast over it, a reshape of it: LeViT's [-1, 4, C]).
+  std::optional<int64_t> by = known.constantValue();
+  if (by && *by > 0 && inputCount->isNonNegative())
+    if (std::optional<SymExpr> floor = SymExpr::floorDiv(*inputCount, *by)) {
+      ctx.require(std::move(divides));
+      result.dims[inferredAt] = std::move(*floor);
+      return result;
+    }
+  // Else known at run time only.
   SymExpr fresh = ctx.fresh();
   ShapeCheck define{ShapeCheck::Kind::DefineQuotient};
   define.symbol = *fresh.singleSymbol();

@@ -122,9 +122,44 @@ def anonymous_dim_shape_cases(fx):
                    fx.const("wide", [1, 4, 1])])
 
 
+def quotient_cases(fx):
+    """A -1 that divides by a number only at run time is the quotient's
+    floor, a size later ops can name: LeViT's [-1, 4, C] and [-1, C] of
+    [b, s, C], scaled per channel (a broadcast over that size). And
+    MobileViT's int(ceil(w / 2) * 2) // 2, through a float Div and Ceil."""
+    channels = 8
+    fx.case("reshape_by_a_number_then_scale",
+            [fx.node("Reshape", ["x", "by_four"], ["r"]),       # [?, 4, C]
+             fx.node("Reshape", ["r", "rows"], ["r2"]),         # [?, C]
+             fx.node("Mul", ["r2", "scale"], ["y"])],
+            [("x", fx.F, ["b", "s", channels])], ["y"],
+            [{"b": 1, "s": 4}, {"b": 2, "s": 6}, {"b": 3, "s": 4}],
+            inits=[fx.const("by_four", [-1, 4, channels]),
+                   fx.const("rows", [-1, channels]),
+                   fx.const("scale", np.linspace(-1, 1, channels), fx.F)])
+    fx.case("ceil_of_a_float_quotient_as_a_size",
+            [fx.node("Shape", ["x"], ["s"]),
+             fx.node("Gather", ["s", "one"], ["w"], axis=0),
+             fx.node("Cast", ["w"], ["wf"], to=fx.F),
+             fx.node("Div", ["wf", "two_f"], ["q"]),
+             fx.node("Ceil", ["q"], ["c"]),
+             fx.node("Mul", ["c", "two_f"], ["m"]),
+             fx.node("Cast", ["m"], ["mi"], to=fx.I),
+             fx.node("Div", ["mi", "two"], ["half"]),
+             fx.node("Unsqueeze", ["half", "zero"], ["half1"]),
+             fx.node("Concat", ["minus_one", "half1"], ["shape"], axis=0),
+             fx.node("Reshape", ["x", "shape"], ["y"])],
+            [("x", fx.F, ["n", "w"])], ["y"],
+            [{"n": 2, "w": 4}, {"n": 4, "w": 6}, {"n": 6, "w": 2}],
+            inits=[fx.const("one", 1), fx.const("two", 2),
+                   fx.const("two_f", 2.0, fx.F), fx.const("zero", [0]),
+                   fx.const("minus_one", [-1])])
+
+
 def main(fx):
     tile_cases(fx)
     resize_type_cases(fx)
     anonymous_dim_reshape_cases(fx)
     onehot_repeat_cases(fx)
     anonymous_dim_shape_cases(fx)
+    quotient_cases(fx)

@@ -49,8 +49,13 @@ TEST(ValidateTest, SymbolicReshapeTypes) {
             "f32[batch, seq, 12, 64]");
   EXPECT_EQ(reshapeType({"-1"}), "f32[768*batch*seq]");
   EXPECT_EQ(reshapeType({"-1", "seq"}), "f32[768*batch, seq]");
-  // Not provably divisible: a fresh symbol, known at run time only.
-  std::string fresh = reshapeType({"-1", "5"});
+  // Divisible by a number only at run time: the quotient's floor, an
+  // expression later ops can name (the run time checks it divides).
+  // (768 = 5 * 153 + 3.)
+  EXPECT_EQ(reshapeType({"-1", "5"}),
+            "f32[153*batch*seq + (3*batch*seq floordiv 5), 5]");
+  // By a symbolic size: a fresh symbol, known at run time only.
+  std::string fresh = reshapeType({"-1", "seq + 1"});
   EXPECT_EQ(fresh.rfind("f32[?", 0), 0u) << fresh;
 }
 
