@@ -93,7 +93,9 @@ TEST_F(AnalysisTest, ReshapeProductCancelsToADimEquality) {
 }
 
 TEST_F(AnalysisTest, ProductWithoutExactQuotientIsOnlyACountEquality) {
-  // [a, b] -> [?, 2]: ? = a*b/2 is no polynomial; the counts are still equal.
+  // [a, b] -> [-1, 2]: the -1 is (a*b) floordiv 2, which no factor
+  // cancels; the reshape still equates the counts (the run time checks
+  // that 2 divides a*b).
   auto v = parse(R"(
     func.func @f(%x: tensor<?x?xf32, #dhlo.shape<a, b>>) -> tensor<?x2xf32> {
       %0 = dhlo.reshape %x {shape = #dhlo.shape<-1, 2>} : (tensor<?x?xf32, #dhlo.shape<a, b>>) -> tensor<?x2xf32>

@@ -159,6 +159,17 @@ void ShapeConstraintAnalysis::collectConstraints(Operation *op) {
     equate((*result)[i], inferred->dims[i]);
   for (const ShapeCheck &check : checks)
     collectFact(check);
+  // A reshape keeps the element count whatever its dims say: one whose -1
+  // is a quotient's floor (count floordiv k) leaves only a Divides check,
+  // which the run time makes exact, so its rule recorded no equality.
+  if (llvm::isa<ReshapeOp>(op) && types.size() == 1)
+    if (std::optional<SymExpr> in = types[0].numElements(),
+        out = inferred->numElements();
+        in && out && *in != *out &&
+        llvm::none_of(products_, [&](const auto &known) {
+          return known == std::make_pair(*in, *out);
+        }))
+      products_.emplace_back(*in, *out);
 }
 
 void ShapeConstraintAnalysis::collectFact(const ShapeCheck &check) {
