@@ -190,8 +190,8 @@ void printWithoutLargeConstants(const llvm::Module &module,
 /// its default of printing to stderr. The warnings are the vectoriser's
 /// notes on hinted loops it left scalar (a remainder loop with a
 /// condition, say): nothing a caller can act on, and a server's stderr is
-/// no place for them; `--dump-ir` writes them to llvm_diagnostics.txt.
-/// An error fails the compile with its text.
+/// no place for them; `--dump-ir` writes them to
+/// 4-llvm-optimise/diagnostics.txt. An error fails the compile with its text.
 struct CollectedDiagnostics : llvm::DiagnosticHandler {
   std::string text;
   bool error = false;
