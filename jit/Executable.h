@@ -140,6 +140,8 @@ public:
                const RunOptions &options = {}) const;
 
   const v1::Graph &graph() const { return graph_; }
+  /// What validation learned about graph().
+  const GraphInfo &info() const { return info_; }
   /// The relocatable object the executable runs (ObjectCode.h).
   const std::string &objectCode() const { return objectCode_; }
   Target target() const { return device_ ? Target::kCuda : Target::kCpu; }

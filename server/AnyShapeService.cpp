@@ -129,6 +129,18 @@ AnyShapeService::create(const ServiceOptions &options) {
       std::make_unique<tbb::task_arena>(options.compileThreads, 0);
   service->executePool_ =
       std::make_unique<LowestIdlePool>(options.executeThreads);
+  if (options.batching.maxRows > 0) {
+    AnyShapeService *self = service.get();
+    DynamicBatcher::Options batching = options.batching;
+    batching.maxElementsPerTensor = options.limits.maxElementsPerTensor;
+    service->batcher_ = std::make_unique<DynamicBatcher>(
+        batching, [self](const CachedExecutable &entry,
+                         const std::vector<const v1::Tensor *> &inputs,
+                         v1::ExecuteTiming &timing) {
+          runtime::CoreShare::Claim threads(self->cores_);
+          return self->runRouted(entry, inputs, timing);
+        });
+  }
   if (options.hotShapes.threshold > 0) {
     AnyShapeService *self = service.get();
     service->hotShapes_ = std::make_unique<HotShapes>(
@@ -215,7 +227,7 @@ Status AnyShapeService::authorize(const grpc::CallbackServerContext *context,
   return allowed;
 }
 
-static Status checkExecutableId(const std::string &id) {
+Status checkExecutableId(const std::string &id) {
   if (isCacheKey(id))
     return Status::ok();
   // Quoted in part: the id is the client's, of any length.
@@ -443,6 +455,8 @@ AnyShapeService::Execute(grpc::CallbackServerContext *context,
                          v1::ExecuteResponse *response) {
   if (Status allowed = authorize(context, kRoleExecute); !allowed.isOk())
     return refuse(allowed);
+  if (joinable(*request))
+    return executeJoined(context, request, response);
   return submit(
       context, *executePool_, queuedExecutions_, options_.maxQueuedExecutions,
       [this, request, response](Status status, Clock::time_point queuedAt) {

@@ -17,6 +17,7 @@
 #include "ir/graph/Limits.h"
 #include "runtime/Threading.h"
 #include "server/Auth.h"
+#include "server/DynamicBatcher.h"
 #include "server/HotShapes.h"
 #include "server/KeptTensors.h"
 #include "server/LowestIdlePool.h"
@@ -63,6 +64,9 @@ struct ServiceOptions {
   CompileWorkerOptions compileWorkers;
   /// Hot-shape specialisation (HotShapes.h); off when threshold is 0.
   HotShapeOptions hotShapes;
+  /// Dynamic batching (DynamicBatcher.h); off when maxRows is 0. Its
+  /// element bound is limits.maxElementsPerTensor.
+  DynamicBatcher::Options batching;
   /// Test-only: every compile sleeps this long before it starts, so that
   /// fault tests can hold a compile slot (anyshape-server
   /// --testing-compile-delay-ms).
@@ -184,6 +188,27 @@ private:
                                    const InputShapes &shapes);
   Status answerCompile(const CacheResult &result, v1::CompileResponse &response,
                        const AfterCompile &then, Clock::time_point queuedAt);
+  /// The request's inputs in graph order: inline, stored (held in
+  /// `stored` for the run) or kept; each named once, none missing.
+  Status resolveInputs(
+      const v1::Graph &graph,
+      const google::protobuf::RepeatedPtrField<v1::NamedTensor> &inputs,
+      std::vector<const v1::Tensor *> &ordered,
+      std::vector<std::shared_ptr<const v1::Tensor>> &stored);
+  /// Runs `entry`, or its specialisation where the shapes are hot, on the
+  /// ordered inputs; sets the timing's run fields.
+  StatusOr<std::vector<v1::Tensor>>
+  runRouted(const CachedExecutable &entry,
+            const std::vector<const v1::Tensor *> &ordered,
+            v1::ExecuteTiming &timing);
+  /// Whether dynamic batching may join `request` with others: batching
+  /// on, only inline inputs, nothing kept or freed.
+  bool joinable(const v1::ExecuteRequest &request) const;
+  /// Execute through the batcher (DynamicBatcher.h): answered by the
+  /// thread that runs it.
+  grpc::ServerUnaryReactor *executeJoined(grpc::CallbackServerContext *context,
+                                          const v1::ExecuteRequest *request,
+                                          v1::ExecuteResponse *response);
   /// Runs `entry` on `inputs`; the outputs named in `keep` stay in kept_
   /// and come back as ids.
   Status
@@ -210,6 +235,8 @@ private:
   /// Null when off. Destroyed after the pools (their tasks route through
   /// it) and before what its background compile uses (above).
   std::unique_ptr<HotShapes> hotShapes_;
+  /// Null when off; destroyed after the pools, whose tasks run through it.
+  std::unique_ptr<DynamicBatcher> batcher_;
   // Last, so that they are destroyed first: their tasks use everything
   // above. The execute pool joins its threads; TBB's arena does not wait
   // for queued compiles, which the drain (waitUntilIdle) waits for.
@@ -218,6 +245,9 @@ private:
   /// first, so that a lone client keeps one OpenMP team warm.
   std::unique_ptr<LowestIdlePool> executePool_;
 };
+
+/// OK, or why `id` is not an executable id (as Compile returns them).
+Status checkExecutableId(const std::string &id);
 
 /// The gRPC status for `status` (same code and message).
 grpc::Status toGrpcStatus(const Status &status);

@@ -91,6 +91,17 @@ const char *kUsage = R"(usage: anyshape-server [options]
                            priority, one at a time) and run them on that
                            from then on; other shapes stay dynamic. At most
                            8 per executable (default 0: off)
+  --max-batch ROWS         dynamic batching: concurrent Execute requests for
+                           one executable whose inputs differ only along a
+                           symbol its graph is proved row-independent along
+                           (e.g. batch) run as one, up to ROWS rows along
+                           it; each gets its own rows back. Only requests
+                           with inline inputs that keep and free nothing
+                           (default 0: off; docs/service.md)
+  --max-batch-delay-us N   how long a run waits for more requests to join,
+                           only while others for its executable are on
+                           their way: a request alone never waits
+                           (default 1000)
   --max-queue N            queued executions before RESOURCE_EXHAUSTED
                            (default 1024); compiles queue up to 64
   --max-message-bytes N    gRPC message limit, both directions (default 256 MiB)
@@ -266,6 +277,10 @@ int main(int argc, char **argv) {
       cudaMemoryBytes = number;
     else if (arg == "--specialize-after" && needNumber(0, INT64_MAX))
       options.service.hotShapes.threshold = number;
+    else if (arg == "--max-batch" && needNumber(0, int64_t{1} << 30))
+      options.service.batching.maxRows = number;
+    else if (arg == "--max-batch-delay-us" && needNumber(0, 1000000))
+      options.service.batching.maxDelay = std::chrono::microseconds(number);
     else if (arg == "--testing-compile-delay-ms" && needNumber(0, 600000))
       options.service.testingCompileDelayMs = static_cast<int>(number);
     else

@@ -20,9 +20,11 @@
 namespace anyshape::load {
 
 /// A server's own account of one request (ExecuteTiming): its wait for an
-/// execution slot and the run. Negative where there is none (in process).
+/// execution slot and the run, and how many requests that run joined
+/// (dynamic batching). Negative where there is none (in process).
 struct ServerTiming {
   double queueMs = -1, runMs = -1;
+  int joined = -1;
 };
 
 /// Runs one request of `length` with `inputs`, which it may consume.

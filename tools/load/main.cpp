@@ -117,6 +117,8 @@ struct Results {
   /// A server's run time of each request and the rest of its latency
   /// (queue, transport, (de)serialisation); empty in process.
   std::vector<double> serverRunMs, overheadMs; // guarded by mutex
+  /// Of the server's answers: how many requests their runs joined.
+  int64_t joinedSum = 0, joinedCount = 0;      // guarded by mutex
   std::map<std::string, int64_t> errorsByCode; // guarded by mutex
   std::string firstError;                      // guarded by mutex
   std::atomic<int64_t> next{0}, finished{0};
@@ -205,6 +207,7 @@ int connectAndCompile(const Options &options, const v1::Graph &graph,
                         .status();
     timing.queueMs = reported.queue_us() / 1e3;
     timing.runMs = reported.run_us() / 1e3;
+    timing.joined = reported.joined_requests();
     return status;
   };
   return 0;
@@ -410,6 +413,10 @@ int main(int argc, char **argv) {
             results.serverRunMs.push_back(timing.runMs);
             results.overheadMs.push_back(ms - timing.runMs);
           }
+          if (timing.joined >= 1) {
+            results.joinedSum += timing.joined;
+            ++results.joinedCount;
+          }
         } else {
           ++results.errorsByCode[statusCodeName(error.code())];
           if (results.firstError.empty())
@@ -447,6 +454,7 @@ int main(int argc, char **argv) {
     results.finished = 0;
     results.latencyMs.clear();
     results.serverRunMs.clear(); // the last pass's are reported
+    results.joinedSum = results.joinedCount = 0;
     results.overheadMs.clear();
     auto start = std::chrono::steady_clock::now();
     std::vector<std::thread> threads;
@@ -501,6 +509,10 @@ int main(int argc, char **argv) {
     serverRunP50 = load::percentile(results.serverRunMs, 50);
     overheadP50 = load::percentile(results.overheadMs, 50);
   }
+  // Requests per run as the requests saw it (a run of n counts n times).
+  std::optional<double> joinedMean;
+  if (results.joinedCount > 0)
+    joinedMean = double(results.joinedSum) / double(results.joinedCount);
   if (!options.metrics.empty() && !rss.peak())
     std::fprintf(stderr, "anyshape-load: no RSS sample: %s\n",
                  rss.error().c_str());
@@ -533,7 +545,8 @@ int main(int argc, char **argv) {
         "\"mean\": %.3f, \"max\": %.3f}, \"compiles\": %lld, \"cache_hits\": "
         "%lld, \"cache_misses\": %lld, \"cache_hit_rate\": %s, "
         "\"peak_rss_bytes\": %s, \"compile_ms\": %.1f, \"mode\": \"%s\", "
-        "\"server_run_ms_p50\": %s, \"overhead_ms_p50\": %s, \"passes\": %s}\n",
+        "\"server_run_ms_p50\": %s, \"overhead_ms_p50\": %s, "
+        "\"joined_requests_mean\": %s, \"passes\": %s}\n",
         jsonString(options.inProcess ? "in-process" : options.server).c_str(),
         jsonString(options.graph).c_str(), jsonString(options.symbol).c_str(),
         static_cast<long long>(options.min),
@@ -549,7 +562,8 @@ int main(int argc, char **argv) {
         jsonNumberOrNull(peakRss, "%.0f").c_str(), target.compileMs,
         options.inProcess ? load::compileModeName(options.mode) : "server",
         jsonNumberOrNull(serverRunP50, "%.3f").c_str(),
-        jsonNumberOrNull(overheadP50, "%.3f").c_str(), passesJson.c_str());
+        jsonNumberOrNull(overheadP50, "%.3f").c_str(),
+        jsonNumberOrNull(joinedMean, "%.2f").c_str(), passesJson.c_str());
   } else {
     std::printf("anyshape-load: %s on %s%s\n", graph->name().c_str(),
                 options.inProcess ? "this process (--in-process), compiled "
@@ -576,6 +590,10 @@ int main(int argc, char **argv) {
       std::printf("  server side  run p50 %.2f ms; the rest of the latency "
                   "(queue, transport) p50 %.2f ms\n",
                   *serverRunP50, *overheadP50);
+    if (joinedMean && *joinedMean > 1)
+      std::printf("  joined       a request ran with %.2f requests on "
+                  "average (the server's --max-batch)\n",
+                  *joinedMean);
     std::printf("  compiles     %lld (setup and run)\n",
                 static_cast<long long>(compiles));
     if (hitRate)
