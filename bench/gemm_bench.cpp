@@ -116,8 +116,38 @@ void BM_RuntimeGemm(benchmark::State &state) {
       benchmark::Counter::kIs1000);
 }
 
+/// Attention's two products per head as the pipeline passes them (12
+/// heads of 64, range(0) tokens): scores = Q K^T with K^T a transposed
+/// view of K, then P V; the runtime's plain entry on every core.
+void BM_AttentionGemm(benchmark::State &state) {
+  using namespace anyshape::runtime;
+  int64_t s = state.range(0), heads = 12, d = 64;
+  std::vector<float> q(heads * s * d, 0.5f), k(heads * s * d, 0.25f),
+      scores(heads * s * s), v(heads * s * d, 0.5f), out(heads * s * d);
+  Memref3D qView{q.data(), q.data(), 0, {heads, s, d}, {s * d, d, 1}};
+  Memref3D kTransposed{k.data(), k.data(), 0, {heads, d, s}, {s * d, 1, d}};
+  Memref3D scoreView{
+      scores.data(), scores.data(), 0, {heads, s, s}, {s * s, s, 1}};
+  Memref3D vView{v.data(), v.data(), 0, {heads, s, d}, {s * d, d, 1}};
+  Memref3D outView{out.data(), out.data(), 0, {heads, s, d}, {s * d, d, 1}};
+  AnyshapeExecutionContext context = cachingContext(anyshapeTeamSize());
+  for (auto _ : state) {
+    anyshapeBatchMatmulF32(&qView, &kTransposed, &scoreView, &context);
+    anyshapeBatchMatmulF32(&scoreView, &vView, &outView, &context);
+  }
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      4.0 * heads * s * s * d * state.iterations(), benchmark::Counter::kIsRate,
+      benchmark::Counter::kIs1000);
+}
+
 } // namespace
 
+BENCHMARK(BM_AttentionGemm)
+    ->Arg(16)
+    ->Arg(64)
+    ->Arg(256)
+    ->Arg(512)
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_RuntimeGemm)
     ->ArgsProduct({{0, 1}, {0, 1, 2}, {1, 4, 8, 16, 64, 256}})
     ->ArgNames({"packed", "weight", "m"})

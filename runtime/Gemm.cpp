@@ -28,6 +28,7 @@ using Tag = memory::format_tag;
 struct MatmulKernel {
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
   dnnl::matmul matmul;
+  std::string implementation; // the library's name for what it chose
 
   MatmulKernel(Tag a, Tag b) {
     memory::dims dims{kRuntime, kRuntime, kRuntime};
@@ -36,7 +37,9 @@ struct MatmulKernel {
     };
     // oneDNN 2.x (Debian 12)
     dnnl::matmul::desc matmulDesc(desc(a), desc(b), desc(Tag::abc));
-    matmul = dnnl::matmul(dnnl::matmul::primitive_desc(matmulDesc, engine));
+    dnnl::matmul::primitive_desc chosen(matmulDesc, engine);
+    implementation = chosen.impl_info_str();
+    matmul = dnnl::matmul(chosen);
   }
 };
 
@@ -112,6 +115,16 @@ memory::desc descOf(const Memref3D &m, Tag tag) {
 }
 
 } // namespace
+
+const char *gemmImplementation(bool aTransposed, bool bTransposed) {
+  try {
+    return kernel(aTransposed ? Tag::acb : Tag::abc,
+                  bTransposed ? Tag::acb : Tag::abc)
+        .implementation.c_str();
+  } catch (const std::exception &) { // no primitive for this layout
+    return "none";
+  }
+}
 
 extern "C" void anyshapeBatchMatmulF32(Memref3D *a, Memref3D *b, Memref3D *c,
                                        AnyshapeExecutionContext *context) {

@@ -31,4 +31,10 @@ struct AnyshapeExecutionContext;
 extern "C" void anyshapeBatchMatmulF32(Memref3D *a, Memref3D *b, Memref3D *c,
                                        AnyshapeExecutionContext *context);
 
+/// The oneDNN implementation that serves operands dense (false) or as a
+/// transposed view (true), as the library names it ("gemm:jit",
+/// "brg:avx512_core"; a name with "ref" is its reference loop, an order
+/// of magnitude slower, which no layout may get).
+const char *gemmImplementation(bool aTransposed, bool bTransposed);
+
 } // namespace anyshape::runtime

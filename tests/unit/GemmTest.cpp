@@ -52,3 +52,19 @@ INSTANTIATE_TEST_SUITE_P(
                                          Layout::kStrided)));
 
 } // namespace
+
+// Every layout the pipeline passes gets the library's JIT GEMM: a
+// transposed view (attention's K^T, a weight stored transposed) must not
+// fall to oneDNN's reference loop, on this host's ISA whichever it is.
+TEST(GemmImplementation, NoLayoutFallsToTheReferenceLoop) {
+  for (bool aTransposed : {false, true})
+    for (bool bTransposed : {false, true}) {
+      std::string chosen =
+          anyshape::runtime::gemmImplementation(aTransposed, bTransposed);
+      SCOPED_TRACE("a transposed " + std::to_string(aTransposed) +
+                   ", b transposed " + std::to_string(bTransposed) + ": " +
+                   chosen);
+      EXPECT_NE(chosen, "none");
+      EXPECT_EQ(chosen.find("ref"), std::string::npos);
+    }
+}
