@@ -55,6 +55,19 @@ def tiny(name):
             vocab_size=100, d_model=32, encoder_layers=1, decoder_layers=1,
             encoder_attention_heads=4, decoder_attention_heads=4,
             encoder_ffn_dim=64, decoder_ffn_dim=64))
+    if name == "mixtral":  # top-2 of 4 experts, transformers' grouped_mm
+        return T.MixtralForCausalLM(T.MixtralConfig(
+            vocab_size=100, hidden_size=32, num_hidden_layers=2,
+            num_attention_heads=4, num_key_value_heads=2,
+            intermediate_size=64, num_local_experts=4,
+            num_experts_per_tok=2))
+    if name == "qwen2_moe":  # and a shared expert
+        return T.Qwen2MoeForCausalLM(T.Qwen2MoeConfig(
+            vocab_size=100, hidden_size=32, num_hidden_layers=2,
+            num_attention_heads=4, num_key_value_heads=2,
+            intermediate_size=64, moe_intermediate_size=16,
+            shared_expert_intermediate_size=32, num_experts=4,
+            num_experts_per_tok=2))
     if name == "resnet":
         return T.ResNetModel(T.ResNetConfig(
             num_channels=3, embedding_size=8, hidden_sizes=[8, 16],
@@ -293,6 +306,47 @@ class TorchTest(unittest.TestCase):
                             options={"strict": True})(x)
         torch.testing.assert_close(got.values, smallest(x).values)
         self.assertTrue(torch.equal(got.indices, smallest(x).indices))
+
+    def test_transformers_mixture_of_experts_layers(self):
+        # Their default experts under torch.compile: torch.histc counts
+        # each expert's rows, transformers' grouped_mm_fallback multiplies
+        # them.
+        for name in ("mixtral", "qwen2_moe"):
+            with self.subTest(name):
+                torch._dynamo.reset()
+                dynamo_counters.clear()
+                self.compiles = at.session().compiles
+                self.check_compiled(name, lambda b, s: {
+                    "input_ids": torch.randint(0, 100, (b, s)),
+                    "use_cache": False})
+
+    def test_histc_counts_as_pytorch_does(self):
+        def counts(x):
+            return torch.histc(x, bins=7, min=-1.3, max=2.1)
+
+        compiled = torch.compile(counts, backend="anyshape", dynamic=True,
+                                 options={"strict": True})
+        # Every bin edge PyTorch computes, each edge's float neighbours,
+        # both ends, values outside, NaN and infinities.
+        edges = torch.linspace(-1.3, 2.1, 8)
+        special = torch.cat([
+            edges, torch.nextafter(edges, torch.tensor(-9.0)),
+            torch.nextafter(edges, torch.tensor(9.0)),
+            torch.tensor([float("nan"), float("inf"), -float("inf"),
+                          -5.0, 7.0])])
+        torch.manual_seed(0)
+        for n in (2, 5, 40, 333):
+            x = torch.cat([special, torch.rand(n) * 4 - 1.5])
+            x = x[torch.randperm(x.numel())]
+            self.assertTrue(torch.equal(compiled(x), counts(x)), n)
+
+        # The data's own range (min == max) is refused, naming the op.
+        with self.assertRaises(Exception) as raised:
+            torch.compile(lambda x: torch.histc(x, 4, min=1, max=1),
+                          backend="anyshape", dynamic=True,
+                          options={"strict": True})(torch.rand(6))
+        self.assertIn("aten.histc", str(raised.exception))
+        self.assertIn("min == max", str(raised.exception))
 
     def test_sorting_for_sampling_at_every_vocabulary_length(self):
         # Top-k then top-p filtering of logits (what generate() samples

@@ -383,10 +383,13 @@ def translate(gm, kinds, weight_id, name="torch"):
                 env[node] = args[0][args[1]]
             elif _is_size(val):
                 env[node] = val  # size arithmetic: read from the meta
-            elif node.target not in OPS:
-                raise t.error("has no anyshape translation")
             else:
-                env[node] = OPS[node.target](t, node, *args, **kwargs)
+                # By overload, or by name for a library's custom op.
+                translation = OPS.get(node.target) or OPS.get(
+                    str(node.target))
+                if translation is None:
+                    raise t.error("has no anyshape translation")
+                env[node] = translation(t, node, *args, **kwargs)
         elif node.op == "output":
             results = node.args[0]
             if not isinstance(results, (tuple, list)):

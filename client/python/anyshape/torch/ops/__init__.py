@@ -1,7 +1,9 @@
 """The ATen ops the translator takes, each as wire nodes (docs/ops.md):
 the registry, and the helpers the rules share. The rules are by kind:
 elementwise.py, shapes.py, compute.py (reductions, contractions,
-sources), indexing.py, attention.py, pooling.py.
+sources), indexing.py, attention.py, pooling.py, sorting.py, experts.py.
+A rule is keyed by its OpOverload, or by its name for a custom op that
+exists only once its library is imported.
 
 Result dtypes and shapes come from the node's FakeTensor (`out`), so a
 rule only computes values: operands are converted to the dtype PyTorch
@@ -129,7 +131,7 @@ def iota(t, dtype, shape, axis):
 
 def _load_rules():
     from anyshape.torch.ops import attention, compute, elementwise, \
-        indexing, pooling, shapes, sorting  # noqa: F401
+        experts, indexing, pooling, shapes, sorting  # noqa: F401
 
 
 _load_rules()

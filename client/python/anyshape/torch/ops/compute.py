@@ -415,7 +415,8 @@ def _full(t, node, *args, **kwargs):
 
 @rule(aten.zeros.default, aten.zeros_like.default, aten.new_zeros.default,
       aten.empty.memory_format, aten.empty_like.default,
-      aten.new_empty.default, aten.empty_strided.default)
+      aten.new_empty.default, aten.empty_strided.default,
+      aten.empty_permuted.default)
 def _zeros(t, node, *args, **kwargs):
     return t.broadcast(t.scalar(0, out(node).dtype), shape_of(node))
 
