@@ -223,6 +223,38 @@ class TorchTest(unittest.TestCase):
             torch.testing.assert_close(got, want, atol=1e-4, rtol=1e-4)
         self.assertOneGraphOneCompile()
 
+    def test_interpolation_by_a_scale_factor(self):
+        # Upsampling by 2 (FPNs, UNets, YOLO's necks), 1.5, 0.5: the size
+        # trunc(c * w) is (p * w) floordiv 2^k for c = p / 2^k exactly.
+        F = torch.nn.functional
+        for mode, extra in [("nearest", {}), ("bilinear", {}),
+                            ("bicubic", {"align_corners": True}),
+                            ("bilinear", {"recompute_scale_factor": True})]:
+            for factor in (2.0, 1.5, 0.5, (0.75, 3.0)):
+                with self.subTest(mode=mode, factor=factor, **extra):
+                    torch._dynamo.reset()
+
+                    def scaled(x):
+                        return F.interpolate(x, scale_factor=factor,
+                                             mode=mode, **extra)
+
+                    compiled = torch.compile(
+                        scaled, backend="anyshape", dynamic=True,
+                        options={"strict": True})
+                    for h, w in [(5, 7), (8, 3), (13, 11)]:
+                        x = torch.randn(2, 3, h, w)
+                        got, want = compiled(x), scaled(x)
+                        self.assertEqual(got.shape, want.shape)
+                        torch.testing.assert_close(got, want, atol=1e-4,
+                                                   rtol=1e-4)
+        # 0.7 is not 7/10 in binary: its size rounds, and is refused.
+        torch._dynamo.reset()
+        with self.assertRaises(Exception) as raised:
+            torch.compile(lambda x: F.interpolate(x, scale_factor=0.7),
+                          backend="anyshape", dynamic=True,
+                          options={"strict": True})(torch.randn(1, 2, 9, 9))
+        self.assertIn("pass size=", str(raised.exception))
+
     def test_pooling_in_every_form(self):
         F = torch.nn.functional
         forms = {

@@ -9,6 +9,8 @@ the graph's inputs first use them, so that the same model traced twice
 the same compile cache key. An expression with no wire form (Max, a true
 division, a shift) is a TranslationError naming it.
 """
+import fractions
+
 import sympy
 from torch.utils._sympy import functions as symfn
 
@@ -109,9 +111,44 @@ def _poly(expr, names):
             result = poly.extremum(result, _poly(arg, names),
                                    isinstance(expr, sympy.Max))
         return result
+    scaled = truncated_scale(expr)
+    if scaled is not None:
+        numerator, size, denominator = scaled
+        product = poly.multiply(poly.constant(numerator), _poly(size, names))
+        return product if denominator == 1 else \
+            poly.quotient(product, denominator)
+    if isinstance(expr, (symfn.TruncToInt, symfn.FloorToInt)):
+        raise TranslationError(
+            f"the size {expr} has no wire form: a size scaled by a float "
+            "that is not exactly p / 2^k (0.5, 1.5, 2, ...; 0.7 is not) "
+            "rounds in its float product (an interpolation: pass size=)")
     raise TranslationError(f"the size {expr} has no wire form (the wire "
                            "takes +, *, floor division and modulo by a "
                            "constant, max and min)")
+
+
+def truncated_scale(expr):
+    """trunc(c * float(n)) (or floor) for a size n and a constant c >= 0
+    that is p / 2^k exactly (interpolation's scale_factor 2, 0.5, 1.5,
+    ...) as (p, n, 2^k): it is (p * n) floordiv 2^k, which is what the
+    float product gives for every n below 2^53 / p (p < 2^13 keeps that
+    for any size the wire holds). None for any other form: c = 0.7 is not
+    exactly 7/10, its float product rounds, and no quotient follows it."""
+    if not isinstance(expr, (symfn.TruncToInt, symfn.FloorToInt)):
+        return None
+    product = expr.args[0]
+    if not isinstance(product, sympy.Mul) or len(product.args) != 2:
+        return None
+    factor, size = product.args
+    if isinstance(size, sympy.Number):
+        factor, size = size, factor
+    if not isinstance(factor, sympy.Number) or \
+            not isinstance(size, symfn.ToFloat):
+        return None
+    exact = fractions.Fraction(float(factor))
+    if exact < 0 or exact.numerator >= 1 << 13:
+        return None
+    return exact.numerator, sympy.expand(size.args[0]), exact.denominator
 
 
 def _divisor(dividend, divisor):

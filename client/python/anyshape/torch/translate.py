@@ -244,6 +244,11 @@ class Translator:
             return self.emit("div", [self.size_value(expr.args[0]),
                                      self.size_value(expr.args[1])],
                              torch.int64, ())
+        scaled = wdims.truncated_scale(expr)
+        if scaled is not None:  # (p * n) floordiv q, all non-negative
+            numerator, size, denominator = scaled
+            return self.size_value(
+                symfn.FloorDiv(numerator * size, denominator))
         raise self.error(f"the size {expr} as a value")
 
     def nonzero(self, mask, symbol):
