@@ -87,6 +87,9 @@ class Executable:
             self._build(args)
         plan = self.translation
         inputs = {wire: to_wire(args[i]) for i, wire in plan.inputs}
+        for i, wire in plan.sizes:  # the size as an empty tensor's dim
+            inputs[wire] = graph_pb2.Tensor(dtype=graph_pb2.DTYPE_BOOL,
+                                            shape=[int(args[i]), 0])
         device = next((args[i].device for i, _ in plan.inputs), None)
         results = self.session.client.run(self.compiled, inputs)
         outputs = []
@@ -96,8 +99,9 @@ class Executable:
                 outputs.append(tensor.to(device) if device is not None and
                                device.type != "cpu" else tensor)
             elif spec[0] == "size":
-                values = {s: args[i].shape[axis] for s, (i, axis) in
-                          plan.symbol_origin.items()}
+                values = {s: args[i] if axis is None else
+                          args[i].shape[axis]
+                          for s, (i, axis) in plan.symbol_origin.items()}
                 outputs.append(int(spec[1].subs(values)))
             else:
                 outputs.append(spec[1])

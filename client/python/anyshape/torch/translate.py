@@ -67,15 +67,19 @@ class Value:
 
 class Translation:
     """How to run what `translate` made. `inputs`: (argument index, wire
-    input name) of the user's tensors; `outputs`: per FX output, ("tensor",
-    graph output name, dtype), ("value", a constant) or ("size", a sympy
-    expression over the symbols of `symbol_origin`: (argument, axis))."""
+    input name) of the user's tensors; `sizes`: (argument index, wire
+    input name) of the sizes no tensor carries, each sent as an empty
+    [size, 0] tensor; `outputs`: per FX output, ("tensor", graph output
+    name, dtype), ("value", a constant) or ("size", a sympy expression
+    over the symbols of `symbol_origin`: (argument, axis), axis None
+    where the argument is the size itself)."""
 
-    def __init__(self, graph, inputs, outputs, symbol_origin):
+    def __init__(self, graph, inputs, outputs, symbol_origin, sizes=()):
         self.graph = graph
         self.inputs = inputs
         self.outputs = outputs
         self.symbol_origin = symbol_origin
+        self.sizes = list(sizes)
 
 
 class Translator:
@@ -364,6 +368,22 @@ def translate(gm, kinds, weight_id, name="torch"):
                 symbol_origin.setdefault(expr, (index, axis))
         env[node] = t.input(wire, val.dtype, val.shape)
         inputs.append((index, wire))
+    # A size no tensor carries (a Python int Dynamo made dynamic: a
+    # closure's k in topk(x, k)) is sent as the first dim of an empty
+    # [k, 0] tensor, so that the server binds it as it binds any dim.
+    sizes = []
+    for index, node in enumerate(placeholders):
+        val = node.meta.get("val")
+        if kinds[index] != "size" or not isinstance(val, torch.SymInt):
+            continue
+        expr = wdims.as_expr(val)
+        if not expr.is_Symbol or expr in symbol_origin:
+            continue
+        wire = t.fresh(node.name)
+        t.names.bind(expr, wire, 0)
+        t.input(wire, torch.bool, (expr, 0))
+        symbol_origin[expr] = (index, None)
+        sizes.append((index, wire))
     for index, node in enumerate(placeholders):
         t.node = node
         val = node.meta.get("val")
@@ -415,4 +435,4 @@ def translate(gm, kinds, weight_id, name="torch"):
             raise t.error(f"an FX '{node.op}' node")
     if not t.graph.outputs:
         raise TranslationError("the graph computes no tensor")
-    return Translation(t.graph, inputs, outputs, symbol_origin)
+    return Translation(t.graph, inputs, outputs, symbol_origin, sizes)
