@@ -88,14 +88,21 @@ int checkAll(const Prepared &p, const std::vector<Answer> &answers) {
 
 const std::vector<int64_t> kBatches{1, 3, 2, 1, 4, 1, 2, 5};
 
+/// `graph`'s executable id on `server`, or "" if it did not start or
+/// compile.
+std::string compiledOn(ServerProcess &server, const v1::Graph &graph) {
+  if (server.address().empty())
+    return "";
+  auto stub = server.stub();
+  return compiledId(*stub, graph);
+}
+
 } // namespace
 
 TEST(DynamicBatching, JoinedRequestsEachGetTheirOwnRows) {
   ServerProcess server({"--max-batch", "64", "--max-batch-delay-us", "200000"});
-  ASSERT_FALSE(server.address().empty());
-  auto stub = server.stub();
   v1::Graph graph = exampleGraph("mlp");
-  std::string id = compiledId(*stub, graph);
+  std::string id = compiledOn(server, graph);
   ASSERT_FALSE(id.empty());
   // Concurrent arrival is up to the scheduler: a few bursts, until one
   // joins (every answer is checked in each).
@@ -140,10 +147,9 @@ TEST(DynamicBatching, RowsNotProvedIndependentNeverJoin) {
                                broadcast_dimensions: 1 } }
     nodes { name: "y" op: "add" operands: "x" operands: "b" }
     outputs: "y")");
+  // A long delay, so that requests sent together join.
   ServerProcess server({"--max-batch", "64", "--max-batch-delay-us", "200000"});
-  ASSERT_FALSE(server.address().empty());
-  auto stub = server.stub();
-  std::string id = compiledId(*stub, graph);
+  std::string id = compiledOn(server, graph);
   ASSERT_FALSE(id.empty());
   for (int burst = 0; burst < 3; ++burst) {
     Prepared p = prepare(id, graph, kBatches, 10 * burst);
@@ -164,11 +170,11 @@ TEST(DynamicBatching, ABadRequestFailsAloneTheOthersSucceed) {
     nodes { name: "g" op: "gather" operands: "table" operands: "c"
             gather { axis: 0 } }
     outputs: "g")pb");
+  // A long delay, so that requests sent together join.
   ServerProcess server({"--max-batch", "64", "--max-batch-delay-us", "200000"});
-  ASSERT_FALSE(server.address().empty());
-  auto stub = server.stub();
-  std::string id = compiledId(*stub, graph);
+  std::string id = compiledOn(server, graph);
   ASSERT_FALSE(id.empty());
+  auto stub = server.stub();
   for (int burst = 0; burst < 3; ++burst) {
     // Indices in range but for request 2's one, 7; request 5's ids have
     // one dim too many.
