@@ -34,6 +34,10 @@ void DynamicBatcher::expect(const std::string &executableId) {
 
 void DynamicBatcher::arrived(const std::string &executableId) {
   std::lock_guard<std::mutex> lock(mutex_);
+  arrivedLocked(executableId);
+}
+
+void DynamicBatcher::arrivedLocked(const std::string &executableId) {
   auto it = expected_.find(executableId);
   if (it != expected_.end() && --it->second <= 0)
     expected_.erase(it);
@@ -74,10 +78,9 @@ void DynamicBatcher::run(Request request, const BatchAxes &axes) {
     return;
   }
   std::unique_lock<std::mutex> lock(mutex_);
-  if (auto it = expected_.find(executableId);
-      it != expected_.end() && --it->second <= 0)
-    expected_.erase(it);
-  arrivals_.notify_all();
+  arrivedLocked(executableId);
+  // The entry itself stays put while other keys come and go (a node of
+  // the map), though an iterator to it would not: it is erased by key.
   auto [entry, isRunner] = keys_.try_emplace(key);
   Key &state = entry->second;
   if (state.pending.empty())
@@ -104,7 +107,7 @@ void DynamicBatcher::run(Request request, const BatchAxes &axes) {
     runJoined(std::move(batch), axes);
     lock.lock();
   }
-  keys_.erase(entry);
+  keys_.erase(key);
 }
 
 std::vector<DynamicBatcher::Pending>

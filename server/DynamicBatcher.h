@@ -99,6 +99,8 @@ private:
   /// executable's own error).
   static std::string keyOf(const Request &request, const BatchAxes &axes,
                            int64_t &rows);
+  /// arrived() with mutex_ held.
+  void arrivedLocked(const std::string &executableId);
   /// Takes the next run's requests off `key` (mutex_ held).
   std::vector<Pending> take(Key &key, const BatchAxes &axes);
   void runJoined(std::vector<Pending> batch, const BatchAxes &axes);

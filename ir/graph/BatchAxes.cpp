@@ -299,13 +299,12 @@ private:
     };
     int batch = dot.lhs_batch_dimensions_size();
     // Free dims of the result: batch dims, then lhs's, then rhs's.
-    auto freeIndex = [&](int64_t rank, const auto &batchDims,
-                         const auto &contracting, int64_t dim) {
+    auto freeIndex = [&](const auto &batchDims, const auto &contracting,
+                         int64_t dim) {
       int k = 0;
       for (int64_t d = 0; d < dim; ++d)
         if (!contains(batchDims, d) && !contains(contracting, d))
           ++k;
-      (void)rank;
       return k;
     };
     if (lhs >= 0 && contains(dot.lhs_contracting_dimensions(), lhs)) {
@@ -333,14 +332,13 @@ private:
       return std::nullopt;
     }
     if (lhs >= 0)
-      return batch + freeIndex(info_.typeOf(refs[0]).rank(),
-                               dot.lhs_batch_dimensions(),
+      return batch + freeIndex(dot.lhs_batch_dimensions(),
                                dot.lhs_contracting_dimensions(), lhs);
     int64_t lhsRank = info_.typeOf(refs[0]).rank();
     int lhsFree = static_cast<int>(lhsRank) - batch -
                   dot.lhs_contracting_dimensions_size();
     return batch + lhsFree +
-           freeIndex(info_.typeOf(refs[1]).rank(), dot.rhs_batch_dimensions(),
+           freeIndex(dot.rhs_batch_dimensions(),
                      dot.rhs_contracting_dimensions(), rhs);
   }
 
