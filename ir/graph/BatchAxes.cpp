@@ -60,7 +60,10 @@ public:
       axes.inputAxes.push_back(axis);
     }
     nodeAxes_.assign(graph_.nodes_size(), kMixed);
+    std::vector<bool> live = liveNodes();
     for (int index : info_.topologicalOrder) {
+      if (!live[index])
+        continue; // an importer's leftover no output reads
       const v1::Node &node = graph_.nodes(index);
       std::string reason;
       int axis = nodeAxis(index, reason);
@@ -74,6 +77,27 @@ public:
   }
 
 private:
+  /// The nodes some output depends on.
+  std::vector<bool> liveNodes() const {
+    std::vector<bool> live(graph_.nodes_size(), false);
+    std::vector<int> work;
+    auto reach = [&](ValueRef v) {
+      if (!v.isInput && !live[v.index]) {
+        live[v.index] = true;
+        work.push_back(v.index);
+      }
+    };
+    for (const std::string &name : graph_.outputs())
+      reach(info_.values.at(name));
+    while (!work.empty()) {
+      int index = work.back();
+      work.pop_back();
+      for (ValueRef v : info_.operandRefs[index])
+        reach(v);
+    }
+    return live;
+  }
+
   std::optional<BatchAxes> fail(std::string *why, const std::string &reason) {
     if (why)
       *why = "rows along '" + symbol_ + "' are not independent: " + reason;

@@ -11,12 +11,13 @@
 // the joined run's, exactly as its own run would (up to the floating-point
 // order of a library's sums).
 //
-// The proof is conservative, op by op: an op that reads across rows (a
-// reduce, a contraction, a gather, a sort or running fold along b), reads
-// b's value (iota or dim_size along it), or reshapes b into another dim
-// fails it; so does any op it does not know. Invariant: a symbol proved
-// here never joins requests whose results would differ from their own
-// runs beyond that summation order.
+// Only what an output depends on is checked (an importer leaves reads of
+// a size no output uses). The proof is conservative, op by op: an op that
+// reads across rows (a reduce, a contraction, a gather, a sort or running
+// fold along b), reads b's value (iota or dim_size along it), or reshapes
+// b into another dim fails it; so does any op it does not know.
+// Invariant: a symbol proved here never joins requests whose results
+// would differ from their own runs beyond that summation order.
 #pragma once
 
 #include "ir/graph/Validate.h"

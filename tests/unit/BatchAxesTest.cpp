@@ -220,6 +220,21 @@ TEST(BatchAxes, EveryWayOfMixingRowsIsRefusedNamingTheNode) {
   }
 }
 
+TEST(BatchAxes, WhatNoOutputReadsDoesNotCount) {
+  // An exporter's leftover: the batch size read and never used (ONNX
+  // exports read Shape of every input; the importer folds most uses).
+  v1::Graph graph = withBody(R"(
+    nodes { name: "n" op: "dim_size" operands: "x" dim_size { dimension: 0 } }
+    nodes { name: "y" op: "exp" operands: "x" })");
+  std::string why;
+  std::optional<BatchAxes> axes = prove(graph, "b", &why);
+  ASSERT_TRUE(axes) << why;
+  EXPECT_EQ(axes->outputAxes, (std::vector<int>{0}));
+  graph.add_outputs("n"); // read: the size of the joined run
+  EXPECT_FALSE(prove(graph, "b", &why));
+  EXPECT_NE(why.find("reads the size of 'b'"), std::string::npos) << why;
+}
+
 TEST(BatchAxes, FindNeedsEverySymbolOnEveryInput) {
   // w carries no b: joining requests would need its bytes to be equal.
   v1::Graph graph = test::parseGraph(R"(
