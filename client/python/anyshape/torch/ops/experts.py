@@ -66,8 +66,8 @@ def _histc(t, node, a, bins=100, min=0, max=0):
         compare(t, x, t.broadcast(high, (n,)), graph_pb2.COMPARE_LE)],
         torch.bool, (n,))
     grid = (n, wdims.as_expr(bins))
-    if bins == 1:
-        position = iota(t, torch.int64, grid, 1)  # all zeros: one bin
+    position = iota(t, torch.int64, grid, 1)
+    if bins == 1:  # one bin: every element inside is in it
         which = t.broadcast(t.scalar(0, torch.int64), grid)
     else:
         scaled = _arith(t, "mul", _arith(t, "sub", x, t.broadcast(low, (n,))),
@@ -82,7 +82,6 @@ def _histc(t, node, a, bins=100, min=0, max=0):
         bin_of = _reduce(t, t.convert(reached, torch.int64), [1],
                          graph_pb2.REDUCE_SUM)
         which = t.broadcast(t.reshape(bin_of, (n, 1)), grid)
-        position = iota(t, torch.int64, grid, 1)
     hit = t.emit("and", [
         compare(t, which, position, graph_pb2.COMPARE_EQ),
         t.broadcast(t.reshape(inside, (n, 1)), grid)], torch.bool, grid)
