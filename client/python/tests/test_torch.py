@@ -241,10 +241,10 @@ class TorchTest(unittest.TestCase):
                     compiled = torch.compile(
                         scaled, backend="anyshape", dynamic=True,
                         options={"strict": True})
-                    # No size scaled to 1: Dynamo specialises it, and
-                    # that graph's nearest 0.5 departs from the fusion
-                    # plan (the iota read through a stretch; issue 42).
-                    for h, w in [(5, 7), (8, 6), (13, 11)]:
+                    # A width scaled to 1 (3 by 0.5) is a second graph:
+                    # Dynamo specialises it, and its broadcasts onto 1
+                    # must still fuse the plan's way (strict).
+                    for h, w in [(5, 7), (8, 6), (13, 11), (6, 3)]:
                         x = torch.randn(2, 3, h, w)
                         got, want = compiled(x), scaled(x)
                         self.assertEqual(got.shape, want.shape)

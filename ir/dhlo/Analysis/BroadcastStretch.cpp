@@ -15,7 +15,12 @@ broadcastStretch(BroadcastInDimOp op, const ShapeConstraintAnalysis &analysis) {
     // needs (a batch of 1 at static shapes).
     if (size == 1 && analysis.staticValue(op.getResult(), r) != 1)
       stretch.push_back(DimStretch::AlwaysZero);
-    else if (size || analysis.isEqual(operand, i, op.getResult(), r) ||
+    // Onto a 1 the operand dim is 1 too (its shape check), so index 0,
+    // the result's only one, is right without a run-time choice; the
+    // choice would hide an iota producer from linalg's fusion (Dynamo's
+    // graph for a size it specialised to 1).
+    else if (size || analysis.staticValue(op.getResult(), r) == 1 ||
+             analysis.isEqual(operand, i, op.getResult(), r) ||
              analysis.isKnownNonOne(operand, i))
       stretch.push_back(DimStretch::Same);
     else

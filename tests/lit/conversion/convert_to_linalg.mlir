@@ -39,6 +39,20 @@ func.func @broadcast_may_stretch(%x: tensor<?xf32, #dhlo.shape<m>>, %y: tensor<?
 
 // -----
 
+// Onto a static 1, m is 1 (its shape check): index 0 is read without a
+// select, so an iota producer still fuses into the reader (Dynamo's graph
+// for a size it specialised to 1).
+// CHECK-LABEL: func @broadcast_onto_one
+// CHECK-NOT: arith.select
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}]
+// CHECK-NOT: arith.select
+func.func @broadcast_onto_one(%x: tensor<?xf32, #dhlo.shape<m>>) -> tensor<1xf32> {
+  %0 = dhlo.broadcast_in_dim %x {shape = #dhlo.shape<1>, broadcast_dimensions = array<i64: 0>} : (tensor<?xf32, #dhlo.shape<m>>) -> tensor<1xf32>
+  return %0 : tensor<1xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func @reduce_f16
 // CHECK: linalg.fill ins(%{{.*}} : f32)
 // CHECK: linalg.generic
