@@ -6,7 +6,10 @@
 // every user is a linalg.generic. A producer with any other user (a
 // matmul, a return) is left alone: fusing it would compute it twice and
 // still write it. With move-reshapes it replaces linalg-fuse-elementwise-
-// ops, whose single-use fusions would not keep to the plan.
+// ops, whose single-use fusions would not keep to the plan, and it clears
+// the two ways a reshape would stay between a producer and the generic
+// the plan fuses it into: shared by several users, or composed of a
+// collapse and an expand MLIR's folders do not join.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Common/Passes.h"
@@ -17,6 +20,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 using namespace mlir;
@@ -100,6 +105,75 @@ bool movesReshapeOnward(OpOperand *fused) {
                       [](Value result) { return result.hasOneUse(); });
 }
 
+/// expand(collapse(x)) that is one reshape of x, found from the two end
+/// shapes. MLIR's own composition works from the reassociations alone and
+/// misses it when a unit dim changes groups: LeViT's [b, 1, 48] -> [b, 48]
+/// -> [b, 1, 6, 8], the collapse a generic leaves behind once it is
+/// expanded through it, would keep the generic from the transpose after.
+/// One dynamic dim on each side, and no 0: then it is its own group on
+/// both and equal by the element count.
+struct ComposeExpandOfCollapseByShape
+    : OpRewritePattern<tensor::ExpandShapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ExpandShapeOp expand,
+                                PatternRewriter &rewriter) const override {
+    auto collapse = expand.getSrc().getDefiningOp<tensor::CollapseShapeOp>();
+    if (!collapse)
+      return failure();
+    RankedTensorType source = collapse.getSrcType();
+    RankedTensorType result = expand.getResultType();
+    auto oneDynamicNoZero = [](RankedTensorType type) {
+      return type.getNumDynamicDims() == 1 &&
+             !llvm::is_contained(type.getShape(), 0);
+    };
+    if (source.getRank() == result.getRank() || !oneDynamicNoZero(source) ||
+        !oneDynamicNoZero(result))
+      return failure();
+    std::optional<SmallVector<ReassociationIndices>> groups =
+        getReassociationIndicesForReshape(source, result);
+    if (!groups)
+      return failure();
+    if (source.getRank() > result.getRank()) {
+      rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
+          expand, result, collapse.getSrc(), *groups);
+      return success();
+    }
+    SmallVector<OpFoldResult> sizes = getMixedValues(
+        expand.getStaticOutputShape(), expand.getOutputShape(), rewriter);
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+        expand, result, collapse.getSrc(), *groups, sizes);
+    return success();
+  }
+};
+
+/// Gives each user of a reshape of a recomputed producer (a generic
+/// outside every fusion: a broadcast the plan has each consumer compute)
+/// a reshape of its own. A reshape moves into a generic only while it has
+/// one use (movesReshapeOnward); shared, it would stay between the
+/// producer and its consumers, and the producer would be a kernel the
+/// plan does not have (Cohere's rotary table, repeated, feeds cos and sin).
+void unshareReshapesOfRecomputedProducers(func::FuncOp function) {
+  SmallVector<Operation *> shared;
+  function.walk([&](Operation *op) {
+    if (!llvm::isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op) ||
+        op->hasOneUse() || op->use_empty() ||
+        op->getParentOfType<dhlo::FusionOp>())
+      return;
+    auto producer = op->getOperand(0).getDefiningOp<linalg::GenericOp>();
+    if (producer && !producer->getParentOfType<dhlo::FusionOp>())
+      shared.push_back(op);
+  });
+  for (Operation *reshape : shared) {
+    OpBuilder builder(reshape);
+    SmallVector<OpOperand *> uses =
+        llvm::map_to_vector(llvm::drop_begin(reshape->getUses()),
+                            [](OpOperand &use) { return &use; });
+    for (OpOperand *use : uses)
+      use->set(builder.clone(*reshape)->getResult(0));
+  }
+}
+
 struct FuseSharedProducersPass
     : impl::FuseSharedProducersBase<FuseSharedProducersPass> {
   using FuseSharedProducersBase::FuseSharedProducersBase;
@@ -110,6 +184,7 @@ struct FuseSharedProducersPass
     linalg::populateElementwiseOpsFusionPatterns(patterns, onlyGenericUsers);
     GreedyRewriteConfig config;
     if (moveReshapes) {
+      unshareReshapesOfRecomputedProducers(getOperation());
       // The rest of linalg-fuse-elementwise-ops, in the same rewrite.
       linalg::populateFoldReshapeOpsByExpansionPatterns(patterns,
                                                         movesReshapeOnward);
@@ -117,6 +192,7 @@ struct FuseSharedProducersPass
       linalg::GenericOp::getCanonicalizationPatterns(patterns, context);
       tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, context);
       tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, context);
+      patterns.add<ComposeExpandOfCollapseByShape>(context);
       context->getLoadedDialect<linalg::LinalgDialect>()
           ->getCanonicalizationPatterns(patterns);
       linalg::populateConstantFoldLinalgOperations(patterns, hasOneUse);
