@@ -1,6 +1,7 @@
 // The model around the nodes: the opset, the graph inputs (dim_param ->
 // symbol), the initializers (-> constants, their data checked against
-// their shape), then every node in order (OnnxOps.cpp), then the outputs.
+// their shape), then every node in order (OnnxOps.cpp; an If as the
+// branch its known condition picks), then the outputs.
 #include "frontend/onnx/OnnxImport.h"
 #include "frontend/onnx/OnnxOpsetUpgrade.h"
 #include "frontend/onnx/OnnxState.h"
@@ -261,6 +262,129 @@ StatusOr<client::Value> importTensor(ImportState &state,
   return state.builder.constant(*dtype, shape, std::move(bytes));
 }
 
+namespace {
+
+Status importNodes(ImportState &state, Definitions &definitions,
+                   const ::onnx::GraphProto &graph, const std::string &dataDir);
+
+/// An If whose condition follows from shapes, as the branch it picks: the
+/// TorchScript exporter writes x.squeeze(d) of a dim it cannot see as
+/// If(size(x, d) == 1, Squeeze, Identity), and the two branches differ in
+/// rank, which no one graph can hold. A condition known only at run time
+/// is refused, naming it.
+Status importIf(ImportState &state, Definitions &definitions,
+                const ::onnx::NodeProto &node, int index,
+                const std::vector<client::Value> &inputs,
+                const std::string &dataDir) {
+  std::string self = describe(node, index);
+  if (node.input_size() != 1 || !inputs[0].isValid())
+    return invalidArgument(self + ": takes exactly one input, the condition");
+  std::optional<ImportState::KnownDims> known =
+      knownDimsOf(state, node.input(0), inputs[0]);
+  if (!known || known->dims.size() != 1 ||
+      (known->dims[0] != "0" && known->dims[0] != "1"))
+    return invalidArgument(
+        self + ": its condition '" + node.input(0) +
+        "' is not known at import time; anyshape imports an If whose "
+        "condition follows from the shapes (a size compared with a "
+        "number), as the branch it picks");
+  std::string picked = known->dims[0] == "1" ? "then_branch" : "else_branch";
+  const ::onnx::GraphProto *branch = nullptr;
+  for (const auto &attribute : node.attribute())
+    if (attribute.name() == picked && attribute.has_g())
+      branch = &attribute.g();
+  if (!branch)
+    return invalidArgument(self + ": has no " + picked);
+  if (branch->output_size() != node.output_size())
+    return invalidArgument(self + ": its " + picked + " has " +
+                           std::to_string(branch->output_size()) +
+                           " outputs for the node's " +
+                           std::to_string(node.output_size()));
+  if (branch->input_size() != 0)
+    return invalidArgument(self + ": its " + picked +
+                           " declares inputs (an If's branches take none)");
+  for (const auto &tensor : branch->initializer()) {
+    ANYSHAPE_RETURN_IF_ERROR(definitions.define(
+        tensor.name(), "initializer '" + tensor.name() + "'"));
+    ANYSHAPE_ASSIGN_OR_RETURN(client::Value value,
+                              importTensor(state, tensor, dataDir));
+    state.values[tensor.name()] = value;
+  }
+  ANYSHAPE_RETURN_IF_ERROR(importNodes(state, definitions, *branch, dataDir));
+  for (int k = 0; k < node.output_size(); ++k) {
+    const std::string &from = branch->output(k).name();
+    const std::string &to = node.output(k);
+    auto value = state.values.find(from);
+    if (value == state.values.end())
+      return invalidArgument(self + ": " + picked + " output '" + from +
+                             "' is not computed by any node");
+    if (to.empty())
+      continue;
+    state.values[to] = value->second;
+    // What shape code downstream reads of the output is what it reads
+    // of the branch's.
+    if (auto dims = state.knownDims.find(from); dims != state.knownDims.end())
+      state.knownDims[to] = dims->second;
+    if (auto ints = state.knownInts.find(from); ints != state.knownInts.end())
+      state.knownInts[to] = ints->second;
+    if (auto floats = state.knownFloats.find(from);
+        floats != state.knownFloats.end())
+      state.knownFloats[to] = floats->second;
+  }
+  return Status::ok();
+}
+
+/// `graph`'s initializers and nodes, in order, into `state`: the model's
+/// graph, or the branch an If picks (whose nodes may read any value
+/// defined before the If).
+Status importNodes(ImportState &state, Definitions &definitions,
+                   const ::onnx::GraphProto &graph,
+                   const std::string &dataDir) {
+  for (int index = 0; index < graph.node_size(); ++index) {
+    const ::onnx::NodeProto &node = graph.node(index);
+    std::string self = describe(node, index);
+    if (!node.domain().empty() && node.domain() != "ai.onnx")
+      return invalidArgument(self + ": domain '" + node.domain() +
+                             "' is not supported");
+    std::vector<client::Value> inputs;
+    for (const std::string &name : node.input()) {
+      if (name.empty()) { // an omitted optional input
+        inputs.emplace_back();
+        continue;
+      }
+      auto found = state.values.find(name);
+      if (found == state.values.end())
+        return invalidArgument(self + ": input '" + name +
+                               "' is not defined before the node (the graph "
+                               "is out of order, cyclic, or names an "
+                               "unknown value)");
+      inputs.push_back(found->second);
+    }
+    for (const std::string &name : node.output())
+      if (!name.empty()) { // an omitted optional output
+        ANYSHAPE_RETURN_IF_ERROR(definitions.define(name, self));
+        state.producers[name] = &node;
+      }
+    // What the node becomes is named after it (its first output where it
+    // has no name), so a run-time error names the ONNX node.
+    state.builder.setNodeNamePrefix(!node.name().empty() ? node.name()
+                                    : node.output_size() ? node.output(0)
+                                                         : "");
+    Status imported =
+        node.op_type() == "If"
+            ? importIf(state, definitions, node, index, inputs, dataDir)
+            : importNode(state, node, index, inputs);
+    // A builder op that failed is the cause: what the rule said after it
+    // was said of placeholders (an "<invalid>" type, a rank of -1).
+    if (!state.builder.status().isOk())
+      return invalidArgument(self + ": " + state.builder.status().message());
+    ANYSHAPE_RETURN_IF_ERROR(imported);
+  }
+  return Status::ok();
+}
+
+} // namespace
+
 StatusOr<v1::Graph> importOnnx(const std::string &bytes,
                                const std::string &externalDataDir) {
   ::onnx::ModelProto model;
@@ -311,43 +435,8 @@ StatusOr<v1::Graph> importOnnx(const std::string &bytes,
     ANYSHAPE_RETURN_IF_ERROR(importInput(state, input));
   }
 
-  for (int index = 0; index < graph.node_size(); ++index) {
-    const ::onnx::NodeProto &node = graph.node(index);
-    std::string self = describe(node, index);
-    if (!node.domain().empty() && node.domain() != "ai.onnx")
-      return invalidArgument(self + ": domain '" + node.domain() +
-                             "' is not supported");
-    std::vector<client::Value> inputs;
-    for (const std::string &name : node.input()) {
-      if (name.empty()) { // an omitted optional input
-        inputs.emplace_back();
-        continue;
-      }
-      auto found = state.values.find(name);
-      if (found == state.values.end())
-        return invalidArgument(self + ": input '" + name +
-                               "' is not defined before the node (the graph "
-                               "is out of order, cyclic, or names an "
-                               "unknown value)");
-      inputs.push_back(found->second);
-    }
-    for (const std::string &name : node.output())
-      if (!name.empty()) { // an omitted optional output
-        ANYSHAPE_RETURN_IF_ERROR(definitions.define(name, self));
-        state.producers[name] = &node;
-      }
-    // What the node becomes is named after it (its first output where it
-    // has no name), so a run-time error names the ONNX node.
-    state.builder.setNodeNamePrefix(!node.name().empty() ? node.name()
-                                    : node.output_size() ? node.output(0)
-                                                         : "");
-    Status imported = importNode(state, node, index, inputs);
-    // A builder op that failed is the cause: what the rule said after it
-    // was said of placeholders (an "<invalid>" type, a rank of -1).
-    if (!state.builder.status().isOk())
-      return invalidArgument(self + ": " + state.builder.status().message());
-    ANYSHAPE_RETURN_IF_ERROR(imported);
-  }
+  ANYSHAPE_RETURN_IF_ERROR(
+      importNodes(state, definitions, graph, externalDataDir));
   // A graph names each value once and never renames an input: an output
   // that is an input under another name, or a value an earlier output is
   // (an Identity, a Dropout at inference, a Sum of one input), is a copy,

@@ -61,6 +61,12 @@ public:
       ::onnx::NodeProto &node = *graph_.mutable_node(index);
       if (node.domain().empty() || node.domain() == "ai.onnx")
         ANYSHAPE_RETURN_IF_ERROR(upgrade(node, index, nodes));
+      // An If's branches are graphs of the same opset (OnnxImport.cpp
+      // imports the one its condition picks).
+      for (auto &attribute : *node.mutable_attribute())
+        if (attribute.has_g())
+          ANYSHAPE_RETURN_IF_ERROR(
+              Upgrade(*attribute.mutable_g(), opset_).run());
       *nodes.Add() = std::move(node);
     }
     graph_.mutable_node()->Swap(&nodes);

@@ -435,6 +435,52 @@ TEST(OnnxImport, MalformedModelsAreClearErrors) {
   expectRefused(computed.bytes(), "input 's' must be known at import time");
 }
 
+TEST(OnnxImport, AnIfIsImportedOnlyWhereTheShapesPickItsBranch) {
+  // If(c, then: Identity(x), else: Neg(x)); the numerics of the branch
+  // the shapes pick are the op fixtures' (if_squeeze_of_*).
+  auto withCondition = [](const std::string &condition) {
+    ModelBuilder m;
+    m.input("x", {"n"});
+    m.input("c", {"1"}, ::onnx::TensorProto::BOOL);
+    ::onnx::NodeProto *branch = m.node("If", {condition}, {"y"});
+    for (const char *name : {"then_branch", "else_branch"}) {
+      auto *attribute = branch->add_attribute();
+      attribute->set_name(name);
+      attribute->set_type(::onnx::AttributeProto::GRAPH);
+      ::onnx::GraphProto *g = attribute->mutable_g();
+      auto *n = g->add_node();
+      n->set_op_type(std::string(name) == "then_branch" ? "Identity" : "Neg");
+      n->add_input("x");
+      n->add_output(std::string(name) + "_y");
+      g->add_output()->set_name(std::string(name) + "_y");
+    }
+    m.output("y");
+    return m;
+  };
+  // A condition only the run knows (a graph input) would pick a branch
+  // per request: refused, naming it.
+  expectRefused(withCondition("c").bytes(),
+                "node 'y_If' (If): its condition 'c' is not known at import "
+                "time");
+  // n == n + 1 follows from the shapes (false): the else branch, a Neg,
+  // is all the graph holds; the then branch is never translated.
+  ModelBuilder known = withCondition("k");
+  known.graph->mutable_node()->Clear();
+  known.ints("zero", {0});
+  known.ints("one", {1});
+  known.node("Shape", {"x"}, {"s"});
+  known.node("Gather", {"s", "zero"}, {"n"});
+  known.node("Add", {"n", "one"}, {"n1"});
+  known.node("Equal", {"n", "n1"}, {"k"});
+  *known.graph->add_node() = withCondition("k").graph->node(0);
+  auto graph = anyshape::onnx::importOnnx(known.bytes());
+  ASSERT_TRUE(graph.isOk()) << graph.status().toString();
+  std::vector<std::string> ops;
+  for (const auto &node : graph->nodes())
+    ops.push_back(node.op());
+  EXPECT_NE(std::find(ops.begin(), ops.end(), "neg"), ops.end());
+}
+
 TEST(OnnxImport, EveryValueIsDefinedOnce) {
   // ONNX graphs are SSA: a second definition of a name is refused, naming
   // the name and both definitions, whichever kinds they are.

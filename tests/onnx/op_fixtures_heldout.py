@@ -5,12 +5,14 @@ of float16 images (any float16 ViT, CLIP or SegFormer resizing its
 position embeddings) and nearest Resize of integers; Unsqueeze and
 Squeeze of a dim no expression writes (BEiT's relative-position table,
 reshaped to [k, k, -1]); Tile repeats made by OneHot (TorchScript's
-repeat_interleave, in Qwen2-MoE's experts). op_fixtures.py calls main
+repeat_interleave, in Qwen2-MoE's experts); an If whose condition is a
+size compared with 1 (TorchScript's squeeze of a dim it cannot see, in
+BEiT's relative-position bias). op_fixtures.py calls main
 after op_fixtures_sizes', so these draw from its random generator last,
 and every fixture written before stays byte-identical."""
 
 import numpy as np
-from onnx import TensorProto
+from onnx import TensorProto, helper
 
 
 def tile_cases(fx):
@@ -156,6 +158,35 @@ def quotient_cases(fx):
                    fx.const("minus_one", [-1])])
 
 
+def if_cases(fx):
+    """x.squeeze(1) exported where the dim is not seen: If(size(x, 1) ==
+    1, Squeeze with its axes made inside the branch, Identity). The shapes
+    pick the branch; the output, multiplied after, has that branch's rank.
+    """
+    then = helper.make_graph(
+        [fx.node("Constant", [], ["axes"],
+                 value=fx.const("axes_value", [1])),
+         fx.node("Squeeze", ["x", "axes"], ["squeezed"])],
+        "then", [], [helper.make_tensor_value_info("squeezed", fx.F, None)])
+    orelse = helper.make_graph(
+        [fx.node("Identity", ["x"], ["kept"])],
+        "else", [], [helper.make_tensor_value_info("kept", fx.F, None)])
+    nodes = [fx.node("Shape", ["x"], ["s"]),
+             fx.node("Gather", ["s", "one"], ["d"], axis=0),
+             fx.node("Equal", ["d", "one"], ["c"]),
+             fx.node("If", ["c"], ["y"], then_branch=then,
+                     else_branch=orelse),
+             fx.node("Mul", ["y", "two"], ["z"])]
+    # ONNX Runtime checks the branch not taken too, and refuses a Squeeze
+    # of a 3: ONNX's reference evaluator runs the wide one.
+    for name, width in [("if_squeeze_of_a_unit_dim", 1),
+                        ("if_squeeze_of_a_wide_dim", 3)]:
+        fx.case(name, nodes, [("x", fx.F, ["n", width, "m"])], ["z"],
+                [{"n": 1, "m": 1}, {"n": 2, "m": 5}, {"n": 4, "m": 3}],
+                inits=[fx.const("one", 1), fx.const("two", 2.0, fx.F)],
+                spec=width != 1)
+
+
 def main(fx):
     tile_cases(fx)
     resize_type_cases(fx)
@@ -163,3 +194,4 @@ def main(fx):
     onehot_repeat_cases(fx)
     anonymous_dim_shape_cases(fx)
     quotient_cases(fx)
+    if_cases(fx)
