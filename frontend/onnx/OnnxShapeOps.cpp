@@ -409,8 +409,11 @@ Status slice(Node &n) {
                             sliceForward(n, x, axes, steps, lo, hi, stride));
   for (size_t k : backward) {
     int64_t a = axes[k] < 0 ? axes[k] + r : axes[k];
+    // A step of INT64_MIN has no negation; INT64_MAX takes the same one
+    // element of any axis a tensor can have.
+    int64_t stride = steps[k] == INT64_MIN ? INT64_MAX : -steps[k];
     ANYSHAPE_ASSIGN_OR_RETURN(
-        result, backwardSlice(n, result, a, starts[k], ends[k], -steps[k]));
+        result, backwardSlice(n, result, a, starts[k], ends[k], stride));
   }
   return n.define(result);
 }
