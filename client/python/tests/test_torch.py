@@ -198,6 +198,41 @@ class TorchTest(unittest.TestCase):
             torch.testing.assert_close(got, want)
         self.assertOneGraphOneCompile()
 
+    def test_sizes_clamped_at_zero(self):
+        # MPT slices its ALiBi table from max(0, 128 - key_length); TF-
+        # style "same" padding (MobileNetV2, EfficientNet) pads by
+        # max(k - h % s, 0). Dynamo writes both with its own Max.
+        F = torch.nn.functional
+        table = torch.arange(16.0)
+
+        def clamped(x):
+            start = max(0, table.size(0) - x.shape[-1])
+            pad = max(3 - x.shape[-1] % 2, 0)
+            y = x + table[start:]
+            return F.pad(y, (pad // 2, pad - pad // 2)) * 2
+
+        compiled = torch.compile(clamped, backend="anyshape", dynamic=True,
+                                 options={"strict": True})
+        for batch, seq in [(2, 5), (3, 12), (2, 16), (2, 9)]:
+            x = torch.randn(batch, seq)
+            got, want = compiled(x), clamped(x)
+            self.assertEqual(got.shape, want.shape)
+            torch.testing.assert_close(got, want)
+        self.assertOneGraphOneCompile()
+
+    def test_a_reduction_over_a_size_specialised_to_one(self):
+        # Dynamo makes a graph of its own for a size of 1, where softmax's
+        # max runs over one key: a reduction over a static 1, which must
+        # still be the kernels the plan says (strict, as ctest compiles).
+        def shifted(x):
+            return torch.softmax(x, -1) + (x - x.amax(-1, keepdim=True))
+
+        compiled = torch.compile(shifted, backend="anyshape", dynamic=True,
+                                 options={"strict": True})
+        for shape in [(3, 4, 5), (3, 4, 1), (2, 6, 1)]:
+            x = torch.randn(*shape)
+            torch.testing.assert_close(compiled(x), shifted(x))
+
     def test_interpolation_to_sizes_of_the_input(self):
         # DINOv2 and YOLOS resize a position table to the input's patch
         # grid: the decomposition scales by a ratio of sizes, a SymFloat

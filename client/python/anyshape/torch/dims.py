@@ -66,6 +66,13 @@ def static(size):
     return int(expr) if expr.is_Integer else None
 
 
+# sympy's Max and Min, and torch's own (torch.utils._sympy.functions),
+# which are not their subclasses: Dynamo writes max(0, n - k) with these.
+_MAXIMA = (sympy.Max,) + ((symfn.Max,) if hasattr(symfn, "Max") else ())
+_EXTREMA = _MAXIMA + (sympy.Min,) + \
+    ((symfn.Min,) if hasattr(symfn, "Min") else ())
+
+
 def _poly(expr, names):
     """A sympy size as a polynomial (anyshape.polynomial)."""
     if expr.is_Integer:
@@ -104,12 +111,14 @@ def _poly(expr, names):
         return poly.quotient(
             _poly(sympy.expand(dividend + divisor - 1), names),
             _divisor(dividend, divisor))
-    if isinstance(expr, (sympy.Max, sympy.Min)) and len(expr.args) >= 2:
-        # sym_max / sym_min (a sliding window's length): folded pairwise.
+    if isinstance(expr, _EXTREMA) and len(expr.args) >= 2:
+        # sym_max / sym_min (a sliding window's length; MPT's
+        # max(0, n - key_length); TF-style "same" padding), folded
+        # pairwise.
         result = _poly(expr.args[0], names)
         for arg in expr.args[1:]:
             result = poly.extremum(result, _poly(arg, names),
-                                   isinstance(expr, sympy.Max))
+                                   isinstance(expr, _MAXIMA))
         return result
     scaled = truncated_scale(expr)
     if scaled is not None:
