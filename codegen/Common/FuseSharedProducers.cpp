@@ -8,7 +8,7 @@
 // still write it. With move-reshapes it replaces linalg-fuse-elementwise-
 // ops, whose single-use fusions would not keep to the plan, and it clears
 // the two ways a reshape would stay between a producer and the generic
-// the plan fuses it into: shared by several users, or composed of a
+// the plan fuses it into: a collapse shared by several readers, or a
 // collapse and an expand MLIR's folders do not join.
 //
 //===----------------------------------------------------------------------===//
@@ -147,20 +147,21 @@ struct ComposeExpandOfCollapseByShape
   }
 };
 
-/// Gives each user of a reshape of a recomputed producer (a generic
+/// Gives each user of a collapse of a recomputed producer (a generic
 /// outside every fusion: a broadcast the plan has each consumer compute)
-/// a reshape of its own. A reshape moves into a generic only while it has
-/// one use (movesReshapeOnward); shared, it would stay between the
-/// producer and its consumers, and the producer would be a kernel the
-/// plan does not have (Cohere's rotary table, repeated, feeds cos and sin).
-void unshareReshapesOfRecomputedProducers(func::FuncOp function) {
+/// a collapse of its own. A collapse moves into the generic that reads it
+/// only while it has one use (movesReshapeOnward); shared, it would stay
+/// between the producer and its consumers, and the producer would be a
+/// kernel the plan does not have (Cohere's rotary table, repeated, feeds
+/// cos and sin). An expand is left shared: it takes its producer into
+/// its own shape while the producer has one use, the expand.
+void unshareCollapsesOfRecomputedProducers(func::FuncOp function) {
   SmallVector<Operation *> shared;
-  function.walk([&](Operation *op) {
-    if (!llvm::isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op) ||
-        op->hasOneUse() || op->use_empty() ||
+  function.walk([&](tensor::CollapseShapeOp op) {
+    if (op->hasOneUse() || op->use_empty() ||
         op->getParentOfType<dhlo::FusionOp>())
       return;
-    auto producer = op->getOperand(0).getDefiningOp<linalg::GenericOp>();
+    auto producer = op.getSrc().getDefiningOp<linalg::GenericOp>();
     if (producer && !producer->getParentOfType<dhlo::FusionOp>())
       shared.push_back(op);
   });
@@ -184,7 +185,7 @@ struct FuseSharedProducersPass
     linalg::populateElementwiseOpsFusionPatterns(patterns, onlyGenericUsers);
     GreedyRewriteConfig config;
     if (moveReshapes) {
-      unshareReshapesOfRecomputedProducers(getOperation());
+      unshareCollapsesOfRecomputedProducers(getOperation());
       // The rest of linalg-fuse-elementwise-ops, in the same rewrite.
       linalg::populateFoldReshapeOpsByExpansionPatterns(patterns,
                                                         movesReshapeOnward);

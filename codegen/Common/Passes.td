@@ -200,9 +200,9 @@ def FuseSharedProducers
     `linalg-fuse-elementwise-ops` does (which it replaces, since that
     pass fuses any single-use producer, whatever the plan says): reshapes
     move through generics by expanding them, and linalg's canonicalization
-    and constant folding run in the same rewrite. A reshape of a
+    and constant folding run in the same rewrite. A collapse of a
     producer outside every fusion is first copied for each of its users,
-    since only a reshape with one use moves.
+    since only a collapse with one use moves into its reader.
   }];
   let options = [
     Option<"moveReshapes", "move-reshapes", "bool", "false",

@@ -47,6 +47,11 @@ def tiny(name):
             vocab_size=100, hidden_size=32, num_hidden_layers=2,
             num_attention_heads=4, num_key_value_heads=2,
             intermediate_size=64))
+    if name == "gpt_neox":  # LayerNorm, partial rotary, biases
+        return T.GPTNeoXForCausalLM(T.GPTNeoXConfig(
+            vocab_size=100, hidden_size=32, intermediate_size=64,
+            num_hidden_layers=2, num_attention_heads=4,
+            max_position_embeddings=128, rotary_pct=0.5))
     if name == "t5":
         return T.T5Model(T.T5Config(vocab_size=100, d_model=32, d_kv=8,
                                     d_ff=64, num_layers=2, num_heads=4))
@@ -669,6 +674,21 @@ class TorchTest(unittest.TestCase):
                     atol=1e-4, rtol=1e-4)
         self.assertEqual(dynamo_counters["stats"]["unique_graphs"], 2)
         self.assertEqual(at.counters["fallbacks"], 0)
+
+    def test_a_batch_of_one_follows_the_fusion_plan(self):
+        # Dynamo specialises a batch of 1 into a graph of its own, whose
+        # reshapes of [1, s, h] gave GPT-NeoX kernels the plan does not
+        # have; strict, as ctest compiles, that fails the compile.
+        model = tiny("gpt_neox").eval()
+        compiled = torch.compile(model, backend="anyshape", dynamic=True,
+                                 options={"strict": True})
+        with torch.no_grad():
+            for batch, seq in [(2, 5), (1, 7), (1, 12)]:
+                ids = torch.randint(0, 100, (batch, seq))
+                torch.testing.assert_close(
+                    first(compiled(input_ids=ids, use_cache=False)),
+                    first(model(input_ids=ids, use_cache=False)),
+                    atol=1e-4, rtol=1e-4)
 
     def test_the_same_model_twice_is_one_compile(self):
         model = tiny("bert").eval()
