@@ -18,7 +18,12 @@ def symbol(name):
 
 
 def quotient(dividend, divisor):
-    """floor(dividend / divisor) for a polynomial dividend, divisor >= 1."""
+    """floor(dividend / divisor) for a polynomial dividend, divisor >= 1;
+    exact (a polynomial, no floor) where the divisor divides every
+    coefficient: 4*q1 - 4*q2 + 4 over 4 (a length padded to a multiple of
+    4) is q1 - q2 + 1, whatever the atoms' values."""
+    if all(c % int(divisor) == 0 for c in dividend.values()):
+        return {key: c // int(divisor) for key, c in dividend.items()}
     message = graph_pb2.DimExpr.FloorDiv(dividend=to_dim_expr(dividend),
                                          divisor=int(divisor))
     return {((), (message.SerializeToString(deterministic=True),)): 1}

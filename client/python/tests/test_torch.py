@@ -225,6 +225,38 @@ class TorchTest(unittest.TestCase):
             torch.testing.assert_close(got, want)
         self.assertOneGraphOneCompile()
 
+    def test_sizes_divided_by_sizes(self):
+        # Dynamo writes Swin's window (4) as L // (L // 4) for the length
+        # L padded to a multiple of 4, and, at a square image, ConvNeXt's
+        # width as (s // 4)**2 // (s // 4): divisions by a size, exact.
+        F = torch.nn.functional
+        conv = torch.nn.Conv2d(3, 8, 4, stride=4)
+
+        def windows(x):
+            b, h, w, c = x.shape
+            x = F.pad(x, (0, 0, 0, (4 - w % 4) % 4, 0, (4 - h % 4) % 4))
+            h, w = x.shape[1], x.shape[2]
+            x = x.view(b, h // 4, 4, w // 4, 4, c).permute(0, 1, 3, 2, 4, 5)
+            return x.contiguous().view(-1, 4, 4, c) * 2
+
+        def square(x):
+            y = conv(x)
+            b, c, h, w = y.shape
+            return y.permute(0, 2, 3, 1).reshape(b, h * w, c) + \
+                y.flatten(2).transpose(1, 2)
+
+        for f, shapes in [(windows, [(2, 16, 16, 8), (2, 24, 32, 8),
+                                     (1, 10, 14, 8), (3, 10, 10, 8)]),
+                          (square, [(2, 3, 32, 32), (1, 3, 48, 48),
+                                    (2, 3, 40, 40)])]:
+            torch._dynamo.reset()
+            compiled = torch.compile(f, backend="anyshape", dynamic=True,
+                                     options={"strict": True})
+            with torch.no_grad():
+                for shape in shapes:
+                    x = torch.randn(*shape)
+                    torch.testing.assert_close(compiled(x), f(x))
+
     def test_a_reduction_over_a_size_specialised_to_one(self):
         # Dynamo makes a graph of its own for a size of 1, where softmax's
         # max runs over one key: a reduction over a static 1, which must

@@ -97,8 +97,13 @@ def _poly(expr, names):
             product = poly.multiply(product, base)
         return product
     if isinstance(expr, (symfn.FloorDiv, symfn.CleanDiv)):
-        return poly.quotient(_poly(sympy.expand(expr.args[0]), names),
-                             _divisor(expr.args[0], expr.args[1]))
+        dividend = _poly(sympy.expand(expr.args[0]), names)
+        if not expr.args[1].is_Integer:
+            ratio = _exact_ratio(dividend,
+                                 _poly(sympy.expand(expr.args[1]), names))
+            if ratio is not None:
+                return ratio
+        return poly.quotient(dividend, _divisor(expr.args[0], expr.args[1]))
     if isinstance(expr, (symfn.Mod, symfn.PythonMod)):
         return poly.remainder(_poly(sympy.expand(expr.args[0]), names),
                               _divisor(expr.args[0], expr.args[1]))
@@ -158,6 +163,39 @@ def truncated_scale(expr):
     if exact < 0 or exact.numerator >= 1 << 13:
         return None
     return exact.numerator, sympy.expand(size.args[0]), exact.denominator
+
+
+def _exact_ratio(dividend, divisor):
+    """The monomial m (a constant, or a product of symbols and quotients)
+    with dividend == m * divisor, both polynomials, where the divisor is a
+    size (so not 0 where the program divided by it): Swin's padded length
+    L over L // 4 (Dynamo writes the window, 4, that way), ConvNeXt's
+    (s // 4)**2 over s // 4 at a square image. None where there is none.
+    """
+    if not divisor or not dividend:
+        return None
+    (symbols, atoms), coefficient = next(iter(divisor.items()))
+    for (top_symbols, top_atoms), top in dividend.items():
+        rest_symbols, rest_atoms = _without(top_symbols, symbols), \
+            _without(top_atoms, atoms)
+        if rest_symbols is None or rest_atoms is None or top % coefficient:
+            continue
+        ratio = {(rest_symbols, rest_atoms): top // coefficient}
+        if top // coefficient > 0 and poly.multiply(divisor, ratio) == \
+                dividend:
+            return ratio
+    return None
+
+
+def _without(items, taken):
+    """Sorted `items` less each of `taken` once, or None if one is not
+    there."""
+    rest = list(items)
+    for item in taken:
+        if item not in rest:
+            return None
+        rest.remove(item)
+    return tuple(rest)
 
 
 def _divisor(dividend, divisor):
