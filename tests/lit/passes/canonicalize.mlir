@@ -267,20 +267,6 @@ func.func @reduce_nothing(%x: tensor<?x0xf32, #dhlo.shape<rows, 0>>, %y: tensor<
   return %0, %1, %2 : tensor<?xf32, #dhlo.shape<rows>>, tensor<3xi32>, tensor<?xf32, #dhlo.shape<rows>>
 }
 
-// A reduction over dims of static size 1 only is a reshape, whatever its
-// kind (softmax over one key, a dim Dynamo specialised to 1); one that
-// also reduces a symbolic dim stays.
-// CHECK-LABEL: func.func @reduce_of_one
-// CHECK-DAG: dhlo.reshape %arg0 {shape = #dhlo.shape<rows, heads>} : (tensor<?x?x1xf32, #dhlo.shape<rows, heads, 1>>) -> tensor<?x?xf32, #dhlo.shape<rows, heads>>
-// CHECK-DAG: dhlo.reshape %arg1 {shape = #dhlo.shape<3>} : (tensor<1x3x1xi32>) -> tensor<3xi32>
-// CHECK-DAG: dhlo.reduce %arg0 {dimensions = array<i64: 1, 2>, kind = "sum"}
-func.func @reduce_of_one(%x: tensor<?x?x1xf32, #dhlo.shape<rows, heads, 1>>, %y: tensor<1x3x1xi32>) -> (tensor<?x?xf32, #dhlo.shape<rows, heads>>, tensor<3xi32>, tensor<?xf32, #dhlo.shape<rows>>) {
-  %0 = dhlo.reduce %x {dimensions = array<i64: 2>, kind = "max"} : (tensor<?x?x1xf32, #dhlo.shape<rows, heads, 1>>) -> tensor<?x?xf32, #dhlo.shape<rows, heads>>
-  %1 = dhlo.reduce %y {dimensions = array<i64: 0, 2>, kind = "prod"} : (tensor<1x3x1xi32>) -> tensor<3xi32>
-  %2 = dhlo.reduce %x {dimensions = array<i64: 1, 2>, kind = "sum"} : (tensor<?x?x1xf32, #dhlo.shape<rows, heads, 1>>) -> tensor<?xf32, #dhlo.shape<rows>>
-  return %0, %1, %2 : tensor<?x?xf32, #dhlo.shape<rows, heads>>, tensor<3xi32>, tensor<?xf32, #dhlo.shape<rows>>
-}
-
 // reduce(broadcast(x)) reduces x itself, then broadcasts what is kept. A
 // max over repeated dims is x's max; a sum is multiplied by the copies:
 // static sizes as a constant, symbolic ones read at run time. A stretched
