@@ -238,6 +238,15 @@ StatusOr<client::Value> importTensor(ImportState &state,
     state.knownInts[tensor.name()] =
         std::vector<int64_t>(narrow.begin(), narrow.end());
   }
+  // A small bool constant is known as conditions ("1", "0"), as Equal's of
+  // known dims are: an If on a constant (TorchScript writes some) picks
+  // its branch at import.
+  if (*dtype == v1::DTYPE_BOOL && count <= 64 && shape.size() <= 1) {
+    ImportState::KnownDims conditions{{}, shape.empty()};
+    for (char byte : bytes)
+      conditions.dims.push_back(byte ? "1" : "0");
+    state.knownDims[tensor.name()] = conditions;
+  }
   // Integral float values are known too: a float Range's bounds and step
   // (knownDimsInput refuses them to the readers that need integers).
   bool half = *dtype == v1::DTYPE_F16 || *dtype == v1::DTYPE_BF16;

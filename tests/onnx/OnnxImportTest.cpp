@@ -473,12 +473,25 @@ TEST(OnnxImport, AnIfIsImportedOnlyWhereTheShapesPickItsBranch) {
   known.node("Add", {"n", "one"}, {"n1"});
   known.node("Equal", {"n", "n1"}, {"k"});
   *known.graph->add_node() = withCondition("k").graph->node(0);
-  auto graph = anyshape::onnx::importOnnx(known.bytes());
-  ASSERT_TRUE(graph.isOk()) << graph.status().toString();
-  std::vector<std::string> ops;
-  for (const auto &node : graph->nodes())
-    ops.push_back(node.op());
+  auto opsOf = [](const std::string &bytes) {
+    auto graph = anyshape::onnx::importOnnx(bytes);
+    EXPECT_TRUE(graph.isOk()) << graph.status().toString();
+    std::vector<std::string> ops;
+    for (const auto &node : graph->nodes())
+      ops.push_back(node.op());
+    return ops;
+  };
+  std::vector<std::string> ops = opsOf(known.bytes());
   EXPECT_NE(std::find(ops.begin(), ops.end(), "neg"), ops.end());
+
+  // A constant condition (true): the then branch, and no Neg.
+  ModelBuilder constant = withCondition("t");
+  auto *t = constant.graph->add_initializer();
+  t->set_name("t");
+  t->set_data_type(::onnx::TensorProto::BOOL);
+  t->add_int32_data(1);
+  ops = opsOf(constant.bytes());
+  EXPECT_EQ(std::find(ops.begin(), ops.end(), "neg"), ops.end());
 }
 
 TEST(OnnxImport, EveryValueIsDefinedOnce) {
