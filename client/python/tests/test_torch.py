@@ -138,6 +138,17 @@ class TorchTest(unittest.TestCase):
         self.assertEqual(at.counters["fallbacks"], 0)
         self.assertEqual(at.session().compiles - self.compiles, 1)
 
+    def assertCompiledMatchesEager(self, f, inputs, **tolerance):
+        """f compiled once (dynamic, strict) equals f eagerly, in shape
+        and values, on each input."""
+        compiled = torch.compile(f, backend="anyshape", dynamic=True,
+                                 options={"strict": True})
+        with torch.no_grad():
+            for x in inputs:
+                got, want = compiled(x), f(x)
+                self.assertEqual(got.shape, want.shape)
+                torch.testing.assert_close(got, want, **tolerance)
+
     def check_compiled(self, name, make_inputs):
         model = tiny(name).eval()
         compiled = torch.compile(model, backend="anyshape", dynamic=True,
@@ -194,13 +205,9 @@ class TorchTest(unittest.TestCase):
             x = F.pad(x, (0, 0, h // 2, -h % 5))   # both symbolic, dim -2
             return x * 2
 
-        compiled = torch.compile(windowed, backend="anyshape", dynamic=True,
-                                 options={"strict": True})
-        for batch, seq in LENGTHS:
-            x = torch.randn(batch, seq + 1, seq)
-            got, want = compiled(x), windowed(x)
-            self.assertEqual(got.shape, want.shape)
-            torch.testing.assert_close(got, want)
+        self.assertCompiledMatchesEager(
+            windowed, [torch.randn(batch, seq + 1, seq)
+                       for batch, seq in LENGTHS])
         self.assertOneGraphOneCompile()
 
     def test_sizes_clamped_at_zero(self):
@@ -216,13 +223,9 @@ class TorchTest(unittest.TestCase):
             y = x + table[start:]
             return F.pad(y, (pad // 2, pad - pad // 2)) * 2
 
-        compiled = torch.compile(clamped, backend="anyshape", dynamic=True,
-                                 options={"strict": True})
-        for batch, seq in [(2, 5), (3, 12), (2, 16), (2, 9)]:
-            x = torch.randn(batch, seq)
-            got, want = compiled(x), clamped(x)
-            self.assertEqual(got.shape, want.shape)
-            torch.testing.assert_close(got, want)
+        self.assertCompiledMatchesEager(
+            clamped, [torch.randn(batch, seq)
+                      for batch, seq in [(2, 5), (3, 12), (2, 16), (2, 9)]])
         self.assertOneGraphOneCompile()
 
     def test_sizes_divided_by_sizes(self):
@@ -250,12 +253,8 @@ class TorchTest(unittest.TestCase):
                           (square, [(2, 3, 32, 32), (1, 3, 48, 48),
                                     (2, 3, 40, 40)])]:
             torch._dynamo.reset()
-            compiled = torch.compile(f, backend="anyshape", dynamic=True,
-                                     options={"strict": True})
-            with torch.no_grad():
-                for shape in shapes:
-                    x = torch.randn(*shape)
-                    torch.testing.assert_close(compiled(x), f(x))
+            self.assertCompiledMatchesEager(
+                f, [torch.randn(*shape) for shape in shapes])
 
     def test_interpolation_to_sizes_of_the_input(self):
         # DINOv2 and YOLOS resize a position table to the input's patch
