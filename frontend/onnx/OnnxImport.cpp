@@ -276,6 +276,18 @@ namespace {
 Status importNodes(ImportState &state, Definitions &definitions,
                    const ::onnx::GraphProto &graph, const std::string &dataDir);
 
+/// `tensor` as the constant its name defines, the model's or a branch's.
+Status importInitializer(ImportState &state, Definitions &definitions,
+                         const ::onnx::TensorProto &tensor,
+                         const std::string &dataDir) {
+  ANYSHAPE_RETURN_IF_ERROR(
+      definitions.define(tensor.name(), "initializer '" + tensor.name() + "'"));
+  ANYSHAPE_ASSIGN_OR_RETURN(client::Value value,
+                            importTensor(state, tensor, dataDir));
+  state.values[tensor.name()] = value;
+  return Status::ok();
+}
+
 /// An If whose condition follows from shapes, as the branch it picks: the
 /// TorchScript exporter writes x.squeeze(d) of a dim it cannot see as
 /// If(size(x, d) == 1, Squeeze, Identity), and the two branches differ in
@@ -295,8 +307,8 @@ Status importIf(ImportState &state, Definitions &definitions,
     return invalidArgument(
         self + ": its condition '" + node.input(0) +
         "' is not known at import time; anyshape imports an If whose "
-        "condition follows from the shapes (a size compared with a "
-        "number), as the branch it picks");
+        "condition is a constant or follows from the shapes (a size "
+        "compared with a number), as the branch it picks");
   std::string picked = known->dims[0] == "1" ? "then_branch" : "else_branch";
   const ::onnx::GraphProto *branch = nullptr;
   for (const auto &attribute : node.attribute())
@@ -312,13 +324,9 @@ Status importIf(ImportState &state, Definitions &definitions,
   if (branch->input_size() != 0)
     return invalidArgument(self + ": its " + picked +
                            " declares inputs (an If's branches take none)");
-  for (const auto &tensor : branch->initializer()) {
-    ANYSHAPE_RETURN_IF_ERROR(definitions.define(
-        tensor.name(), "initializer '" + tensor.name() + "'"));
-    ANYSHAPE_ASSIGN_OR_RETURN(client::Value value,
-                              importTensor(state, tensor, dataDir));
-    state.values[tensor.name()] = value;
-  }
+  for (const auto &tensor : branch->initializer())
+    ANYSHAPE_RETURN_IF_ERROR(
+        importInitializer(state, definitions, tensor, dataDir));
   ANYSHAPE_RETURN_IF_ERROR(importNodes(state, definitions, *branch, dataDir));
   for (int k = 0; k < node.output_size(); ++k) {
     const std::string &from = branch->output(k).name();
@@ -429,11 +437,8 @@ StatusOr<v1::Graph> importOnnx(const std::string &bytes,
   Definitions definitions;
   std::set<std::string> initialized;
   for (const auto &tensor : graph.initializer()) {
-    ANYSHAPE_RETURN_IF_ERROR(definitions.define(
-        tensor.name(), "initializer '" + tensor.name() + "'"));
-    ANYSHAPE_ASSIGN_OR_RETURN(client::Value value,
-                              importTensor(state, tensor, externalDataDir));
-    state.values[tensor.name()] = value;
+    ANYSHAPE_RETURN_IF_ERROR(
+        importInitializer(state, definitions, tensor, externalDataDir));
     initialized.insert(tensor.name());
   }
   for (const auto &input : graph.input()) {
