@@ -256,6 +256,19 @@ class TorchTest(unittest.TestCase):
             self.assertCompiledMatchesEager(
                 f, [torch.randn(*shape) for shape in shapes])
 
+    def test_a_reduction_over_a_size_specialised_to_one(self):
+        # Dynamo makes a graph of its own for a size of 1, where softmax's
+        # max runs over one key: a reduction over a static 1, which must
+        # still be the kernels the plan says (strict, as ctest compiles).
+        def shifted(x):
+            return torch.softmax(x, -1) + (x - x.amax(-1, keepdim=True))
+
+        compiled = torch.compile(shifted, backend="anyshape", dynamic=True,
+                                 options={"strict": True})
+        for shape in [(3, 4, 5), (3, 4, 1), (2, 6, 1)]:
+            x = torch.randn(*shape)
+            torch.testing.assert_close(compiled(x), shifted(x))
+
     def test_interpolation_to_sizes_of_the_input(self):
         # DINOv2 and YOLOS resize a position table to the input's patch
         # grid: the decomposition scales by a ratio of sizes, a SymFloat

@@ -18,6 +18,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include "llvm/ADT/SmallBitVector.h"
+
 using namespace mlir;
 
 namespace anyshape::dhlo {
@@ -189,21 +191,55 @@ bool isChainLink(Operation *op, int depth) {
          op->hasOneUse();
 }
 
+/// The dims of `to` that broadcast `leaf` maps its operand onto once a
+/// unit-dim reshape into `to` (`lands`, unitDimReshape) moves onto it,
+/// in order: a dim landing on a removed unit dim is itself 1, and maps to
+/// the first free unit dim of `to` after the previous one. Nullopt when
+/// no such order exists.
+std::optional<SmallVector<int64_t>> broadcastLeafDims(BroadcastInDimOp leaf,
+                                                      ArrayRef<int64_t> lands,
+                                                      RankedTensorType to) {
+  llvm::SmallBitVector landed(to.getRank());
+  for (int64_t land : lands)
+    if (land >= 0)
+      landed.set(land);
+  SmallVector<int64_t> dims;
+  int64_t previous = -1;
+  for (int64_t d : leaf.getBroadcastDimensions()) {
+    int64_t dim = lands[d];
+    if (dim < 0) {
+      dim = previous + 1;
+      while (dim < to.getRank() && landed[dim])
+        ++dim;
+    }
+    if (dim <= previous || dim >= to.getRank())
+      return std::nullopt;
+    dims.push_back(previous = dim);
+  }
+  return dims;
+}
+
 /// Whether a unit-dim reshape (`lands`, unitDimReshape) of `v` can move
 /// to the leaves of the elementwise ops computing it, each used once and
 /// of v's shape: an iota (kept only if its dim survives), a scalar splat
-/// or a splat constant is built again in the new layout, a function
-/// argument reshaped (a view). Any other leaf would put the reshape inside
-/// a kernel again. `sawIota` is set when an iota is among the leaves.
-bool reshapableChain(Value v, ArrayRef<int64_t> lands, int depth,
-                     bool &sawIota) {
+/// or a splat constant is built again in the new layout, a broadcast
+/// broadcasts into it instead (broadcastLeafDims), a function argument is
+/// reshaped (a view). Any other leaf would put the reshape inside a kernel
+/// again. `rebuilt` is set when an iota or a broadcast is among the
+/// leaves.
+bool reshapableChain(Value v, ArrayRef<int64_t> lands, RankedTensorType to,
+                     int depth, bool &rebuilt) {
   Operation *op = v.getDefiningOp();
   if (auto iota = llvm::dyn_cast_or_null<IotaOp>(op)) {
-    sawIota = true;
+    rebuilt = true;
     return lands[iota.getIotaDimension()] >= 0;
   }
   if (isSplat(op))
     return true;
+  if (auto broadcast = llvm::dyn_cast_or_null<BroadcastInDimOp>(op)) {
+    rebuilt = true;
+    return broadcastLeafDims(broadcast, lands, to).has_value();
+  }
   if (!op) // a function argument: reshaped, it is a view
     return depth > 0;
   if (!isChainLink(op, depth))
@@ -213,7 +249,7 @@ bool reshapableChain(Value v, ArrayRef<int64_t> lands, int depth,
     auto t = llvm::cast<RankedTensorType>(operand.getType());
     return t.getShape() == type.getShape() &&
            t.getEncoding() == type.getEncoding() &&
-           reshapableChain(operand, lands, depth + 1, sawIota);
+           reshapableChain(operand, lands, to, depth + 1, rebuilt);
   });
 }
 
@@ -230,6 +266,11 @@ Value reshapeChain(PatternRewriter &rewriter, Value v, RankedTensorType target,
         rewriter.getI64IntegerAttr(lands[iota.getIotaDimension()]));
   if (isSplat(op))
     return splatAs(rewriter, op, type);
+  if (auto broadcast = llvm::dyn_cast_or_null<BroadcastInDimOp>(op))
+    return rewriter.create<BroadcastInDimOp>(
+        broadcast.getLoc(), type, broadcast.getOperand(), shapeAttrOf(target),
+        rewriter.getDenseI64ArrayAttr(
+            *broadcastLeafDims(broadcast, lands, target)));
   if (!op)
     return rewriter.create<ReshapeOp>(v.getLoc(), type, v, shapeAttrOf(target));
   SmallVector<Value> operands;
@@ -243,13 +284,15 @@ Value reshapeChain(PatternRewriter &rewriter, Value v, RankedTensorType target,
 
 /// reshape(f(...)) -> f'(...) built in the reshaped layout, for a reshape
 /// that only inserts or removes unit dims of elementwise ops over an iota
-/// (positions = iota + past, reshaped [p] -> [1, 1, 1, p] for a causal
-/// mask): the iotas and splats are generated in the new layout, function
-/// arguments reshaped (a view). Left in, the reshape sits between a kernel's
-/// index computation and its consumer, where linalg cannot move it (its
-/// reshape expansion refuses linalg.index with dynamic dims), and the
-/// plan's one kernel would be two.
-struct SinkUnitReshapeToIndices : OpRewritePattern<ReshapeOp> {
+/// or broadcasts: the iotas, splats and broadcasts are built in
+/// the new layout, function arguments reshaped (a view). An iota: the
+/// positions iota + past, reshaped [p] -> [1, 1, 1, p] for a causal mask,
+/// where linalg cannot move the reshape (its reshape expansion refuses
+/// linalg.index with dynamic dims). Broadcasts: ALiBi's slopes times a
+/// [1, 1] factor, reshaped [1, h, 1] -> [1, h, 1, 1] at a key length of
+/// 1, where the reshape would sit between the product and the softmax.
+/// Left in, either reshape makes the plan's one kernel two.
+struct SinkUnitReshapeToLeaves : OpRewritePattern<ReshapeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ReshapeOp op,
                                 PatternRewriter &rewriter) const override {
@@ -258,9 +301,9 @@ struct SinkUnitReshapeToIndices : OpRewritePattern<ReshapeOp> {
     if (!fullyKnown(to) || !shapeAttrOf(to))
       return failure();
     std::optional<SmallVector<int64_t>> lands = unitDimReshape(from, to);
-    bool sawIota = false;
-    if (!lands || !reshapableChain(op.getOperand(), *lands, 0, sawIota) ||
-        !sawIota)
+    bool rebuilt = false;
+    if (!lands || !reshapableChain(op.getOperand(), *lands, to, 0, rebuilt) ||
+        !rebuilt)
       return failure();
     rewriter.replaceOp(op,
                        reshapeChain(rewriter, op.getOperand(), to, *lands, 0));
@@ -404,6 +447,86 @@ struct BroadcastThroughUnitReshapes : OpRewritePattern<BroadcastInDimOp> {
     rewriter.replaceOpWithNewOp<BroadcastInDimOp>(
         op, op.getType(), operand, op.getShape(),
         rewriter.getDenseI64ArrayAttr(dims));
+    return success();
+  }
+};
+
+/// Whether `v` is elementwise ops (each used once, within the depth a
+/// chain walks) over scalar splats and reshapes of values shaped `wide`:
+/// what a broadcast back to `wide` may undo. `sawReshape` is set when a
+/// reshape is among the leaves.
+bool undoableChain(Value v, RankedTensorType wide, int depth,
+                   bool &sawReshape) {
+  Operation *op = v.getDefiningOp();
+  if (auto reshape = llvm::dyn_cast_or_null<ReshapeOp>(op)) {
+    sawReshape = true;
+    auto from = llvm::cast<RankedTensorType>(reshape.getOperand().getType());
+    return from.getShape() == wide.getShape() &&
+           from.getEncoding() == wide.getEncoding();
+  }
+  if (isSplat(op))
+    return true;
+  if (!op || !isChainLink(op, depth))
+    return false;
+  auto type = llvm::cast<RankedTensorType>(v.getType());
+  return llvm::all_of(op->getOperands(), [&](Value operand) {
+    return llvm::cast<RankedTensorType>(operand.getType()).getShape() ==
+               type.getShape() &&
+           undoableChain(operand, wide, depth + 1, sawReshape);
+  });
+}
+
+/// `v` (undoableChain) built again in the shape of `wide`.
+Value undoChain(PatternRewriter &rewriter, Value v, RankedTensorType wide) {
+  Operation *op = v.getDefiningOp();
+  if (auto reshape = llvm::dyn_cast<ReshapeOp>(op))
+    return reshape.getOperand();
+  auto type = RankedTensorType::get(
+      wide.getShape(),
+      llvm::cast<RankedTensorType>(v.getType()).getElementType(),
+      wide.getEncoding());
+  if (isSplat(op))
+    return splatAs(rewriter, op, type);
+  SmallVector<Value> operands;
+  for (Value operand : op->getOperands())
+    operands.push_back(undoChain(rewriter, operand, wide));
+  OperationState state(op->getLoc(), op->getName(), operands, {type},
+                       op->getAttrs());
+  return rewriter.create(state)->getResult(0);
+}
+
+/// broadcast_in_dim(f(reshape(y), splat)) -> f'(y, splat') when the
+/// broadcast only puts back the unit dims the reshapes took out of y's
+/// type: both keep the elements' order, so the round trip is y itself,
+/// and f (possibly empty) is done in y's shape. A keepdims reduction over
+/// dims Dynamo or a static compile made 1 (softmax over one key) is a
+/// reshape, and its broadcast back over the row (through ONNX 23's
+/// guard for an all -inf row) then is this round trip; left in, the
+/// reshapes sit inside the row's kernel and the plan's one kernel is
+/// three in codegen.
+struct BroadcastUndoesUnitReshapes : OpRewritePattern<BroadcastInDimOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BroadcastInDimOp op,
+                                PatternRewriter &rewriter) const override {
+    auto x = llvm::cast<RankedTensorType>(op.getOperand().getType());
+    RankedTensorType result = op.getType();
+    if (!fullyKnown(x) || !fullyKnown(result))
+      return failure();
+    // In order, stretching nothing, and only 1s between: a reshape.
+    ArrayRef<int64_t> dims = op.getBroadcastDimensions();
+    llvm::SmallBitVector mapped(result.getRank());
+    for (auto [i, d] : llvm::enumerate(dims)) {
+      if ((i > 0 && d <= dims[i - 1]) || dimOf(x, i) != dimOf(result, d))
+        return failure();
+      mapped.set(d);
+    }
+    for (int64_t d = 0; d < result.getRank(); ++d)
+      if (!mapped[d] && result.getDimSize(d) != 1)
+        return failure();
+    bool sawReshape = false;
+    if (!undoableChain(op.getOperand(), result, 0, sawReshape) || !sawReshape)
+      return failure();
+    rewriter.replaceOp(op, undoChain(rewriter, op.getOperand(), result));
     return success();
   }
 };
@@ -603,14 +726,14 @@ void ConcatenateOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
 
 void BroadcastInDimOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                                    MLIRContext *context) {
-  patterns.add<BroadcastThroughUnitReshapes, BroadcastDropsStretchedUnitDims>(
-      context);
+  patterns.add<BroadcastUndoesUnitReshapes, BroadcastThroughUnitReshapes,
+               BroadcastDropsStretchedUnitDims>(context);
 }
 
 void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                             MLIRContext *context) {
   patterns.add<MergeReshapes, MergeReshapesAcrossElementwise,
-               SinkUnitReshapeToIndices, ReshapeRoundTripThroughChain>(context);
+               SinkUnitReshapeToLeaves, ReshapeRoundTripThroughChain>(context);
 }
 
 void SliceOp::getCanonicalizationPatterns(RewritePatternSet &patterns,

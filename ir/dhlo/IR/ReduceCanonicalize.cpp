@@ -1,11 +1,11 @@
 //===- ReduceCanonicalize.cpp - dhlo.reduce's patterns ----------*- C++ -*-===//
 //
 // The canonicalization patterns of dhlo.reduce: a reduction reads the data
-// it reduces where it lies. Over nothing it is its identity; over a
-// broadcast it reduces the broadcast's operand; over a reshape that merges
-// dims (or an elementwise op of one) it reduces the unmerged dims. Each leaves
-// the IR as it found it when it fails (dhlo-shape-simplification's driver would
-// not converge).
+// it reduces where it lies. Over nothing it is its identity; over dims of
+// 1 a reshape; over a broadcast it reduces the broadcast's operand; over a
+// reshape that merges dims (or an elementwise op of one) it reduces the
+// unmerged dims. Each leaves the IR as it found it when it fails
+// (dhlo-shape-simplification's driver would not converge).
 //
 //===----------------------------------------------------------------------===//
 #include "ir/dhlo/IR/DhloDialect.h"
@@ -43,6 +43,27 @@ struct ReduceNothing : OpRewritePattern<ReduceOp> {
             scalar, reductionIdentity(rewriter, op.getKind(), element)));
     rewriter.replaceOpWithNewOp<BroadcastInDimOp>(
         op, result, identity, shape, rewriter.getDenseI64ArrayAttr({}));
+    return success();
+  }
+};
+
+/// reduce(x) over dims of static size 1 only -> reshape(x): each result
+/// element is its one operand element, whatever the kind. Left as a
+/// reduction, its loop over 1 has nothing to accumulate and keeps the
+/// users that broadcast it back (x - max(x) over a last dim Dynamo
+/// specialised to 1: softmax over one key) from being one kernel.
+struct ReduceOfOne : OpRewritePattern<ReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReduceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto operand = llvm::cast<RankedTensorType>(op.getOperand().getType());
+    auto result = llvm::cast<RankedTensorType>(op.getType());
+    ShapeAttr shape = shapeAttrOf(result);
+    if (!shape || operand.getElementType() != result.getElementType() ||
+        !llvm::all_of(op.getDimensions(),
+                      [&](int64_t d) { return operand.getDimSize(d) == 1; }))
+      return failure();
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, result, op.getOperand(), shape);
     return success();
   }
 };
@@ -266,7 +287,9 @@ struct ReduceOfMergedDims : OpRewritePattern<ReduceOp> {
 
 void ReduceOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                            MLIRContext *context) {
-  patterns.add<ReduceNothing, ReduceOfBroadcast, ReduceOfMergedDims>(context);
+  patterns
+      .add<ReduceNothing, ReduceOfOne, ReduceOfBroadcast, ReduceOfMergedDims>(
+          context);
 }
 
 } // namespace anyshape::dhlo

@@ -267,6 +267,20 @@ func.func @reduce_nothing(%x: tensor<?x0xf32, #dhlo.shape<rows, 0>>, %y: tensor<
   return %0, %1, %2 : tensor<?xf32, #dhlo.shape<rows>>, tensor<3xi32>, tensor<?xf32, #dhlo.shape<rows>>
 }
 
+// A reduction over dims of static size 1 only is a reshape, whatever its
+// kind (softmax over one key, a dim Dynamo specialised to 1); one that
+// also reduces a symbolic dim stays.
+// CHECK-LABEL: func.func @reduce_of_one
+// CHECK-DAG: dhlo.reshape %arg0 {shape = #dhlo.shape<rows, heads>} : (tensor<?x?x1xf32, #dhlo.shape<rows, heads, 1>>) -> tensor<?x?xf32, #dhlo.shape<rows, heads>>
+// CHECK-DAG: dhlo.reshape %arg1 {shape = #dhlo.shape<3>} : (tensor<1x3x1xi32>) -> tensor<3xi32>
+// CHECK-DAG: dhlo.reduce %arg0 {dimensions = array<i64: 1, 2>, kind = "sum"}
+func.func @reduce_of_one(%x: tensor<?x?x1xf32, #dhlo.shape<rows, heads, 1>>, %y: tensor<1x3x1xi32>) -> (tensor<?x?xf32, #dhlo.shape<rows, heads>>, tensor<3xi32>, tensor<?xf32, #dhlo.shape<rows>>) {
+  %0 = dhlo.reduce %x {dimensions = array<i64: 2>, kind = "max"} : (tensor<?x?x1xf32, #dhlo.shape<rows, heads, 1>>) -> tensor<?x?xf32, #dhlo.shape<rows, heads>>
+  %1 = dhlo.reduce %y {dimensions = array<i64: 0, 2>, kind = "prod"} : (tensor<1x3x1xi32>) -> tensor<3xi32>
+  %2 = dhlo.reduce %x {dimensions = array<i64: 1, 2>, kind = "sum"} : (tensor<?x?x1xf32, #dhlo.shape<rows, heads, 1>>) -> tensor<?xf32, #dhlo.shape<rows>>
+  return %0, %1, %2 : tensor<?x?xf32, #dhlo.shape<rows, heads>>, tensor<3xi32>, tensor<?xf32, #dhlo.shape<rows>>
+}
+
 // reduce(broadcast(x)) reduces x itself, then broadcasts what is kept. A
 // max over repeated dims is x's max; a sum is multiplied by the copies:
 // static sizes as a constant, symbolic ones read at run time. A stretched
@@ -401,4 +415,47 @@ func.func @reshape_of_positions_kept(%x: tensor<?x?xi64, #dhlo.shape<n, p>>) -> 
   %4 = dhlo.add %2, %3 : (tensor<?xi64, #dhlo.shape<p>>, tensor<?xi64, #dhlo.shape<p>>) -> tensor<?xi64, #dhlo.shape<p>>
   %5 = dhlo.reshape %4 {shape = #dhlo.shape<1, p>} : (tensor<?xi64, #dhlo.shape<p>>) -> tensor<1x?xi64, #dhlo.shape<1, p>>
   return %1, %5 : tensor<?xi64, #dhlo.shape<p>>, tensor<1x?xi64, #dhlo.shape<1, p>>
+}
+
+// A unit-dim reshape of math on broadcasts moves into the broadcasts
+// (ALiBi's slopes times a computed [1, 1] factor, [1, h, 1] ->
+// [1, h, 1, 1] at a key length of 1): an operand dim on a removed unit dim, itself 1, maps
+// to the next unit dim of the new layout.
+// CHECK-LABEL: func.func @reshape_of_broadcasts
+// CHECK-SAME: (%[[S:.*]]: tensor<4x1xf32>, %[[F:.*]]: tensor<1x1xf32>)
+// CHECK-DAG: %[[E:.*]] = dhlo.exp %[[F]]
+// CHECK-DAG: %[[BS:.*]] = dhlo.broadcast_in_dim %[[S]] {broadcast_dimensions = array<i64: 1, 2>, shape = #dhlo.shape<1, 4, 1, 1>}
+// CHECK-DAG: %[[BF:.*]] = dhlo.broadcast_in_dim %[[E]] {broadcast_dimensions = array<i64: 0, 1>, shape = #dhlo.shape<1, 4, 1, 1>}
+// CHECK: %[[M:.*]] = dhlo.mul %[[BS]], %[[BF]] : (tensor<1x4x1x1xf32>, tensor<1x4x1x1xf32>) -> tensor<1x4x1x1xf32>
+// CHECK-NEXT: return %[[M]]
+func.func @reshape_of_broadcasts(%slopes: tensor<4x1xf32>, %factor: tensor<1x1xf32>) -> tensor<1x4x1x1xf32> {
+  %0 = dhlo.broadcast_in_dim %slopes {broadcast_dimensions = array<i64: 1, 2>, shape = #dhlo.shape<1, 4, 1>} : (tensor<4x1xf32>) -> tensor<1x4x1xf32>
+  %e = dhlo.exp %factor : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %1 = dhlo.broadcast_in_dim %e {broadcast_dimensions = array<i64: 0, 1>, shape = #dhlo.shape<1, 4, 1>} : (tensor<1x1xf32>) -> tensor<1x4x1xf32>
+  %2 = dhlo.mul %0, %1 : (tensor<1x4x1xf32>, tensor<1x4x1xf32>) -> tensor<1x4x1xf32>
+  %3 = dhlo.reshape %2 {shape = #dhlo.shape<1, 4, 1, 1>} : (tensor<1x4x1xf32>) -> tensor<1x4x1x1xf32>
+  return %3 : tensor<1x4x1x1xf32>
+}
+
+// A broadcast that only puts back the unit dims reshapes took out undoes
+// them, through math on the narrow value (a softmax over one key, where
+// its max is a reshape, and ONNX 23's guard for an all -inf row). One
+// that stretches a dim stays.
+// CHECK-LABEL: func.func @broadcast_undoes_unit_reshapes
+// CHECK-SAME: (%[[X:.*]]: tensor<?x4x1xf32, #dhlo.shape<b, 4, 1>>, %[[Z:.*]]: tensor<f32>)
+// CHECK: %[[S:.*]] = dhlo.broadcast_in_dim %[[Z]] {broadcast_dimensions = array<i64>, shape = #dhlo.shape<b, 4, 1>}
+// CHECK: %[[C:.*]] = dhlo.compare %[[X]], %[[S]] {direction = "EQ"} : (tensor<?x4x1xf32, #dhlo.shape<b, 4, 1>>
+// CHECK: %[[G:.*]] = dhlo.select %[[C]], %{{.*}}, %[[X]] : (tensor<?x4x1xi1, #dhlo.shape<b, 4, 1>>
+// CHECK: %[[D:.*]] = dhlo.sub %[[X]], %[[G]]
+// CHECK: %[[W:.*]] = dhlo.broadcast_in_dim %{{.*}} {broadcast_dimensions = array<i64: 0, 1>, shape = #dhlo.shape<b, 4, 3>}
+// CHECK: return %[[D]], %[[W]]
+func.func @broadcast_undoes_unit_reshapes(%x: tensor<?x4x1xf32, #dhlo.shape<b, 4, 1>>, %zero: tensor<f32>) -> (tensor<?x4x1xf32, #dhlo.shape<b, 4, 1>>, tensor<?x4x3xf32, #dhlo.shape<b, 4, 3>>) {
+  %0 = dhlo.reshape %x {shape = #dhlo.shape<b, 4>} : (tensor<?x4x1xf32, #dhlo.shape<b, 4, 1>>) -> tensor<?x4xf32, #dhlo.shape<b, 4>>
+  %1 = dhlo.broadcast_in_dim %zero {broadcast_dimensions = array<i64>, shape = #dhlo.shape<b, 4>} : (tensor<f32>) -> tensor<?x4xf32, #dhlo.shape<b, 4>>
+  %2 = dhlo.compare %0, %1 {direction = "EQ"} : (tensor<?x4xf32, #dhlo.shape<b, 4>>, tensor<?x4xf32, #dhlo.shape<b, 4>>) -> tensor<?x4xi1, #dhlo.shape<b, 4>>
+  %3 = dhlo.select %2, %1, %0 : (tensor<?x4xi1, #dhlo.shape<b, 4>>, tensor<?x4xf32, #dhlo.shape<b, 4>>, tensor<?x4xf32, #dhlo.shape<b, 4>>) -> tensor<?x4xf32, #dhlo.shape<b, 4>>
+  %4 = dhlo.broadcast_in_dim %3 {broadcast_dimensions = array<i64: 0, 1>, shape = #dhlo.shape<b, 4, 1>} : (tensor<?x4xf32, #dhlo.shape<b, 4>>) -> tensor<?x4x1xf32, #dhlo.shape<b, 4, 1>>
+  %5 = dhlo.sub %x, %4 : (tensor<?x4x1xf32, #dhlo.shape<b, 4, 1>>, tensor<?x4x1xf32, #dhlo.shape<b, 4, 1>>) -> tensor<?x4x1xf32, #dhlo.shape<b, 4, 1>>
+  %6 = dhlo.broadcast_in_dim %0 {broadcast_dimensions = array<i64: 0, 1>, shape = #dhlo.shape<b, 4, 3>} : (tensor<?x4xf32, #dhlo.shape<b, 4>>) -> tensor<?x4x3xf32, #dhlo.shape<b, 4, 3>>
+  return %5, %6 : tensor<?x4x1xf32, #dhlo.shape<b, 4, 1>>, tensor<?x4x3xf32, #dhlo.shape<b, 4, 3>>
 }
