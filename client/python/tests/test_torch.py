@@ -12,6 +12,7 @@ Needs torch and transformers (bench/peers/.venv); skipped otherwise.
     ANYSHAPE_SERVER=build/bin/anyshape-server PYTHONPATH=build/python \\
     bench/peers/.venv/bin/python -m unittest client/python/tests/test_torch.py
 """
+import math
 import unittest
 import warnings
 
@@ -256,6 +257,29 @@ class TorchTest(unittest.TestCase):
             self.assertCompiledMatchesEager(
                 f, [torch.randn(*shape) for shape in shapes])
 
+    def test_sizes_rounded_from_exact_floats(self):
+        # MobileViT's patch grid is math.ceil(n / 2); DPT's side of the
+        # grid int(patches ** 0.5) for patches (s // 8)**2 at a square
+        # image. Both floats are exact, so both sizes are quotients.
+        F = torch.nn.functional
+
+        def halves(x):
+            n = math.ceil(x.shape[1] / 2)
+            x = F.pad(x, (0, 2 * n - x.shape[1]))
+            return x.reshape(x.shape[0], n, 2).sum(-1)
+
+        def grid(x):
+            t = F.avg_pool2d(x, 2).flatten(2).transpose(1, 2)
+            side = int(t.shape[1] ** 0.5)
+            return t.transpose(1, 2).reshape(x.shape[0], -1, side, side) * 2
+
+        for f, shapes in [(halves, [(2, 7), (2, 8), (3, 13), (2, 4)]),
+                          (grid, [(2, 3, 8, 8), (2, 3, 12, 12),
+                                  (3, 3, 10, 10), (2, 3, 14, 14)])]:
+            torch._dynamo.reset()
+            self.assertCompiledMatchesEager(
+                f, [torch.randn(*shape) for shape in shapes])
+
     def test_a_reduction_over_a_size_specialised_to_one(self):
         # Dynamo makes a graph of its own for a size of 1, where softmax's
         # max runs over one key: a reduction over a static 1, which must
@@ -328,6 +352,9 @@ class TorchTest(unittest.TestCase):
                           backend="anyshape", dynamic=True,
                           options={"strict": True})(torch.randn(1, 2, 9, 9))
         self.assertIn("pass size=", str(raised.exception))
+        # It names the op and the model's line, as an op without a
+        # translation does.
+        self.assertIn("test_torch.py:", str(raised.exception))
 
     def test_pooling_in_every_form(self):
         F = torch.nn.functional

@@ -125,6 +125,9 @@ def _poly(expr, names):
             result = poly.extremum(result, _poly(arg, names),
                                    isinstance(expr, _MAXIMA))
         return result
+    rounded = _rounded(expr, names)
+    if rounded is not None:
+        return rounded
     scaled = truncated_scale(expr)
     if scaled is not None:
         numerator, size, denominator = scaled
@@ -133,12 +136,50 @@ def _poly(expr, names):
             poly.quotient(product, denominator)
     if isinstance(expr, (symfn.TruncToInt, symfn.FloorToInt)):
         raise TranslationError(
-            f"the size {expr} has no wire form: a size scaled by a float "
-            "that is not exactly p / 2^k (0.5, 1.5, 2, ...; 0.7 is not) "
-            "rounds in its float product (an interpolation: pass size=)")
+            f"the size {expr} has no wire form: a float is rounded to a "
+            "size only where it is exact (a size times p / 2^k: 0.5, 1.5, "
+            "2, ..., but 0.7 is not; a size over a constant; the root of a "
+            "square); an interpolation can pass size=")
     raise TranslationError(f"the size {expr} has no wire form (the wire "
                            "takes +, *, floor division and modulo by a "
                            "constant, max and min)")
+
+
+_ROUNDINGS = (symfn.TruncToInt, symfn.FloorToInt, symfn.CeilToInt)
+
+
+def _rounded(expr, names):
+    """A size rounded from a float that is exact: math.ceil(n / c),
+    math.floor(n / c) and int(n / c) for a size n and a constant c (the
+    quotient of two ints is correctly rounded, so its rounding is the
+    exact one for any n below 2^53: MobileViT's patch grid), and
+    int(n ** 0.5) or int(math.sqrt(n)) where n is p**2 for a size p (a
+    square's sqrt is exact: DPT's and ViT's grid side from a patch count
+    written that way). None for any other form."""
+    if not isinstance(expr, _ROUNDINGS):
+        return None
+    inner = expr.args[0]
+    if isinstance(inner, symfn.IntTrueDiv) and inner.args[1].is_Integer \
+            and int(inner.args[1]) >= 1:
+        dividend, divisor = inner.args[0], int(inner.args[1])
+        if isinstance(expr, symfn.CeilToInt):
+            dividend = dividend + divisor - 1
+        return poly.quotient(_poly(sympy.expand(dividend), names), divisor)
+    root = None
+    if isinstance(inner, symfn.FloatPow) and inner.args[1] == 0.5:
+        root = inner.args[0]
+    elif isinstance(inner, symfn.OpaqueUnaryFn_sqrt):
+        root = inner.args[0]
+    if not isinstance(root, symfn.ToFloat):
+        return None
+    square = root.args[0]
+    if isinstance(square, (sympy.Pow, symfn.PowByNatural)) and \
+            square.args[1] == 2:
+        side = _poly(sympy.expand(square.args[0]), names)
+        # Only a side that is a size (no negative term) is the root.
+        if all(coefficient > 0 for coefficient in side.values()):
+            return side
+    return None
 
 
 def truncated_scale(expr):

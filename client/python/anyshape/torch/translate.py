@@ -119,7 +119,9 @@ class Translator:
             line = source_line(self.node)
             where += f", {line})" if line else ")"
             where += ": "
-        return TranslationError(where + message)
+        error = TranslationError(where + message)
+        error.located = True
+        return error
 
     def what(self):
         """A check's name in its run-time error."""
@@ -414,7 +416,14 @@ def translate(gm, kinds, weight_id, name="torch"):
                     str(node.target))
                 if translation is None:
                     raise t.error("has no anyshape translation")
-                env[node] = translation(t, node, *args, **kwargs)
+                try:
+                    env[node] = translation(t, node, *args, **kwargs)
+                except TranslationError as error:
+                    # A size with no wire form is met deep in a
+                    # translation: it names the node and line too.
+                    if getattr(error, "located", False):
+                        raise
+                    raise t.error(str(error)) from None
         elif node.op == "output":
             results = node.args[0]
             if not isinstance(results, (tuple, list)):
