@@ -366,6 +366,21 @@ class TorchTest(unittest.TestCase):
             "avg, pads not counted, ceil": lambda x: F.avg_pool2d(
                 x, 3, 2, padding=1, ceil_mode=True, count_include_pad=False),
             "global": lambda x: F.adaptive_avg_pool2d(x, 1),
+            # Windows that tile, overhanging the end: EfficientNet pools
+            # with a window of 1280, built from what each window covers.
+            "avg, tiles, ceil": lambda x: F.avg_pool2d(x, 4, ceil_mode=True),
+            "max, tiles, ceil": lambda x: F.max_pool2d(x, 3, ceil_mode=True),
+            "avg, window of 1280, ceil": lambda x: F.avg_pool2d(
+                x, 1280, ceil_mode=True),
+            "avg, tiles, pads, ceil": lambda x: F.avg_pool2d(
+                x, 3, padding=1, ceil_mode=True, count_include_pad=False),
+            # Overlapping windows of more than 16 taps: combined by doubling.
+            "max, 19 taps": lambda x: F.max_pool2d(x, (1, 19), stride=1,
+                                                   padding=(0, 9)),
+            "max, 5 x 17 taps, ceil": lambda x: F.max_pool2d(
+                x, (5, 17), stride=(1, 2), padding=(2, 8), ceil_mode=True),
+            "max, dilated": lambda x: F.max_pool2d(x, 2, stride=1,
+                                                   dilation=2),
         }
         for form, pool in forms.items():
             torch._dynamo.reset()

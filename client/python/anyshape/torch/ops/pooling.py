@@ -1,13 +1,14 @@
-"""Max and average pooling over the trailing spatial dims, as one strided
-slice per window tap of the padded input, folded with max or add: k*k
-slices of the output's size, which the fusion planner makes one loop.
-The output sizes are the node's own (ceil_mode included); the input is
-padded past its end by a whole window so the last window's overhang
-reads padding, which max ignores (-inf) and the average's divisor does
-not count, as PyTorch has it.
+"""Max and average pooling over the trailing spatial dims, one dim at a
+time (_along): a reduction where the windows tile the dim, else strided
+slices of the padded input folded with max or add, which the fusion
+planner makes one loop. The output sizes are the node's own (ceil_mode
+included); the input is padded past its end by a whole window so the
+last window's overhang reads padding, which max ignores (-inf) and the
+average's divisor does not count, as PyTorch has it.
 """
 import math
 
+import sympy
 import torch
 
 from anyshape.torch import dims as wdims
@@ -32,39 +33,110 @@ def _padded(t, x, low, high, value):
                                              edge_padding_high=hi)))
 
 
-def _taps(t, x, shape, kernel, stride, dilation):
-    """Each window tap's strided slice of `x` (padded), of `shape`."""
-    spatial = len(kernel)
-    lead = x.rank - spatial
-    for offsets in _offsets(kernel):
-        starts = [wdims.dim_expr(0, t.names)] * lead
-        limits = [wdims.dim_expr(s, t.names) for s in x.shape[:lead]]
-        for d, k in enumerate(offsets):
-            start = k * dilation[d]
-            size = shape[lead + d]
-            starts.append(wdims.dim_expr(start, t.names))
-            limits.append(wdims.dim_expr(start + (size - 1) * stride[d] + 1,
-                                         t.names))
-        yield t.emit("slice", [x], x.dtype, shape, ("slice",
-                     graph_pb2.SliceAttrs(start_indices=starts,
-                                          limit_indices=limits,
-                                          strides=[1] * lead + stride)))
+# Windows of more taps than this, overlapping, are combined by doubling.
+_MOST_TAPS_ONE_BY_ONE = 16
 
 
-def _offsets(kernel):
-    if not kernel:
-        yield ()
-        return
-    for k in range(kernel[0]):
-        for rest in _offsets(kernel[1:]):
-            yield (k,) + rest
+def _slice(t, x, axis, start, limit, step=1, size=None):
+    """x's positions start, start + step, ... below limit along `axis`
+    (`size` of them; limit - start where the step is 1)."""
+    starts = [wdims.dim_expr(0, t.names)] * x.rank
+    limits = [wdims.dim_expr(s, t.names) for s in x.shape]
+    steps = [1] * x.rank
+    starts[axis] = wdims.dim_expr(start, t.names)
+    limits[axis] = wdims.dim_expr(limit, t.names)
+    steps[axis] = step
+    shape = list(x.shape)
+    shape[axis] = size if size is not None else limit - start
+    return t.emit("slice", [x], x.dtype, tuple(shape), ("slice",
+                  graph_pb2.SliceAttrs(start_indices=starts,
+                                       limit_indices=limits, strides=steps)))
 
 
-def _fold(t, op, values):
-    result = values[0]
-    for v in values[1:]:
-        result = t.emit(op, [result, v], result.dtype, result.shape)
-    return result
+def _reduce(t, x, axes, shape, op):
+    kind = graph_pb2.REDUCE_MAX if op == "max" else graph_pb2.REDUCE_SUM
+    return t.emit("reduce", [x], x.dtype, tuple(shape), ("reduce",
+                  graph_pb2.ReduceAttrs(kind=kind, dimensions=axes)))
+
+
+def _tiles(t, x, axis, out_size, k, op, overhang):
+    """`x` pooled along `axis` by windows that tile it (stride = kernel,
+    no dilation: PyTorch's default): the extent `out_size` windows cover,
+    split [out, k] and reduced over k, whatever k is. With `overhang`
+    (ceil_mode) the last window may reach past x's end: it is reduced
+    over what it covers, min(out * k, length) - (out - 1) * k positions,
+    and nothing is padded (EfficientNet pools 7 x 7 with a 1280 window).
+    """
+    shape = list(x.shape)
+    shape[axis] = out_size
+
+    def whole(windows):
+        tiles = _slice(t, x, axis, 0, windows * k)
+        split = list(x.shape)
+        split[axis:axis + 1] = [windows, k]
+        split = t.reshape(tiles, tuple(split))
+        return _reduce(t, split, [axis + 1],
+                       shape[:axis] + [windows] + shape[axis + 1:], op)
+
+    if not overhang:
+        return whole(out_size)
+    full = out_size - 1
+    end = sympy.Min(out_size * k, x.shape[axis])
+    last = _slice(t, x, axis, full * k, end)
+    last = t.reshape(_reduce(t, last, [axis], shape[:axis] + shape[axis + 1:],
+                             op), shape[:axis] + [1] + shape[axis + 1:])
+    if full == 0:
+        return last
+    return t.emit("concatenate", [whole(full), last], x.dtype, tuple(shape),
+                  ("concatenate", graph_pb2.ConcatenateAttrs(dimension=axis)))
+
+
+def _along(t, x, axis, out_size, k, s, d, op, fill, overhang):
+    """`x` (padded by the pool's padding) pooled along `axis` by windows of
+    k taps d apart, starting s apart: `out_size` of them, each the max or
+    sum (`op`) of its taps. Tiling windows are _tiles'. Otherwise x is
+    padded past its end by a whole window of `fill`, so that every window
+    lies inside it, and the window is its k taps as strided slices, or,
+    past _MOST_TAPS_ONE_BY_ONE, blocks of 1, 2, 4, ... positions, each the
+    combination of two halves of the one before, and each window the
+    blocks of k's binary digits: about 2 log2(k) slices instead of k.
+    Pooling is separable: one axis at a time gives the whole window's."""
+    if s == k and d == 1:
+        return _tiles(t, x, axis, out_size, k, op, overhang)
+    high = [0] * (x.rank - axis - 1)
+    x = _padded(t, x, [0], [(k - 1) * d + 1 + s] + high, fill)
+    combine = (lambda a, b: t.emit(op, [a, b], a.dtype, a.shape))
+    starts = (out_size - 1) * s + 1  # the positions windows start at
+    if k <= _MOST_TAPS_ONE_BY_ONE:
+        result = None
+        for j in range(k):
+            tap = _slice(t, x, axis, j * d, j * d + starts, s, out_size)
+            result = tap if result is None else combine(result, tap)
+        return result
+    block, windows, done, m = x, None, 0, 1
+    while m <= k:
+        if k & m:
+            piece = _slice(t, block, axis, done * d, done * d + starts)
+            windows = piece if windows is None else combine(windows, piece)
+            done += m
+        if 2 * m > k:
+            break
+        length = block.shape[axis]
+        block = combine(_slice(t, block, axis, 0, length - m * d),
+                        _slice(t, block, axis, m * d, length))
+        m *= 2
+    return _slice(t, windows, axis, 0, starts, s, out_size)
+
+
+def _pool(t, x, shape, window, op, fill, overhang):
+    """`x` (padded by the pool's padding) pooled over its trailing spatial
+    dims to `shape`; `window` is (kernel, stride, dilation)."""
+    kernel, stride, dilation = window
+    lead = x.rank - len(kernel)
+    for i, (k, s, d) in enumerate(zip(kernel, stride, dilation)):
+        x = _along(t, x, lead + i, shape[lead + i], k, s, d, op, fill,
+                   overhang)
+    return x
 
 
 @rule(aten.max_pool2d_with_indices.default,
@@ -80,13 +152,10 @@ def _max_pool(t, node, x, kernel, stride=(), padding=(0,), dilation=(1,),
     dilation = _per_dim(dilation, spatial, (1,))
     kernel = _per_dim(kernel, spatial, kernel)
     shape = tuple(wdims.as_expr(s) for s in out(node)[0].shape)
-    reach = [(k - 1) * d + 1 + s for k, d, s in zip(kernel, dilation, stride)]
     lowest = -math.inf if x.dtype.is_floating_point else -(1 << 62)
-    padded = _padded(t, x, padding, [p + r for p, r in zip(padding, reach)],
-                     lowest)
-    values = _fold(t, "max", list(_taps(t, padded, shape, kernel, stride,
-                                         dilation)))
-    return values, None
+    padded = _padded(t, x, padding, padding, lowest)
+    return _pool(t, padded, shape, (kernel, stride, dilation), "max", lowest,
+                 ceil_mode), None
 
 
 @rule(aten.avg_pool2d.default, aten.avg_pool3d.default)
@@ -99,22 +168,18 @@ def _avg_pool(t, node, x, kernel, stride=(), padding=(0,), ceil_mode=False,
     dilation = [1] * spatial
     dtype = out(node).dtype
     shape = tuple(wdims.as_expr(s) for s in out(node).shape)
-    reach = [k + s for k, s in zip(kernel, stride)]
+    window = (kernel, stride, dilation)
     x = t.convert(x, dtype)
-    padded = _padded(t, _padded(t, x, padding, padding, 0), [0] * spatial,
-                     reach, 0)
-    total = _fold(t, "add", list(_taps(t, padded, shape, kernel, stride,
-                                        dilation)))
+    total = _pool(t, _padded(t, x, padding, padding, 0), shape, window, "add",
+                  0, ceil_mode)
     if divisor_override:
         divisor = t.broadcast(t.scalar(divisor_override, dtype), shape)
     else:
         # The taps that fall on the input (and, counted, its padding).
         ones = t.broadcast(t.scalar(1, dtype), x.shape)
-        inner = _padded(t, ones, padding, padding,
-                        1 if count_include_pad else 0)
-        counted = _padded(t, inner, [0] * spatial, reach, 0)
-        divisor = _fold(t, "add", list(_taps(t, counted, shape, kernel,
-                                              stride, dilation)))
+        counted = _padded(t, ones, padding, padding,
+                          1 if count_include_pad else 0)
+        divisor = _pool(t, counted, shape, window, "add", 0, ceil_mode)
     return t.emit("div", [total, divisor], dtype, shape)
 
 
@@ -143,7 +208,7 @@ def _adaptive_avg_pool(t, node, x, output_size):
         raise t.error(f"adaptive pooling of {list(sizes)} to "
                       f"{list(output_size)} (windows of unequal sizes)")
     kernel = [w // o for w, o in zip(windows, output_size)]
-    total = _fold(t, "add", list(_taps(t, t.convert(x, dtype), shape, kernel,
-                                        kernel, [1] * spatial)))
+    total = _pool(t, t.convert(x, dtype), shape,
+                  (kernel, kernel, [1] * spatial), "add", 0, False)
     return t.emit("div", [total, t.broadcast(
         t.scalar(math.prod(kernel), dtype), shape)], dtype, shape)
