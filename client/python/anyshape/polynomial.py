@@ -6,6 +6,8 @@ a quotient's key is its DimExpr.FloorDiv serialised, a max's or a min's
 its DimExpr.Extremum after a marker byte, from which each is rebuilt.
 Zero coefficients are never stored.
 """
+import math
+
 from anyshape.v1 import graph_pb2
 
 
@@ -18,15 +20,47 @@ def symbol(name):
 
 
 def quotient(dividend, divisor):
-    """floor(dividend / divisor) for a polynomial dividend, divisor >= 1;
-    exact (a polynomial, no floor) where the divisor divides every
-    coefficient: 4*q1 - 4*q2 + 4 over 4 (a length padded to a multiple of
-    4) is q1 - q2 + 1, whatever the atoms' values."""
-    if all(c % int(divisor) == 0 for c in dividend.values()):
-        return {key: c // int(divisor) for key, c in dividend.items()}
-    message = graph_pb2.DimExpr.FloorDiv(dividend=to_dim_expr(dividend),
-                                         divisor=int(divisor))
-    return {((), (message.SerializeToString(deterministic=True),)): 1}
+    """floor(dividend / divisor) for a polynomial dividend, divisor >= 1,
+    in the server's canonical form (SymExpr::floorDiv), so that one size
+    written two ways is one polynomial: the multiples of the divisor come
+    out of the floor (dividend = divisor * whole + rest, each coefficient
+    of rest in [0, divisor)), a constant rest leaves none (4*q1 - 4*q2 + 4
+    over 4 is q1 - q2 + 1), common factors cancel, and a quotient of a
+    quotient is one. Dynamo writes a strided slice's length (h + 1) // 2
+    and the view after it (h - 1) // 2 + 1: both are (h + 1) // 2 here."""
+    divisor = int(divisor)
+    whole, rest = {}, {}
+    for key, coefficient in dividend.items():
+        if coefficient // divisor:
+            whole[key] = coefficient // divisor
+        if coefficient % divisor:
+            rest[key] = coefficient % divisor
+    if all(key == _CONSTANT for key in rest):
+        return whole
+    common = math.gcd(divisor, *rest.values())
+    if common > 1:
+        rest = {key: c // common for key, c in rest.items()}
+        divisor //= common
+        if divisor == 1:
+            add_into(whole, rest)
+            return whole
+    terms = [key for key in rest if key != _CONSTANT]
+    if len(terms) == 1 and rest[terms[0]] == 1 and not terms[0][0] and \
+            len(terms[0][1]) == 1 and not terms[0][1][0].startswith(_EXTREMUM):
+        # floor((floor(x / d1) + r) / d2) = floor((x + r*d1) / (d1*d2)).
+        inner = graph_pb2.DimExpr.FloorDiv.FromString(terms[0][1][0])
+        shifted = from_dim_expr(inner.dividend)
+        add_into(shifted, constant(rest.get(_CONSTANT, 0) * inner.divisor))
+        add_into(whole, quotient(shifted, inner.divisor * divisor))
+        return whole
+    message = graph_pb2.DimExpr.FloorDiv(dividend=to_dim_expr(rest),
+                                         divisor=divisor)
+    add_into(whole, {((), (message.SerializeToString(deterministic=True),)):
+                     1})
+    return whole
+
+
+_CONSTANT = ((), ())
 
 
 # An extremum's key: this byte (which no serialised FloorDiv starts with),
@@ -89,6 +123,19 @@ def to_dim_expr(poly):
                 term.quotients.add().CopyFrom(
                     graph_pb2.DimExpr.FloorDiv.FromString(key))
     return message
+
+
+def from_dim_expr(message):
+    """The polynomial of a DimExpr (to_dim_expr's inverse)."""
+    poly = constant(message.constant)
+    for term in message.terms:
+        keys = [q.SerializeToString(deterministic=True)
+                for q in term.quotients]
+        keys += [_EXTREMUM + e.SerializeToString(deterministic=True)
+                 for e in term.extrema]
+        add_into(poly, {(tuple(sorted(term.symbols)), tuple(sorted(keys))):
+                        term.coefficient})
+    return poly
 
 
 def to_dim(poly):

@@ -313,5 +313,33 @@ class SecureServerTest(unittest.TestCase):
         self.assertEqual(raised.exception.code, grpc.StatusCode.UNAVAILABLE)
 
 
+class PolynomialTest(unittest.TestCase):
+    """Size polynomials are canonical: one size written two ways (as
+    Dynamo writes a strided slice's length and the view after it) is one
+    polynomial, as the server's SymExpr has it."""
+
+    def test_quotients_are_canonical(self):
+        from anyshape import polynomial as poly
+        h = poly.symbol("h")
+
+        def plus(p, c):
+            total = dict(p)
+            poly.add_into(total, poly.constant(c))
+            return total
+
+        half_up = poly.quotient(plus(h, 1), 2)
+        self.assertEqual(plus(poly.quotient(plus(h, -1), 2), 1), half_up)
+        self.assertEqual(poly.quotient(plus(poly.scale(h, 2), 2), 4), half_up)
+        self.assertEqual(poly.quotient(plus(poly.quotient(h, 2), 1), 2),
+                         poly.quotient(plus(h, 2), 4))
+        self.assertEqual(poly.quotient(plus(poly.scale(h, 4), 4), 4),
+                         plus(h, 1))
+        self.assertEqual(poly.quotient(plus(h, 1), 1), plus(h, 1))
+        self.assertNotEqual(half_up, poly.quotient(h, 2))
+        # Its wire form reads back as itself.
+        self.assertEqual(poly.from_dim_expr(poly.to_dim_expr(half_up)),
+                         half_up)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -249,8 +249,17 @@ class TorchTest(unittest.TestCase):
             return y.permute(0, 2, 3, 1).reshape(b, h * w, c) + \
                 y.flatten(2).transpose(1, 2)
 
+        def strided(x):
+            # Dynamo writes the slice's length (h + 1) // 2 and the view's
+            # (h - 1) // 2 + 1: one size, which the -1 divides exactly.
+            b, c, h, w = x.shape
+            y = x[:, :, ::2, ::2].flatten(2).transpose(1, 2)
+            return y.reshape(b, (h - 1) // 2 + 1, (w - 1) // 2 + 1, -1)
+
         for f, shapes in [(windows, [(2, 16, 16, 8), (2, 24, 32, 8),
                                      (1, 10, 14, 8), (3, 10, 10, 8)]),
+                          (strided, [(2, 3, 32, 32), (2, 3, 40, 40),
+                                     (2, 3, 9, 14), (3, 3, 11, 7)]),
                           (square, [(2, 3, 32, 32), (1, 3, 48, 48),
                                     (2, 3, 40, 40)])]:
             torch._dynamo.reset()
