@@ -78,6 +78,10 @@ def tiny(name):
         return T.ResNetModel(T.ResNetConfig(
             num_channels=3, embedding_size=8, hidden_sizes=[8, 16],
             depths=[1, 1]))
+    if name == "swin":  # windows of a padded size, a pooler's strided view
+        return T.SwinModel(T.SwinConfig(
+            image_size=32, patch_size=2, embed_dim=16, depths=[1, 1],
+            num_heads=[2, 4], window_size=4))
     raise ValueError(name)
 
 
@@ -194,6 +198,21 @@ class TorchTest(unittest.TestCase):
         # Batch norm, max pooling with padding, global average pooling.
         self.check_compiled("resnet", lambda b, s: {
             "pixel_values": torch.randn(b, 3, 16 + 2 * s, 20 + s % 9)})
+
+    def test_swin_at_any_resolution(self):
+        # Dynamo writes the window, 4, as L // (L // 4) of the padded
+        # length L, nested in the batch of windows (a ratio over a
+        # monomial), and the pooler views [b, c] as [b, c, 1, 1].
+        model = tiny("swin").eval()
+        compiled = torch.compile(model, backend="anyshape", dynamic=True,
+                                 options={"strict": True})
+        with torch.no_grad():
+            for b, h, w in [(2, 48, 64), (3, 36, 44)]:
+                x = torch.randn(b, 3, h, w)
+                got, want = compiled(pixel_values=x), model(pixel_values=x)
+                for name in ("last_hidden_state", "pooler_output"):
+                    torch.testing.assert_close(got[name], want[name],
+                                               atol=1e-4, rtol=1e-4)
 
     def test_padding_by_symbolic_amounts(self):
         # Swin pads to a multiple of its window, LongT5 to its block: the

@@ -207,15 +207,28 @@ def truncated_scale(expr):
 
 
 def _exact_ratio(dividend, divisor):
-    """The monomial m (a constant, or a product of symbols and quotients)
-    with dividend == m * divisor, both polynomials, where the divisor is a
-    size (so not 0 where the program divided by it): Swin's padded length
-    L over L // 4 (Dynamo writes the window, 4, that way), ConvNeXt's
+    """The polynomial m with dividend == m * divisor, both polynomials,
+    where the divisor is a size (so not 0 where the program divided by
+    it): any m for a monomial divisor, a monomial m (a constant, or a
+    product of symbols and quotients) otherwise. Swin's padded length L
+    over L // 4 (Dynamo writes the window, 4, that way), ConvNeXt's
     (s // 4)**2 over s // 4 at a square image. None where there is none.
     """
     if not divisor or not dividend:
         return None
     (symbols, atoms), coefficient = next(iter(divisor.items()))
+    if len(divisor) == 1:
+        # A monomial divisor divides term by term (Swin's batch times its
+        # padded width over 4, over the batch: a - (3*a) // 4 per image).
+        ratio = {}
+        for (top_symbols, top_atoms), top in dividend.items():
+            rest_symbols, rest_atoms = _without(top_symbols, symbols), \
+                _without(top_atoms, atoms)
+            if rest_symbols is None or rest_atoms is None or \
+                    top % coefficient:
+                return None
+            ratio[(rest_symbols, rest_atoms)] = top // coefficient
+        return ratio if poly.multiply(divisor, ratio) == dividend else None
     for (top_symbols, top_atoms), top in dividend.items():
         rest_symbols, rest_atoms = _without(top_symbols, symbols), \
             _without(top_atoms, atoms)

@@ -29,15 +29,23 @@ def _contiguous_strides(shape):
     return strides[::-1]
 
 
+def _row_major(shape, strides):
+    """Whether `strides` lay `shape` out in row-major order: a dim of size
+    1 may have any stride (Swin's pooler views [b, c] as [b, c, 1, 1]
+    with strides [c, 1, c, c])."""
+    return all(size == 1 or wdims.as_expr(stride) == wanted
+               for size, stride, wanted in zip(
+                   shape, strides, _contiguous_strides(shape)))
+
+
 @rule(aten.as_strided.default, aten.as_strided_copy.default)
 def _as_strided(t, node, a, size, stride, storage_offset=0):
     """The row-major views PyTorch's decompositions make of a contiguous
     tensor: its elements from `storage_offset` on, reshaped."""
     shape = shape_of(node)
     source = node.args[0].meta["val"]
-    if [wdims.as_expr(s) for s in stride] != _contiguous_strides(shape) or \
-            [wdims.as_expr(s) for s in source.stride()] != \
-            _contiguous_strides(a.shape):
+    if not _row_major(shape, stride) or \
+            not _row_major(a.shape, source.stride()):
         raise t.error(f"a strided view with strides {list(stride)}")
     count = wdims.as_expr(1)
     for s in a.shape:
