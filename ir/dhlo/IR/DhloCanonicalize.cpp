@@ -40,6 +40,15 @@ struct MergeReshapes : OpRewritePattern<ReshapeOp> {
   }
 };
 
+/// Elementwise `op` built again over `operands`, its one result typed
+/// `type` (the same math in another shape).
+Value rebuilt(PatternRewriter &rewriter, Operation *op, ValueRange operands,
+              Type type) {
+  OperationState state(op->getLoc(), op->getName(), operands, {type},
+                       op->getAttrs());
+  return rewriter.create(state)->getResult(0);
+}
+
 /// A broadcast of a rank-0 value: built in any shape as cheaply.
 BroadcastInDimOp scalarSplat(Operation *op) {
   auto splat = llvm::dyn_cast_or_null<BroadcastInDimOp>(op);
@@ -148,9 +157,7 @@ struct MergeReshapesAcrossElementwise : OpRewritePattern<ReshapeOp> {
         operand = rewriter.create<ReshapeOp>(
             op.getLoc(), withElement(elementOf(operand)), operand, shape);
     }
-    OperationState state(f->getLoc(), f->getName(), operands, {result},
-                         f->getAttrs());
-    rewriter.replaceOp(op, rewriter.create(state)->getResults());
+    rewriter.replaceOp(op, rebuilt(rewriter, f, operands, result));
     return success();
   }
 };
@@ -277,9 +284,7 @@ Value reshapeChain(PatternRewriter &rewriter, Value v, RankedTensorType target,
   for (Value operand : op->getOperands())
     operands.push_back(
         reshapeChain(rewriter, operand, target, lands, depth + 1));
-  OperationState state(op->getLoc(), op->getName(), operands, {type},
-                       op->getAttrs());
-  return rewriter.create(state)->getResult(0);
+  return rebuilt(rewriter, op, operands, type);
 }
 
 /// reshape(f(...)) -> f'(...) built in the reshaped layout, for a reshape
@@ -418,9 +423,7 @@ Value narrowChain(PatternRewriter &rewriter, Value v, RankedTensorType narrow,
   SmallVector<Value> operands;
   for (Value operand : op->getOperands())
     operands.push_back(narrowChain(rewriter, operand, narrow, lands));
-  OperationState state(op->getLoc(), op->getName(), operands, {type},
-                       op->getAttrs());
-  return rewriter.create(state)->getResult(0);
+  return rebuilt(rewriter, op, operands, type);
 }
 
 /// broadcast_in_dim(f(reshape(y), splat)) -> broadcast_in_dim(f'(y,
@@ -490,9 +493,7 @@ Value undoChain(PatternRewriter &rewriter, Value v, RankedTensorType wide) {
   SmallVector<Value> operands;
   for (Value operand : op->getOperands())
     operands.push_back(undoChain(rewriter, operand, wide));
-  OperationState state(op->getLoc(), op->getName(), operands, {type},
-                       op->getAttrs());
-  return rewriter.create(state)->getResult(0);
+  return rebuilt(rewriter, op, operands, type);
 }
 
 /// broadcast_in_dim(f(reshape(y), splat)) -> f'(y, splat') when the
