@@ -2,8 +2,9 @@
 time (_along): a reduction where the windows tile the dim, else strided
 slices of the padded input folded with max or add, which the fusion
 planner makes one loop. The output sizes are the node's own (ceil_mode
-included); the input is padded past its end by a whole window so the
-last window's overhang reads padding, which max ignores (-inf) and the
+included). A last window that overhangs the input (ceil_mode) reads
+nothing past it: tiles are reduced over what they cover, and other
+windows read padding past the end, which max ignores (-inf) and the
 average's divisor does not count, as PyTorch has it.
 """
 import math
