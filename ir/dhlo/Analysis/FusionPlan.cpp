@@ -223,6 +223,16 @@ bool isLoopNestOp(Operation *op) {
 
 bool isLoopNest(const Fusion &f) { return llvm::all_of(f.ops, isLoopNestOp); }
 
+/// Whether codegen builds `op` as copies of its operands into or out of
+/// parts of a buffer (a concatenate, a slice): a loop producer pulled in
+/// would be a loop nest of its own beside the copies, two kernels for one
+/// fusion. Grouping meets this only where the producer's space provably
+/// equals the copy's: a concatenate whose other operands are empty
+/// (EfficientNet's last ceil-mode pooling window at some image sizes).
+bool copiesOperands(Operation *op) {
+  return llvm::isa<ConcatenateOp, SliceOp>(op);
+}
+
 /// Ops a backend lowers to a loop that reads each operand element at the
 /// point it writes (elementwise) or along its rows (reduce, broadcast):
 /// what linalg elementwise fusion can fold a producer into.
@@ -551,7 +561,7 @@ FusionPlan planFusion(func::FuncOp func,
           continue;
         }
         if (groupOf.count(producer) || f.kind == FusionKind::Library ||
-            roleOf(producer) != Role::LoopFusible)
+            roleOf(producer) != Role::LoopFusible || copiesOperands(consumer))
           continue;
         bool allUsersInside =
             llvm::all_of(producer->getUsers(), [&](Operation *u) {

@@ -157,3 +157,22 @@ func.func @gather_table_also_read_in_place(%x: tensor<?x?xf32, #dhlo.shape<n, m>
   %out = dhlo.add %g, %u : (tensor<?x?xf32, #dhlo.shape<n, m>>, tensor<?x?xf32, #dhlo.shape<n, m>>) -> tensor<?x?xf32, #dhlo.shape<n, m>>
   return %out : tensor<?x?xf32, #dhlo.shape<n, m>>
 }
+
+// -----
+
+// A concatenate is copies into parts of its result, so a loop producer
+// whose space provably equals the whole result (the reshape to [n] proves
+// k = 1: the other operand is empty) is a kernel of its own; pulled in,
+// codegen would build the fusion as two kernels (EfficientNet's last
+// ceil-mode pooling window before its flatten).
+// CHECK-LABEL: fusion plan of @concatenate_with_an_empty_part
+// CHECK: fusions: 3
+// CHECK-NEXT: #0 kLoop root dhlo.exp over [n, 1], 1 ops: exp
+// CHECK-NEXT: #1 kLoop root dhlo.concatenate over [n, k], 1 ops: concatenate
+// CHECK-NEXT: #2 kLoop root dhlo.reshape over [n], 1 ops: reshape
+func.func @concatenate_with_an_empty_part(%x: tensor<?x1xf32, #dhlo.shape<n, 1>>, %e: tensor<?x?xf32, #dhlo.shape<n, "k - 1">>) -> tensor<?xf32, #dhlo.shape<n>> {
+  %y = dhlo.exp %x : (tensor<?x1xf32, #dhlo.shape<n, 1>>) -> tensor<?x1xf32, #dhlo.shape<n, 1>>
+  %c = dhlo.concatenate %e, %y {dimension = 1 : i64} : (tensor<?x?xf32, #dhlo.shape<n, "k - 1">>, tensor<?x1xf32, #dhlo.shape<n, 1>>) -> tensor<?x?xf32, #dhlo.shape<n, k>>
+  %r = dhlo.reshape %c {shape = #dhlo.shape<n>} : (tensor<?x?xf32, #dhlo.shape<n, k>>) -> tensor<?xf32, #dhlo.shape<n>>
+  return %r : tensor<?xf32, #dhlo.shape<n>>
+}
