@@ -139,14 +139,19 @@ Status addEntry(llvm::Module &module) {
 /// 28 scalars, and a chain of 1,000 products compiled in 10.5 s instead of
 /// 6.4 (its emit 5.5 s instead of 1.1: @main stayed under the size
 /// SplitLongBlocks cuts at, and register allocation is superlinear).
-void keepKernelsOutOfLine(mlir::ModuleOp module) {
+/// Returns the names of those kernels (LoopHints.h marks their loops).
+llvm::StringSet<> keepKernelsOutOfLine(mlir::ModuleOp module) {
   const llvm::StringRef library =
       dhlo::fusionKindName(dhlo::FusionKind::Library);
+  llvm::StringSet<> kernels;
   module.walk([&](mlir::LLVM::LLVMFuncOp function) {
     auto kind = function->getAttrOfType<mlir::StringAttr>(codegen::kKernelAttr);
-    if (kind && kind.getValue() != library)
+    if (kind && kind.getValue() != library) {
       function.setNoInline(true);
+      kernels.insert(function.getSymName());
+    }
   });
+  return kernels;
 }
 
 /// LLVM's x86 tuning for Intel's AVX-512 cores prefers 256-bit vectors
@@ -231,7 +236,7 @@ StatusOr<std::string> emitObjectCode(mlir::ModuleOp module, int optLevel,
   auto collected = std::make_unique<CollectedDiagnostics>();
   CollectedDiagnostics &diagnostics = *collected;
   context.setDiagnosticHandler(std::move(collected));
-  keepKernelsOutOfLine(module);
+  llvm::StringSet<> kernels = keepKernelsOutOfLine(module);
   std::unique_ptr<llvm::Module> llvmModule =
       mlir::translateModuleToLLVMIR(module, context, "anyshape");
   if (!llvmModule)
@@ -243,7 +248,7 @@ StatusOr<std::string> emitObjectCode(mlir::ModuleOp module, int optLevel,
   if (llvm::verifyModule(*llvmModule, &llvm::errs()))
     return internalError("generated LLVM IR does not verify");
 
-  codegen::addLoopHints(*llvmModule, *machine, target);
+  codegen::addLoopHints(*llvmModule, *machine, target, kernels);
   dump(*llvmModule, "before.ll");
 
   auto writeDiagnostics = [&] {

@@ -5,6 +5,7 @@
 #include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Analysis/ScalarEvolutionExpressions.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/Analysis/TargetTransformInfo.h"
 #include "llvm/IR/Dominators.h"
@@ -34,25 +35,64 @@ llvm::Type *minMaxElementType(const llvm::Loop &loop) {
   return narrowest;
 }
 
-/// A loop id made of `properties` (name, value) pairs.
+/// A loop id made of `properties` (name, value) pairs and `more` nodes.
 llvm::MDNode *
 loopId(llvm::LLVMContext &context,
-       llvm::ArrayRef<std::pair<const char *, llvm::Constant *>> properties) {
+       llvm::ArrayRef<std::pair<const char *, llvm::Constant *>> properties,
+       llvm::ArrayRef<llvm::Metadata *> more) {
   llvm::SmallVector<llvm::Metadata *> operands{
       nullptr}; // the self reference every loop id starts with
   for (auto [name, value] : properties)
     operands.push_back(
         llvm::MDNode::get(context, {llvm::MDString::get(context, name),
                                     llvm::ConstantAsMetadata::get(value)}));
+  operands.append(more.begin(), more.end());
   llvm::MDNode *id = llvm::MDNode::getDistinct(context, operands);
   id->replaceOperandWith(0, id);
   return id;
 }
 
+/// Whether no iteration of `loop` touches memory another iteration writes,
+/// given that distinct buffers do not overlap (LoopHints.h): every store
+/// goes to an address that advances with the loop, and nothing else in
+/// it writes memory.
+bool iterationsIndependent(const llvm::Loop &loop,
+                           llvm::ScalarEvolution &evolution) {
+  for (llvm::BasicBlock *block : loop.blocks())
+    for (llvm::Instruction &inst : *block) {
+      auto *store = llvm::dyn_cast<llvm::StoreInst>(&inst);
+      if (!store) {
+        if (inst.mayWriteToMemory())
+          return false;
+        continue;
+      }
+      auto *address = llvm::dyn_cast<llvm::SCEVAddRecExpr>(
+          evolution.getSCEV(store->getPointerOperand()));
+      if (!address || address->getLoop() != &loop ||
+          !evolution.isKnownNonZero(address->getStepRecurrence(evolution)))
+        return false;
+    }
+  return true;
+}
+
+/// Puts every load and store of `loop` in one access group, which the
+/// returned loop property declares free of dependences between iterations.
+llvm::MDNode *parallelAccesses(const llvm::Loop &loop,
+                               llvm::LLVMContext &context) {
+  llvm::MDNode *group = llvm::MDNode::getDistinct(context, {});
+  for (llvm::BasicBlock *block : loop.blocks())
+    for (llvm::Instruction &inst : *block)
+      if (llvm::isa<llvm::LoadInst, llvm::StoreInst>(inst))
+        inst.setMetadata(llvm::LLVMContext::MD_access_group, group);
+  return llvm::MDNode::get(
+      context,
+      {llvm::MDString::get(context, "llvm.loop.parallel_accesses"), group});
+}
+
 /// `smallTripCount`: remainder loops (SplitVectorRemainders) run fewer
 /// iterations than a row loop's step; scalar evolution bounds them by it.
 void hintFunction(llvm::Function &function, llvm::TargetMachine &machine,
-                  unsigned smallTripCount) {
+                  unsigned smallTripCount, bool kernel) {
   llvm::LLVMContext &context = function.getContext();
   llvm::DominatorTree dominators(function);
   llvm::LoopInfo loops(dominators);
@@ -92,19 +132,27 @@ void hintFunction(llvm::Function &function, llvm::TargetMachine &machine,
       properties.push_back(
           {"llvm.loop.interleave.count", llvm::ConstantInt::get(i32, 1)});
     }
-    if (!properties.empty())
-      loop->setLoopID(loopId(context, properties));
+    llvm::SmallVector<llvm::Metadata *, 1> more;
+    if (kernel && iterationsIndependent(*loop, evolution))
+      more.push_back(parallelAccesses(*loop, context));
+    if (!properties.empty() || !more.empty())
+      loop->setLoopID(loopId(context, properties, more));
   }
 }
 
 } // namespace
 
 void addLoopHints(llvm::Module &module, llvm::TargetMachine &machine,
-                  const CpuTarget &target) {
+                  const CpuTarget &target, const llvm::StringSet<> &kernels) {
   auto smallTripCount = static_cast<unsigned>(target.rowLoopStep());
-  for (llvm::Function &function : module)
-    if (!function.isDeclaration())
-      hintFunction(function, machine, smallTripCount);
+  for (llvm::Function &function : module) {
+    if (function.isDeclaration())
+      continue;
+    // OpenMP outlines a kernel's parallel loops as `<kernel>..omp_par.N`.
+    llvm::StringRef name = function.getName();
+    bool kernel = kernels.contains(name.take_front(name.find("..omp_par")));
+    hintFunction(function, machine, smallTripCount, kernel);
+  }
 }
 
 } // namespace anyshape::codegen
