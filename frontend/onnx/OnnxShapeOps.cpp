@@ -131,6 +131,27 @@ Status expand(Node &n) {
   return n.define(y);
 }
 
+/// max(ceil(span / delta), 0) as a dim expression, where `span` does not
+/// divide exactly (a step of 2 over an odd or unknown span: fold's
+/// arange(0, height - 1, 2)); nullopt when it cannot be written.
+std::optional<std::string> rangeCount(const std::string &span, int64_t delta) {
+  std::optional<SymExpr> s = symExpr(span);
+  if (!s || delta == INT64_MIN)
+    return std::nullopt;
+  // ceil(s / d) = floor((s + d - 1) / d) for d > 0; for d < 0 it is
+  // ceil(-s / -d).
+  int64_t d = delta > 0 ? delta : -delta;
+  std::optional<SymExpr> numerator =
+      delta > 0 ? SymExpr::add(*s, SymExpr::constant(d - 1))
+                : SymExpr::sub(SymExpr::constant(d - 1), *s);
+  std::optional<SymExpr> quotient =
+      numerator ? SymExpr::floorDiv(*numerator, d) : std::nullopt;
+  std::optional<SymExpr> count =
+      quotient ? SymExpr::extremum(*quotient, SymExpr::constant(0), true)
+               : std::nullopt;
+  return count ? std::optional<std::string>(count->toString()) : std::nullopt;
+}
+
 /// Range(start, limit, delta): the length is what must be known at import
 /// time, as a dim; the values are computed from the inputs as they are
 /// (so a start that is a run-time value, such as a cache's length, works
@@ -161,6 +182,8 @@ Status range(Node &n) {
     count = std::to_string(std::max<int64_t>(q, 0));
   } else {
     count = arithmetic("Div", *span, std::to_string(delta[0]));
+    if (!count)
+      count = rangeCount(*span, delta[0]);
   }
   if (!count)
     return n.error("the length (" + limit[0].text() + " - " + start[0].text() +

@@ -7,7 +7,8 @@ Squeeze of a dim no expression writes (BEiT's relative-position table,
 reshaped to [k, k, -1]); Tile repeats made by OneHot (TorchScript's
 repeat_interleave, in Qwen2-MoE's experts); an If whose condition is a
 size compared with 1 (TorchScript's squeeze of a dim it cannot see, in
-BEiT's relative-position bias). op_fixtures.py calls main
+BEiT's relative-position bias); a Range whose step does not divide its
+span (torch.export's fold). op_fixtures.py calls main
 after op_fixtures_sizes', so these draw from its random generator last,
 and every fixture written before stays byte-identical."""
 
@@ -187,6 +188,27 @@ def if_cases(fx):
                 spec=width != 1)
 
 
+def range_cases(fx):
+    """arange over a span its step does not divide: Range(0, m - 1, 2)
+    (torch.export's fold: an odd or empty span), and a negative step from
+    m down to 0; ONNX's length is max(ceil(span / delta), 0)."""
+    shapes = [{"n": 1, "m": 0}, {"n": 2, "m": 1}, {"n": 1, "m": 4},
+              {"n": 3, "m": 7}]
+    size = [fx.node("Shape", ["x"], ["s"]),
+            fx.node("Gather", ["s", "one"], ["m"], axis=0)]
+    fx.case("range_step2_over_an_odd_span",
+            size + [fx.node("Sub", ["m", "one"], ["end"]),
+                    fx.node("Range", ["zero", "end", "two"], ["y"])],
+            [("x", fx.F, ["n", "m"])], ["y"], shapes,
+            inits=[fx.const("zero", 0), fx.const("one", 1),
+                   fx.const("two", 2)])
+    fx.case("range_down_by_three",
+            size + [fx.node("Range", ["m", "zero", "minus_three"], ["y"])],
+            [("x", fx.F, ["n", "m"])], ["y"], shapes,
+            inits=[fx.const("zero", 0), fx.const("one", 1),
+                   fx.const("minus_three", -3)])
+
+
 def main(fx):
     tile_cases(fx)
     resize_type_cases(fx)
@@ -195,3 +217,4 @@ def main(fx):
     anonymous_dim_shape_cases(fx)
     quotient_cases(fx)
     if_cases(fx)
+    range_cases(fx)
