@@ -308,43 +308,96 @@ void propagateKnownMatrix(
       state.knownMatrices[out] = KnownMatrix{m.dims, *columns};
   }
 }
-/// Ceil or Floor of a float Div of known sizes by a positive whole
-/// number: the sizes divided, rounded (MobileViT's
-/// int(ceil(w / 2) * 2) // 2 after a Cast to float). The quotient itself
-/// is no size, so the rounding is read off the Div that made it.
-void propagateRoundedQuotient(ImportState &state,
-                              const ::onnx::NodeProto &node) {
+/// `c` as p / q with q a power of two up to 2^20 and p >= 1: a float
+/// scale that multiplies a size exactly (0.5, 1.5, 2.0, 0.25); nullopt
+/// for any other (1/3 rounds, and a rounding of its product could land
+/// on either side of a whole number).
+std::optional<std::pair<int64_t, int64_t>> dyadicRatio(double c) {
+  constexpr int64_t kMaxDenominator = int64_t{1} << 20;
+  if (!(c > 0) || c > 1.0e9)
+    return std::nullopt;
+  for (int64_t q = 1; q <= kMaxDenominator; q *= 2) {
+    double p = c * static_cast<double>(q);
+    if (std::nearbyint(p) == p)
+      return std::make_pair(static_cast<int64_t>(p), q);
+  }
+  return std::nullopt;
+}
+
+/// A rounding of a float product or quotient of known sizes, as sizes:
+/// Ceil, Floor, or a Cast to an integer (which truncates, the floor of a
+/// size), of a Div by a positive whole number (MobileViT's
+/// int(ceil(w / 2) * 2) // 2 after a Cast to float) or of a Mul by a
+/// dyadic scale (torch.export's nearest-exact interpolation:
+/// int(height * 0.5)). The product or quotient itself is no size, so the
+/// rounding is read off the node that made it.
+void propagateRoundedSize(ImportState &state, const ::onnx::NodeProto &node,
+                          bool ceil) {
   auto producer = state.producers.find(node.input(0));
   if (producer == state.producers.end() ||
-      producer->second->op_type() != "Div" ||
+      (producer->second->op_type() != "Div" &&
+       producer->second->op_type() != "Mul") ||
       producer->second->input_size() != 2)
     return;
-  const ::onnx::NodeProto &div = *producer->second;
+  const ::onnx::NodeProto &made = *producer->second;
   auto known = [&](int k) -> std::optional<KnownDims> {
-    auto value = state.values.find(div.input(k));
+    auto value = state.values.find(made.input(k));
     return value == state.values.end()
                ? std::nullopt
-               : knownDimsOf(state, div.input(k), value->second);
+               : knownDimsOf(state, made.input(k), value->second);
   };
-  std::optional<KnownDims> dividend = known(0), divisor = known(1);
-  if (!dividend || !divisor || divisor->dims.size() != 1)
+  auto scale = [&](int k) -> std::optional<std::pair<int64_t, int64_t>> {
+    auto floats = state.knownFloats.find(made.input(k));
+    return floats == state.knownFloats.end() || floats->second.size() != 1
+               ? std::nullopt
+               : dyadicRatio(floats->second[0]);
+  };
+  // The sizes times p / q.
+  std::optional<KnownDims> sizes;
+  std::optional<std::pair<int64_t, int64_t>> ratio;
+  if (made.op_type() == "Div") {
+    std::optional<KnownDims> divisor = known(1);
+    std::optional<int64_t> by = divisor && divisor->dims.size() == 1
+                                    ? dimNumber(divisor->dims[0])
+                                    : std::nullopt;
+    if (by && *by > 0) {
+      sizes = known(0);
+      ratio = std::make_pair(int64_t{1}, *by);
+    }
+  } else {
+    for (int k : {0, 1})
+      if (!sizes && (ratio = scale(1 - k)))
+        sizes = known(k);
+  }
+  if (!sizes || !ratio)
     return;
-  std::optional<int64_t> by = dimNumber(divisor->dims[0]);
-  if (!by || *by <= 0)
-    return;
-  bool ceil = node.op_type() == "Ceil";
-  KnownDims rounded{{}, dividend->scalar};
-  for (const std::string &text : dividend->dims) {
+  auto [p, q] = *ratio;
+  KnownDims rounded{{}, sizes->scalar};
+  for (const std::string &text : sizes->dims) {
     std::optional<SymExpr> x = symExpr(text);
+    std::optional<SymExpr> product =
+        x && x->isNonNegative() ? SymExpr::mul(*x, SymExpr::constant(p))
+                                : std::nullopt;
     std::optional<SymExpr> up =
-        x && ceil ? SymExpr::add(*x, SymExpr::constant(*by - 1)) : x;
-    std::optional<SymExpr> q =
-        up && x->isNonNegative() ? SymExpr::floorDiv(*up, *by) : std::nullopt;
-    if (!q)
+        product && ceil ? SymExpr::add(*product, SymExpr::constant(q - 1))
+                        : product;
+    std::optional<SymExpr> r = up ? SymExpr::floorDiv(*up, q) : std::nullopt;
+    if (!r)
       return;
-    rounded.dims.push_back(q->toString());
+    rounded.dims.push_back(r->toString());
   }
   state.knownDims[node.output(0)] = rounded;
+}
+
+/// Whether `node` is a Cast to an integer type.
+bool castsToInteger(const ::onnx::NodeProto &node) {
+  if (node.op_type() != "Cast")
+    return false;
+  for (const auto &attr : node.attribute())
+    if (attr.name() == "to")
+      return attr.i() == ::onnx::TensorProto::INT64 ||
+             attr.i() == ::onnx::TensorProto::INT32;
+  return false;
 }
 
 /// OneHot of known indices (a scalar or a vector), depth and [off, on]
@@ -397,11 +450,13 @@ void propagateKnownDims(ImportState &state, const ::onnx::NodeProto &node,
     return;
   }
   if (node.op_type() == "Ceil" || node.op_type() == "Floor") {
-    propagateRoundedQuotient(state, node);
+    propagateRoundedSize(state, node, node.op_type() == "Ceil");
     return;
   }
   std::optional<KnownDims> result;
   std::optional<KnownDims> a = in(0);
+  if (!a && castsToInteger(node))
+    propagateRoundedSize(state, node, false);
   if (!a)
     return;
   if (op == "Identity" || op == "Cast") {

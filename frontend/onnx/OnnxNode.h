@@ -107,7 +107,9 @@ struct Node {
       return error("input '" + proto.input(k) +
                    "' must be known at import time (a constant, or "
                    "computed from Shape by Gather, Unsqueeze, Concat, "
-                   "Add, Sub, Mul or Div)");
+                   "Add, Sub, Mul, Div, Mod by a number, Max, Min, or a "
+                   "Floor, Ceil or Cast to int of a float product by a "
+                   "binary fraction or quotient by a whole number)");
     for (size_t i = 0; i < known->dims.size(); ++i)
       if (anonymousDimOf(known->dims[i]))
         return error("input '" + proto.input(k) +

@@ -131,9 +131,9 @@ Status expand(Node &n) {
   return n.define(y);
 }
 
-/// max(ceil(span / delta), 0) as a dim expression, where `span` does not
-/// divide exactly (a step of 2 over an odd or unknown span: fold's
-/// arange(0, height - 1, 2)); nullopt when it cannot be written.
+/// max(ceil(span / delta), 0) as a dim expression (arange(0, n, 2) has
+/// (n + 1) floordiv 2 elements, fold's arange(0, height - 1, 2) has
+/// height floordiv 2); nullopt when it cannot be written.
 std::optional<std::string> rangeCount(const std::string &span, int64_t delta) {
   std::optional<SymExpr> s = symExpr(span);
   if (!s || delta == INT64_MIN)
@@ -181,9 +181,7 @@ Status range(Node &n) {
       ++q;
     count = std::to_string(std::max<int64_t>(q, 0));
   } else {
-    count = arithmetic("Div", *span, std::to_string(delta[0]));
-    if (!count)
-      count = rangeCount(*span, delta[0]);
+    count = rangeCount(*span, delta[0]);
   }
   if (!count)
     return n.error("the length (" + limit[0].text() + " - " + start[0].text() +

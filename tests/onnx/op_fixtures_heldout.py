@@ -8,7 +8,8 @@ reshaped to [k, k, -1]); Tile repeats made by OneHot (TorchScript's
 repeat_interleave, in Qwen2-MoE's experts); an If whose condition is a
 size compared with 1 (TorchScript's squeeze of a dim it cannot see, in
 BEiT's relative-position bias); a Range whose step does not divide its
-span (torch.export's fold). op_fixtures.py calls main
+span (torch.export's fold); sizes scaled by a float and rounded
+(torch.export's nearest-exact interpolation). op_fixtures.py calls main
 after op_fixtures_sizes', so these draw from its random generator last,
 and every fixture written before stays byte-identical."""
 
@@ -189,9 +190,10 @@ def if_cases(fx):
 
 
 def range_cases(fx):
-    """arange over a span its step does not divide: Range(0, m - 1, 2)
-    (torch.export's fold: an odd or empty span), and a negative step from
-    m down to 0; ONNX's length is max(ceil(span / delta), 0)."""
+    """arange over a span its step may not divide: Range(0, m - 1, 2)
+    (torch.export's fold: an odd or empty span), Range(0, m, 2) (x[:,
+    ::2] as an index: 4 elements at m = 7, not 3), and a negative step
+    from m down to 0; ONNX's length is max(ceil(span / delta), 0)."""
     shapes = [{"n": 1, "m": 0}, {"n": 2, "m": 1}, {"n": 1, "m": 4},
               {"n": 3, "m": 7}]
     size = [fx.node("Shape", ["x"], ["s"]),
@@ -202,11 +204,43 @@ def range_cases(fx):
             [("x", fx.F, ["n", "m"])], ["y"], shapes,
             inits=[fx.const("zero", 0), fx.const("one", 1),
                    fx.const("two", 2)])
+    fx.case("range_step2_to_the_size",
+            size + [fx.node("Range", ["zero", "m", "two"], ["y"])],
+            [("x", fx.F, ["n", "m"])], ["y"], shapes,
+            inits=[fx.const("zero", 0), fx.const("one", 1),
+                   fx.const("two", 2)])
     fx.case("range_down_by_three",
             size + [fx.node("Range", ["m", "zero", "minus_three"], ["y"])],
             [("x", fx.F, ["n", "m"])], ["y"], shapes,
             inits=[fx.const("zero", 0), fx.const("one", 1),
                    fx.const("minus_three", -3)])
+
+
+def scaled_size_cases(fx):
+    """Sizes scaled by a float and rounded: x[:, :int(m * 0.5)] (a Cast
+    truncates: torch.export's nearest-exact interpolation by 0.5) and
+    arange(ceil(m * 1.5)), in floats."""
+    shapes = [{"n": 1, "m": 0}, {"n": 2, "m": 1}, {"n": 1, "m": 4},
+              {"n": 3, "m": 7}]
+    size = [fx.node("Shape", ["x"], ["s"]),
+            fx.node("Gather", ["s", "one"], ["m"], axis=0),
+            fx.node("Cast", ["m"], ["mf"], to=fx.F)]
+    fx.case("slice_to_a_truncated_half",
+            size + [fx.node("Mul", ["mf", "half"], ["h"]),
+                    fx.node("Cast", ["h"], ["hi"], to=fx.I),
+                    fx.node("Unsqueeze", ["hi", "start"], ["end"]),
+                    fx.node("Slice", ["x", "start", "end", "axis"], ["y"])],
+            [("x", fx.F, ["n", "m"])], ["y"], shapes,
+            inits=[fx.const("one", 1), fx.const("half", 0.5, fx.F),
+                   fx.const("start", [0]), fx.const("axis", [1])])
+    fx.case("range_to_a_ceiling_of_one_and_a_half",
+            size + [fx.node("Mul", ["one_and_a_half", "mf"], ["h"]),
+                    fx.node("Ceil", ["h"], ["c"]),
+                    fx.node("Range", ["zero", "c", "step"], ["y"])],
+            [("x", fx.F, ["n", "m"])], ["y"], shapes,
+            inits=[fx.const("one", 1), fx.const("zero", 0.0, fx.F),
+                   fx.const("one_and_a_half", 1.5, fx.F),
+                   fx.const("step", 1.0, fx.F)])
 
 
 def main(fx):
@@ -218,3 +252,4 @@ def main(fx):
     quotient_cases(fx)
     if_cases(fx)
     range_cases(fx)
+    scaled_size_cases(fx)
