@@ -197,6 +197,37 @@ std::optional<std::string> sizeLessConstantQuotient(ImportState &state,
 } // namespace
 
 namespace {
+/// Mod (fmod = 0) of a constant by a size, as torch.export writes
+/// torch.roll's split point (`shift % size`): no dim expression divides
+/// by a size, but the remainder is the constant itself where the size is
+/// larger (c >= 0), and the size plus the constant where the constant is
+/// negative and no longer than the size. Those sizes are required at run
+/// time (a smaller one fails naming the node: a roll by more than the
+/// axis, which ONNX Runtime would wrap).
+std::optional<std::string> constantModSize(ImportState &state,
+                                           const std::string &a,
+                                           const std::string &b) {
+  std::optional<int64_t> c = dimNumber(a);
+  std::optional<SymExpr> size = symExpr(b);
+  if (!c || !size || size->isConstant() || !size->isNonNegative() ||
+      *c == INT64_MIN)
+    return std::nullopt;
+  if (*c == 0)
+    return std::string("0");
+  // c >= 1: size - c - 1 >= 0; c < 0: size + c >= 0.
+  std::optional<SymExpr> slack =
+      SymExpr::add(*size, SymExpr::constant(*c > 0 ? -*c - 1 : *c));
+  std::optional<SymExpr> remainder =
+      *c > 0 ? SymExpr::constant(*c)
+             : SymExpr::add(*size, SymExpr::constant(*c));
+  if (!slack || !remainder)
+    return std::nullopt;
+  requireNotNegative(state.builder, slack->toString());
+  return remainder->toString();
+}
+} // namespace
+
+namespace {
 using KnownMatrix = ImportState::KnownMatrix;
 
 /// The indices along an axis of `size` that Slice keeps from `start` to
@@ -593,7 +624,11 @@ void propagateKnownDims(ImportState &state, const ::onnx::NodeProto &node,
       result =
           elementwise(*a, *b, [&](const std::string &x, const std::string &y) {
             std::optional<std::string> r = arithmetic(op, x, y);
-            return r || op != "Div" ? r : sizeLessConstantQuotient(state, x, y);
+            if (r)
+              return r;
+            return op == "Div"   ? sizeLessConstantQuotient(state, x, y)
+                   : op == "Mod" ? constantModSize(state, x, y)
+                                 : std::nullopt;
           });
   }
   if (result)

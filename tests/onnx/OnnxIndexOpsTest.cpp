@@ -4,8 +4,8 @@
 // clamp them), GatherElements and GatherND (lowered to one gather at a
 // linear index), the comparisons, And/Or, IsNaN, and ReduceL2 followed by
 // a broadcasting divide (normalize, whose keepdims round trip once split
-// its kernel). Every model has symbolic sizes and is compiled once for all
-// the sizes it runs at.
+// its kernel), and a roll split at a shift modulo the size. Every model
+// has symbolic sizes and is compiled once for all the sizes it runs at.
 #include "ModelBuilder.h"
 #include "compiler/Compiler.h"
 #include "frontend/onnx/OnnxImport.h"
@@ -227,6 +227,45 @@ TEST(OnnxIndexOps, OutOfRangeIndicesFailTheRunNamingTheNode) {
   EXPECT_EQ(run({0}, {0, 0}, {2, 0}).message(),
             "node 'elements_GatherND' (GatherND): index 2 is out of range "
             "[-2, 2) for axis 0 of size 2");
+}
+
+TEST(OnnxIndexOps, ARollSplitAtAShiftModuloTheSizeRunsWhereTheShiftFits) {
+  // torch.export's torch.roll(x, 3, dims=1): the split point is
+  // Mod(-3, cols), a size plus a constant where cols >= 3; a narrower
+  // axis (which ONNX Runtime wraps) fails the run naming the node.
+  ModelBuilder m;
+  m.input("x", {"rows", "cols"});
+  m.ints("axis", {1});
+  m.ints("zero", {0});
+  m.ints("shift", {-3});
+  m.ints("far", {INT64_MAX});
+  m.node("Shape", {"x"}, {"shape"});
+  setInt(m.node("Gather", {"shape", "axis"}, {"cols"}), "axis", 0);
+  m.node("Mod", {"shift", "cols"}, {"split"});
+  m.node("Slice", {"x", "split", "far", "axis"}, {"tail"});
+  m.node("Slice", {"x", "zero", "split", "axis"}, {"head"});
+  setInt(m.node("Concat", {"tail", "head"}, {"rolled"}), "axis", 1);
+  m.output("rolled");
+  Compiled compiled(m);
+  ASSERT_TRUE(compiled.ok());
+  for (int64_t cols : {3, 4, 7}) {
+    std::vector<Literal> out = compiled.run({grid(2, cols)});
+    ASSERT_EQ(out.size(), 1u);
+    std::vector<double> expected;
+    for (int64_t r = 0; r < 2; ++r)
+      for (int64_t c = 0; c < cols; ++c)
+        expected.push_back(double(10 * r + (c + cols - 3) % cols));
+    EXPECT_EQ(out[0].f, expected) << "cols = " << cols;
+  }
+  auto graph = anyshape::onnx::importOnnx(m.bytes());
+  ASSERT_TRUE(graph.isOk());
+  auto executable = compiler::Compiler::compile(*graph);
+  ASSERT_TRUE(executable.isOk());
+  auto narrow = (*executable)->run({literalToTensor(grid(2, 2))});
+  ASSERT_FALSE(narrow.isOk());
+  EXPECT_EQ(narrow.status().code(), StatusCode::InvalidArgument);
+  EXPECT_NE(narrow.status().message().find("node '"), std::string::npos)
+      << narrow.status().message();
 }
 
 TEST(OnnxIndexOps, ComparisonsLogicAndNaNChecks) {
