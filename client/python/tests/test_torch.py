@@ -285,6 +285,30 @@ class TorchTest(unittest.TestCase):
             self.assertCompiledMatchesEager(
                 f, [torch.randn(*shape) for shape in shapes])
 
+    def test_remainders_by_a_size(self):
+        # torch.roll computes (n - shift) % n as a value: Python's
+        # remainder at run time, right at every n, shorter than the shift
+        # included. As a size (a slice to (n - 3) % n) it is n - 3, which
+        # needs n >= 3: a narrower input is an error naming the slice.
+        def roll(x):
+            return torch.roll(x, 3, dims=1) + 2 * torch.roll(x, (2, -5),
+                                                             dims=(0, 1))
+
+        def head(x):
+            n = x.shape[1]
+            return x[:, :(n - 3) % n] * 2
+
+        self.assertCompiledMatchesEager(
+            roll, [torch.randn(3, n) for n in (7, 16, 2, 3, 5)])
+        torch._dynamo.reset()
+        self.assertCompiledMatchesEager(
+            head, [torch.randn(3, n) for n in (7, 16, 4, 3)])
+        compiled = torch.compile(head, backend="anyshape", dynamic=True,
+                                 options={"strict": True})
+        with self.assertRaises(anyshape_error()) as raised:
+            compiled(torch.randn(3, 2))
+        self.assertIn("slice", str(raised.exception))
+
     def test_sizes_rounded_from_exact_floats(self):
         # MobileViT's patch grid is math.ceil(n / 2); DPT's side of the
         # grid int(patches ** 0.5) for patches (s // 8)**2 at a square
@@ -860,6 +884,17 @@ class TorchTest(unittest.TestCase):
                 lambda x, i, v: x.scatter_add(1, i, v),
                 lambda n: (torch.randn(3, n), torch.randint(0, n, (3, 2)),
                            torch.randn(3, 5))),
+            # Index tensors that broadcast together: [n, 1] rows and [2]
+            # columns write an [n, 2] block (F.fold's own writes).
+            "index_put, broadcast indices": (
+                lambda x, i, j, v: x.index_put((i, j), v, accumulate=True),
+                lambda n: (torch.randn(n, 4), torch.arange(n)[:, None],
+                           torch.tensor([3, 0]), torch.randn(n, 2))),
+            "fold": (
+                lambda x: torch.nn.functional.fold(
+                    torch.nn.functional.unfold(x, 2, stride=2) * 2,
+                    x.shape[-2:], 2, stride=2),
+                lambda n: (torch.randn(2, 3, 2 * n, 4),)),
         }
         for name, (model, make) in cases.items():
             torch._dynamo.reset()

@@ -250,6 +250,20 @@ class Translator:
             return self.emit("div", [self.size_value(expr.args[0]),
                                      self.size_value(expr.args[1])],
                              torch.int64, ())
+        if isinstance(expr, (symfn.Mod, symfn.PythonMod)):
+            # Python's remainder, the divisor's sign, for a dividend of any
+            # sign (torch.roll's (n - 3) % n): the wire's div truncates.
+            i64 = torch.int64
+            a, n = self.size_value(expr.args[0]), self.size_value(expr.args[1])
+            r = self.emit("sub", [a, self.emit("mul", [n, self.emit(
+                "div", [a, n], i64, ())], i64, ())], i64, ())
+            negative = self.emit("compare", [r, self.scalar(0, i64)],
+                                 torch.bool, (), ("compare",
+                                                  graph_pb2.CompareAttrs(
+                                                      direction=graph_pb2.
+                                                      COMPARE_LT)))
+            return self.emit("select", [negative, self.emit(
+                "add", [r, n], i64, ()), r], i64, ())
         scaled = wdims.truncated_scale(expr)
         if scaled is not None:  # (p * n) floordiv q, all non-negative
             numerator, size, denominator = scaled
@@ -287,6 +301,12 @@ class Translator:
         return self.emit("convert", [value], dtype, value.shape,
                          ("convert", graph_pb2.ConvertAttrs(
                              dtype=wire_dtype(dtype))))
+
+    def require_not_negative(self, size):
+        """Checks, when the graph runs, that `size` is not negative: a
+        broadcast to [size] that nothing reads, whose shape the server
+        checks before any kernel."""
+        self.broadcast(self.scalar(0, torch.int64), (size,))
 
     def broadcast(self, value, shape):
         """numpy broadcasting of `value` to `shape` (ranks aligned right)."""
@@ -424,6 +444,10 @@ def translate(gm, kinds, weight_id, name="torch"):
                     if getattr(error, "located", False):
                         raise
                     raise t.error(str(error)) from None
+                # What the sizes it wrote took for granted, checked as
+                # this node's.
+                while t.names.requirements:
+                    t.require_not_negative(t.names.requirements.pop(0))
         elif node.op == "output":
             results = node.args[0]
             if not isinstance(results, (tuple, list)):

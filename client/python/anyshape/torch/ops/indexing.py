@@ -165,6 +165,23 @@ def _scatter_rows(t, x, index, rows, axis, mode):
     return t.transpose(result, back)
 
 
+def _broadcast_shape(t, shapes):
+    """The shape index tensors broadcast to, as PyTorch broadcasts them
+    (ranks aligned right, a 1 stretched): F.fold's rows [b, h, 1, 1] and
+    columns [b, w] index [b, h, b, w] positions."""
+    rank = max(len(s) for s in shapes)
+    result = []
+    for k in range(rank):
+        sizes = {wdims.as_expr(s[len(s) - rank + k]) for s in shapes
+                 if len(s) - rank + k >= 0} - {wdims.as_expr(1)}
+        if len(sizes) > 1:
+            raise t.error("index tensors of shapes "
+                          f"{[list(s) for s in shapes]} that do not "
+                          "broadcast together")
+        result.append(sizes.pop() if sizes else wdims.as_expr(1))
+    return tuple(result)
+
+
 def _write(t, node, x, indices, values, mode):
     """x[..., i, j, ...] = values (or +=) for index tensors on adjacent
     dims: the indexed dims merged into one, the writes one scatter."""
@@ -189,23 +206,23 @@ def _write(t, node, x, indices, values, mode):
     merged = wdims.as_expr(1)
     for d in used:
         merged = merged * x.shape[d]
+    shape = _broadcast_shape(t, [indices[d].shape for d in used])
     flat = None
     for d in used:
-        index = checked_index(t, t.convert(indices[d], torch.int64), x, d,
-                              negative=True)
+        index = t.broadcast(checked_index(
+            t, t.convert(indices[d], torch.int64), x, d, negative=True),
+            shape)
         flat = index if flat is None else t.emit(
             "add", [t.emit("mul", [flat, t.broadcast(
-                t.scalar(x.shape[d], torch.int64), flat.shape)],
-                torch.int64, flat.shape), index], torch.int64, flat.shape)
-    # PyTorch broadcasts the index tensors together; here they must agree.
+                t.scalar(x.shape[d], torch.int64), shape)],
+                torch.int64, shape), index], torch.int64, shape)
     count = elements(flat)
     flat = t.reshape(flat, (count,))
     wide = t.reshape(t.convert(x, dtype), x.shape[:first] + (merged,) +
                      x.shape[last + 1:])
     rows = wide.shape[:first] + (count,) + wide.shape[first + 1:]
     lead, trail = x.shape[:first], x.shape[last + 1:]
-    values = t.broadcast(t.convert(values, dtype),
-                         lead + tuple(indices[used[0]].shape) + trail)
+    values = t.broadcast(t.convert(values, dtype), lead + shape + trail)
     values = t.reshape(values, rows)
     return t.reshape(_scatter_rows(t, wide, flat, values, first, mode),
                      x.shape)
