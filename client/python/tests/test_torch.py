@@ -309,6 +309,34 @@ class TorchTest(unittest.TestCase):
             compiled(torch.randn(3, 2))
         self.assertIn("slice", str(raised.exception))
 
+    def test_ops_a_held_out_sweep_ran_eagerly(self):
+        # Each ran eagerly (strict: refused) before: torch.round (halves
+        # to even, and with decimals), adaptive max pooling, Tensor.unfold's
+        # overlapping frames (an as_strided that is not row-major), std
+        # with unbiased (a correction of 1.0) and a fractional correction,
+        # and a strided slice left empty (x[:, 1::2] of one column).
+        F = torch.nn.functional
+        ties = torch.tensor([0.5, 1.5, 2.5, -0.5, -1.5, 0.125, 0.005, 7.0])
+
+        cases = [
+            (lambda x: torch.round(x * 4) + torch.round(x, decimals=2) +
+             torch.round(x * 100, decimals=-1),
+             [torch.cat([torch.randn(3, n), ties[None, :n]]) for n in
+              (8, 5)]),
+            (lambda x: F.adaptive_max_pool2d(x, 1) +
+             F.adaptive_max_pool2d(x[:, :, :4, :4], 2).amax((2, 3), True),
+             [torch.randn(2, 3, h, w) for h, w in ((5, 7), (16, 9), (4, 4))]),
+            (lambda x: x.unfold(2, 4, 2).sum(-1),
+             [torch.randn(2, 3, n) for n in (4, 9, 33)]),
+            (lambda x: x.std(1) + x.var(1, correction=0.5),
+             [torch.randn(2, n, 8) for n in (2, 7, 16)]),
+            (lambda x: torch.cat([x[:, ::2], x[:, 1::2]], 1) * 2,
+             [torch.randn(3, 1, 4), torch.randn(2, 7, 4)]),
+        ]
+        for f, inputs in cases:
+            torch._dynamo.reset()
+            self.assertCompiledMatchesEager(f, inputs)
+
     def test_sizes_rounded_from_exact_floats(self):
         # MobileViT's patch grid is math.ceil(n / 2); DPT's side of the
         # grid int(patches ** 0.5) for patches (s // 8)**2 at a square

@@ -71,8 +71,13 @@ def _variance(t, a, axes, correction, dtype):
     count = wdims.as_expr(1)
     for d in axes:
         count = count * a.shape[d]
-    divisor = t.scalar(count - (1 if correction is None else correction),
-                       dtype)
+    correction = 1 if correction is None else correction
+    if float(correction).is_integer():  # std's unbiased arrives as 1.0
+        divisor = t.scalar(count - int(correction), dtype)
+    else:
+        divisor = t.emit("sub", [t.scalar(count, dtype),
+                                 t.scalar(float(correction), dtype)],
+                         dtype, ())
     variance = t.emit("div", [folded, t.broadcast(divisor, folded.shape)],
                       dtype, folded.shape)
     return t.reshape(variance, kept), mean

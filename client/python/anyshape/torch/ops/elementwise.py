@@ -247,6 +247,42 @@ def _trunc(t, node, a):
     return _round_toward(t, t.convert(a, out(node).dtype), "trunc")
 
 
+@rule(aten.round.default, aten.round.decimals)
+def _round(t, node, a, decimals=0):
+    """To the nearest integer, halves to the even one (as PyTorch rounds):
+    floor(x), plus one where the fraction is above a half, or a half and
+    floor(x) is odd. With decimals, of x scaled by 10^d and scaled back,
+    as PyTorch computes it."""
+    x = t.convert(a, out(node).dtype)
+    if not x.dtype.is_floating_point:
+        return x
+    shape, dtype = x.shape, x.dtype
+
+    def splat(v):
+        return t.broadcast(t.scalar(v, dtype), shape)
+
+    # PyTorch's: nearbyint(x * 10^d) / 10^d, or for d < 0
+    # nearbyint(x / 10^-d) * 10^-d.
+    scale = float(10 ** abs(decimals)) if decimals else None
+    into, back = ("mul", "div") if decimals > 0 else ("div", "mul")
+    if scale is not None:
+        x = t.emit(into, [x, splat(scale)], dtype, shape)
+    low = t.emit("floor", [x], dtype, shape)
+    fraction = t.emit("sub", [x, low], dtype, shape)
+    half_low = t.emit("mul", [low, splat(0.5)], dtype, shape)
+    odd = compare(t, t.emit("floor", [half_low], dtype, shape), half_low,
+                  graph_pb2.COMPARE_NE)
+    up = t.emit("or", [
+        compare(t, fraction, splat(0.5), graph_pb2.COMPARE_GT),
+        t.emit("and", [compare(t, fraction, splat(0.5), graph_pb2.COMPARE_EQ),
+                       odd], torch.bool, shape)], torch.bool, shape)
+    y = t.emit("select", [up, t.emit("add", [low, splat(1.0)], dtype, shape),
+                          low], dtype, shape)
+    if scale is not None:
+        y = t.emit(back, [y, splat(scale)], dtype, shape)
+    return y
+
+
 @rule(aten.log1p.default, aten.expm1.default, aten.log2.default,
       aten.exp2.default)
 def _log_exp_variants(t, node, a):

@@ -184,6 +184,28 @@ def _avg_pool(t, node, x, kernel, stride=(), padding=(0,), ceil_mode=False,
     return t.emit("div", [total, divisor], dtype, shape)
 
 
+def _adaptive_windows(t, x, output_size):
+    """The one window every output cell of an adaptive pooling of `x` to
+    `output_size` has (each spatial size a multiple of its output), or
+    None for a global pooling (an output of 1 per dim)."""
+    sizes = x.shape[-len(output_size):]
+    if all(o == 1 for o in output_size):
+        return None
+    windows = [wdims.static(s) for s in sizes]
+    if None in windows or any(w % o for w, o in zip(windows, output_size)):
+        raise t.error(f"adaptive pooling of {list(sizes)} to "
+                      f"{list(output_size)} (windows of unequal sizes)")
+    return [w // o for w, o in zip(windows, output_size)]
+
+
+def _global_reduce(t, x, spatial, kind, dtype):
+    axes = list(range(x.rank - spatial, x.rank))
+    return t.emit("reduce", [t.convert(x, dtype)], dtype,
+                  x.shape[:x.rank - spatial],
+                  ("reduce", graph_pb2.ReduceAttrs(kind=kind,
+                                                   dimensions=axes)))
+
+
 @rule(aten._adaptive_avg_pool2d.default, aten._adaptive_avg_pool3d.default)
 def _adaptive_avg_pool(t, node, x, output_size):
     """Global pooling (output 1 per dim) as a mean; other sizes where each
@@ -191,25 +213,36 @@ def _adaptive_avg_pool(t, node, x, output_size):
     dtype = out(node).dtype
     spatial = len(output_size)
     shape = tuple(wdims.as_expr(s) for s in out(node).shape)
-    sizes = x.shape[-spatial:]
-    if all(o == 1 for o in output_size):
-        axes = list(range(x.rank - spatial, x.rank))
-        kept = x.shape[:x.rank - spatial]
-        total = t.emit("reduce", [t.convert(x, dtype)], dtype, kept,
-                       ("reduce", graph_pb2.ReduceAttrs(
-                           kind=graph_pb2.REDUCE_SUM, dimensions=axes)))
+    kernel = _adaptive_windows(t, x, output_size)
+    if kernel is None:
+        total = _global_reduce(t, x, spatial, graph_pb2.REDUCE_SUM, dtype)
         count = wdims.as_expr(1)
-        for s in sizes:
+        for s in x.shape[-spatial:]:
             count = count * s
         mean = t.emit("div", [total, t.broadcast(t.scalar(count, dtype),
-                                                 kept)], dtype, kept)
+                                                 total.shape)],
+                      dtype, total.shape)
         return t.reshape(mean, shape)
-    windows = [wdims.static(s) for s in sizes]
-    if None in windows or any(w % o for w, o in zip(windows, output_size)):
-        raise t.error(f"adaptive pooling of {list(sizes)} to "
-                      f"{list(output_size)} (windows of unequal sizes)")
-    kernel = [w // o for w, o in zip(windows, output_size)]
     total = _pool(t, t.convert(x, dtype), shape,
                   (kernel, kernel, [1] * spatial), "add", 0, False)
     return t.emit("div", [total, t.broadcast(
         t.scalar(math.prod(kernel), dtype), shape)], dtype, shape)
+
+
+@rule(aten.adaptive_max_pool2d.default, aten.adaptive_max_pool3d.default)
+def _adaptive_max_pool(t, node, x, output_size):
+    """Global max pooling as a max reduction; other sizes where each output
+    cell's window is the same, as a plain max pool. Its values only, as
+    max pooling's."""
+    if any(user.args[1] == 1 and user.users for user in node.users):
+        raise t.error("max pooling's indices (only its values are "
+                      "translated)")
+    spatial = len(output_size)
+    shape = tuple(wdims.as_expr(s) for s in out(node)[0].shape)
+    kernel = _adaptive_windows(t, x, output_size)
+    if kernel is None:
+        return t.reshape(_global_reduce(t, x, spatial, graph_pb2.REDUCE_MAX,
+                                        x.dtype), shape), None
+    lowest = -math.inf if x.dtype.is_floating_point else -(1 << 62)
+    return _pool(t, x, shape, (kernel, kernel, [1] * spatial), "max", lowest,
+                 False), None

@@ -7,7 +7,7 @@ and torch.export put on symbolic ones.
 import torch
 
 from anyshape.torch import dims as wdims
-from anyshape.torch.ops import out, rule, shape_of
+from anyshape.torch.ops import iota, out, rule, shape_of
 from anyshape.v1 import graph_pb2
 
 aten = torch.ops.aten
@@ -40,26 +40,48 @@ def _row_major(shape, strides):
 
 @rule(aten.as_strided.default, aten.as_strided_copy.default)
 def _as_strided(t, node, a, size, stride, storage_offset=0):
-    """The row-major views PyTorch's decompositions make of a contiguous
-    tensor: its elements from `storage_offset` on, reshaped."""
+    """A view of a contiguous tensor: where it is row-major (the views
+    PyTorch's decompositions make), its elements from `storage_offset` on,
+    reshaped; any other (Tensor.unfold's overlapping frames, [.., n, 4]
+    with strides [.., 2, 1]) gathers each element at storage_offset plus
+    the sum of its coordinates times the strides."""
     shape = shape_of(node)
     source = node.args[0].meta["val"]
-    if not _row_major(shape, stride) or \
-            not _row_major(a.shape, source.stride()):
-        raise t.error(f"a strided view with strides {list(stride)}")
+    if not _row_major(a.shape, source.stride()):
+        raise t.error(f"a strided view with strides {list(stride)} of a "
+                      "tensor that is not contiguous")
     count = wdims.as_expr(1)
     for s in a.shape:
         count = count * s
+    begin = wdims.as_expr(storage_offset or 0)
+    flat = t.reshape(a, [count])
+    if not _row_major(shape, stride):
+        return _strided_gather(t, flat, shape, stride, begin)
     wanted = wdims.as_expr(1)
     for s in shape:
         wanted = wanted * s
-    begin = wdims.as_expr(storage_offset or 0)
     if begin == 0 and wanted == count:
         return t.reshape(a, shape)
-    flat = t.reshape(a, [count])
     if begin != 0 or wanted != count:
         flat = _slice(t, flat, (wanted,), 0, begin, wanted, 1)
     return t.reshape(flat, shape)
+
+
+def _strided_gather(t, flat, shape, stride, begin):
+    """flat[begin + sum(i_d * stride_d)] at each coordinate i of `shape`.
+    PyTorch made the view, so every position is inside the storage."""
+    i64 = torch.int64
+    position = t.broadcast(t.scalar(begin, i64), shape)
+    for d, step in enumerate(stride):
+        if wdims.as_expr(shape[d]) == 1 or wdims.as_expr(step) == 0:
+            continue
+        term = iota(t, i64, shape, d)
+        if wdims.as_expr(step) != 1:
+            term = t.emit("mul", [term, t.broadcast(t.scalar(step, i64),
+                                                    shape)], i64, shape)
+        position = t.emit("add", [position, term], i64, shape)
+    return t.emit("gather", [flat, position], flat.dtype, shape,
+                  ("gather", graph_pb2.GatherAttrs(axis=0)))
 
 
 @rule(aten.permute.default)
@@ -115,8 +137,11 @@ def _bound(size, index, default):
 
 
 def _slice(t, a, shape, axis, start, length, step):
-    """Elements start, start + step, ... of `axis`: `length` of them."""
-    limit = start + length if step == 1 else start + (length - 1) * step + 1
+    """Elements start, start + step, ... of `axis`: `length` of them (none
+    is the empty [start, start), whatever the step: x[:, 1::2] of 1)."""
+    empty = wdims.as_expr(length) == 0
+    limit = start + length if step == 1 or empty else \
+        start + (length - 1) * step + 1
     return slice_to(t, a, shape, axis, start, limit, step)
 
 
