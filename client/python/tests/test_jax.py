@@ -209,6 +209,54 @@ class JaxTest(unittest.TestCase):
                                                rtol=1e-5)
         self.assertEqual(aj.session().compiles - before, len(cases))
 
+    def test_elementwise_forms_numpy_users_write(self):
+        # Each refused before: round (jnp.round, halves to even), log1p
+        # (softplus), is_finite (logsumexp), tile, clip's Python-float
+        # bounds (literals of the aval's dtype, not numpy's f64), one_hot's
+        # [b, 1] == [1, n] compare, and a size computed as a value
+        # (resizing to 2*s).
+        b, s = jax.export.symbolic_shape("b, s")
+        ties = np.array([0.5, 1.5, 2.5, -0.5, -1.5, 1e-9, -3.0], np.float32)
+
+        def f(x):
+            return {"round": jnp.round(x * 4) + jnp.round(x, 2),
+                    "softplus": jax.nn.softplus(x) + jnp.log1p(x * 1e-8),
+                    "expm1": jnp.expm1(x),
+                    "logsumexp": jax.nn.logsumexp(x, axis=1),
+                    "tile": jnp.tile(x, (2, 3)),
+                    "clip": jnp.clip(x, -0.5, 0.5) + jnp.std(x, 1, ddof=1,
+                                                             keepdims=True),
+                    "one_hot": jax.nn.one_hot(jnp.argmax(x, 1), 5),
+                    "resize": jax.image.resize(
+                        x, (x.shape[0], 2 * x.shape[1]), "linear")}
+
+        run = aj.export(f, jax.ShapeDtypeStruct((b, s), jnp.float32))
+        for batch, seq in [(2, 7), (1, 3), (3, 12), (2, 33)]:
+            x = self.rng.standard_normal((batch, seq)).astype(np.float32)
+            x[0, :min(seq, 7)] = ties[:seq]
+            got, want = run(x), jax.jit(f)(x)
+            for key in want:
+                np.testing.assert_allclose(got[key], np.asarray(want[key]),
+                                           atol=1e-5, rtol=1e-5,
+                                           err_msg=key)
+
+    def test_a_roll_along_a_symbolic_axis(self):
+        # jnp.roll splits at mod(-shift, s): s - 3 where s >= 3; a narrower
+        # axis is an error naming the slice.
+        b, s = jax.export.symbolic_shape("b, s")
+
+        def f(x):
+            return jnp.roll(x, 3, axis=1) + 2 * jnp.roll(x, -1, axis=1)
+
+        run = aj.export(f, jax.ShapeDtypeStruct((b, s), jnp.float32))
+        for batch, seq in [(2, 7), (1, 3), (3, 16)]:
+            x = self.rng.standard_normal((batch, seq)).astype(np.float32)
+            np.testing.assert_allclose(run(x), np.asarray(jax.jit(f)(x)),
+                                       atol=1e-6)
+        with self.assertRaises(anyshape.AnyShapeError) as raised:
+            run(np.zeros((2, 2), np.float32))
+        self.assertIn("slice", str(raised.exception))
+
     def test_a_primitive_without_translation_is_named(self):
         (n,) = jax.export.symbolic_shape("n")
         with self.assertRaises(aj.TranslationError) as raised:

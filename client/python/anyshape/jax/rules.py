@@ -3,6 +3,7 @@ jaxpr's operands already have the result's dtype; elementwise operands
 of rank 0 (weak-typed literals) are broadcast to the result's shape."""
 import numpy as np
 
+from anyshape import polynomial as poly
 from anyshape.jax.translate import dim, dim_expr, product, static_size, \
     wire_dtype
 from anyshape.v1 import graph_pb2
@@ -73,8 +74,12 @@ _DIRECTIONS = {"eq": graph_pb2.COMPARE_EQ, "ne": graph_pb2.COMPARE_NE,
 
 def _compare(direction):
     def translate(w, eqn, a, b):
-        a, b = _same(w, a, b)
-        return w.emit("compare", [a, b], np.bool_, a.shape, ("compare",
+        # To the result's shape: lax stretches size-1 dims too (one_hot
+        # compares [b, 1] indices with a [1, n] iota).
+        _, shape = _result(eqn)
+        a = w.broadcast(a, shape)
+        b = w.broadcast(w.convert(b, a.dtype), shape)
+        return w.emit("compare", [a, b], np.bool_, shape, ("compare",
                       graph_pb2.CompareAttrs(direction=direction)))
     return translate
 
@@ -132,6 +137,91 @@ def _sign(w, eqn, x):
         return w.convert(mask, x.dtype)
     return w.emit("sub", [side(graph_pb2.COMPARE_GT),
                           side(graph_pb2.COMPARE_LT)], x.dtype, x.shape)
+
+
+@rule("round")
+def _round(w, eqn, x):
+    """To the nearest integer, halves away from zero (rounding_method 0)
+    or to the even one (1, jnp.round's): floor(x + 1/2), or floor(x) plus
+    one where the fraction is above a half or a half and floor(x) odd."""
+    dtype, shape = _result(eqn)
+
+    def splat(v):
+        return w.broadcast(w.constant(splat=v, dtype=dtype), shape)
+
+    def compare(a, b, direction):
+        return w.emit("compare", [a, b], np.bool_, shape, ("compare",
+                      graph_pb2.CompareAttrs(direction=direction)))
+
+    if int(eqn.params.get("rounding_method", 0)) == 0:
+        magnitude = w.emit("floor", [w.emit("add", [
+            w.emit("abs", [x], dtype, shape), splat(0.5)], dtype, shape)],
+            dtype, shape)
+        negative = compare(x, splat(0.0), graph_pb2.COMPARE_LT)
+        return w.emit("select", [negative, w.emit("neg", [magnitude], dtype,
+                                                  shape), magnitude],
+                      dtype, shape)
+    low = w.emit("floor", [x], dtype, shape)
+    fraction = w.emit("sub", [x, low], dtype, shape)
+    half_low = w.emit("mul", [low, splat(0.5)], dtype, shape)
+    odd = compare(w.emit("floor", [half_low], dtype, shape), half_low,
+                  graph_pb2.COMPARE_NE)
+    up = w.emit("or", [compare(fraction, splat(0.5), graph_pb2.COMPARE_GT),
+                       w.emit("and", [compare(fraction, splat(0.5),
+                                              graph_pb2.COMPARE_EQ), odd],
+                              np.bool_, shape)], np.bool_, shape)
+    return w.emit("select", [up, w.emit("add", [low, splat(1.0)], dtype,
+                                        shape), low], dtype, shape)
+
+
+@rule("log1p", "expm1")
+def _log1p_expm1(w, eqn, x):
+    """log(1 + x) and exp(x) - 1 without losing a small x to the 1: with
+    u = 1 + x (or exp(x)), log(u) * x / (u - 1) (or (u - 1) * x /
+    log(u)), and x itself where u rounds to 1."""
+    dtype, shape = _result(eqn)
+    one = w.broadcast(w.constant(splat=1.0, dtype=dtype), shape)
+    log1p = eqn.primitive.name == "log1p"
+    u = w.emit("add", [x, one], dtype, shape) if log1p else \
+        w.emit("exp", [x], dtype, shape)
+    less = w.emit("sub", [u, one], dtype, shape)
+    log = w.emit("log", [u], dtype, shape)
+    ratio = w.emit("div", [w.emit("mul", [log if log1p else less, x], dtype,
+                                  shape), less if log1p else log],
+                   dtype, shape)
+    at_one = w.emit("compare", [u, one], np.bool_, shape, ("compare",
+                    graph_pb2.CompareAttrs(direction=graph_pb2.COMPARE_EQ)))
+    if not log1p:  # exp(x) overflowed: inf, not inf / inf
+        big = w.emit("compare", [u, w.broadcast(w.constant(
+            splat=float("inf"), dtype=dtype), shape)], np.bool_, shape,
+            ("compare", graph_pb2.CompareAttrs(
+                direction=graph_pb2.COMPARE_EQ)))
+        ratio = w.emit("select", [big, u, ratio], dtype, shape)
+    return w.emit("select", [at_one, x, ratio], dtype, shape)
+
+
+@rule("is_finite")
+def _is_finite(w, eqn, x):
+    """|x| < inf: false for both infinities and NaN."""
+    inf = w.broadcast(w.constant(splat=float("inf"), dtype=x.dtype), x.shape)
+    return w.emit("compare", [w.emit("abs", [x], x.dtype, x.shape), inf],
+                  np.bool_, x.shape, ("compare", graph_pb2.CompareAttrs(
+                      direction=graph_pb2.COMPARE_LT)))
+
+
+@rule("tile")
+def _tile(w, eqn, x):
+    """Each dim d repeated reps[d] times whole: x broadcast to [r, size]
+    pairs, merged."""
+    dtype, shape = _result(eqn)
+    reps = eqn.params["reps"]
+    spread = []
+    dims = []
+    for d, (r, size) in enumerate(zip(reps, x.shape)):
+        spread += [r, size]
+        dims.append(2 * d + 1)
+    wide = w.broadcast(x, spread, dims)
+    return w.reshape(wide, shape)
 
 
 @rule("clamp")
@@ -347,17 +437,52 @@ def _dynamic_update_slice(w, eqn, x, update, *starts):
 
 @rule("dim_as_value")
 def _dim_as_value(w, eqn):
-    """A symbolic size as a value: the dim of the input that binds it."""
+    """A symbolic size as a value, computed from the dims of the inputs
+    that bind its symbols (2*s: an image resized to twice its width)."""
     dtype, _ = _result(eqn)
     size = dim(eqn.params["dim"])
     if size.HasField("size"):
         return w.constant(splat=size.size, dtype=dtype)
-    if not size.HasField("symbol") or size.symbol not in w.symbols:
-        raise w.error(f"the size {eqn.params['dim']} as a value")
-    source, axis = w.symbols[size.symbol]
-    value = w.emit("dim_size", [source], np.int64, (), ("dim_size",
-                   graph_pb2.DimSizeAttrs(dimension=axis)))
-    return w.convert(value, dtype)
+    return w.convert(_poly_value(w, poly.from_dim_expr(dim_expr(
+        eqn.params["dim"]))), dtype)
+
+
+def _poly_value(w, p):
+    """A size polynomial as an i64 scalar: each symbol the dim of the input
+    that binds it, a quotient the wire's div (sizes are not negative, so
+    it is the floor), a max or min the wire's."""
+    i64 = np.int64
+
+    def number(n):
+        return w.constant(splat=n, dtype=i64)
+
+    def atom(key):
+        if key.startswith(poly._EXTREMUM):
+            e = graph_pb2.DimExpr.Extremum.FromString(
+                key[len(poly._EXTREMUM):])
+            return w.emit("max" if e.larger else "min", [
+                _poly_value(w, poly.from_dim_expr(e.a)),
+                _poly_value(w, poly.from_dim_expr(e.b))], i64, ())
+        q = graph_pb2.DimExpr.FloorDiv.FromString(key)
+        return w.emit("div", [_poly_value(w, poly.from_dim_expr(q.dividend)),
+                              number(q.divisor)], i64, ())
+
+    def symbol(name):
+        if name not in w.symbols:
+            raise w.error(f"the size {name} as a value (no input binds it)")
+        source, axis = w.symbols[name]
+        return w.emit("dim_size", [source], i64, (), ("dim_size",
+                      graph_pb2.DimSizeAttrs(dimension=axis)))
+
+    total = None
+    for (symbols, atoms), coefficient in sorted(p.items()):
+        factors = [symbol(s) for s in symbols] + [atom(a) for a in atoms]
+        term = number(coefficient)
+        for factor in factors:
+            term = w.emit("mul", [term, factor], i64, ())
+        total = term if total is None else w.emit("add", [total, term], i64,
+                                                  ())
+    return number(0) if total is None else total
 
 
 # ---- sorting ---------------------------------------------------------------

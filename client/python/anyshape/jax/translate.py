@@ -51,12 +51,43 @@ def _poly(size):
     return total
 
 
+# Sizes a translation took to be at least 0 (a remainder by a size), each
+# checked when the graph runs: _walk has the Writer emit them after the
+# equation that met them.
+_REQUIREMENTS = []
+
+
+def _remainder_by_a_size(factor, dividend, divisor):
+    """mod(a, n) for a size n where a is n or 0 times n plus a constant c
+    (jnp.roll's split point, mod(-3, s)): c where n is larger (c >= 0), n
+    + c where c is negative and no longer than n; those sizes required
+    when the graph runs (a narrower axis fails naming the node)."""
+    a, n = _poly(dividend), _poly(divisor)
+    for times in (0, 1):
+        rest = dict(a)
+        poly.add_into(rest, poly.scale(n, -times))
+        if set(rest) - {((), ())}:
+            continue
+        c = rest.get(((), ()), 0)
+        slack = dict(n)
+        poly.add_into(slack, poly.constant(-c - 1 if c >= 0 else c))
+        _REQUIREMENTS.append(slack)
+        if c >= 0:
+            return poly.constant(c)
+        result = dict(n)
+        poly.add_into(result, poly.constant(c))
+        return result
+    raise TranslationError(f"the size {factor} divides by a symbol")
+
+
 def _factor(factor):
     if factor.var is not None:
         return poly.symbol(factor.var)
     dividend, divisor = factor.operands
     if isinstance(divisor, shape_poly._DimExpr) and divisor._is_constant:
         divisor = int(shape_poly._DimExpr._to_constant(divisor))
+    if factor.operation == "mod" and isinstance(divisor, shape_poly._DimExpr):
+        return _remainder_by_a_size(factor, dividend, divisor)
     if not isinstance(divisor, (int, np.integer)) or divisor < 1:
         raise TranslationError(f"the size {factor} divides by a symbol")
     if factor.operation == "floordiv":
@@ -158,6 +189,15 @@ class Writer:
                              shape=[dim(s) for s in shape],
                              broadcast_dimensions=list(dims))))
 
+    def require_not_negative(self, size):
+        """Checks, when the graph runs, that `size` (a polynomial) is not
+        negative: a broadcast to [size] that nothing reads, whose shape
+        the server checks before any kernel."""
+        zero = self.constant(splat=0, dtype=np.int64)
+        self.emit("broadcast_in_dim", [zero], np.int64, (None,),
+                  ("broadcast_in_dim", graph_pb2.BroadcastInDimAttrs(
+                      shape=[poly.to_dim(size)], broadcast_dimensions=[])))
+
     def reshape(self, v, shape):
         shape = tuple(shape)
         if v.shape == shape:
@@ -173,6 +213,7 @@ def translate(closed, kinds, constant_id, name="jax"):
     graph and, per output, its wire name."""
     from anyshape.jax.rules import RULES
 
+    _REQUIREMENTS.clear()  # what a failed translation left
     w = Writer(name)
     env = {}
     jaxpr = closed.jaxpr
@@ -200,7 +241,9 @@ def translate(closed, kinds, constant_id, name="jax"):
 def _walk(w, jaxpr, env, rules):
     def read(atom):
         if hasattr(atom, "val"):  # a Literal
-            value = np.asarray(atom.val)
+            # Of its aval's dtype: a Python float literal (clip's bounds,
+            # a weak-typed 0.5) is f32 there, f64 to numpy.
+            value = np.asarray(atom.val, dtype=atom.aval.dtype)
             return w.constant(value) if value.ndim else w.constant(
                 splat=value.item(), dtype=value.dtype)
         return env[atom]
@@ -229,6 +272,8 @@ def _walk(w, jaxpr, env, rules):
                 results = [results]
         else:
             raise w.error(f"has no anyshape translation (in {eqn})")
+        while _REQUIREMENTS:
+            w.require_not_negative(_REQUIREMENTS.pop(0))
         for var, value in zip(eqn.outvars, results):
             env[var] = value
     return [read(v) for v in jaxpr.outvars]
