@@ -337,6 +337,18 @@ class TorchTest(unittest.TestCase):
             torch._dynamo.reset()
             self.assertCompiledMatchesEager(f, inputs)
 
+    def test_log1p_and_expm1_keep_a_small_x(self):
+        # log(1 + x) in f32 is 0 at x = 1e-9, where log1p is 1e-9: the
+        # relative error, not only the absolute, is PyTorch's.
+        def f(x):
+            return torch.log1p(x), torch.expm1(x)
+
+        x = torch.tensor([1e-9, -1e-8, 3e-5, 0.3, -0.7, 5.0, 100.0, 0.0])
+        compiled = torch.compile(f, backend="anyshape", dynamic=True,
+                                 options={"strict": True})
+        for got, want in zip(compiled(x), f(x)):
+            torch.testing.assert_close(got, want, rtol=1e-6, atol=0)
+
     def test_sizes_rounded_from_exact_floats(self):
         # MobileViT's patch grid is math.ceil(n / 2); DPT's side of the
         # grid int(patches ** 0.5) for patches (s // 8)**2 at a square

@@ -283,17 +283,38 @@ def _round(t, node, a, decimals=0):
     return y
 
 
+def _log1p_expm1(t, x, log1p):
+    """log(1 + x) or exp(x) - 1 without losing a small x to the 1: with
+    u = 1 + x (or exp(x)), log(u) * x / (u - 1) (or (u - 1) * x /
+    log(u)), and x itself where u rounds to 1 (an exp that overflowed
+    stays inf)."""
+    dtype, shape = x.dtype, x.shape
+
+    def splat(v):
+        return t.broadcast(t.scalar(v, dtype), shape)
+
+    u = t.emit("add", [x, splat(1.0)], dtype, shape) if log1p else \
+        t.emit("exp", [x], dtype, shape)
+    less = t.emit("sub", [u, splat(1.0)], dtype, shape)
+    log = t.emit("log", [u], dtype, shape)
+    ratio = t.emit("div", [t.emit("mul", [log if log1p else less, x], dtype,
+                                  shape), less if log1p else log],
+                   dtype, shape)
+    if not log1p:
+        ratio = t.emit("select", [compare(t, u, splat(float("inf")),
+                                          graph_pb2.COMPARE_EQ), u, ratio],
+                       dtype, shape)
+    return t.emit("select", [compare(t, u, splat(1.0), graph_pb2.COMPARE_EQ),
+                             x, ratio], dtype, shape)
+
+
 @rule(aten.log1p.default, aten.expm1.default, aten.log2.default,
       aten.exp2.default)
 def _log_exp_variants(t, node, a):
     dtype, shape = out(node).dtype, shape_of(node)
     x = t.convert(a, dtype)
-    if node.target is aten.log1p.default:
-        return t.emit("log", [elementwise_op(t, node, "add", [x, 1.0])],
-                      dtype, shape)
-    if node.target is aten.expm1.default:
-        e = t.emit("exp", [x], dtype, shape)
-        return elementwise_op(t, node, "sub", [e, 1.0])
+    if node.target in (aten.log1p.default, aten.expm1.default):
+        return _log1p_expm1(t, x, node.target is aten.log1p.default)
     ln2 = 0.6931471805599453
     if node.target is aten.log2.default:
         return elementwise_op(t, node, "div",
