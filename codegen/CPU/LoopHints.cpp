@@ -53,11 +53,13 @@ loopId(llvm::LLVMContext &context,
 }
 
 /// Whether no iteration of `loop` touches memory another iteration writes,
-/// given that distinct buffers do not overlap (LoopHints.h): every store
-/// goes to an address that advances with the loop, and nothing else in
+/// given the kernel invariant (LoopHints.h): every store goes to an
+/// address that advances with the loop by a constant step of at least
+/// the stored size (each iteration its own element), and nothing else in
 /// it writes memory.
 bool iterationsIndependent(const llvm::Loop &loop,
-                           llvm::ScalarEvolution &evolution) {
+                           llvm::ScalarEvolution &evolution,
+                           const llvm::DataLayout &layout) {
   for (llvm::BasicBlock *block : loop.blocks())
     for (llvm::Instruction &inst : *block) {
       auto *store = llvm::dyn_cast<llvm::StoreInst>(&inst);
@@ -68,8 +70,14 @@ bool iterationsIndependent(const llvm::Loop &loop,
       }
       auto *address = llvm::dyn_cast<llvm::SCEVAddRecExpr>(
           evolution.getSCEV(store->getPointerOperand()));
-      if (!address || address->getLoop() != &loop ||
-          !evolution.isKnownNonZero(address->getStepRecurrence(evolution)))
+      if (!address || address->getLoop() != &loop || !address->isAffine())
+        return false;
+      auto *step = llvm::dyn_cast<llvm::SCEVConstant>(
+          address->getStepRecurrence(evolution));
+      uint64_t bytes =
+          layout.getTypeStoreSize(store->getValueOperand()->getType())
+              .getFixedValue();
+      if (!step || step->getAPInt().abs().ult(bytes))
         return false;
     }
   return true;
@@ -133,7 +141,8 @@ void hintFunction(llvm::Function &function, llvm::TargetMachine &machine,
           {"llvm.loop.interleave.count", llvm::ConstantInt::get(i32, 1)});
     }
     llvm::SmallVector<llvm::Metadata *, 1> more;
-    if (kernel && iterationsIndependent(*loop, evolution))
+    if (kernel && iterationsIndependent(*loop, evolution,
+                                        function.getParent()->getDataLayout()))
       more.push_back(parallelAccesses(*loop, context));
     if (!properties.empty() || !more.empty())
       loop->setLoopID(loopId(context, properties, more));

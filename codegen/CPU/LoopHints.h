@@ -31,17 +31,20 @@ namespace anyshape::codegen {
 ///     is left (a softmax row of 1023 then costs 1.05-1.11x a row of
 ///     1024, not 1.6x; docs/benchmarks.md);
 ///   - one of a kernel (a function named in `kernels`, or one OpenMP
-///     outlined from it) whose every store advances with the loop is
-///     marked parallel (llvm.loop.parallel_accesses): its iterations touch
-///     no memory another iteration writes. A kernel writes only buffers of
-///     its own (its outputs are fresh allocations, never an input's), each
-///     element once, so what LLVM cannot prove is only that the buffers do
-///     not overlap; unmarked, it vectorises behind run-time overlap checks
-///     with a scalar copy of the loop for when they fail, a third of a
-///     kernel's code (T5's 30 kernels: 30,500 lines of optimised IR,
-///     20,300 marked). A store to one address every iteration (an
-///     accumulator in memory) or at computed indices leaves the loop as
-///     it was.
+///     outlined from it) whose every store advances with the loop, one
+///     element an iteration, is marked parallel
+///     (llvm.loop.parallel_accesses): its iterations touch no memory
+///     another iteration writes. That rests on how kernels are built, not
+///     on anything checked here: a kernel's loops are linalg ops' (and
+///     copies'), whose outputs are fresh allocations (never an input's,
+///     every init a tensor.empty or a fill of one) written once per
+///     element, reading an output only at the element they write; so
+///     what LLVM cannot prove is only that distinct buffers do not
+///     overlap. Unmarked, it vectorises behind run-time overlap checks
+///     with a scalar copy of the loop for when they fail (and cannot fold
+///     a remainder's tail into masks). A store to one address every
+///     iteration (an accumulator in memory) or at computed indices leaves
+///     the loop as it was.
 void addLoopHints(llvm::Module &module, llvm::TargetMachine &machine,
                   const CpuTarget &target, const llvm::StringSet<> &kernels);
 

@@ -339,12 +339,13 @@ void propagateKnownMatrix(
       state.knownMatrices[out] = KnownMatrix{m.dims, *columns};
   }
 }
-/// `c` as p / q with q a power of two up to 2^20 and p >= 1: a float
-/// scale that multiplies a size exactly (0.5, 1.5, 2.0, 0.25); nullopt
-/// for any other (1/3 rounds, and a rounding of its product could land
-/// on either side of a whole number).
+/// `c` as p / q with q a power of two up to 2^8 and p >= 1: a float
+/// scale whose product with a size is exact in f32 while size * p <
+/// 2^24 (0.5, 1.5, 2.0, 0.25: every image size), so that its rounding is
+/// floor(size * p / q); nullopt for any other (1/3 rounds, and a
+/// rounding of its product could land on either side of a whole number).
 std::optional<std::pair<int64_t, int64_t>> dyadicRatio(double c) {
-  constexpr int64_t kMaxDenominator = int64_t{1} << 20;
+  constexpr int64_t kMaxDenominator = int64_t{1} << 8;
   if (!(c > 0) || c > 1.0e9)
     return std::nullopt;
   for (int64_t q = 1; q <= kMaxDenominator; q *= 2) {

@@ -186,7 +186,7 @@ Status range(Node &n) {
   if (!count)
     return n.error("the length (" + limit[0].text() + " - " + start[0].text() +
                    ") / " + std::to_string(delta[0]) +
-                   " is not a whole dim expression");
+                   " has no dim expression (its ceiling overflows)");
   // From opset 27 half precision is computed in f32 and rounded once
   // (stash_type 1, the default; 0 keeps the input's own type).
   v1::DType dtype = n.b.dtype(first);

@@ -88,6 +88,30 @@ def remainder(dividend, divisor):
     return result
 
 
+def remainder_by_size(dividend, size):
+    """dividend mod size for a polynomial size, where the dividend is the
+    size or 0 times it plus a constant c (a roll's split point, (n - 3) %
+    n): no quotient divides by a size, but the remainder is c where the
+    size is larger (c >= 0) and the size plus c where c is negative and no
+    longer than the size. Returns (remainder, slack), slack the size less
+    that bound, which the caller requires to be at least 0 when the graph
+    runs; None for any other dividend."""
+    for times in (0, 1):
+        rest = dict(dividend)
+        add_into(rest, scale(size, -times))
+        if set(rest) - {_CONSTANT}:
+            continue
+        c = rest.get(_CONSTANT, 0)
+        slack = dict(size)
+        add_into(slack, constant(-c - 1 if c >= 0 else c))
+        if c >= 0:
+            return constant(c), slack
+        result = dict(size)
+        add_into(result, constant(c))
+        return result, slack
+    return None
+
+
 def scale(poly, factor):
     return {key: coefficient * factor for key, coefficient in poly.items()}
 

@@ -231,6 +231,17 @@ class JaxTest(unittest.TestCase):
                         x, (x.shape[0], 2 * x.shape[1]), "linear")}
 
         run = aj.export(f, jax.ShapeDtypeStruct((b, s), jnp.float32))
+        # lax.round's default (away from zero) just below a half and at an
+        # odd 2^23 + 1, where floor(x + 0.5) would be off by one; log1p and
+        # expm1 at the extremes.
+        edges = np.array([0.49999997, -0.49999997, 8388609.0, 2.5], np.float32)
+        away = aj.export(lambda x: (jax.lax.round(x), jnp.log1p(x * 1e36),
+                                    jnp.expm1(-x * 100)),
+                         jax.ShapeDtypeStruct((s,), jnp.float32))
+        for got, want in zip(away(edges), jax.jit(
+                lambda x: (jax.lax.round(x), jnp.log1p(x * 1e36),
+                           jnp.expm1(-x * 100)))(edges)):
+            np.testing.assert_allclose(got, np.asarray(want), rtol=1e-6)
         for batch, seq in [(2, 7), (1, 3), (3, 12), (2, 33)]:
             x = self.rng.standard_normal((batch, seq)).astype(np.float32)
             x[0, :min(seq, 7)] = ties[:seq]

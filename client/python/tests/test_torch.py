@@ -343,11 +343,17 @@ class TorchTest(unittest.TestCase):
         def f(x):
             return torch.log1p(x), torch.expm1(x)
 
-        x = torch.tensor([1e-9, -1e-8, 3e-5, 0.3, -0.7, 5.0, 100.0, 0.0])
+        # And the extremes the small-x form must not reach: exp(x)
+        # underflowing (expm1 is -1), products that would overflow
+        # (expm1(85), log1p(1e37)), infinities and log1p(-1).
+        inf = float("inf")
+        x = torch.tensor([1e-9, -1e-8, 3e-5, 0.3, -0.7, 5.0, 100.0, 0.0,
+                          -200.0, -inf, 85.0, 1e37, inf, -1.0])
         compiled = torch.compile(f, backend="anyshape", dynamic=True,
                                  options={"strict": True})
         for got, want in zip(compiled(x), f(x)):
-            torch.testing.assert_close(got, want, rtol=1e-6, atol=0)
+            torch.testing.assert_close(got, want, rtol=1e-6, atol=0,
+                                       equal_nan=True)  # log1p(-200)
 
     def test_sizes_rounded_from_exact_floats(self):
         # MobileViT's patch grid is math.ceil(n / 2); DPT's side of the

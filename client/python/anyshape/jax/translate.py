@@ -9,6 +9,7 @@ tensors. The lax primitives are the wire's ops almost one for one
 them. A primitive missing here fails naming it and the jaxpr equation.
 """
 import math
+import threading
 
 import numpy as np
 from jax._src.export import shape_poly
@@ -51,33 +52,29 @@ def _poly(size):
     return total
 
 
-# Sizes a translation took to be at least 0 (a remainder by a size), each
-# checked when the graph runs: _walk has the Writer emit them after the
-# equation that met them.
-_REQUIREMENTS = []
+# Sizes the translation under way on this thread took to be at least 0
+# (a remainder by a size), each checked when the graph runs: _walk has
+# the Writer emit them after the equation that met them. Sizes are read
+# (dim, dim_expr) far from the Writer, hence a thread's own list.
+_pending = threading.local()
+
+
+def _requirements():
+    if not hasattr(_pending, "sizes"):
+        _pending.sizes = []
+    return _pending.sizes
 
 
 def _remainder_by_a_size(factor, dividend, divisor):
-    """mod(a, n) for a size n where a is n or 0 times n plus a constant c
-    (jnp.roll's split point, mod(-3, s)): c where n is larger (c >= 0), n
-    + c where c is negative and no longer than n; those sizes required
-    when the graph runs (a narrower axis fails naming the node)."""
-    a, n = _poly(dividend), _poly(divisor)
-    for times in (0, 1):
-        rest = dict(a)
-        poly.add_into(rest, poly.scale(n, -times))
-        if set(rest) - {((), ())}:
-            continue
-        c = rest.get(((), ()), 0)
-        slack = dict(n)
-        poly.add_into(slack, poly.constant(-c - 1 if c >= 0 else c))
-        _REQUIREMENTS.append(slack)
-        if c >= 0:
-            return poly.constant(c)
-        result = dict(n)
-        poly.add_into(result, poly.constant(c))
-        return result
-    raise TranslationError(f"the size {factor} divides by a symbol")
+    """mod(a, n) for a size n (jnp.roll's split point, mod(-3, s)), as
+    polynomial.remainder_by_size writes it; its bound is required when the
+    graph runs (a narrower axis fails naming the node)."""
+    found = poly.remainder_by_size(_poly(dividend), _poly(divisor))
+    if found is None:
+        raise TranslationError(f"the size {factor} divides by a symbol")
+    remainder, slack = found
+    _requirements().append(slack)
+    return remainder
 
 
 def _factor(factor):
@@ -213,7 +210,7 @@ def translate(closed, kinds, constant_id, name="jax"):
     graph and, per output, its wire name."""
     from anyshape.jax.rules import RULES
 
-    _REQUIREMENTS.clear()  # what a failed translation left
+    _requirements().clear()  # what a failed translation left
     w = Writer(name)
     env = {}
     jaxpr = closed.jaxpr
@@ -272,8 +269,8 @@ def _walk(w, jaxpr, env, rules):
                 results = [results]
         else:
             raise w.error(f"has no anyshape translation (in {eqn})")
-        while _REQUIREMENTS:
-            w.require_not_negative(_REQUIREMENTS.pop(0))
+        while _requirements():
+            w.require_not_negative(_requirements().pop(0))
         for var, value in zip(eqn.outvars, results):
             env[var] = value
     return [read(v) for v in jaxpr.outvars]

@@ -29,8 +29,8 @@ class SymbolNames:
     def __init__(self):
         self._names = {}
         self.origin = {}
-        # Sizes a translation took to be at least 0, each checked when
-        # the graph runs (Translator.require_not_negative).
+        # Sizes (polynomials) a translation took to be at least 0, each
+        # checked when the graph runs (Translator.require_not_negative).
         self.requirements = []
 
     def bind(self, symbol, input_name, axis):
@@ -247,29 +247,19 @@ def _exact_ratio(dividend, divisor):
 
 
 def _remainder_by_a_size(expr, names):
-    """a % n for a size n where a is n or 0 times n plus a constant c
-    (torch.roll's split point, (n - 3) % n): c where n is larger (c >= 0),
-    n + c where c is negative and no longer than n. Those sizes are
-    required when the graph runs (a narrower n fails naming the node;
-    PyTorch would wrap the shift around)."""
-    dividend = _poly(sympy.expand(expr.args[0]), names)
-    size = _poly(sympy.expand(expr.args[1]), names)
-    for times in (0, 1):
-        rest = dict(dividend)
-        poly.add_into(rest, poly.scale(size, -times))
-        if set(rest) - {((), ())}:
-            continue
-        c = rest.get(((), ()), 0)
-        names.requirements.append(
-            sympy.expand(expr.args[1] + (-c - 1 if c >= 0 else c)))
-        if c >= 0:
-            return poly.constant(c)
-        result = dict(size)
-        poly.add_into(result, poly.constant(c))
-        return result
-    raise TranslationError(f"the size {expr} takes a remainder by a size "
-                           "(the wire's modulo is by a constant; a size "
-                           "plus a constant modulo that size is taken)")
+    """a % n for a size n (torch.roll's split point as a size, (n - 3) %
+    n), as polynomial.remainder_by_size writes it; its bound is required
+    when the graph runs (a narrower n fails naming the node; PyTorch would
+    wrap the shift around)."""
+    found = poly.remainder_by_size(_poly(sympy.expand(expr.args[0]), names),
+                                   _poly(sympy.expand(expr.args[1]), names))
+    if found is None:
+        raise TranslationError(f"the size {expr} takes a remainder by a size "
+                               "(the wire's modulo is by a constant; a size "
+                               "plus a constant modulo that size is taken)")
+    remainder, slack = found
+    names.requirements.append(slack)
+    return remainder
 
 
 def _without(items, taken):

@@ -20,6 +20,7 @@ import torch
 
 from torch.utils._sympy import functions as symfn
 
+from anyshape import polynomial as poly
 from anyshape.torch import dims as wdims
 from anyshape.torch.dims import TranslationError
 from anyshape.v1 import graph_pb2
@@ -303,10 +304,15 @@ class Translator:
                              dtype=wire_dtype(dtype))))
 
     def require_not_negative(self, size):
-        """Checks, when the graph runs, that `size` is not negative: a
-        broadcast to [size] that nothing reads, whose shape the server
-        checks before any kernel."""
-        self.broadcast(self.scalar(0, torch.int64), (size,))
+        """Checks, when the graph runs, that `size` (a size or a size
+        polynomial) is not negative: a broadcast to [size] that nothing
+        reads, whose shape the server checks before any kernel."""
+        dim = poly.to_dim(size) if isinstance(size, dict) else \
+            self.dim(size)
+        self.emit("broadcast_in_dim", [self.scalar(0, torch.int64)],
+                  torch.int64, (None,),
+                  ("broadcast_in_dim", graph_pb2.BroadcastInDimAttrs(
+                      shape=[dim], broadcast_dimensions=[])))
 
     def broadcast(self, value, shape):
         """numpy broadcasting of `value` to `shape` (ranks aligned right)."""

@@ -284,10 +284,11 @@ def _round(t, node, a, decimals=0):
 
 
 def _log1p_expm1(t, x, log1p):
-    """log(1 + x) or exp(x) - 1 without losing a small x to the 1: with
-    u = 1 + x (or exp(x)), log(u) * x / (u - 1) (or (u - 1) * x /
-    log(u)), and x itself where u rounds to 1 (an exp that overflowed
-    stays inf)."""
+    """log(1 + x) or exp(x) - 1 without losing a small x to the 1: for
+    |x| < 1/2, with u = 1 + x (or exp(x)), log(u) * (x / (u - 1)) (or
+    (u - 1) * (x / log(u))), and x itself where u rounds to 1; elsewhere
+    the plain form, which loses nothing there and keeps the extremes
+    (log1p(-1) = -inf, expm1(-inf) = -1, an overflow inf)."""
     dtype, shape = x.dtype, x.shape
 
     def splat(v):
@@ -297,15 +298,14 @@ def _log1p_expm1(t, x, log1p):
         t.emit("exp", [x], dtype, shape)
     less = t.emit("sub", [u, splat(1.0)], dtype, shape)
     log = t.emit("log", [u], dtype, shape)
-    ratio = t.emit("div", [t.emit("mul", [log if log1p else less, x], dtype,
-                                  shape), less if log1p else log],
-                   dtype, shape)
-    if not log1p:
-        ratio = t.emit("select", [compare(t, u, splat(float("inf")),
-                                          graph_pb2.COMPARE_EQ), u, ratio],
-                       dtype, shape)
-    return t.emit("select", [compare(t, u, splat(1.0), graph_pb2.COMPARE_EQ),
-                             x, ratio], dtype, shape)
+    plain = log if log1p else less
+    kahan = t.emit("mul", [plain, t.emit("div", [x, less if log1p else log],
+                                         dtype, shape)], dtype, shape)
+    kahan = t.emit("select", [compare(t, u, splat(1.0), graph_pb2.COMPARE_EQ),
+                              x, kahan], dtype, shape)
+    small = compare(t, t.emit("abs", [x], dtype, shape), splat(0.5),
+                    graph_pb2.COMPARE_LT)
+    return t.emit("select", [small, kahan, plain], dtype, shape)
 
 
 @rule(aten.log1p.default, aten.expm1.default, aten.log2.default,

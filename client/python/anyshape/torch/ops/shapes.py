@@ -53,10 +53,12 @@ def _as_strided(t, node, a, size, stride, storage_offset=0):
     count = wdims.as_expr(1)
     for s in a.shape:
         count = count * s
-    begin = wdims.as_expr(storage_offset or 0)
+    # The offset counts from the storage's start; `a` starts at its own.
+    begin = wdims.as_expr(storage_offset or 0) - \
+        wdims.as_expr(source.storage_offset())
     flat = t.reshape(a, [count])
     if not _row_major(shape, stride):
-        return _strided_gather(t, flat, shape, stride, begin)
+        return _strided_gather(t, flat, shape, stride, begin, count)
     wanted = wdims.as_expr(1)
     for s in shape:
         wanted = wanted * s
@@ -67,10 +69,19 @@ def _as_strided(t, node, a, size, stride, storage_offset=0):
     return t.reshape(flat, shape)
 
 
-def _strided_gather(t, flat, shape, stride, begin):
-    """flat[begin + sum(i_d * stride_d)] at each coordinate i of `shape`.
-    PyTorch made the view, so every position is inside the storage."""
+def _strided_gather(t, flat, shape, stride, begin, count):
+    """flat[begin + sum(i_d * stride_d)] at each coordinate i of `shape`;
+    the last position must fall inside `flat` (of `count` elements), which
+    is checked when the graph runs: the wire's gather would clamp it."""
     i64 = torch.int64
+    last = wdims.as_expr(begin)
+    for size, step in zip(shape, stride):
+        last = last + (wdims.as_expr(size) - 1) * wdims.as_expr(step)
+    if begin != 0 and wdims.static(begin) is not None and \
+            wdims.static(begin) < 0:
+        raise t.error(f"a strided view starting {begin} elements before "
+                      "its tensor")
+    t.require_not_negative(wdims.as_expr(count) - 1 - last)
     position = t.broadcast(t.scalar(begin, i64), shape)
     for d, step in enumerate(stride):
         if wdims.as_expr(shape[d]) == 1 or wdims.as_expr(step) == 0:
