@@ -139,6 +139,18 @@ def _sign(w, eqn, x):
                           side(graph_pb2.COMPARE_LT)], x.dtype, x.shape)
 
 
+def _splat_and_compare(w, dtype, shape):
+    """Two builders for an elementwise composition over `shape`: a splat
+    of a number of `dtype`, and a comparison of two of its values."""
+    def splat(v):
+        return w.broadcast(w.constant(splat=v, dtype=dtype), shape)
+
+    def compare(a, b, direction):
+        return w.emit("compare", [a, b], np.bool_, shape, ("compare",
+                      graph_pb2.CompareAttrs(direction=direction)))
+    return splat, compare
+
+
 @rule("round")
 def _round(w, eqn, x):
     """To the nearest integer, halves away from zero (rounding_method 0,
@@ -147,12 +159,7 @@ def _round(w, eqn, x):
     or a half and (to even) the floor is odd."""
     dtype, shape = _result(eqn)
 
-    def splat(v):
-        return w.broadcast(w.constant(splat=v, dtype=dtype), shape)
-
-    def compare(a, b, direction):
-        return w.emit("compare", [a, b], np.bool_, shape, ("compare",
-                      graph_pb2.CompareAttrs(direction=direction)))
+    splat, compare = _splat_and_compare(w, dtype, shape)
 
     def rounded(v, ties_to_even):
         low = w.emit("floor", [v], dtype, shape)
@@ -187,12 +194,7 @@ def _log1p_expm1(w, eqn, x):
     (log1p(-1) = -inf, expm1(-inf) = -1, an overflow inf)."""
     dtype, shape = _result(eqn)
 
-    def splat(v):
-        return w.broadcast(w.constant(splat=v, dtype=dtype), shape)
-
-    def compare(a, b, direction):
-        return w.emit("compare", [a, b], np.bool_, shape, ("compare",
-                      graph_pb2.CompareAttrs(direction=direction)))
+    splat, compare = _splat_and_compare(w, dtype, shape)
 
     log1p = eqn.primitive.name == "log1p"
     u = w.emit("add", [x, splat(1.0)], dtype, shape) if log1p else \
