@@ -3,6 +3,7 @@ jaxpr's operands already have the result's dtype; elementwise operands
 of rank 0 (weak-typed literals) are broadcast to the result's shape."""
 import numpy as np
 
+from anyshape import compose
 from anyshape import polynomial as poly
 from anyshape.jax.translate import dim, dim_expr, product, static_size, \
     wire_dtype
@@ -139,76 +140,33 @@ def _sign(w, eqn, x):
                           side(graph_pb2.COMPARE_LT)], x.dtype, x.shape)
 
 
-def _splat_and_compare(w, dtype, shape):
-    """Two builders for an elementwise composition over `shape`: a splat
-    of a number of `dtype`, and a comparison of two of its values."""
-    def splat(v):
-        return w.broadcast(w.constant(splat=v, dtype=dtype), shape)
-
-    def compare(a, b, direction):
-        return w.emit("compare", [a, b], np.bool_, shape, ("compare",
-                      graph_pb2.CompareAttrs(direction=direction)))
-    return splat, compare
+def _splat(w, dtype, shape):
+    return lambda v: w.broadcast(w.constant(splat=v, dtype=dtype), shape)
 
 
 @rule("round")
 def _round(w, eqn, x):
     """To the nearest integer, halves away from zero (rounding_method 0,
-    lax.round's default) or to the even one (1, jnp.round's): floor(|x|)
-    or floor(x), plus one where the exact fraction left is above a half,
-    or a half and (to even) the floor is odd."""
+    lax.round's default: |x| rounded, the sign put back) or to the even
+    one (1, jnp.round's)."""
     dtype, shape = _result(eqn)
-
-    splat, compare = _splat_and_compare(w, dtype, shape)
-
-    def rounded(v, ties_to_even):
-        low = w.emit("floor", [v], dtype, shape)
-        fraction = w.emit("sub", [v, low], dtype, shape)
-        up = compare(fraction, splat(0.5), graph_pb2.COMPARE_GT if
-                     ties_to_even else graph_pb2.COMPARE_GE)
-        if ties_to_even:
-            half_low = w.emit("mul", [low, splat(0.5)], dtype, shape)
-            odd = compare(w.emit("floor", [half_low], dtype, shape),
-                          half_low, graph_pb2.COMPARE_NE)
-            tie = w.emit("and", [compare(fraction, splat(0.5),
-                                         graph_pb2.COMPARE_EQ), odd],
-                         np.bool_, shape)
-            up = w.emit("or", [up, tie], np.bool_, shape)
-        return w.emit("select", [up, w.emit("add", [low, splat(1.0)], dtype,
-                                            shape), low], dtype, shape)
-
+    splat = _splat(w, dtype, shape)
     if int(eqn.params.get("rounding_method", 0)) == 1:
-        return rounded(x, True)
-    magnitude = rounded(w.emit("abs", [x], dtype, shape), False)
-    negative = compare(x, splat(0.0), graph_pb2.COMPARE_LT)
+        return compose.rounded(w.emit, splat, np.bool_, x, dtype, shape, True)
+    magnitude = compose.rounded(w.emit, splat, np.bool_,
+                                w.emit("abs", [x], dtype, shape), dtype, shape,
+                                False)
+    negative = w.emit("compare", [x, splat(0.0)], np.bool_, shape, (
+        "compare", graph_pb2.CompareAttrs(direction=graph_pb2.COMPARE_LT)))
     return w.emit("select", [negative, w.emit("neg", [magnitude], dtype,
                                               shape), magnitude], dtype, shape)
 
 
 @rule("log1p", "expm1")
 def _log1p_expm1(w, eqn, x):
-    """log(1 + x) and exp(x) - 1 without losing a small x to the 1: for
-    |x| < 1/2, with u = 1 + x (or exp(x)), log(u) * (x / (u - 1)) (or
-    (u - 1) * (x / log(u))), and x itself where u rounds to 1; elsewhere
-    the plain form, which loses nothing there and keeps the extremes
-    (log1p(-1) = -inf, expm1(-inf) = -1, an overflow inf)."""
     dtype, shape = _result(eqn)
-
-    splat, compare = _splat_and_compare(w, dtype, shape)
-
-    log1p = eqn.primitive.name == "log1p"
-    u = w.emit("add", [x, splat(1.0)], dtype, shape) if log1p else \
-        w.emit("exp", [x], dtype, shape)
-    less = w.emit("sub", [u, splat(1.0)], dtype, shape)
-    log = w.emit("log", [u], dtype, shape)
-    plain = log if log1p else less
-    kahan = w.emit("mul", [plain, w.emit("div", [x, less if log1p else log],
-                                         dtype, shape)], dtype, shape)
-    kahan = w.emit("select", [compare(u, splat(1.0), graph_pb2.COMPARE_EQ),
-                              x, kahan], dtype, shape)
-    small = compare(w.emit("abs", [x], dtype, shape), splat(0.5),
-                    graph_pb2.COMPARE_LT)
-    return w.emit("select", [small, kahan, plain], dtype, shape)
+    return compose.log1p_expm1(w.emit, _splat(w, dtype, shape), np.bool_, x,
+                               dtype, shape, eqn.primitive.name == "log1p")
 
 
 @rule("is_finite")

@@ -3,6 +3,7 @@ comparisons, logic, unary math, and copies that only convert."""
 import torch
 from torch._prims_common import ELEMENTWISE_TYPE_PROMOTION_KIND
 
+from anyshape import compose
 from anyshape.torch.ops import compare, compute_dtype, elementwise_op, \
     operand, out, rule, shape_of, truth
 from anyshape.torch.translate import Value
@@ -267,45 +268,16 @@ def _round(t, node, a, decimals=0):
     into, back = ("mul", "div") if decimals > 0 else ("div", "mul")
     if scale is not None:
         x = t.emit(into, [x, splat(scale)], dtype, shape)
-    low = t.emit("floor", [x], dtype, shape)
-    fraction = t.emit("sub", [x, low], dtype, shape)
-    half_low = t.emit("mul", [low, splat(0.5)], dtype, shape)
-    odd = compare(t, t.emit("floor", [half_low], dtype, shape), half_low,
-                  graph_pb2.COMPARE_NE)
-    up = t.emit("or", [
-        compare(t, fraction, splat(0.5), graph_pb2.COMPARE_GT),
-        t.emit("and", [compare(t, fraction, splat(0.5), graph_pb2.COMPARE_EQ),
-                       odd], torch.bool, shape)], torch.bool, shape)
-    y = t.emit("select", [up, t.emit("add", [low, splat(1.0)], dtype, shape),
-                          low], dtype, shape)
+    y = compose.rounded(t.emit, splat, torch.bool, x, dtype, shape, True)
     if scale is not None:
         y = t.emit(back, [y, splat(scale)], dtype, shape)
     return y
 
 
 def _log1p_expm1(t, x, log1p):
-    """log(1 + x) or exp(x) - 1 without losing a small x to the 1: for
-    |x| < 1/2, with u = 1 + x (or exp(x)), log(u) * (x / (u - 1)) (or
-    (u - 1) * (x / log(u))), and x itself where u rounds to 1; elsewhere
-    the plain form, which loses nothing there and keeps the extremes
-    (log1p(-1) = -inf, expm1(-inf) = -1, an overflow inf)."""
-    dtype, shape = x.dtype, x.shape
-
-    def splat(v):
-        return t.broadcast(t.scalar(v, dtype), shape)
-
-    u = t.emit("add", [x, splat(1.0)], dtype, shape) if log1p else \
-        t.emit("exp", [x], dtype, shape)
-    less = t.emit("sub", [u, splat(1.0)], dtype, shape)
-    log = t.emit("log", [u], dtype, shape)
-    plain = log if log1p else less
-    kahan = t.emit("mul", [plain, t.emit("div", [x, less if log1p else log],
-                                         dtype, shape)], dtype, shape)
-    kahan = t.emit("select", [compare(t, u, splat(1.0), graph_pb2.COMPARE_EQ),
-                              x, kahan], dtype, shape)
-    small = compare(t, t.emit("abs", [x], dtype, shape), splat(0.5),
-                    graph_pb2.COMPARE_LT)
-    return t.emit("select", [small, kahan, plain], dtype, shape)
+    return compose.log1p_expm1(
+        t.emit, lambda v: t.broadcast(t.scalar(v, x.dtype), x.shape),
+        torch.bool, x, x.dtype, x.shape, log1p)
 
 
 @rule(aten.log1p.default, aten.expm1.default, aten.log2.default,
