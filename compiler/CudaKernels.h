@@ -22,16 +22,14 @@
 
 namespace anyshape::compiler {
 
+/// One kernel as the compiler made it: what an executable loads (its
+/// image, whose signature codegen recorded:
+/// anyshape-record-kernel-signatures) and what only reports read.
 struct CudaKernel {
-  std::string module;    ///< its gpu.module: <launcher>_kernel[_N]
-  std::string entry;     ///< the kernel function's PTX entry name
-  int64_t blockSize = 0; ///< threads per block it is launched with (all dims)
-  /// The kernel's parameter layout: each parameter's bytes, in order
-  /// (memref descriptors expanded into pointers and sizes), what a
-  /// launcher's argument array must match.
-  std::vector<int> parameterBytes;
+  runtime::cuda::KernelImage image;
   std::string ptx;
-  runtime::cuda::LinkedCubin linked; ///< cubin, nvJitLink log, resources
+  /// nvJitLink's report of the link (the cubin itself is the image's).
+  runtime::cuda::LinkedCubin linked;
 };
 
 struct CudaKernelsOptions {

@@ -57,6 +57,7 @@ void buildKernelsToPtx(OpPassManager &pm, const CudaPipelineOptions &options) {
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createRecordKernelSignatures());
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = "isa"; // PTX; nvJitLink makes the cubin
   binary.toolkitPath = options.toolkitPath;

@@ -81,20 +81,30 @@ struct LaunchesToRuntimeCallsPass
     MLIRContext *context = &getContext();
     Builder builder(context);
 
-    // The kernel images, numbered in module order.
+    // The kernel images, numbered in module order, each with the
+    // signature anyshape-record-kernel-signatures wrote down.
+    auto signatures =
+        module->getAttrOfType<DictionaryAttr>(kCudaKernelSignaturesAttr);
+    module->removeAttr(kCudaKernelSignaturesAttr);
     SmallVector<Attribute> images;
     llvm::StringMap<int64_t> indexOf;
     SmallVector<gpu::BinaryOp> binaries(module.getOps<gpu::BinaryOp>());
     for (gpu::BinaryOp binary : binaries) {
-      if (binary.getObjects().size() != 1) {
-        binary.emitError("a kernel image needs exactly one object");
+      auto signature = signatures
+                           ? signatures.getAs<DictionaryAttr>(binary.getName())
+                           : nullptr;
+      if (binary.getObjects().size() != 1 || !signature) {
+        binary.emitError("a kernel image needs exactly one object and a "
+                         "recorded signature");
         return signalPassFailure();
       }
       auto object = llvm::cast<gpu::ObjectAttr>(binary.getObjects()[0]);
       indexOf[binary.getName()] = static_cast<int64_t>(images.size());
-      images.push_back(builder.getDictionaryAttr(
-          {builder.getNamedAttr("name", binary.getNameAttr()),
-           builder.getNamedAttr("object", object.getObject())}));
+      SmallVector<NamedAttribute> fields{
+          builder.getNamedAttr("name", binary.getNameAttr()),
+          builder.getNamedAttr("object", object.getObject())};
+      fields.append(signature.begin(), signature.end());
+      images.push_back(builder.getDictionaryAttr(fields));
     }
 
     auto pointer = LLVM::LLVMPointerType::get(context);

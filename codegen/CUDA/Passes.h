@@ -15,8 +15,14 @@ namespace anyshape::codegen {
 /// Module attribute: how many constants the host flow asks for (i64).
 inline constexpr const char *kCudaConstantsAttr = "anyshape.cuda_constants";
 /// Module attribute: the kernel images in launch-index order, each
-/// {name, object} (the object: PTX, which the compiler links to a cubin).
+/// {name, object, entry, block_size, parameter_bytes} (the object: PTX,
+/// which the compiler links to a cubin; the rest its signature).
 inline constexpr const char *kCudaKernelsAttr = "anyshape.cuda_kernels";
+/// Module attribute, between anyshape-record-kernel-signatures and
+/// anyshape-launches-to-runtime-calls: each gpu.module's signature
+/// {entry, block_size, parameter_bytes}, keyed by the module's name.
+inline constexpr const char *kCudaKernelSignaturesAttr =
+    "anyshape.cuda_kernel_signatures";
 /// A kernel's CPU emulation (anyshape-emulated-kernels) is a function
 /// <module>_emulation, marked with this attribute naming the module; its
 /// kernelParams wrapper (anyshape-pack-emulated-kernels) is

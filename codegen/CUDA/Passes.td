@@ -134,13 +134,15 @@ def LaunchesToRuntimeCalls
   let description = [{
     Runs after gpu-module-to-binary and anyshape-execution-context. The
     kernel images (the gpu.binary ops) are numbered in module order and
-    recorded on the module as `anyshape.cuda_kernels` (name and object of
-    each), then erased; each `gpu.launch_func` becomes a call of
+    recorded on the module as `anyshape.cuda_kernels` (name, object and
+    the signature anyshape-record-kernel-signatures recorded for each),
+    then erased; each `gpu.launch_func` becomes a call of
     `anyshapeCudaLaunch(context, kernel, grid, block, shared bytes,
     slots, count)` with its operands as 8-byte words in a stack array, in
     the order of the NVVM kernel's parameters (LaunchesToRuntimeCalls.cpp
     gives the layout). A launch outside a function with the context, of
-    an unknown image, or with an async token is an error. The GEMM call
+    an unknown image, or with an async token, and an image without a
+    signature, are errors. The GEMM call
     becomes the runtime's cuBLASLt one (`anyshapeCudaBatchMatmulF32`,
     the same C interface).
   }];
@@ -251,6 +253,21 @@ def ParallelOutsideReductions
     column schedule can share it. Only a fusion's top-level loops.
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
+def RecordKernelSignatures
+    : Pass<"anyshape-record-kernel-signatures", "mlir::ModuleOp"> {
+  let summary = "Each kernel's entry, block size and parameter bytes";
+  let description = [{
+    Runs on the kernels in the LLVM dialect, before gpu-module-to-binary.
+    For each gpu.module it records, on the module as
+    `anyshape.cuda_kernel_signatures` (keyed by the gpu.module's name),
+    the NVVM kernel's entry name, the threads of its block (the product
+    of its `nvvm.maxntid`) and each parameter's bytes in CUDA's
+    kernelParams, which anyshape-launches-to-runtime-calls joins to the
+    kernel images. A module without exactly one kernel, a kernel without
+    a block size, or a parameter no launch passes is an error.
+  }];
 }
 
 #endif // ANYSHAPE_CODEGEN_CUDA_PASSES

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <regex>
 
 using namespace anyshape;
 
@@ -27,6 +28,36 @@ compiler::CudaKernelsOptions optionsFor(const std::string &chip) {
   return options;
 }
 
+/// A kernel's signature as its PTX states it: the entry, the product of
+/// `.maxntid x, y, z`, and each `.param`'s bytes (".param .u64 name", or
+/// ".param .align 2 .b8 name[2]" for a scalar PTX has no type for).
+struct PtxSignature {
+  std::string entry;
+  int64_t maxThreads = 0;
+  std::vector<int> parameterBytes;
+};
+
+PtxSignature signatureOf(const std::string &ptx) {
+  PtxSignature signature;
+  std::smatch match;
+  if (std::regex_search(ptx, match, std::regex(R"(\.entry\s+([\w$]+)\s*\()")))
+    signature.entry = match[1];
+  if (std::regex_search(ptx, match,
+                        std::regex(R"(\.maxntid\s+(\d+),\s*(\d+),\s*(\d+))")))
+    signature.maxThreads =
+        std::stoll(match[1]) * std::stoll(match[2]) * std::stoll(match[3]);
+  auto open = ptx.find('(', ptx.find(".entry")), close = ptx.find(')', open);
+  std::string params = ptx.substr(open, close - open);
+  std::regex param(
+      R"(\.param\s+(?:\.align\s+\d+\s+)?\.[a-z](\d+)\s+[\w$]+(?:\[(\d+)\])?)");
+  for (std::sregex_iterator it(params.begin(), params.end(), param), end;
+       it != end; ++it)
+    signature.parameterBytes.push_back(
+        std::stoi((*it)[1].str()) / 8 *
+        ((*it)[2].matched ? std::stoi((*it)[2].str()) : 1));
+  return signature;
+}
+
 /// Compiles `graph` for `chip`; checks every kernel linked into a cubin (an
 /// ELF) and ptxas said what it uses.
 std::vector<compiler::CudaKernel> checkCubins(const v1::Graph &graph,
@@ -38,19 +69,24 @@ std::vector<compiler::CudaKernel> checkCubins(const v1::Graph &graph,
   if (!kernels.isOk())
     return {};
   for (const compiler::CudaKernel &k : *kernels) {
-    EXPECT_NE(k.ptx.find(".target " + chip), std::string::npos) << k.module;
-    EXPECT_EQ(k.linked.cubin.substr(0, 4), "\x7f"
-                                           "ELF")
-        << k.module;
+    EXPECT_NE(k.ptx.find(".target " + chip), std::string::npos) << k.image.name;
+    EXPECT_EQ(k.image.cubin.substr(0, 4), "\x7f"
+                                          "ELF")
+        << k.image.name;
     EXPECT_GT(k.linked.resources.registers, 0)
-        << label << " " << k.module << ": " << k.linked.log;
-    EXPECT_GE(k.blockSize, 1) << k.module;
+        << label << " " << k.image.name << ": " << k.linked.log;
+    EXPECT_GE(k.image.maxThreads, 1) << k.image.name;
     // Parameters are 8-byte pointers and sizes or 4-byte scalars.
-    EXPECT_FALSE(k.parameterBytes.empty()) << k.module;
-    for (int bytes : k.parameterBytes)
+    EXPECT_FALSE(k.image.parameterBytes.empty()) << k.image.name;
+    for (int bytes : k.image.parameterBytes)
       EXPECT_TRUE(bytes == 4 || bytes == 8 || bytes == 2 || bytes == 1)
-          << k.module << ": a " << bytes << "-byte parameter";
-    EXPECT_FALSE(k.entry.empty()) << k.module;
+          << k.image.name << ": a " << bytes << "-byte parameter";
+    EXPECT_FALSE(k.image.entry.empty()) << k.image.name;
+    // What codegen recorded of the kernel is what its PTX states.
+    PtxSignature stated = signatureOf(k.ptx);
+    EXPECT_EQ(k.image.entry, stated.entry) << k.image.name;
+    EXPECT_EQ(k.image.maxThreads, stated.maxThreads) << k.image.name;
+    EXPECT_EQ(k.image.parameterBytes, stated.parameterBytes) << k.image.name;
   }
   return std::move(*kernels);
 }
@@ -99,13 +135,14 @@ TEST_P(ExampleCubins, LinkWithoutSpills) {
   EXPECT_FALSE(kernels.empty()) << name;
   for (const compiler::CudaKernel &k : kernels) {
     EXPECT_EQ(k.linked.resources.spillStoreBytes, 0)
-        << k.module << k.linked.log;
-    EXPECT_EQ(k.linked.resources.spillLoadBytes, 0) << k.module << k.linked.log;
+        << k.image.name << k.linked.log;
+    EXPECT_EQ(k.linked.resources.spillLoadBytes, 0)
+        << k.image.name << k.linked.log;
     // What a reader of the test log wants to know of each kernel.
-    std::printf("%s %s %s: %d registers, block %lld, %zu-byte cubin\n",
-                name.c_str(), chip.c_str(), k.module.c_str(),
-                k.linked.resources.registers,
-                static_cast<long long>(k.blockSize), k.linked.cubin.size());
+    std::printf(
+        "%s %s %s: %d registers, block %lld, %zu-byte cubin\n", name.c_str(),
+        chip.c_str(), k.image.name.c_str(), k.linked.resources.registers,
+        static_cast<long long>(k.image.maxThreads), k.image.cubin.size());
   }
 }
 
@@ -134,9 +171,9 @@ TEST(CudaKernels, DumpIrWritesPtxAndLinkLogPerKernel) {
   std::filesystem::path kernelDir = dir / "3-cuda-kernels";
   ASSERT_FALSE(kernels->empty());
   for (const compiler::CudaKernel &k : *kernels) {
-    EXPECT_TRUE(std::filesystem::exists(kernelDir / (k.module + ".ptx")));
+    EXPECT_TRUE(std::filesystem::exists(kernelDir / (k.image.name + ".ptx")));
     EXPECT_TRUE(
-        std::filesystem::exists(kernelDir / (k.module + ".nvjitlink.log")));
+        std::filesystem::exists(kernelDir / (k.image.name + ".nvjitlink.log")));
   }
 }
 
@@ -187,7 +224,7 @@ TEST(NvJitLink, PtxasFallbackAgreesWithTheLibrary) {
     EXPECT_EQ(fallback->assembler, "ptxas");
     EXPECT_EQ(fallback->cubin.substr(0, 4), "\x7f"
                                             "ELF")
-        << k.module;
+        << k.image.name;
     EXPECT_GT(fallback->resources.registers, 0) << fallback->log;
   }
   auto bad = runtime::cuda::assembleWithPtxas(
@@ -210,7 +247,7 @@ TEST(CudaKernels, StaticShapesKeepTheSharedRowVersions) {
   auto rowVersions = [](const std::vector<compiler::CudaKernel> &kernels) {
     int64_t warp = 0, block = 0;
     for (const compiler::CudaKernel &k : kernels) {
-      warp += k.blockSize == 128;
+      warp += k.image.maxThreads == 128;
       block += k.linked.resources.sharedBytes > 0;
     }
     return std::pair{warp, block};

@@ -49,15 +49,16 @@ int runCudaKernels(const GlobalOptions &,
   for (const compiler::CudaKernel &k : *kernels) {
     const runtime::cuda::KernelResources &r = k.linked.resources;
     int paramBytes = 0;
-    for (int bytes : k.parameterBytes)
+    for (int bytes : k.image.parameterBytes)
       paramBytes += bytes;
-    std::printf("  %-28s block %4lld  %3d registers  spills %lld/%lld B  "
-                "smem %lld B  params %zu (%d B)  cubin %zu B\n",
-                k.module.c_str(), static_cast<long long>(k.blockSize),
-                r.registers, static_cast<long long>(r.spillStoreBytes),
-                static_cast<long long>(r.spillLoadBytes),
-                static_cast<long long>(r.sharedBytes), k.parameterBytes.size(),
-                paramBytes, k.linked.cubin.size());
+    std::printf(
+        "  %-28s block %4lld  %3d registers  spills %lld/%lld B  "
+        "smem %lld B  params %zu (%d B)  cubin %zu B\n",
+        k.image.name.c_str(), static_cast<long long>(k.image.maxThreads),
+        r.registers, static_cast<long long>(r.spillStoreBytes),
+        static_cast<long long>(r.spillLoadBytes),
+        static_cast<long long>(r.sharedBytes), k.image.parameterBytes.size(),
+        paramBytes, k.image.cubin.size());
   }
   if (!options.dumpIrDir.empty())
     std::printf("IR, PTX and nvJitLink logs in %s\n",

@@ -37,10 +37,13 @@
 // SM90: func.func @main
 // SM90: dhlo.launch @main_kernel0
 
-// HOST: module @elementwise_reduce attributes {anyshape.cuda_constants = 0 : i64, anyshape.cuda_kernels = [{name = "main_kernel0_kernel", object = "
+// Each image carries the signature codegen recorded: the block its
+// launches use (the PTX's .maxntid) and each parameter's bytes.
+// HOST: module @elementwise_reduce attributes {anyshape.cuda_constants = 0 : i64, anyshape.cuda_kernels = [{block_size = 1 : i64, entry = "main_kernel0_kernel", name = "main_kernel0_kernel", object = "
 // HOST-SAME: .target sm_90
 // HOST-SAME: .maxntid 1, 1, 1
-// HOST-SAME: name = "main_kernel0_kernel_0"
+// HOST-SAME: parameter_bytes = array<i32: 8, 8, 8, 8>
+// HOST-SAME: block_size = 128 : i64, entry = "main_kernel0_kernel", name = "main_kernel0_kernel_0"
 // HOST-SAME: .maxntid 128, 1, 1
 // HOST-SAME: name = "main_kernel0_kernel_1"
 // HOST-SAME: name = "main_kernel0_kernel_2"

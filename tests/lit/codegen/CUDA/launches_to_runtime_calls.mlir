@@ -1,13 +1,15 @@
 // RUN: %anyshape-opt %s -split-input-file -anyshape-launches-to-runtime-calls -verify-diagnostics | FileCheck %s
 // anyshape-launches-to-runtime-calls: the kernel images are recorded on
-// the module by launch index and erased; each gpu.launch_func becomes
+// the module by launch index, each with its recorded signature, and
+// erased; each gpu.launch_func becomes
 // anyshapeCudaLaunch(context, kernel, grid, block, shared bytes, slots,
 // count) with its operands as 8-byte words in a stack array: a memref as
 // (aligned, aligned, offset, sizes, strides), an index as i64, an f32's
 // bits zero-extended. The CPU's GEMM call becomes the runtime's cuBLASLt
 // one.
 
-// CHECK: module attributes {anyshape.cuda_kernels = [{name = "first", object = "ptx one"}, {name = "second", object = "ptx two"}]}
+// CHECK: module attributes {anyshape.cuda_kernels = [{block_size = 128 : i64, entry = "first_kernel", name = "first", object = "ptx one", parameter_bytes = array<i32: 8>}, {block_size = 256 : i64, entry = "second_kernel", name = "second", object = "ptx two", parameter_bytes = array<i32: 8, 8, 8, 8, 8, 8, 4>}]}
+// CHECK-NOT: anyshape.cuda_kernel_signatures
 // CHECK-NOT: gpu.binary
 // CHECK: func.func private @anyshapeCudaBatchMatmulF32(
 // CHECK-LABEL: func.func @launcher
@@ -38,7 +40,9 @@
 // CHECK: call @anyshapeCudaLaunch(%[[CTX]], %[[KERNEL]], {{.*}}, %[[SHARED]], %{{.*}}, %[[COUNT]])
 // CHECK-NOT: gpu.launch_func
 // CHECK: call @anyshapeCudaBatchMatmulF32(
-module attributes {gpu.container_module} {
+module attributes {gpu.container_module, anyshape.cuda_kernel_signatures = {
+    first = {entry = "first_kernel", block_size = 128 : i64, parameter_bytes = array<i32: 8>},
+    second = {entry = "second_kernel", block_size = 256 : i64, parameter_bytes = array<i32: 8, 8, 8, 8, 8, 8, 4>}}} {
   gpu.binary @first [#gpu.object<#nvvm.target, "ptx one">]
   gpu.binary @second [#gpu.object<#nvvm.target, "ptx two">]
   func.func private @anyshapeBatchMatmulF32(memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, !llvm.ptr) attributes {llvm.emit_c_interface}
@@ -54,7 +58,8 @@ module attributes {gpu.container_module} {
 // -----
 
 // A launch needs the execution context of its function.
-module attributes {gpu.container_module} {
+module attributes {gpu.container_module, anyshape.cuda_kernel_signatures = {
+    only = {entry = "only_kernel", block_size = 1 : i64, parameter_bytes = array<i32: 8>}}} {
   gpu.binary @only [#gpu.object<#nvvm.target, "ptx">]
   func.func @no_context(%n: index) {
     %c1 = arith.constant 1 : index
@@ -62,4 +67,12 @@ module attributes {gpu.container_module} {
     gpu.launch_func @only::@kernel blocks in (%n, %c1, %c1) threads in (%c1, %c1, %c1)
     return
   }
+}
+
+// -----
+
+// An image whose signature codegen did not record.
+module attributes {gpu.container_module} {
+  // expected-error @+1 {{a kernel image needs exactly one object and a recorded signature}}
+  gpu.binary @unsigned [#gpu.object<#nvvm.target, "ptx">]
 }
