@@ -48,6 +48,14 @@ void requireNotNegative(client::GraphBuilder &b, const std::string &size) {
   b.broadcastInDim(b.scalar(0, v1::DTYPE_I64), {Dim(size)}, {});
 }
 
+void requireNotOne(client::GraphBuilder &b, const std::string &size) {
+  // Reshaping no elements to [(size - 1)^2, -1] requires the square,
+  // never negative, to be nonzero: exactly size != 1.
+  std::string less = "(" + size + ") - 1";
+  Value none = b.broadcastInDim(b.scalar(0, v1::DTYPE_I64), {Dim(0)}, {});
+  b.reshape(none, {Dim("(" + less + ") * (" + less + ")"), Dim(-1)});
+}
+
 std::optional<std::string> dimProduct(const std::vector<Dim> &dims) {
   std::optional<std::string> product = "1";
   for (const Dim &d : dims)
@@ -299,6 +307,85 @@ sliceKnown(const std::vector<std::string> &dims, std::vector<int64_t> shape,
   return std::make_pair(picked, keptShape);
 }
 
+/// Whether the integer `v` is a value of a float type with `digits`
+/// significant bits and largest finite value `largest`.
+bool floatHolds(int64_t v, int digits, double largest) {
+  uint64_t magnitude = v < 0 ? 0 - static_cast<uint64_t>(v) : v;
+  if (static_cast<double>(magnitude) > largest)
+    return false;
+  while (magnitude >= (uint64_t{1} << digits) && magnitude % 2 == 0)
+    magnitude /= 2;
+  return magnitude < (uint64_t{1} << digits);
+}
+
+/// What a Cast leaves of known values `values`: each one where the target
+/// type holds it exactly; a number a bool turns into 0 or 1; nullopt
+/// where some value might not come through unchanged (a size cast to
+/// float16, which holds whole numbers exactly only to 2048), so that no
+/// shape is read from a value the Cast changed.
+std::optional<std::vector<std::string>>
+castKnown(const ::onnx::NodeProto &node,
+          const std::vector<std::string> &values) {
+  int64_t to = -1;
+  for (const auto &attr : node.attribute())
+    if (attr.name() == "to")
+      to = attr.i();
+  using T = ::onnx::TensorProto;
+  std::function<bool(int64_t)> holds;
+  bool symbols = true; // whether a symbolic size survives
+  switch (to) {
+  case T::INT64:
+    holds = [](int64_t) { return true; };
+    break;
+  case T::INT32:
+    holds = [](int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; };
+    break;
+  case T::UINT64:
+  case T::UINT32:
+    holds = [to](int64_t v) {
+      return v >= 0 && (to == T::UINT64 || v <= UINT32_MAX);
+    };
+    break;
+  case T::DOUBLE:
+    holds = [](int64_t v) { return floatHolds(v, 53, 1.8e308); };
+    break;
+  case T::FLOAT: // a size past 2^24 along one dim is beyond any limit
+    holds = [](int64_t v) { return floatHolds(v, 24, 3.4e38); };
+    break;
+  case T::FLOAT16:
+    holds = [](int64_t v) { return floatHolds(v, 11, 65504); };
+    symbols = false;
+    break;
+  case T::BFLOAT16:
+    holds = [](int64_t v) { return floatHolds(v, 8, 3.38e38); };
+    symbols = false;
+    break;
+  case T::BOOL: { // nonzero is 1: min(size, 1) of a size
+    std::vector<std::string> bools;
+    for (const std::string &value : values) {
+      std::optional<int64_t> v = dimNumber(value);
+      std::optional<SymExpr> size = v ? std::nullopt : symExpr(value);
+      std::optional<SymExpr> one =
+          size && size->isNonNegative()
+              ? SymExpr::extremum(*size, SymExpr::constant(1), false)
+              : std::nullopt;
+      if (!v && !one)
+        return std::nullopt;
+      bools.push_back(v ? (*v != 0 ? "1" : "0") : one->toString());
+    }
+    return bools;
+  }
+  default:
+    return std::nullopt;
+  }
+  for (const std::string &value : values) {
+    std::optional<int64_t> v = dimNumber(value);
+    if (v ? !holds(*v) : !symbols)
+      return std::nullopt;
+  }
+  return values;
+}
+
 /// What Identity, Cast, Transpose, Slice and Reshape make of a matrix of
 /// known dims `m`: another matrix, or (Reshape to rank 1) known dims.
 void propagateKnownMatrix(
@@ -309,8 +396,11 @@ void propagateKnownMatrix(
   int64_t rows = static_cast<int64_t>(m.dims.size()) / m.columns;
   if (rows == 0) // an empty matrix: nothing a shape is made of
     return;
-  if (op == "Identity" || op == "Cast") {
+  if (op == "Identity") {
     state.knownMatrices[out] = m;
+  } else if (op == "Cast") {
+    if (std::optional<std::vector<std::string>> cast = castKnown(node, m.dims))
+      state.knownMatrices[out] = KnownMatrix{*cast, m.columns};
   } else if (op == "Transpose") {
     for (const auto &attr : node.attribute())
       if (attr.name() == "perm" &&
@@ -491,8 +581,11 @@ void propagateKnownDims(ImportState &state, const ::onnx::NodeProto &node,
     propagateRoundedSize(state, node, false);
   if (!a)
     return;
-  if (op == "Identity" || op == "Cast") {
+  if (op == "Identity") {
     result = a;
+  } else if (op == "Cast") {
+    if (std::optional<std::vector<std::string>> cast = castKnown(node, a->dims))
+      result = KnownDims{*cast, a->scalar};
   } else if (op == "OneHot") {
     propagateOneHot(state, node, *a, in(1), in(2));
   } else if (op == "Reshape") { // e.g. a size as a 1-element vector

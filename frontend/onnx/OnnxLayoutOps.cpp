@@ -287,6 +287,27 @@ Status pad(Node &n) {
   for (int64_t a = 0; a < r; ++a) {
     if (low[a] == 0 && high[a] == 0)
       continue;
+    if (mode == "wrap" && (low[a] < 0 || high[a] < 0)) {
+      // A negative wrap pad crops first, and what is left wraps (ONNX
+      // Runtime, and torch's circular pad): [0, 1, 2, 3] by [-1, 1] is
+      // [1, 2, 3, 1]. Edge and reflect read the same either way.
+      std::vector<Dim> starts(r, Dim(0)), limits = n.dims(x);
+      std::optional<std::string> limit =
+          high[a] < 0
+              ? arithmetic("Add", dims[a].text(), std::to_string(high[a]))
+              : std::optional<std::string>(dims[a].text());
+      if (!limit)
+        return n.error("cannot crop the dim " + dims[a].text());
+      // The slice's own check fails the run where nothing would be left.
+      starts[a] = Dim(std::max<int64_t>(-low[a], 0));
+      limits[a] = Dim(*limit);
+      x = n.b.slice(x, starts, limits);
+      dims[a] = n.dims(x)[a];
+      low[a] = std::max<int64_t>(low[a], 0);
+      high[a] = std::max<int64_t>(high[a], 0);
+      if (low[a] == 0 && high[a] == 0)
+        continue;
+    }
     // Added one at a time: low + high alone may overflow (SymExpr checks).
     std::optional<std::string> grown =
         arithmetic("Add", dims[a].text(), std::to_string(low[a]));

@@ -95,8 +95,20 @@ Status reduction(Node &n, client::Reduction kind, Reducing style) {
   }
   std::vector<int64_t> dims;
   if (!axes || axes->empty()) {
-    if (n.attrInt("noop_with_empty_axes", 0))
+    // Nothing is reduced, but the elementwise steps still apply: ONNX's
+    // ReduceSumSquare of no axes is the square, ReduceL1 the absolute
+    // value, ReduceL2 sqrt(x * x), ReduceLogSum the log.
+    if (n.attrInt("noop_with_empty_axes", 0)) {
+      if (style == Reducing::L2 || style == Reducing::SumSquare)
+        x = n.b.mul(x, x);
+      if (style == Reducing::L1)
+        x = n.b.abs(x);
+      if (style == Reducing::L2)
+        x = n.b.sqrt(x);
+      if (style == Reducing::LogSum)
+        x = n.b.log(x);
       return n.define(x);
+    }
     for (int64_t d = 0; d < r; ++d)
       dims.push_back(d);
   } else {
@@ -329,9 +341,23 @@ Status squeeze(Node &n) {
       drop.insert(d);
     }
   } else {
-    for (size_t d = 0; d < dims.size(); ++d)
-      if (dims[d].text() == "1")
+    // Every dim of size 1 goes: a symbolic dim stays, so it must not be
+    // 1 when the graph runs (the rank cannot follow the size), which the
+    // check's node name says.
+    const std::string &self =
+        n.proto.name().empty() ? n.proto.output(0) : n.proto.name();
+    for (size_t d = 0; d < dims.size(); ++d) {
+      const std::string &size = dims[d].text();
+      if (size == "1") {
         drop.insert(static_cast<int64_t>(d));
+      } else if (!dimNumber(size)) {
+        n.b.setNodeNamePrefix(self + " (Squeeze without axes keeps dim " +
+                              std::to_string(d) + " of size " + size +
+                              ", which must not be 1)");
+        requireNotOne(n.b, size);
+        n.b.setNodeNamePrefix(self);
+      }
+    }
   }
   std::vector<Dim> shape;
   for (size_t d = 0; d < dims.size(); ++d) {

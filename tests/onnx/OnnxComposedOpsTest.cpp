@@ -701,3 +701,43 @@ TEST(OnnxComposedOps, UniqueKeepsEachNaNAndRefusesAnAxis) {
   expectRefused(slices, "Unique along an axis (unique slices) is not "
                         "supported, only over the flattened tensor");
 }
+
+TEST(OnnxComposedOps, SqueezeWithoutAxesFailsWhereAKeptDimIsOne) {
+  // Squeeze without axes drops the dims of size 1; the rank cannot follow
+  // a symbolic size, so a symbolic dim is kept and must not be 1 when the
+  // graph runs (it gave [1, 3] for ONNX's [3] before, without an error).
+  ModelBuilder m = oneNode("Squeeze", {"x"}, {"y"}, {"rows", "1", "cols"});
+  auto graph = anyshape::onnx::importOnnx(m.bytes());
+  ASSERT_TRUE(graph.isOk()) << graph.status().toString();
+  auto executable = compiler::Compiler::compile(*graph);
+  ASSERT_TRUE(executable.isOk()) << executable.status().toString();
+  v1::Tensor input = literalToTensor(ones({2, 1, 3}));
+  auto kept = (*executable)->run({&input});
+  ASSERT_TRUE(kept.isOk()) << kept.status().toString();
+  EXPECT_EQ(std::vector<int64_t>((*kept)[0].shape().begin(),
+                                 (*kept)[0].shape().end()),
+            (std::vector<int64_t>{2, 3}));
+  for (std::vector<int64_t> shape :
+       {std::vector<int64_t>{1, 1, 3}, {2, 1, 1}}) {
+    Status one = runOn(**executable, shape);
+    EXPECT_EQ(one.code(), StatusCode::InvalidArgument);
+    EXPECT_NE(one.message().find("Squeeze without axes keeps dim"),
+              std::string::npos)
+        << one.message();
+  }
+}
+
+TEST(OnnxComposedOps, ASizeCastThroughFloat16IsNotAShapeUnchanged) {
+  // float16 holds whole numbers exactly only to 2048: a size cast to it
+  // and back is not the size (4097 comes back 4096), so no shape is read
+  // from it; it was read as the size itself before.
+  for (std::string dim : {"n", "4097"}) {
+    ModelBuilder m = oneNode("Shape", {"x"}, {"s"}, {dim});
+    auto *half = m.node("Cast", {"s"}, {"h"});
+    setInt(half, "to", ::onnx::TensorProto::FLOAT16);
+    setInt(m.node("Cast", {"h"}, {"back"}), "to", ::onnx::TensorProto::INT64);
+    m.node("ConstantOfShape", {"back"}, {"z"});
+    m.output("z");
+    expectRefused(m, "input 'back' must be known at import time");
+  }
+}

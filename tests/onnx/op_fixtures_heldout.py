@@ -9,7 +9,9 @@ repeat_interleave, in Qwen2-MoE's experts); an If whose condition is a
 size compared with 1 (TorchScript's squeeze of a dim it cannot see, in
 BEiT's relative-position bias); a Range whose step does not divide its
 span (torch.export's fold); sizes scaled by a float and rounded
-(torch.export's nearest-exact interpolation). op_fixtures.py calls main
+(torch.export's nearest-exact interpolation); and the forms a
+differential run against ONNX Runtime found read wrongly. op_fixtures.py
+calls main
 after op_fixtures_sizes', so these draw from its random generator last,
 and every fixture written before stays byte-identical."""
 
@@ -253,3 +255,35 @@ def main(fx):
     if_cases(fx)
     range_cases(fx)
     scaled_size_cases(fx)
+    differential_cases(fx)
+
+
+def differential_cases(fx):
+    """What a differential run against ONNX Runtime found read wrongly
+    (each a silent result before): a composite reduction of no axes with
+    noop_with_empty_axes still does its elementwise step; a Cast of a
+    shape to bool makes each size 0 or 1; Squeeze without axes keeps a
+    symbolic dim (the cases here never make it 1); a negative wrap pad
+    crops before it wraps."""
+    shapes = [{"n": 2, "m": 3}, {"n": 3, "m": 1}, {"n": 4, "m": 2}]
+    x = [("x", fx.F, ["n", "m"])]
+    for op in ["ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum"]:
+        fx.case(op.lower() + "_noop_of_no_axes",
+                [fx.node(op, ["x"], ["y"], noop_with_empty_axes=1)], x, ["y"],
+                shapes, kind="positive" if op == "ReduceLogSum" else "normal")
+    fx.case("constant_of_a_shape_cast_to_bool",
+            [fx.node("Shape", ["x"], ["s"]),
+             fx.node("Cast", ["s"], ["b"], to=9),
+             fx.node("Cast", ["b"], ["s2"], to=fx.I),
+             fx.node("ConstantOfShape", ["s2"], ["y"])],
+            x, ["s2", "y"], shapes + [{"n": 0, "m": 2}])
+    fx.case("squeeze_without_axes_keeps_a_symbolic_dim",
+            [fx.node("Squeeze", ["x"], ["y"])],
+            [("x", fx.F, ["n", 1, "m"])], ["y"],
+            [{"n": 2, "m": 3}, {"n": 4, "m": 2}, {"n": 0, "m": 2}],
+            opset=11)
+    fx.case("pad_wrap_cropping_before_it_wraps",
+            [fx.node("Pad", ["x", "pads"], ["y"], mode="wrap")],
+            [("x", fx.F, ["n", "m"])], ["y"],
+            [{"n": 1, "m": 4}, {"n": 2, "m": 3}, {"n": 3, "m": 7}],
+            opset=19, inits=[fx.const("pads", [0, -1, 0, 2])])
