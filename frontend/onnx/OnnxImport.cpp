@@ -1,9 +1,12 @@
 // The model around the nodes: the opset, the graph inputs (dim_param ->
 // symbol), the initializers (-> constants, their data checked against
 // their shape), then every node in order (OnnxOps.cpp; an If as the
-// branch its known condition picks), then the outputs.
+// branch its known condition picks, or, on sizes it cannot decide, the
+// one the declared output ranks call for: OnnxSizeConditions.h), then
+// the outputs.
 #include "frontend/onnx/OnnxImport.h"
 #include "frontend/onnx/OnnxOpsetUpgrade.h"
+#include "frontend/onnx/OnnxSizeConditions.h"
 #include "frontend/onnx/OnnxState.h"
 #include "ir/graph/DType.h"
 #include "ir/graph/GraphText.h"
@@ -302,14 +305,33 @@ Status importIf(ImportState &state, Definitions &definitions,
     return invalidArgument(self + ": takes exactly one input, the condition");
   std::optional<ImportState::KnownDims> known =
       knownDimsOf(state, node.input(0), inputs[0]);
-  if (!known || known->dims.size() != 1 ||
-      (known->dims[0] != "0" && known->dims[0] != "1"))
+  bool decided = known && known->dims.size() == 1 &&
+                 (known->dims[0] == "0" || known->dims[0] == "1");
+  bool taken = decided && known->dims[0] == "1";
+  if (!decided) {
+    // Sizes the import cannot compare: one branch, the condition
+    // required to pick it when the graph runs.
+    std::optional<SizeCondition> condition =
+        sizeConditionOf(state, node.input(0));
+    if (condition && state.undecidedBranch) {
+      taken = *state.undecidedBranch;
+      std::string why = (!node.name().empty() ? node.name() : node.output(0)) +
+                        " (If taken as " + (taken ? "true" : "false") +
+                        " at import: its " + (taken ? "then" : "else") +
+                        " branch)";
+      decided = requireSizeCondition(state.builder, *condition, taken, why);
+      state.builder.setNodeNamePrefix(!node.name().empty() ? node.name()
+                                                           : node.output(0));
+      state.speculated = decided;
+    }
+  }
+  if (!decided)
     return invalidArgument(
         self + ": its condition '" + node.input(0) +
         "' is not known at import time; anyshape imports an If whose "
-        "condition is a constant or follows from the shapes (a size "
-        "compared with a number), as the branch it picks");
-  std::string picked = known->dims[0] == "1" ? "then_branch" : "else_branch";
+        "condition is a constant or follows from the shapes (sizes "
+        "compared with each other or a number), as the branch it picks");
+  std::string picked = taken ? "then_branch" : "else_branch";
   const ::onnx::GraphProto *branch = nullptr;
   for (const auto &attribute : node.attribute())
     if (attribute.name() == picked && attribute.has_g())
@@ -400,6 +422,21 @@ Status importNodes(ImportState &state, Definitions &definitions,
   return Status::ok();
 }
 
+/// A model's graph as imported, and whether its outputs have the ranks
+/// the model declares for them.
+struct ImportedGraph {
+  v1::Graph graph;
+  bool ranksAsDeclared = true;
+};
+
+/// The graph of `model` (opset `opset`, upgraded), an If on sizes the
+/// import cannot decide taking `undecidedBranch`; `speculated` is set if
+/// one did.
+StatusOr<ImportedGraph> importGraph(const ::onnx::ModelProto &model,
+                                    int64_t opset,
+                                    const std::string &externalDataDir,
+                                    bool undecidedBranch, bool *speculated);
+
 } // namespace
 
 StatusOr<v1::Graph> importOnnx(const std::string &bytes,
@@ -430,9 +467,40 @@ StatusOr<v1::Graph> importOnnx(const std::string &bytes,
         std::to_string(kMinOpset) + "-" + std::to_string(kMaxOpset) +
         "; re-export with e.g. torch.onnx.export(..., opset_version=17))");
   ANYSHAPE_RETURN_IF_ERROR(upgradeToOpset13(model, opset));
+  // An If on sizes the import cannot decide takes its then branch, or,
+  // where that gives outputs of other ranks than the graph declares (the
+  // exporter traced the else branch), its else branch.
+  bool speculated = false;
+  StatusOr<ImportedGraph> thenBranch =
+      importGraph(model, opset, externalDataDir, true, &speculated);
+  if (!speculated || (thenBranch.isOk() && thenBranch->ranksAsDeclared))
+    return thenBranch.isOk() ? StatusOr<v1::Graph>(std::move(thenBranch->graph))
+                             : StatusOr<v1::Graph>(thenBranch.status());
+  StatusOr<ImportedGraph> elseBranch =
+      importGraph(model, opset, externalDataDir, false, &speculated);
+  if (elseBranch.isOk() && (elseBranch->ranksAsDeclared || !thenBranch.isOk()))
+    return std::move(elseBranch->graph);
+  return thenBranch.isOk() ? StatusOr<v1::Graph>(std::move(thenBranch->graph))
+                           : StatusOr<v1::Graph>(thenBranch.status());
+}
+
+namespace {
+
+StatusOr<ImportedGraph> importGraph(const ::onnx::ModelProto &model,
+                                    int64_t opset,
+                                    const std::string &externalDataDir,
+                                    bool undecidedBranch, bool *speculated) {
   const ::onnx::GraphProto &graph = model.graph();
   ImportState state(graph.name().empty() ? "onnx_model" : graph.name());
   state.opset = opset;
+  state.undecidedBranch = undecidedBranch;
+  // Set whatever the import comes to: a refusal after the If still took
+  // a branch, and the other one may import.
+  struct Report {
+    const ImportState &state;
+    bool *speculated;
+    ~Report() { *speculated = state.speculated; }
+  } report{state, speculated};
 
   Definitions definitions;
   std::set<std::string> initialized;
@@ -457,6 +525,7 @@ StatusOr<v1::Graph> importOnnx(const std::string &bytes,
   // a reshape to its own shape.
   std::map<int, std::string> inputs; // by value id
   std::set<int> outputs;
+  bool ranksAsDeclared = true;
   for (const auto &input : graph.input())
     if (!initialized.count(input.name()))
       inputs[state.values.at(input.name()).id()] = input.name();
@@ -472,9 +541,16 @@ StatusOr<v1::Graph> importOnnx(const std::string &bytes,
       value = state.builder.reshape(value, state.builder.dims(value));
     outputs.insert(value.id());
     state.builder.output(value, output.name());
+    const auto &declared = output.type().tensor_type();
+    if (declared.has_shape() &&
+        declared.shape().dim_size() != state.builder.rank(value))
+      ranksAsDeclared = false;
   }
-  return state.builder.build();
+  ANYSHAPE_ASSIGN_OR_RETURN(v1::Graph built, state.builder.build());
+  return ImportedGraph{std::move(built), ranksAsDeclared};
 }
+
+} // namespace
 
 StatusOr<v1::Graph> importOnnxFile(const std::string &path) {
   std::ifstream in(path, std::ios::binary);

@@ -48,12 +48,16 @@ void requireNotNegative(client::GraphBuilder &b, const std::string &size) {
   b.broadcastInDim(b.scalar(0, v1::DTYPE_I64), {Dim(size)}, {});
 }
 
-void requireNotOne(client::GraphBuilder &b, const std::string &size) {
-  // Reshaping no elements to [(size - 1)^2, -1] requires the square,
-  // never negative, to be nonzero: exactly size != 1.
-  std::string less = "(" + size + ") - 1";
+void requireNotZero(client::GraphBuilder &b, const std::string &size) {
+  // Reshaping no elements to [size^2, -1] requires the square, never
+  // negative, to be nonzero: exactly size != 0.
+  std::string square = "(" + size + ") * (" + size + ")";
   Value none = b.broadcastInDim(b.scalar(0, v1::DTYPE_I64), {Dim(0)}, {});
-  b.reshape(none, {Dim("(" + less + ") * (" + less + ")"), Dim(-1)});
+  b.reshape(none, {Dim(square), Dim(-1)});
+}
+
+void requireNotOne(client::GraphBuilder &b, const std::string &size) {
+  requireNotZero(b, "(" + size + ") - 1");
 }
 
 std::optional<std::string> dimProduct(const std::vector<Dim> &dims) {

@@ -195,8 +195,9 @@ SliceRange sliceRange(int64_t size, int64_t start, int64_t end, int64_t step);
 /// whose error names the ONNX node being imported. For a size taken in a
 /// form that keeps ONNX's meaning only where it is not negative.
 void requireNotNegative(client::GraphBuilder &b, const std::string &size);
-/// The same for `size` != 1: what a form that took a symbolic size to
-/// be other than 1 at import (Squeeze without axes keeps its dim) needs.
+/// The same for `size` != 0 (an If that took two sizes to differ), and
+/// for `size` != 1 (Squeeze without axes keeps a symbolic dim).
+void requireNotZero(client::GraphBuilder &b, const std::string &size);
 void requireNotOne(client::GraphBuilder &b, const std::string &size);
 
 /// The number of elements of `x` over `dims` (all of them counted at run

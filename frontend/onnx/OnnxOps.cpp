@@ -333,6 +333,10 @@ Status cast(Node &n) {
 Status squeeze(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
   std::vector<Dim> dims = n.dims(x);
+  // The checks below are named after the node (how the importer names
+  // what it builds) and what they require.
+  const std::string &self =
+      n.proto.name().empty() ? n.proto.output(0) : n.proto.name();
   std::set<int64_t> drop;
   if (n.proto.input_size() > 1 && !n.proto.input(1).empty()) {
     ANYSHAPE_ASSIGN_OR_RETURN(std::vector<int64_t> axes, n.knownInput(1));
@@ -344,8 +348,6 @@ Status squeeze(Node &n) {
     // Every dim of size 1 goes: a symbolic dim stays, so it must not be
     // 1 when the graph runs (the rank cannot follow the size), which the
     // check's node name says.
-    const std::string &self =
-        n.proto.name().empty() ? n.proto.output(0) : n.proto.name();
     for (size_t d = 0; d < dims.size(); ++d) {
       const std::string &size = dims[d].text();
       if (size == "1") {
@@ -361,11 +363,28 @@ Status squeeze(Node &n) {
   }
   std::vector<Dim> shape;
   for (size_t d = 0; d < dims.size(); ++d) {
-    if (!drop.count(static_cast<int64_t>(d)))
+    const std::string &size = dims[d].text();
+    if (!drop.count(static_cast<int64_t>(d))) {
       shape.push_back(dims[d]);
-    else if (dims[d].text() != "1")
-      return n.error("squeezes dim " + std::to_string(d) + " of size " +
-                     dims[d].text() + ", which is not 1");
+    } else if (dimNumber(size)) {
+      if (size != "1")
+        return n.error("squeezes dim " + std::to_string(d) + " of size " +
+                       size + ", which is not 1");
+    } else {
+      // A symbolic dim squeezed must be 1 when the graph runs, as ONNX
+      // requires (the TorchScript exporter's If picks this branch where
+      // the size is 1).
+      std::optional<std::string> over = arithmetic("Sub", size, "1"),
+                                 under = arithmetic("Sub", "1", size);
+      if (!over || !under)
+        return n.error("cannot squeeze dim " + std::to_string(d) + " of size " +
+                       size);
+      n.b.setNodeNamePrefix(self + " (Squeeze of dim " + std::to_string(d) +
+                            " of size " + size + ", which must be 1)");
+      requireNotNegative(n.b, *over);
+      requireNotNegative(n.b, *under);
+      n.b.setNodeNamePrefix(self);
+    }
   }
   return n.define(reshapeKeepingDims(n, x, shape));
 }

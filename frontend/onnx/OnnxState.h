@@ -54,6 +54,11 @@ struct ImportState {
   /// (opsets 9 and 10 write arange(n) as NonZero(ConstantOfShape([n], 1))).
   std::map<std::string, bool> uniformFills;
   int64_t opset = 0;
+  /// The branch an If takes where its condition is on sizes the import
+  /// cannot decide (OnnxSizeConditions.h): true the then branch; unset,
+  /// such an If is refused. `speculated` records that one was taken.
+  std::optional<bool> undecidedBranch;
+  bool speculated = false;
 
   explicit ImportState(const std::string &name) : builder(name) {}
 };

@@ -38,7 +38,8 @@ def values(elem, shape, kind):
 
 def case(name, nodes, inputs, outputs, shapes, opset=18, inits=(),
          kind="normal", nonzero=(), make=None, spec=False):
-    """inputs: (name, elem, dims) with dims numbers or symbols; shapes: a
+    """inputs: (name, elem, dims) with dims numbers or symbols; outputs:
+    names, or (name, elem, dims) declaring the output's type; shapes: a
     list of {symbol: size}; nonzero: inputs whose zeros are replaced (the
     divisors of Mod); make: {input: f(shape)} for inputs that need
     particular values (indices in range); spec: the outputs from ONNX's
@@ -46,7 +47,8 @@ def case(name, nodes, inputs, outputs, shapes, opset=18, inits=(),
     graph = helper.make_graph(
         nodes, name,
         [helper.make_tensor_value_info(n, e, d) for n, e, d in inputs],
-        [onnx.ValueInfoProto(name=o) for o in outputs],
+        [helper.make_tensor_value_info(*o) if isinstance(o, tuple)
+         else onnx.ValueInfoProto(name=o) for o in outputs],
         list(inits))
     model = helper.make_model(graph,
                               opset_imports=[helper.make_opsetid("", opset)])
@@ -58,6 +60,7 @@ def case(name, nodes, inputs, outputs, shapes, opset=18, inits=(),
         session = ReferenceEvaluator(model)
     else:
         session = onnxruntime.InferenceSession(path + ".onnx")
+    outputs = [o[0] if isinstance(o, tuple) else o for o in outputs]
     cases = []
     for binding in shapes:
         feed = {}

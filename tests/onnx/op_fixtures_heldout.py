@@ -256,6 +256,7 @@ def main(fx):
     range_cases(fx)
     scaled_size_cases(fx)
     differential_cases(fx)
+    undecided_if_cases(fx)
 
 
 def differential_cases(fx):
@@ -287,3 +288,33 @@ def differential_cases(fx):
             [("x", fx.F, ["n", "m"])], ["y"],
             [{"n": 1, "m": 4}, {"n": 2, "m": 3}, {"n": 3, "m": 7}],
             opset=19, inits=[fx.const("pads", [0, -1, 0, 2])])
+
+
+def undecided_if_cases(fx):
+    """The same If where the squeezed dim is symbolic, so the sizes do not
+    pick the branch at import: the branch whose rank the model declares
+    for its output is taken (the one the exporter traced), and the other
+    one's sizes fail the run (OnnxComposedOpsTest)."""
+    then = helper.make_graph(
+        [fx.node("Constant", [], ["axes"],
+                 value=fx.const("axes_value", [1])),
+         fx.node("Squeeze", ["x", "axes"], ["squeezed"])],
+        "then", [], [helper.make_tensor_value_info("squeezed", fx.F, None)])
+    orelse = helper.make_graph(
+        [fx.node("Identity", ["x"], ["kept"])],
+        "else", [], [helper.make_tensor_value_info("kept", fx.F, None)])
+    nodes = [fx.node("Shape", ["x"], ["s"]),
+             fx.node("Gather", ["s", "one"], ["d"], axis=0),
+             fx.node("Equal", ["d", "one"], ["c"]),
+             fx.node("If", ["c"], ["y"], then_branch=then,
+                     else_branch=orelse),
+             fx.node("Mul", ["y", "two"], ["z"])]
+    inits = [fx.const("one", 1), fx.const("two", 2.0, fx.F)]
+    fx.case("if_squeeze_of_an_unseen_dim_traced_at_one", nodes,
+            [("x", fx.F, ["n", "w", "m"])], [("z", fx.F, ["n", "m"])],
+            [{"n": 1, "w": 1, "m": 1}, {"n": 2, "w": 1, "m": 5}],
+            inits=inits)
+    fx.case("if_squeeze_of_an_unseen_dim_traced_wide", nodes,
+            [("x", fx.F, ["n", "w", "m"])], [("z", fx.F, ["n", "w", "m"])],
+            [{"n": 1, "w": 2, "m": 1}, {"n": 2, "w": 3, "m": 5}],
+            inits=inits, spec=True)
