@@ -353,7 +353,10 @@ castKnown(const ::onnx::NodeProto &node,
   case T::DOUBLE:
     holds = [](int64_t v) { return floatHolds(v, 53, 1.8e308); };
     break;
-  case T::FLOAT: // a size past 2^24 along one dim is beyond any limit
+  case T::FLOAT:
+    // A symbolic size is taken to stay below 2^24, where float holds it
+    // exactly (a single dim that long is a 64 MiB row of floats), so
+    // that exported float size arithmetic (int(h * 0.5)) is followed.
     holds = [](int64_t v) { return floatHolds(v, 24, 3.4e38); };
     break;
   case T::FLOAT16:

@@ -109,7 +109,9 @@ struct Node {
                    "computed from Shape by Gather, Unsqueeze, Concat, "
                    "Add, Sub, Mul, Div, Mod by a number, Max, Min, or a "
                    "Floor, Ceil or Cast to int of a float product by a "
-                   "binary fraction or quotient by a whole number)");
+                   "binary fraction or quotient by a whole number; a "
+                   "Cast keeps a size only where its type holds it "
+                   "exactly, which float16 and bfloat16 do not)");
     for (size_t i = 0; i < known->dims.size(); ++i)
       if (anonymousDimOf(known->dims[i]))
         return error("input '" + proto.input(k) +
