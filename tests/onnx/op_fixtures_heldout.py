@@ -162,11 +162,10 @@ def quotient_cases(fx):
                    fx.const("minus_one", [-1])])
 
 
-def if_cases(fx):
-    """x.squeeze(1) exported where the dim is not seen: If(size(x, 1) ==
-    1, Squeeze with its axes made inside the branch, Identity). The shapes
-    pick the branch; the output, multiplied after, has that branch's rank.
-    """
+def squeeze_if_nodes(fx):
+    """x.squeeze(1) as the TorchScript exporter writes it where the dim is
+    not seen: If(size(x, 1) == 1, Squeeze with its axes made inside the
+    branch, Identity), its output multiplied after."""
     then = helper.make_graph(
         [fx.node("Constant", [], ["axes"],
                  value=fx.const("axes_value", [1])),
@@ -175,12 +174,18 @@ def if_cases(fx):
     orelse = helper.make_graph(
         [fx.node("Identity", ["x"], ["kept"])],
         "else", [], [helper.make_tensor_value_info("kept", fx.F, None)])
-    nodes = [fx.node("Shape", ["x"], ["s"]),
-             fx.node("Gather", ["s", "one"], ["d"], axis=0),
-             fx.node("Equal", ["d", "one"], ["c"]),
-             fx.node("If", ["c"], ["y"], then_branch=then,
-                     else_branch=orelse),
-             fx.node("Mul", ["y", "two"], ["z"])]
+    return [fx.node("Shape", ["x"], ["s"]),
+            fx.node("Gather", ["s", "one"], ["d"], axis=0),
+            fx.node("Equal", ["d", "one"], ["c"]),
+            fx.node("If", ["c"], ["y"], then_branch=then,
+                    else_branch=orelse),
+            fx.node("Mul", ["y", "two"], ["z"])]
+
+
+def if_cases(fx):
+    """The squeeze If on a static dim: the shapes pick the branch; the
+    output has that branch's rank."""
+    nodes = squeeze_if_nodes(fx)
     # ONNX Runtime checks the branch not taken too, and refuses a Squeeze
     # of a 3: ONNX's reference evaluator runs the wide one.
     for name, width in [("if_squeeze_of_a_unit_dim", 1),
@@ -295,20 +300,7 @@ def undecided_if_cases(fx):
     pick the branch at import: the branch whose rank the model declares
     for its output is taken (the one the exporter traced), and the other
     one's sizes fail the run (OnnxComposedOpsTest)."""
-    then = helper.make_graph(
-        [fx.node("Constant", [], ["axes"],
-                 value=fx.const("axes_value", [1])),
-         fx.node("Squeeze", ["x", "axes"], ["squeezed"])],
-        "then", [], [helper.make_tensor_value_info("squeezed", fx.F, None)])
-    orelse = helper.make_graph(
-        [fx.node("Identity", ["x"], ["kept"])],
-        "else", [], [helper.make_tensor_value_info("kept", fx.F, None)])
-    nodes = [fx.node("Shape", ["x"], ["s"]),
-             fx.node("Gather", ["s", "one"], ["d"], axis=0),
-             fx.node("Equal", ["d", "one"], ["c"]),
-             fx.node("If", ["c"], ["y"], then_branch=then,
-                     else_branch=orelse),
-             fx.node("Mul", ["y", "two"], ["z"])]
+    nodes = squeeze_if_nodes(fx)
     inits = [fx.const("one", 1), fx.const("two", 2.0, fx.F)]
     fx.case("if_squeeze_of_an_unseen_dim_traced_at_one", nodes,
             [("x", fx.F, ["n", "w", "m"])], [("z", fx.F, ["n", "m"])],
