@@ -4,6 +4,7 @@
 // than imported with a different meaning.
 #include "frontend/onnx/OnnxNode.h"
 #include "frontend/onnx/OnnxOpsetUpgrade.h"
+#include "ir/graph/DType.h"
 
 #include <algorithm>
 #include <cmath>
@@ -29,6 +30,24 @@ Translate binary(const char *op) {
     ANYSHAPE_ASSIGN_OR_RETURN(Value y, n.input(1));
     return n.define(n.b.binary(op, x, y));
   };
+}
+
+/// Pow, whose exponent may have another element type (opset 12 on): the
+/// result has the base's. The exponent is converted to the base's type
+/// (exact for the whole numbers exporters write), except a float one of
+/// an integer base, whose fraction that would drop: refused.
+Status pow(Node &n) {
+  if (n.inputs.size() != 2)
+    return n.error("takes 2 inputs, not " + std::to_string(n.inputs.size()));
+  ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
+  ANYSHAPE_ASSIGN_OR_RETURN(Value y, n.input(1));
+  v1::DType base = n.b.dtype(x), exponent = n.b.dtype(y);
+  if (base != exponent) {
+    if (!isFloatDType(base) && isFloatDType(exponent))
+      return n.error("raises an integer base to a float exponent");
+    y = n.b.convert(y, base);
+  }
+  return n.define(n.b.pow(x, y));
 }
 
 Translate comparison(client::Comparison direction) {
@@ -487,7 +506,7 @@ std::map<std::string, OpRule> elementRules() {
       {"Sub", {{}, binary("sub")}},
       {"Mul", {{}, binary("mul")}},
       {"Div", {{}, binary("div")}},
-      {"Pow", {{}, binary("pow")}},
+      {"Pow", {{}, pow}},
       {"Sqrt", {{}, unary(&GB::sqrt)}},
       {"Erf", {{}, unary(&GB::erf)}},
       {"Tanh", {{}, unary(&GB::tanh)}},

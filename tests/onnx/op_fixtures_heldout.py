@@ -262,6 +262,7 @@ def main(fx):
     scaled_size_cases(fx)
     differential_cases(fx)
     undecided_if_cases(fx)
+    mixed_pow_cases(fx)
 
 
 def differential_cases(fx):
@@ -310,3 +311,19 @@ def undecided_if_cases(fx):
             [("x", fx.F, ["n", "w", "m"])], [("z", fx.F, ["n", "w", "m"])],
             [{"n": 1, "w": 2, "m": 1}, {"n": 2, "w": 3, "m": 5}],
             inits=inits, spec=True)
+
+
+def mixed_pow_cases(fx):
+    """Pow whose exponent has another element type than its base (legal
+    from opset 12: x ** 3 with an int64 3, or integer exponents given at
+    run time); the result has the base's type."""
+    shapes = [{"n": 1, "m": 3}, {"n": 2, "m": 4}, {"n": 3, "m": 1}]
+    fx.case("pow_of_a_float_by_an_int64_constant",
+            [fx.node("Pow", ["x", "three"], ["y"])],
+            [("x", fx.F, ["n", "m"])], ["y"], shapes,
+            inits=[fx.const("three", 3)])
+    fx.case("pow_of_a_float_by_int64_exponents",
+            [fx.node("Pow", ["x", "e"], ["y"])],
+            [("x", fx.F, ["n", "m"]), ("e", fx.I, ["m"])], ["y"], shapes,
+            kind="positive",
+            make={"e": lambda shape, _: np.arange(shape[0]) % 4})
