@@ -170,6 +170,12 @@ std::string describe(const ::onnx::NodeProto &node, int index) {
   return "node '" + node.name() + "'" + op;
 }
 
+std::string nodeNamePrefix(const ::onnx::NodeProto &node) {
+  return !node.name().empty() ? node.name()
+         : node.output_size() ? node.output(0)
+                              : "";
+}
+
 std::optional<v1::DType> wireDType(int32_t onnxElementType) {
   switch (onnxElementType) {
   case ::onnx::TensorProto::FLOAT:
@@ -315,13 +321,11 @@ Status importIf(ImportState &state, Definitions &definitions,
         sizeConditionOf(state, node.input(0));
     if (condition && state.undecidedBranch) {
       taken = *state.undecidedBranch;
-      std::string why = (!node.name().empty() ? node.name() : node.output(0)) +
-                        " (If taken as " + (taken ? "true" : "false") +
-                        " at import: its " + (taken ? "then" : "else") +
-                        " branch)";
+      std::string why = nodeNamePrefix(node) + " (If taken as " +
+                        (taken ? "true" : "false") + " at import: its " +
+                        (taken ? "then" : "else") + " branch)";
       decided = requireSizeCondition(state.builder, *condition, taken, why);
-      state.builder.setNodeNamePrefix(!node.name().empty() ? node.name()
-                                                           : node.output(0));
+      state.builder.setNodeNamePrefix(nodeNamePrefix(node));
       state.speculated = decided;
     }
   }
@@ -406,9 +410,7 @@ Status importNodes(ImportState &state, Definitions &definitions,
       }
     // What the node becomes is named after it (its first output where it
     // has no name), so a run-time error names the ONNX node.
-    state.builder.setNodeNamePrefix(!node.name().empty() ? node.name()
-                                    : node.output_size() ? node.output(0)
-                                                         : "");
+    state.builder.setNodeNamePrefix(nodeNamePrefix(node));
     Status imported =
         node.op_type() == "If"
             ? importIf(state, definitions, node, index, inputs, dataDir)

@@ -352,10 +352,8 @@ Status cast(Node &n) {
 Status squeeze(Node &n) {
   ANYSHAPE_ASSIGN_OR_RETURN(Value x, n.input(0));
   std::vector<Dim> dims = n.dims(x);
-  // The checks below are named after the node (how the importer names
-  // what it builds) and what they require.
-  const std::string &self =
-      n.proto.name().empty() ? n.proto.output(0) : n.proto.name();
+  // The checks below are named after the node and what they require.
+  std::string self = nodeNamePrefix(n.proto);
   std::set<int64_t> drop;
   if (n.proto.input_size() > 1 && !n.proto.input(1).empty()) {
     ANYSHAPE_ASSIGN_OR_RETURN(std::vector<int64_t> axes, n.knownInput(1));

@@ -68,6 +68,10 @@ struct ImportState {
 /// `index` being its position in the graph.
 std::string describe(const ::onnx::NodeProto &node, int index);
 
+/// What the wire nodes `node` becomes are named after (the builder's
+/// node name prefix): its name, or its first output where it has none.
+std::string nodeNamePrefix(const ::onnx::NodeProto &node);
+
 /// Translates `node` (its inputs already defined; "" for an omitted
 /// optional input gives an invalid Value) into `state`, defining its
 /// outputs. An op or attribute not supported is an error naming it.
