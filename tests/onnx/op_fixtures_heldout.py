@@ -263,6 +263,7 @@ def main(fx):
     differential_cases(fx)
     undecided_if_cases(fx)
     mixed_pow_cases(fx)
+    phased_conv_transpose_cases(fx)
 
 
 def differential_cases(fx):
@@ -327,3 +328,31 @@ def mixed_pow_cases(fx):
             [("x", fx.F, ["n", "m"]), ("e", fx.I, ["m"])], ["y"], shapes,
             kind="positive",
             make={"e": lambda shape, _: np.arange(shape[0]) % 4})
+
+
+def phased_conv_transpose_cases(fx):
+    """Strided ConvTranspose, which is computed in the phases of its
+    output: kernels shorter than, equal to and longer than the stride,
+    groups, output_padding beyond the zero taps the kernel is padded with
+    (k 2, s 3, output_padding 2), uneven pads, and 1-D and 3-D."""
+    images = [{"n": 1, "h": 1, "w": 1}, {"n": 2, "h": 5, "w": 8},
+              {"n": 1, "h": 7, "w": 3}]
+    fx.case("convtranspose2d_phases_grouped",
+            [fx.node("ConvTranspose", ["x", "k", "b"], ["y"], group=2,
+                     strides=[2, 3], pads=[1, 0, 0, 2],
+                     output_padding=[1, 2])],
+            [("x", fx.F, ["n", 4, "h", "w"])], ["y"], images,
+            inits=[fx.weights("k", [4, 3, 3, 2]), fx.weights("b", [6])])
+    fx.case("convtranspose1d_kernel_below_stride",
+            [fx.node("ConvTranspose", ["x", "k"], ["y"], strides=[3],
+                     output_padding=[1])],
+            [("x", fx.F, ["n", 2, "t"])], ["y"],
+            [{"n": 1, "t": 1}, {"n": 2, "t": 4}, {"n": 1, "t": 9}],
+            inits=[fx.weights("k", [2, 3, 2])])
+    fx.case("convtranspose3d_phases",
+            [fx.node("ConvTranspose", ["x", "k"], ["y"],
+                     strides=[2, 1, 2], pads=[1, 1, 0, 1, 0, 1])],
+            [("x", fx.F, ["n", 2, "d", "h", "w"])], ["y"],
+            [{"n": 1, "d": 1, "h": 1, "w": 1},
+             {"n": 2, "d": 3, "h": 4, "w": 2}],
+            inits=[fx.weights("k", [2, 2, 3, 3, 4])])

@@ -504,6 +504,21 @@ class TorchTest(unittest.TestCase):
                 torch.nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1,
                                          dilation=2, groups=2).eval(),
                 lambda n: torch.randn(1, 4, n, 5)),
+            # Computed in the phases of the output: groups, strides apart,
+            # output padding past the zero taps (k 2, s 3), k below s, 3-D.
+            "ConvTranspose2d, phases": (
+                torch.nn.ConvTranspose2d(4, 6, (3, 2), stride=(2, 3),
+                                         padding=(1, 0), groups=2,
+                                         output_padding=(1, 2)).eval(),
+                lambda n: torch.randn(2, 4, n, n - 3)),
+            "ConvTranspose1d, kernel below the stride": (
+                torch.nn.ConvTranspose1d(2, 3, 2, stride=3,
+                                         output_padding=1).eval(),
+                lambda n: torch.randn(2, 2, n)),
+            "ConvTranspose3d": (
+                torch.nn.ConvTranspose3d(2, 2, (3, 3, 4), stride=(2, 1, 2),
+                                         padding=(1, 1, 1)).eval(),
+                lambda n: torch.randn(1, 2, n, 3, n - 2)),
         }
         for name, (model, make) in cases.items():
             torch._dynamo.reset()

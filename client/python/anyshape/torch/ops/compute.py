@@ -351,18 +351,24 @@ def _convolution(t, node, x, weight, bias, stride, padding, dilation,
             raise t.error(f"a symbolic convolution parameter {values}")
         return [wdims.static(v) for v in values]
 
-    pads = per_dim(padding)
+    pads, strides, dilations = per_dim(padding), per_dim(stride), \
+        per_dim(dilation)
     x, weight = t.convert(x, torch.float32), t.convert(weight, torch.float32)
-    if transposed:
-        x, weight, attrs = _as_direct(t, x, weight, per_dim(stride), pads,
-                                      per_dim(dilation), per_dim(
-                                          output_padding), groups)
-    else:
-        attrs = graph_pb2.ConvolutionAttrs(
-            strides=per_dim(stride), dilations=per_dim(dilation),
-            padding_low=pads, padding_high=pads, groups=groups)
-    result = t.emit("convolution", [x, weight], torch.float32, shape,
-                    ("convolution", attrs))
+    result = None
+    if transposed and max(strides) > 1 and max(dilations) == 1:
+        result = _transposed_in_phases(t, x, weight, strides, pads,
+                                       per_dim(output_padding), groups, shape)
+    if result is None:
+        if transposed:
+            x, weight, attrs = _as_direct(t, x, weight, strides, pads,
+                                          dilations, per_dim(output_padding),
+                                          groups)
+        else:
+            attrs = graph_pb2.ConvolutionAttrs(
+                strides=strides, dilations=dilations, padding_low=pads,
+                padding_high=pads, groups=groups)
+        result = t.emit("convolution", [x, weight], torch.float32, shape,
+                        ("convolution", attrs))
     if bias is not None:
         spread = t.emit("broadcast_in_dim", [t.convert(bias, torch.float32)],
                         torch.float32, shape,
@@ -370,6 +376,88 @@ def _convolution(t, node, x, weight, bias, stride, padding, dilation,
                             shape=t.dims(shape), broadcast_dimensions=[1])))
         result = t.emit("add", [result, spread], torch.float32, shape)
     return t.convert(result, dtype)
+
+
+def _transposed_in_phases(t, x, weight, stride, pads, extra, groups, shape):
+    """A transposed convolution with strides above 1 (dilation 1) in the
+    phases of its output: position o = m*s + p meets only taps p, p + s,
+    ..., so each phase is a direct convolution of the undilated input with
+    every s-th tap, flipped. With the kernel padded by zero taps to J*s,
+    every phase has J taps; the prod(s) phases are the output channels of
+    one convolution (the input padded by J - 1 on each side), interleaved
+    back and cropped by the padding: the transposed convolution's own
+    work, where _as_direct's is prod(s) times that. None where the
+    weights' rearrangement would pass the wire's rank limit of 8 (3-D with
+    groups and every stride above 1)."""
+    from anyshape.torch.ops.indexing import reverse
+    spatial = x.rank - 2
+    kernel = [wdims.static(k) for k in weight.shape[2:]]
+    cin, cout_g = wdims.static(weight.shape[0]), wdims.static(weight.shape[1])
+    taps = [-(-k // s) for k, s in zip(kernel, stride)]
+    # The interleaved (L + J - 1) * s reaches the crop's end unless the
+    # output padding passes the zero taps: one more phase row then.
+    more = [1 if k - p + e > j * s else 0
+            for k, p, e, j, s in zip(kernel, pads, extra, taps, stride)]
+    # [Cin, Cout/g, K...] -> zero taps to J*s -> [g, Cin/g, Cout/g, (J, s)...]
+    # -> each J reversed -> [g, Cout/g, s..., Cin/g, J...], size-1 axes
+    # left out -> [Cout * prod(s), Cin/g, J...].
+    axes = [("g", groups), ("c", cin // groups), ("m", cout_g)]
+    for i in range(spatial):
+        axes += [(f"J{i}", taps[i]), (f"s{i}", stride[i])]
+    axes = [(name, size) for name, size in axes if size != 1]
+    if len(axes) > 8:
+        return None
+    names = [name for name, _ in axes]
+    wide = tuple(weight.shape[:2]) + tuple(j * s for j, s in zip(taps, stride))
+    if wide != tuple(weight.shape):
+        weight = t.emit("pad", [weight, t.scalar(0, torch.float32)],
+                        torch.float32, wide, ("pad", graph_pb2.PadAttrs(
+                            edge_padding_low=[0] * (2 + spatial),
+                            edge_padding_high=[0, 0] + [
+                                j * s - k for j, s, k in zip(taps, stride,
+                                                             kernel)],
+                            interior_padding=[0] * (2 + spatial))))
+    weight = t.reshape(weight, [size for _, size in axes])
+    for i in range(spatial):
+        if f"J{i}" in names:
+            weight = reverse(t, weight, names.index(f"J{i}"))
+    order = ["g", "m"] + [f"s{i}" for i in range(spatial)] + ["c"] + \
+        [f"J{i}" for i in range(spatial)]
+    weight = t.transpose(weight, [names.index(n) for n in order
+                                  if n in names])
+    phases = math.prod(stride)
+    weight = t.reshape(weight, (groups * cout_g * phases, cin // groups) +
+                       tuple(taps))
+    rows = tuple(length + j - 1 + m
+                 for length, j, m in zip(x.shape[2:], taps, more))
+    y = t.emit("convolution", [x, weight], torch.float32,
+               (x.shape[0], groups * cout_g * phases) + rows,
+               ("convolution", graph_pb2.ConvolutionAttrs(
+                   strides=[1] * spatial, dilations=[1] * spatial,
+                   padding_low=[j - 1 for j in taps],
+                   padding_high=[j - 1 + m for j, m in zip(taps, more)],
+                   groups=groups)))
+    # [N, Cout, s..., rows...] -> [N, Cout, (rows, s)...] -> [N, Cout,
+    # rows*s...], cropped to [pad, pad + out) along each spatial dim.
+    strided = [i for i in range(spatial) if stride[i] > 1]
+    y = t.reshape(y, (x.shape[0], groups * cout_g) +
+                  tuple(stride[i] for i in strided) + rows)
+    back = [0, 1]
+    for i in range(spatial):
+        back.append(2 + len(strided) + i)
+        if stride[i] > 1:
+            back.append(2 + strided.index(i))
+    y = t.transpose(y, back)
+    y = t.reshape(y, (x.shape[0], groups * cout_g) +
+                  tuple(r * s for r, s in zip(rows, stride)))
+    starts = [wdims.dim_expr(0, t.names)] * 2 + \
+        [wdims.dim_expr(p, t.names) for p in pads]
+    limits = [wdims.dim_expr(s, t.names) for s in shape[:2]] + \
+        [wdims.dim_expr(p + o, t.names) for p, o in zip(pads, shape[2:])]
+    return t.emit("slice", [y], torch.float32, shape, ("slice",
+                  graph_pb2.SliceAttrs(start_indices=starts,
+                                       limit_indices=limits,
+                                       strides=[1] * x.rank)))
 
 
 def _as_direct(t, x, weight, stride, pads, dilation, extra, groups):
