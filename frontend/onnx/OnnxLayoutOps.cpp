@@ -423,13 +423,18 @@ Status einsum(Node &n) {
       if (count == 1 || std::isdigit(static_cast<unsigned char>(c)))
         output += c;
   }
-  // The size of each label, which every operand naming it must agree on.
+  // The size of each label, which every operand naming it must agree on
+  // (no broadcasting: numpy's einsum, which ONNX follows). Sizes that
+  // differ only in their symbols (an exporter names each input's dims)
+  // meet in a dot_general, as a batch or contracting dim, whose shape
+  // check requires them equal when the graph runs.
   std::map<char, std::string> sizes;
   for (const Term &t : terms)
     for (size_t d = 0; d < t.labels.size(); ++d) {
       std::string size = n.dims(t.value)[d].text();
       auto [it, fresh] = sizes.emplace(t.labels[d], size);
-      if (!fresh && it->second != size)
+      if (!fresh && it->second != size && dimNumber(it->second) &&
+          dimNumber(size))
         return n.error(std::string("subscript '") + t.labels[d] +
                        "' has sizes " + it->second + " and " + size +
                        " (broadcasting is not supported)");

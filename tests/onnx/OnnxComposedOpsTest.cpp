@@ -260,6 +260,38 @@ TEST(OnnxComposedOps, SizesKnownOnlyAtRunTimeFailThatRunNamingTheNode) {
                              "size 0");
   EXPECT_TRUE(runOn(**compiled, {2, 5}).isOk());
   EXPECT_TRUE(runOn(**compiled, {0, 5}).isOk()); // nothing to pick from
+
+  // Einsum whose operands give one subscript's size two symbols (as an
+  // exporter names each input's dims): a run where they differ fails
+  // naming the node; static sizes that differ are refused at import.
+  ModelBuilder einsum(18);
+  einsum.input("a", {"n", "k"});
+  einsum.input("b", {"k2", "m"});
+  setString(einsum.node("Einsum", {"a", "b"}, {"y"}), "equation", "ij,jk->ik");
+  einsum.output("y");
+  graph = anyshape::onnx::importOnnx(einsum.bytes());
+  ASSERT_TRUE(graph.isOk()) << graph.status().toString();
+  compiled = compiler::Compiler::compile(*graph);
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  auto product = [&](int64_t k, int64_t k2) {
+    auto out = (*compiled)->run(
+        {literalToTensor(ones({2, k})), literalToTensor(ones({k2, 3}))});
+    return out.isOk() ? Status::ok() : out.status();
+  };
+  EXPECT_TRUE(product(4, 4).isOk());
+  Status apart = product(4, 1);
+  EXPECT_EQ(apart.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(apart.message().find("node 'y' (dot_general)"), std::string::npos)
+      << apart.message();
+  EXPECT_NE(apart.message().find("(k and k2) must be equal"), std::string::npos)
+      << apart.message();
+  ModelBuilder staticApart(18);
+  staticApart.input("a", {"2", "4"});
+  staticApart.input("b", {"3", "5"});
+  setString(staticApart.node("Einsum", {"a", "b"}, {"y"}), "equation",
+            "ij,jk->ik");
+  staticApart.output("y");
+  expectRefused(staticApart, "subscript 'j' has sizes 4 and 3");
 }
 
 TEST(OnnxComposedOps, AnEmptyPadsMatrixIsRefusedNotACrash) {

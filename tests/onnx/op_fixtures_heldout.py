@@ -264,6 +264,7 @@ def main(fx):
     undecided_if_cases(fx)
     mixed_pow_cases(fx)
     phased_conv_transpose_cases(fx)
+    einsum_symbol_cases(fx)
 
 
 def differential_cases(fx):
@@ -356,3 +357,15 @@ def phased_conv_transpose_cases(fx):
             [{"n": 1, "d": 1, "h": 1, "w": 1},
              {"n": 2, "d": 3, "h": 4, "w": 2}],
             inits=[fx.weights("k", [2, 2, 3, 3, 4])])
+
+
+def einsum_symbol_cases(fx):
+    """Einsum whose operands name one subscript's size by symbols of their
+    own, as an exporter names each input's dims: one compile, the sizes
+    required equal when the graph runs."""
+    fx.case("einsum_subscript_sizes_named_per_input",
+            [fx.node("Einsum", ["a", "b"], ["y"], equation="bij,bjk->bik")],
+            [("a", fx.F, ["a_b", "a_i", "a_j"]),
+             ("b", fx.F, ["b_b", "b_j", "b_k"])], ["y"],
+            [{"a_b": 1, "a_i": 1, "a_j": 1, "b_b": 1, "b_j": 1, "b_k": 1},
+             {"a_b": 2, "a_i": 3, "a_j": 4, "b_b": 2, "b_j": 4, "b_k": 5}])
