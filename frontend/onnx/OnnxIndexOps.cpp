@@ -114,18 +114,24 @@ Status gatherElements(Node &n) {
   return n.define(n.b.gather(n.b.reshape(data, {-1}), linear, 0));
 }
 
-/// For indices [..., m] into `data`: the linear index of each row of
-/// coordinates into data's first m dims (shape indices[:-1]), checked and
-/// wrapped; `m` receives m.
-StatusOr<Value> ndLinearIndex(Node &n, Value data, Value indices, int64_t &m) {
+/// For indices [b..., ..., m] into `data`: the linear index of each row
+/// of coordinates into data's first b + m dims (shape indices[:-1]): the
+/// first `batch` dims (GatherND's batch_dims) are the row's own position,
+/// the next m its coordinates, checked and wrapped; `m` receives m.
+StatusOr<Value> ndLinearIndex(Node &n, Value data, Value indices, int64_t &m,
+                              int64_t batch = 0) {
   ANYSHAPE_RETURN_IF_ERROR(checkIndexType(n, indices));
   int64_t r = n.rank(data), q = n.rank(indices);
-  std::vector<Dim> indexDims = n.dims(indices);
+  if (batch < 0 || batch >= std::min(r, q))
+    return n.error("batch_dims " + std::to_string(batch) +
+                   " is not below the ranks of data and indices");
+  std::vector<Dim> indexDims = n.dims(indices), dataDims = n.dims(data);
   std::optional<int64_t> last =
       q >= 1 ? dimNumber(indexDims.back().text()) : std::nullopt;
-  if (!last || *last < 1 || *last > r)
+  if (!last || *last < 1 || *last > r - batch)
     return n.error("the last dim of indices must be a constant in [1, " +
-                   std::to_string(r) + "], the data's rank");
+                   std::to_string(r - batch) +
+                   "], the data's rank less batch_dims");
   m = *last;
   std::vector<Dim> outer(indexDims.begin(), indexDims.end() - 1);
   Value linear, stride = n.b.scalar(1.0, v1::DTYPE_I64);
@@ -135,11 +141,31 @@ StatusOr<Value> ndLinearIndex(Node &n, Value data, Value indices, int64_t &m) {
     limits.back() = Dim(k + 1);
     Value column = n.b.reshape(
         n.b.slice(indices, starts, limits, std::vector<int64_t>(q, 1)), outer);
-    column = checked(n, 1, column, data, k);
-    column = n.b.convert(wrapNegative(n, 1, column, sizeOf(n, data, k)),
+    column = checked(n, 1, column, data, batch + k);
+    column = n.b.convert(wrapNegative(n, 1, column, sizeOf(n, data, batch + k)),
                          v1::DTYPE_I64);
     Value term = n.b.mul(column, stride);
     linear = linear.isValid() ? n.b.add(linear, term) : term;
+    stride = n.b.mul(stride, sizeOf(n, data, batch + k));
+  }
+  for (int64_t k = batch - 1; k >= 0; --k) {
+    // The batch dims of data and indices must be equal (no broadcasting):
+    // -(a - b)^2 is not negative only where they are.
+    const std::string &a = dataDims[k].text(), &b = indexDims[k].text();
+    if (a != b) {
+      if (dimNumber(a) && dimNumber(b))
+        return n.error("batch dim " + std::to_string(k) + " is " + a +
+                       " in data and " + b + " in indices");
+      std::string self = nodeNamePrefix(n.proto);
+      n.b.setNodeNamePrefix(self + " (batch dim " + std::to_string(k) + " is " +
+                            a + " in data and " + b +
+                            " in indices, which must be equal)");
+      requireNotNegative(n.b, "0 - ((" + a + ") - (" + b + ")) * ((" + a +
+                                  ") - (" + b + "))");
+      n.b.setNodeNamePrefix(self);
+    }
+    Value position = n.b.iota(v1::DTYPE_I64, outer, k);
+    linear = n.b.add(linear, n.b.mul(position, stride));
     stride = n.b.mul(stride, sizeOf(n, data, k));
   }
   return linear;
@@ -152,16 +178,16 @@ Value flattenLeading(Node &n, Value data, int64_t m) {
   return n.b.reshape(data, flat);
 }
 
-/// out[i, ...] = data[indices[i, 0], ..., indices[i, m - 1], ...], with m
-/// the last dim of indices (batch_dims 0).
+/// out[b..., i, ...] = data[b..., indices[b..., i, 0], ...,
+/// indices[b..., i, m - 1], ...], with m the last dim of indices and b the
+/// first batch_dims dims, which data and indices share.
 Status gatherND(Node &n) {
-  if (n.attrInt("batch_dims", 0) != 0)
-    return n.error("batch_dims other than 0 is not supported");
   ANYSHAPE_ASSIGN_OR_RETURN(Value data, n.input(0));
   ANYSHAPE_ASSIGN_OR_RETURN(Value indices, n.input(1));
-  int64_t m = 0;
-  ANYSHAPE_ASSIGN_OR_RETURN(Value linear, ndLinearIndex(n, data, indices, m));
-  return n.define(n.b.gather(flattenLeading(n, data, m), linear, 0));
+  int64_t m = 0, batch = n.attrInt("batch_dims", 0);
+  ANYSHAPE_ASSIGN_OR_RETURN(Value linear,
+                            ndLinearIndex(n, data, indices, m, batch));
+  return n.define(n.b.gather(flattenLeading(n, data, batch + m), linear, 0));
 }
 
 /// ONNX's `reduction` as the wire scatter's. `none`: the last update of a

@@ -422,6 +422,26 @@ Status slice(Node &n) {
                        e = bound(ends[k], dims[a]);
     if (!s || !e)
       return n.error("cannot place the bounds of axis " + std::to_string(a));
+    // An end before the start takes nothing, as ONNX says (x[3:1]), of
+    // an axis of any size.
+    std::optional<int64_t> first = dimNumber(s->text()),
+                           last = dimNumber(e->text());
+    if (first && last && *last < *first)
+      s = e = Dim(0);
+    // A bound clamped to the size (min(5, m), max(0, m - 7)) may pass the
+    // other at some sizes: the end is then the start, max(start, end).
+    auto clamped = [](const Dim &d) {
+      return d.text().find("max(") != std::string::npos ||
+             d.text().find("min(") != std::string::npos;
+    };
+    if ((!first || !last) && (clamped(*s) || clamped(*e))) {
+      std::optional<SymExpr> from = symExpr(s->text()), to = symExpr(e->text());
+      std::optional<SymExpr> end =
+          from && to ? SymExpr::extremum(*from, *to, true) : std::nullopt;
+      if (!end)
+        return n.error("cannot place the bounds of axis " + std::to_string(a));
+      e = Dim(end->toString());
+    }
     lo[a] = *s;
     hi[a] = *e;
     stride[a] = steps[k];

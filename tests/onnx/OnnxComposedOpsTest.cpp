@@ -294,6 +294,41 @@ TEST(OnnxComposedOps, SizesKnownOnlyAtRunTimeFailThatRunNamingTheNode) {
   expectRefused(staticApart, "subscript 'j' has sizes 4 and 3");
 }
 
+TEST(OnnxComposedOps, GatherNDBatchDimsMustAgree) {
+  // batch_dims 1 with the batch named apart in data and indices: equal
+  // sizes run, others fail naming the node and both sizes; static ones
+  // that differ are refused at import.
+  ModelBuilder m(18);
+  m.input("x", {"b", "n"});
+  m.input("at", {"b2", "k", "1"}, ::onnx::TensorProto::INT64);
+  setInt(m.node("GatherND", {"x", "at"}, {"y"}), "batch_dims", 1);
+  m.output("y");
+  auto graph = anyshape::onnx::importOnnx(m.bytes());
+  ASSERT_TRUE(graph.isOk()) << graph.status().toString();
+  auto compiled = compiler::Compiler::compile(*graph);
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  auto run = [&](int64_t b, int64_t b2) {
+    Literal at = Literal::zeros(v1::DTYPE_I64, {b2, 2, 1});
+    auto out =
+        (*compiled)->run({literalToTensor(ones({b, 3})), literalToTensor(at)});
+    return out.isOk() ? Status::ok() : out.status();
+  };
+  EXPECT_TRUE(run(2, 2).isOk());
+  Status apart = run(2, 3);
+  EXPECT_EQ(apart.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(
+      apart.message().find("node 'y_GatherND (batch dim 0 is b in data and b2 "
+                           "in indices, which must be equal)"),
+      std::string::npos)
+      << apart.message();
+  ModelBuilder fixed(18);
+  fixed.input("x", {"2", "n"});
+  fixed.input("at", {"3", "k", "1"}, ::onnx::TensorProto::INT64);
+  setInt(fixed.node("GatherND", {"x", "at"}, {"y"}), "batch_dims", 1);
+  fixed.output("y");
+  expectRefused(fixed, "batch dim 0 is 2 in data and 3 in indices");
+}
+
 TEST(OnnxComposedOps, AnEmptyPadsMatrixIsRefusedNotACrash) {
   // F.pad's pattern on an empty shape part: [] reshaped to [-1, 2],
   // transposed and reshaped back. No pads are known from it, which Pad

@@ -265,6 +265,8 @@ def main(fx):
     mixed_pow_cases(fx)
     phased_conv_transpose_cases(fx)
     einsum_symbol_cases(fx)
+    empty_slice_cases(fx)
+    gather_nd_batch_cases(fx)
 
 
 def differential_cases(fx):
@@ -369,3 +371,43 @@ def einsum_symbol_cases(fx):
              ("b", fx.F, ["b_b", "b_j", "b_k"])], ["y"],
             [{"a_b": 1, "a_i": 1, "a_j": 1, "b_b": 1, "b_j": 1, "b_k": 1},
              {"a_b": 2, "a_i": 3, "a_j": 4, "b_b": 2, "b_j": 4, "b_k": 5}])
+
+
+def empty_slice_cases(fx):
+    """A Slice whose end comes before its start takes nothing, of a static
+    axis or a symbolic one of any size."""
+    fx.case("slice_end_before_start",
+            [fx.node("Slice", ["x", "st", "en", "ax"], ["y"]),
+             fx.node("Slice", ["x", "st2", "en2", "ax2"], ["z"])],
+            [("x", fx.F, ["n", "m", 4])], ["y", "z"],
+            [{"n": 1, "m": 1}, {"n": 2, "m": 6}, {"n": 1, "m": 20}],
+            inits=[fx.const("st", [3]), fx.const("en", [1]),
+                   fx.const("ax", [2]), fx.const("st2", [5]),
+                   fx.const("en2", [-7]), fx.const("ax2", [1])])
+
+
+def gather_nd_batch_cases(fx):
+    """GatherND with batch_dims: the first dims of data and indices are
+    one batch (their sizes named apart here, equal when it runs), each
+    row's coordinates taken within its own batch entry; negative
+    coordinates count from the end."""
+    rng = np.random.default_rng(7)
+
+    def within(sizes):
+        def make(shape, binding):
+            bounds = [binding.get(s, s) for s in sizes]
+            columns = [rng.integers(-b, b, size=shape[:-1]) for b in bounds]
+            return np.stack(columns, axis=-1).astype(np.int64)
+        return make
+    shapes = [{"b": 1, "n": 1, "b2": 1, "k": 1},
+              {"b": 2, "n": 5, "b2": 2, "k": 3},
+              {"b": 3, "n": 4, "b2": 3, "k": 6}]
+    fx.case("gathernd_batch_dims_1",
+            [fx.node("GatherND", ["x", "at"], ["y"], batch_dims=1)],
+            [("x", fx.F, ["b", "n", 3]), ("at", fx.I, ["b2", "k", 1])],
+            ["y"], shapes, make={"at": within(["n"])})
+    fx.case("gathernd_batch_dims_2_two_coordinates",
+            [fx.node("GatherND", ["x", "at"], ["y"], batch_dims=2)],
+            [("x", fx.F, ["b", 2, "n", 4, 3]),
+             ("at", fx.I, ["b2", 2, "k", 2])],
+            ["y"], shapes, make={"at": within(["n", 4])})
