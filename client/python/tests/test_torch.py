@@ -530,6 +530,43 @@ class TorchTest(unittest.TestCase):
                     torch.testing.assert_close(compiled(x), model(x),
                                                msg=name)
 
+    def test_outputs_keep_what_eager_returns(self):
+        """Found by a differential run against eager: an output that is a
+        view of an input at an offset that depends on a size (AOTAutograd
+        rebuilds it from what the graph returns), a 0-d result, any/all
+        over an empty dim, and a variance whose correction reaches the
+        count (PyTorch divides by max(0, n - correction))."""
+        torch.manual_seed(0)
+        cases = {
+            "views of the input": (
+                lambda x: (x.narrow(1, 1, x.shape[1] - 2),
+                           x[:, x.shape[1] // 2:], x.chunk(3, dim=1)[1],
+                           x[1:-1], x.t(), x[:, ::2]),
+                [(5, 8), (3, 7), (2, 9)]),
+            "0-d results": (
+                lambda x: (x.mean(), x.sum() + 1, (x[0] * x[0]).sum(-1)),
+                [(3, 4), (2, 5), (7, 1)]),
+            "any and all": (
+                lambda x: ((x > 0).any(-1), (x > 0).all(-1), (x > 0).any(),
+                           (x > 0).all()),
+                [(3, 4), (3, 0), (2, 2)]),
+            "var past its count": (
+                lambda x: (x.var(dim=0, correction=2),
+                           torch.std(x, dim=0, correction=3)),
+                [(5, 3), (1, 3), (2, 3)]),
+        }
+        for name, (f, shapes) in cases.items():
+            torch._dynamo.reset()
+            compiled = torch.compile(f, backend="anyshape", dynamic=True,
+                                     options={"strict": True})
+            for shape in shapes:
+                x = torch.arange(math.prod(shape), dtype=torch.float32
+                                 ).reshape(shape) - 3
+                for got, want in zip(compiled(x), f(x)):
+                    self.assertEqual(got.shape, want.shape, msg=name)
+                    torch.testing.assert_close(got, want, equal_nan=True,
+                                               msg=name)
+
     def test_top2_mixture_of_experts(self):
         torch.manual_seed(0)
 

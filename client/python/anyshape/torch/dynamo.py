@@ -22,6 +22,7 @@ from torch._functorch.aot_autograd import aot_module_simplified, \
 from torch._subclasses.fake_tensor import unset_fake_temporarily
 
 from anyshape.client import AnyShapeError
+from anyshape.torch import dims as wdims
 from anyshape.torch.dims import TranslationError
 from anyshape.torch.ops import decompositions
 from anyshape.torch.session import Executable
@@ -48,6 +49,39 @@ def _mutated_inputs():
         return set()
     return {i for i, info in enumerate(metadata.input_info)
             if info.mutates_data or info.mutates_metadata}
+
+
+def _input_views(aten_gm):
+    """The outputs of `aten_gm` that are views of one of its inputs (the
+    fake tensors share a storage): (output position, input position,
+    size, stride, storage offset from the input's), as expressions of
+    the graph's symbols. AOTAutograd rebuilds such an output from the
+    input with the metadata of the tensor the compiled graph returns, so
+    the graph must return that very view of the input, as Inductor does;
+    a copy, at offset 0, would put a slice x[:, n // 2:] at x[:, :n - n // 2]."""
+    placeholders = [n for n in aten_gm.graph.nodes if n.op == "placeholder"]
+    output = next(n for n in aten_gm.graph.nodes if n.op == "output")
+    storages = {}
+    for index, node in enumerate(placeholders):
+        val = node.meta.get("val")
+        if isinstance(val, torch.Tensor):
+            storages.setdefault(val.untyped_storage()._cdata, (index, val))
+    views = []
+    for position, node in enumerate(output.args[0]):
+        val = node.meta.get("val") if isinstance(node, torch.fx.Node) \
+            else None
+        if not isinstance(val, torch.Tensor):
+            continue
+        held = storages.get(val.untyped_storage()._cdata)
+        if held is None:
+            continue
+        index, base = held
+        views.append((position, index,
+                      [wdims.as_expr(d) for d in val.shape],
+                      [wdims.as_expr(d) for d in val.stride()],
+                      wdims.as_expr(val.storage_offset()) -
+                      wdims.as_expr(base.storage_offset())))
+    return views
 
 
 def backend(gm, example_inputs, options=None):
@@ -82,9 +116,36 @@ def backend(gm, example_inputs, options=None):
                           stacklevel=2)
             return make_boxed_func(aten_gm.forward)
 
+        views = _input_views(aten_gm)
+        origin = executable.translation.symbol_origin
+        unknown = {symbol for view in views
+                   for expr in view[2] + view[3] + [view[4]]
+                   for symbol in expr.free_symbols} - set(origin)
+        if unknown:
+            message = (f"an output is a view of an input whose layout "
+                       f"reads {sorted(map(str, unknown))}, which no input "
+                       f"size gives")
+            if strict:
+                raise TranslationError(message)
+            counters["fallbacks"] += 1
+            warnings.warn(f"anyshape: running a graph eagerly: {message}",
+                          stacklevel=2)
+            return make_boxed_func(aten_gm.forward)
+
         def run(call_args):
             with torch.no_grad():
-                return executable(call_args)
+                outputs = executable(call_args)
+                if views:
+                    values = {symbol: call_args[i] if axis is None else
+                              call_args[i].shape[axis]
+                              for symbol, (i, axis) in origin.items()}
+                    for position, index, size, stride, offset in views:
+                        base = call_args[index]
+                        outputs[position] = base.as_strided(
+                            [int(e.subs(values)) for e in size],
+                            [int(e.subs(values)) for e in stride],
+                            base.storage_offset() + int(offset.subs(values)))
+                return outputs
         run._boxed_call = True
         return run
 

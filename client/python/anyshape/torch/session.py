@@ -25,11 +25,12 @@ def to_wire(tensor):
 
 def from_numpy(array, dtype):
     """What the client returned, as a torch tensor of `dtype` (bf16 comes
-    back as its bits)."""
+    back as its bits), of its shape: a 0-d result (a loss, a full
+    reduction) stays 0-d, which np.ascontiguousarray would make 1-d."""
+    array = np.require(array, requirements="C")
     if dtype == torch.bfloat16:
-        return torch.from_numpy(np.ascontiguousarray(array).view(
-            np.int16)).view(torch.bfloat16)
-    return torch.from_numpy(np.ascontiguousarray(array)).to(dtype)
+        return torch.from_numpy(array.view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(array).to(dtype)
 
 
 def weight_id(current, tensor):

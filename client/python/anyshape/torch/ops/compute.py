@@ -71,6 +71,8 @@ def _variance(t, a, axes, correction, dtype):
     count = wdims.as_expr(1)
     for d in axes:
         count = count * a.shape[d]
+    # PyTorch divides by max(0, count - correction): a correction at or
+    # past the count gives inf or NaN, not a negative variance.
     correction = 1 if correction is None else correction
     if float(correction).is_integer():  # std's unbiased arrives as 1.0
         divisor = t.scalar(count - int(correction), dtype)
@@ -78,6 +80,8 @@ def _variance(t, a, axes, correction, dtype):
         divisor = t.emit("sub", [t.scalar(count, dtype),
                                  t.scalar(float(correction), dtype)],
                          dtype, ())
+    if not (count.is_Integer and int(count) > float(correction)):
+        divisor = t.emit("max", [divisor, t.scalar(0, dtype)], dtype, ())
     variance = t.emit("div", [folded, t.broadcast(divisor, folded.shape)],
                       dtype, folded.shape)
     return t.reshape(variance, kept), mean
@@ -223,8 +227,10 @@ def _any_all(t, node, a, dims=None, keepdim=False):
     bits = t.convert(truth(t, a, a.shape), torch.int32)
     folded = _reduce(t, bits, _axes(a, dims),
                      graph_pb2.REDUCE_MIN if every else graph_pb2.REDUCE_MAX)
+    # Over an empty dim the fold is its init, the dtype's minimum (max) or
+    # maximum (min): above 0 is then any's False and all's True.
     zero = t.broadcast(t.scalar(0, torch.int32), folded.shape)
-    result = compare(t, folded, zero, graph_pb2.COMPARE_NE)
+    result = compare(t, folded, zero, graph_pb2.COMPARE_GT)
     return t.convert(t.reshape(result, shape_of(node)), out(node).dtype)
 
 
