@@ -71,6 +71,19 @@ class JaxTest(unittest.TestCase):
                                            err_msg=key)
         self.assertEqual(aj.session().compiles - before, 1)
 
+    def test_bfloat16_in_and_out(self):
+        (b,) = jax.export.symbolic_shape("b")
+        run = aj.export(lambda x: (x * 2, jnp.max(x)),
+                        jax.ShapeDtypeStruct((b, 3), jnp.bfloat16))
+        for batch in (1, 4):
+            x = jnp.arange(batch * 3, dtype=jnp.bfloat16).reshape(batch, 3)
+            doubled, top = run(x)
+            self.assertEqual(doubled.dtype, jnp.bfloat16)
+            self.assertEqual(np.shape(top), ())
+            np.testing.assert_array_equal(doubled.astype(np.float32),
+                                          np.asarray(x * 2, np.float32))
+            self.assertEqual(float(top), float(jnp.max(x)))
+
     def test_sizes_that_are_expressions(self):
         b, s = jax.export.symbolic_shape("b, s")
 

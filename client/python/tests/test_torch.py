@@ -567,6 +567,71 @@ class TorchTest(unittest.TestCase):
                     torch.testing.assert_close(got, want, equal_nan=True,
                                                msg=name)
 
+    def test_export_keeps_its_assumptions(self):
+        """What torch.export assumed of the sizes holds when the program
+        runs, or the call fails: Dim ranges (a branch taken for n > 4),
+        a size-dependent exponent not taken at the example's value, and
+        a squeeze of a dim the trace kept; and forms PyTorch allows that
+        were refused: bool + bool, a strided slice past the dim."""
+        from torch.export import Dim
+
+        class Branch(torch.nn.Module):
+            def forward(self, x):
+                return x * 2 if x.shape[0] > 4 else x - 1
+
+        exported = at.export(Branch(), (torch.ones(8, 3),),
+                             dynamic_shapes=({0: Dim("a", min=5)},))
+        torch.testing.assert_close(exported(torch.ones(6, 3)),
+                                   Branch()(torch.ones(6, 3)))
+        with self.assertRaisesRegex(RuntimeError, "to be >= 5, but got 3"):
+            exported(torch.ones(3, 3))
+
+        class Forms(torch.nn.Module):
+            def forward(self, x):
+                return (x ** (x.shape[0] % 2), x ** (x.shape[0] // 2),
+                        (x > 0) + (x < -1))
+
+        exported = at.export(Forms(), (torch.randn(5, 2),),
+                             dynamic_shapes=({0: Dim("n", min=1)},))
+        for n in (5, 2, 4, 3):
+            x = torch.randn(n, 2)
+            for got, want in zip(exported(x), Forms()(x)):
+                torch.testing.assert_close(got, want)
+
+        class Squeeze(torch.nn.Module):
+            def forward(self, x):
+                return x.squeeze(0) * 2
+
+        exported = at.export(Squeeze(), (torch.ones(3, 5),),
+                             dynamic_shapes=({0: Dim("b", min=1)},))
+        torch.testing.assert_close(exported(torch.ones(3, 5)),
+                                   Squeeze()(torch.ones(3, 5)))
+        with self.assertRaisesRegex(anyshape_error(),
+                                    "squeeze_keeps_dim_0_which_must_not"):
+            exported(torch.ones(1, 5))
+
+        def strided(x):
+            return x[:, 2:7:2], x[:, 7::2]
+        torch._dynamo.reset()
+        compiled = torch.compile(strided, backend="anyshape", dynamic=True,
+                                 options={"strict": True})
+        for width in (9, 12, 2, 5, 3):
+            x = torch.arange(3 * width).reshape(3, width)
+            for got, want in zip(compiled(x), strided(x)):
+                torch.testing.assert_close(got, want)
+
+    def test_float64_is_computed_in_float32_saying_so(self):
+        torch._dynamo.reset()
+        compiled = torch.compile(lambda x: x * 3, backend="anyshape",
+                                 dynamic=True)
+        x = torch.ones(4, 3, dtype=torch.float64)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            got = compiled(x)
+        self.assertEqual(got.dtype, torch.float64)
+        self.assertTrue(any("computes float64 in float32" in str(w.message)
+                            for w in caught))
+
     def test_top2_mixture_of_experts(self):
         torch.manual_seed(0)
 

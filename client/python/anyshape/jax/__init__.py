@@ -16,6 +16,7 @@ import numpy as np
 
 from anyshape.jax.translate import TranslationError, translate
 from anyshape.local import connect, session
+from anyshape.v1 import graph_pb2
 
 __all__ = ["TranslationError", "connect", "export", "session"]
 
@@ -35,6 +36,8 @@ class Exported:
             return fn(*jax.tree_util.tree_unflatten(tree, xs))
         closed, shapes = jax.make_jaxpr(flat, return_shape=True)(*specs)
         self._out_tree = jax.tree_util.tree_structure(shapes)
+        self._out_dtypes = [np.dtype(s.dtype)
+                            for s in jax.tree_util.tree_leaves(shapes)]
         self.session = current = session()
         kinds = ["user" if user else "weight" for user in self._user]
 
@@ -50,10 +53,26 @@ class Exported:
             raise TypeError(f"anyshape.jax: {len(self._inputs)} inputs "
                             f"expected, got {len(inputs)}")
         results = self.session.client.run(
-            self.compiled, {name: np.asarray(x)
+            self.compiled, {name: _wire(np.asarray(x))
                             for name, x in zip(self._inputs, inputs)})
-        return jax.tree_util.tree_unflatten(
-            self._out_tree, [results[name] for name in self._outputs])
+        # bf16 comes back as its bits: viewed as JAX's own bfloat16.
+        return jax.tree_util.tree_unflatten(self._out_tree, [
+            results[name].view(dtype) if dtype == _BFLOAT16 else
+            results[name] for name, dtype in zip(self._outputs,
+                                                 self._out_dtypes)])
+
+
+_BFLOAT16 = np.dtype(jax.numpy.bfloat16)
+
+
+def _wire(array):
+    """An input as the client sends it: bf16 (which numpy lacks) as a
+    wire tensor of its bits."""
+    if array.dtype != _BFLOAT16:
+        return array
+    return graph_pb2.Tensor(dtype=graph_pb2.DTYPE_BF16,
+                            shape=list(array.shape),
+                            data=array.view(np.uint16).astype("<u2").tobytes())
 
 
 def export(fn, *args, name="jax"):

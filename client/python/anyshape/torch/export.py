@@ -42,8 +42,18 @@ class ExportedModel:
                     f"the model writes state ({spec.kind.name} of "
                     f"'{spec.target}'): pass it as an input and return it")
         weights = [self._weights.get(i) for i in range(len(self._kinds))]
+        shape_env = _shape_env(program)
+        guarded = len(shape_env.guards) if shape_env is not None else 0
         self._executable = Executable(program.graph_module, self._kinds,
                                       weights, "export")
+        if shape_env is not None and len(shape_env.guards) > guarded:
+            # A rule decided on a size (a Python `if` on a SymInt): the
+            # graph would hold for the example's sizes only, and nothing
+            # guards a program, so that is refused.
+            raise TranslationError(
+                "the translation took a size condition as the example's "
+                "sizes have it: " + ", ".join(
+                    str(g.expr) for g in shape_env.guards[guarded:]))
 
     def _arguments(self, args, kwargs):
         flat, spec = pytree.tree_flatten((tuple(args), dict(kwargs)))
@@ -60,6 +70,11 @@ class ExportedModel:
         return call
 
     def __call__(self, *args, **kwargs):
+        # The ranges and equalities torch.export assumed of the sizes
+        # (Dim's min and max, and what its trace decided), checked as the
+        # program's own module() checks them: the graph holds only there.
+        self.program._check_input_constraints(
+            pytree.tree_flatten_with_path((tuple(args), dict(kwargs)))[0])
         call = self._arguments(args, kwargs)
         outputs = self._executable(call)
         return pytree.tree_unflatten(outputs,
@@ -69,6 +84,17 @@ class ExportedModel:
     def graph(self):
         """The wire graph (anyshape.v1.graph_pb2.Graph) the server runs."""
         return self._executable.translation.graph
+
+
+def _shape_env(program):
+    """The ShapeEnv of the program's symbolic sizes, if it has any."""
+    for node in program.graph.nodes:
+        val = node.meta.get("val")
+        sizes = val.shape if isinstance(val, torch.Tensor) else (val,)
+        for size in sizes:
+            if isinstance(size, torch.SymInt):
+                return size.node.shape_env
+    return None
 
 
 def export(model, args, kwargs=None, dynamic_shapes=None, *, strict=False):

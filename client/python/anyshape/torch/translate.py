@@ -14,6 +14,7 @@ arguments are sent under which name, and how each FX output is rebuilt
 (a tensor of the graph's outputs, a constant, or a size).
 """
 import re
+import warnings
 
 import sympy
 import torch
@@ -314,6 +315,21 @@ class Translator:
                   ("broadcast_in_dim", graph_pb2.BroadcastInDimAttrs(
                       shape=[dim], broadcast_dimensions=[])))
 
+    def require_not_one(self, size, why):
+        """Checks, when the graph runs, that the size `size` is not 1: no
+        elements reshaped to [(size - 1)^2, -1], which needs the square,
+        never negative, to be nonzero. `why` names the check's node (its
+        run-time error names it)."""
+        none = self.emit("broadcast_in_dim", [self.scalar(0, torch.int64)],
+                         torch.int64, (0,),
+                         ("broadcast_in_dim", graph_pb2.BroadcastInDimAttrs(
+                             shape=[self.dim(0)], broadcast_dimensions=[])))
+        square = (wdims.as_expr(size) - 1) ** 2
+        self.emit("reshape", [none], torch.int64, (square, None),
+                  ("reshape", graph_pb2.ReshapeAttrs(
+                      shape=[self.dim(square), graph_pb2.Dim(size=-1)])),
+                  hint=why)
+
     def broadcast(self, value, shape):
         """numpy broadcasting of `value` to `shape` (ranks aligned right)."""
         shape = tuple(wdims.as_expr(s) for s in shape)
@@ -474,4 +490,12 @@ def translate(gm, kinds, weight_id, name="torch"):
             raise t.error(f"an FX '{node.op}' node")
     if not t.graph.outputs:
         raise TranslationError("the graph computes no tensor")
+    narrowed = [n.name for n in gm.graph.nodes
+                if isinstance(n.meta.get("val"), torch.Tensor) and
+                n.meta["val"].dtype == torch.float64]
+    if narrowed:
+        # Not silent: the results keep float64's dtype, not its precision.
+        warnings.warn(f"anyshape: {name} computes float64 in float32 (the "
+                      f"service has no f64), from '{narrowed[0]}' on",
+                      stacklevel=2)
     return Translation(t.graph, inputs, outputs, symbol_origin, sizes)

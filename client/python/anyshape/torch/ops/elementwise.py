@@ -18,6 +18,8 @@ prims = torch.ops.prims
 
 @rule(aten.add.Tensor, aten.add.Scalar)
 def _add(t, node, a, b, alpha=1):
+    if out(node).dtype == torch.bool:  # PyTorch's bool + bool: a logical or
+        return elementwise_op(t, node, "or", [a, b])
     return elementwise_op(t, node, "add", [a, _alpha(t, node, b, alpha)])
 
 
@@ -113,6 +115,8 @@ def _remainder(t, node, a, b):
 
 @rule(aten.pow.Tensor_Scalar)
 def _pow_scalar(t, node, a, exponent):
+    if not isinstance(exponent, (int, float)):  # a size: no shortcut
+        return elementwise_op(t, node, "pow", [a, exponent])
     if exponent == 1:
         return t.convert(a, out(node).dtype)
     if exponent == 2:

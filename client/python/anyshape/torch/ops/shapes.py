@@ -4,6 +4,7 @@ shapes are the node's FakeTensor's; PyTorch's clamping of slice bounds
 is done here, where the sizes are known, or left to the guards Dynamo
 and torch.export put on symbolic ones.
 """
+import sympy
 import torch
 
 from anyshape.torch import dims as wdims
@@ -15,10 +16,29 @@ _END = 1 << 62  # slice(None) reaches ATen as a huge end
 
 
 @rule(aten.view.default, aten._unsafe_view.default, aten.reshape.default,
-      aten.unsqueeze.default, aten.squeeze.default, aten.squeeze.dim,
-      aten.squeeze.dims, aten.view_copy.default)
+      aten.unsqueeze.default, aten.view_copy.default)
 def _reshape(t, node, a, *args):
     return t.reshape(a, shape_of(node))
+
+
+@rule(aten.squeeze.default, aten.squeeze.dim, aten.squeeze.dims)
+def _squeeze(t, node, a, dims=None):
+    """The traced shape keeps a symbolic dim it was asked to squeeze (the
+    trace took it to be other than 1; the rank cannot follow a size):
+    the graph then requires it not to be 1 when it runs, where PyTorch
+    would drop it."""
+    shape = shape_of(node)
+    if dims is None:
+        dims = range(a.rank)
+    elif isinstance(dims, int):
+        dims = [dims]
+    if len(shape) == a.rank:
+        for d in dims:
+            size = wdims.as_expr(a.shape[d % max(a.rank, 1)])
+            if not size.is_Integer:
+                t.require_not_one(
+                    size, f"{node.name}_keeps_dim_{d}_which_must_not_be_1")
+    return t.reshape(a, shape)
 
 
 def _contiguous_strides(shape):
@@ -180,6 +200,18 @@ def _slice_tensor(t, node, a, dim=0, start=None, end=None, step=1):
         # The length is a quotient; the wire's slice computes the same
         # from the bounds.
         end = _bound(a.shape[axis], end, a.shape[axis])
+        extent = wdims.as_expr(a.shape[axis])
+        if not extent.is_Integer:
+            # PyTorch clamps bounds past the size (x[:, 2:7:2] of 5
+            # columns); a symbolic size is at least 2, so bounds up to 2
+            # stay numbers, and an end the clamped start passes is it.
+            clamped = False
+            if begin.is_Integer and int(begin) > 2:
+                begin, clamped = sympy.Min(begin, extent), True
+            if end.is_Integer and int(end) > 2:
+                end, clamped = sympy.Min(end, extent), True
+            if clamped:
+                end = sympy.Max(begin, end)
         return slice_to(t, a, shape, axis, begin, end, step)
     if length.is_Integer and int(length) == 0:
         begin = wdims.as_expr(0)
