@@ -84,7 +84,15 @@ class JaxTest(unittest.TestCase):
                                           np.asarray(x * 2, np.float32))
             self.assertEqual(float(top), float(jnp.max(x)))
 
-    def test_sizes_that_are_expressions(self):
+    def test_an_input_dim_no_symbol_gives_is_refused_clearly(self):
+        a, b = jax.export.symbolic_shape("a, b")
+        with self.assertRaisesRegex(aj.TranslationError,
+                                    "input 0 dim 0 is 2\\*a, and no input "
+                                    "dim is a itself"):
+            aj.export(lambda x: x + 1,
+                      jax.ShapeDtypeStruct((2 * a, b), jnp.float32))
+
+
         b, s = jax.export.symbolic_shape("b, s")
 
         def halves(x):  # floor division and concatenation of sizes

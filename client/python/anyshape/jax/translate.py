@@ -228,6 +228,17 @@ def translate(closed, kinds, constant_id, name="jax"):
         else:
             env[var] = w.constant(tensor_id=constant_id(k), dtype=aval.dtype,
                                   shape=aval.shape)
+    # A size the server binds is an input's whole dim: one only written
+    # inside an expression ((2*a, b)) has no value when the graph runs.
+    for k, (var, kind) in enumerate(zip(jaxpr.invars, kinds)):
+        for axis, size in enumerate(var.aval.shape if kind == "user" else ()):
+            unbound = sorted(set(size.get_vars()) - set(w.symbols)) \
+                if is_symbolic(size) else []
+            if unbound:
+                raise TranslationError(
+                    f"input {k} dim {axis} is {size}, and no input dim is "
+                    f"{unbound[0]} itself: give each input dim a symbol "
+                    f"of its own (jax.export.symbolic_shape)")
     for var, value in zip(jaxpr.constvars, closed.consts):
         env[var] = w.constant(np.asarray(value))
     outputs = _walk(w, jaxpr, env, RULES)

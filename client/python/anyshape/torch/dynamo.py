@@ -57,8 +57,8 @@ def _input_views(aten_gm):
     size, stride, storage offset from the input's), as expressions of
     the graph's symbols. AOTAutograd rebuilds such an output from the
     input with the metadata of the tensor the compiled graph returns, so
-    the graph must return that very view of the input, as Inductor does;
-    a copy, at offset 0, would put a slice x[:, n // 2:] at x[:, :n - n // 2]."""
+    the graph must return that very view of the input, as Inductor does:
+    from a copy, at offset 0, x[:, n // 2:] would be x[:, :n - n // 2]."""
     placeholders = [n for n in aten_gm.graph.nodes if n.op == "placeholder"]
     output = next(n for n in aten_gm.graph.nodes if n.op == "output")
     storages = {}

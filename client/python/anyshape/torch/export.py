@@ -41,6 +41,9 @@ class ExportedModel:
                 raise TranslationError(
                     f"the model writes state ({spec.kind.name} of "
                     f"'{spec.target}'): pass it as an input and return it")
+        self._dtypes = [getattr(node.meta.get("val"), "dtype", None)
+                        for node in program.graph.nodes
+                        if node.op == "placeholder"]
         weights = [self._weights.get(i) for i in range(len(self._kinds))]
         shape_env = _shape_env(program)
         guarded = len(shape_env.guards) if shape_env is not None else 0
@@ -76,6 +79,11 @@ class ExportedModel:
         self.program._check_input_constraints(
             pytree.tree_flatten_with_path((tuple(args), dict(kwargs)))[0])
         call = self._arguments(args, kwargs)
+        for index in self._user:  # never converted silently
+            want, value = self._dtypes[index], call[index]
+            if isinstance(value, torch.Tensor) and value.dtype != want:
+                raise TypeError(f"anyshape.torch.export: input {index} is "
+                                f"{value.dtype}, exported as {want}")
         outputs = self._executable(call)
         return pytree.tree_unflatten(outputs,
                                      self.program.call_spec.out_spec)
