@@ -92,7 +92,20 @@ class JaxTest(unittest.TestCase):
             aj.export(lambda x: x + 1,
                       jax.ShapeDtypeStruct((2 * a, b), jnp.float32))
 
+    def test_all_and_any_at_every_size(self):
+        b, s = jax.export.symbolic_shape("b, s")
 
+        def logic(x):
+            return (jnp.all(x > 0, axis=1), jnp.any(x > 0, axis=1),
+                    jnp.all(x > -9), jnp.any(x > 9))
+
+        run = aj.export(logic, jax.ShapeDtypeStruct((b, s), jnp.float32))
+        for batch, seq in [(2, 3), (3, 0), (1, 1)]:
+            x = self.rng.standard_normal((batch, seq)).astype(np.float32)
+            for got, want in zip(run(x), jax.jit(logic)(x)):
+                np.testing.assert_array_equal(got, np.asarray(want))
+
+    def test_sizes_that_are_expressions(self):
         b, s = jax.export.symbolic_shape("b, s")
 
         def halves(x):  # floor division and concatenation of sizes
