@@ -585,8 +585,8 @@ class TorchTest(unittest.TestCase):
                                    Branch()(torch.ones(6, 3)))
         with self.assertRaisesRegex(RuntimeError, "to be >= 5, but got 3"):
             exported(torch.ones(3, 3))
-        with self.assertRaisesRegex(TypeError, "torch.float64, exported as "
-                                               "torch.float32"):
+        with self.assertRaisesRegex(TypeError, "input 'x' is torch.float64, "
+                                               "exported as torch.float32"):
             exported(torch.ones(6, 3, dtype=torch.float64))
 
         class Forms(torch.nn.Module):

@@ -41,7 +41,8 @@ class ExportedModel:
                 raise TranslationError(
                     f"the model writes state ({spec.kind.name} of "
                     f"'{spec.target}'): pass it as an input and return it")
-        self._dtypes = [getattr(node.meta.get("val"), "dtype", None)
+        self._inputs = [(node.name,
+                         getattr(node.meta.get("val"), "dtype", None))
                         for node in program.graph.nodes
                         if node.op == "placeholder"]
         weights = [self._weights.get(i) for i in range(len(self._kinds))]
@@ -79,11 +80,15 @@ class ExportedModel:
         self.program._check_input_constraints(
             pytree.tree_flatten_with_path((tuple(args), dict(kwargs)))[0])
         call = self._arguments(args, kwargs)
-        for index in self._user:  # never converted silently
-            want, value = self._dtypes[index], call[index]
-            if isinstance(value, torch.Tensor) and value.dtype != want:
-                raise TypeError(f"anyshape.torch.export: input {index} is "
-                                f"{value.dtype}, exported as {want}")
+        for index in self._user:
+            # The client sends float64 as float32, so the server cannot
+            # tell it from an exported float32 (other dtypes it refuses,
+            # naming the input).
+            (name, want), value = self._inputs[index], call[index]
+            if isinstance(value, torch.Tensor) and \
+                    value.dtype == torch.float64 and want != torch.float64:
+                raise TypeError(f"anyshape.torch.export: input '{name}' is "
+                                f"torch.float64, exported as {want}")
         outputs = self._executable(call)
         return pytree.tree_unflatten(outputs,
                                      self.program.call_spec.out_spec)
