@@ -240,6 +240,7 @@ void addTrigRules(std::map<std::string, OpRule> &rules);
 void addLayoutRules(std::map<std::string, OpRule> &rules);
 void addSelectionRules(std::map<std::string, OpRule> &rules);
 void addConvRules(std::map<std::string, OpRule> &rules);
+void addConvTransposeRules(std::map<std::string, OpRule> &rules);
 void addNormalizationRules(std::map<std::string, OpRule> &rules);
 void addAttentionRules(std::map<std::string, OpRule> &rules);
 void addResizeRules(std::map<std::string, OpRule> &rules);

@@ -659,6 +659,7 @@ const std::map<std::string, OpRule> &opRules() {
     addTrigRules(rules);
     addLayoutRules(rules);
     addConvRules(rules);
+    addConvTransposeRules(rules);
     addNormalizationRules(rules);
     addAttentionRules(rules);
     addResizeRules(rules);
