@@ -1,4 +1,4 @@
-"""Elementwise functions the wire has no op for, composed of its ops once
+"""Functions the wire has no op for, composed of its ops once
 for both framework translators (anyshape.torch, anyshape.jax), whose
 builders share emit(op, operands, dtype, shape, attrs): `splat(v)` is a
 number of x's dtype over its shape, `boolean` the framework's bool dtype.
@@ -52,3 +52,15 @@ def log1p_expm1(emit, splat, boolean, x, dtype, shape, log1p):
     small = _compare(emit, boolean, emit("abs", [x], dtype, shape),
                      splat(0.5), graph_pb2.COMPARE_LT, shape)
     return emit("select", [small, kahan, plain], dtype, shape)
+
+
+def any_or_all(emit, zero, boolean, bits, axes, shape, every):
+    """all (`every`) or any along `axes` of `bits`, the bools as int32 0
+    and 1 (`shape` the result's, `zero` an int32 0 over it): their min
+    (max) above 0. Over an empty axis the fold is its init, the int32
+    maximum (minimum), which reads as all's True and any's False."""
+    folded = emit("reduce", [bits], bits.dtype, shape, ("reduce",
+                  graph_pb2.ReduceAttrs(
+                      kind=graph_pb2.REDUCE_MIN if every else
+                      graph_pb2.REDUCE_MAX, dimensions=axes)))
+    return _compare(emit, boolean, folded, zero, graph_pb2.COMPARE_GT, shape)

@@ -280,21 +280,14 @@ rule("reduce_prod")(_reduce(graph_pb2.REDUCE_PROD))
 
 @rule("reduce_and", "reduce_or")
 def _reduce_logical(w, eqn, x):
-    """jnp.all and jnp.any: the min (max) of the bools as 0 and 1, above
-    0. Over an empty axis the fold is its init, the int32 maximum
-    (minimum): all's True and any's False."""
+    """jnp.all and jnp.any of bools (compose.any_or_all)."""
     if x.dtype != np.bool_:
         raise w.error(f"{eqn.primitive.name} of {x.dtype} (bitwise)")
-    dtype, shape = _result(eqn)
-    every = eqn.primitive.name == "reduce_and"
-    folded = w.emit("reduce", [w.convert(x, np.int32)], np.int32, shape,
-                    ("reduce", graph_pb2.ReduceAttrs(
-                        kind=graph_pb2.REDUCE_MIN if every else
-                        graph_pb2.REDUCE_MAX,
-                        dimensions=eqn.params["axes"])))
+    _, shape = _result(eqn)
     zero = w.broadcast(w.constant(splat=0, dtype=np.int32), shape)
-    return w.emit("compare", [folded, zero], np.bool_, shape, ("compare",
-                  graph_pb2.CompareAttrs(direction=graph_pb2.COMPARE_GT)))
+    return compose.any_or_all(w.emit, zero, np.bool_,
+                              w.convert(x, np.int32), eqn.params["axes"],
+                              shape, eqn.primitive.name == "reduce_and")
 
 
 @rule("argmax", "argmin")

@@ -6,6 +6,7 @@ import math
 
 import torch
 
+from anyshape import compose
 from anyshape.torch import dims as wdims
 from anyshape.torch.ops import compare, elements, iota, out, rule, \
     shape_of, truth
@@ -224,13 +225,12 @@ rule(aten.prod.dim_int, aten.prod.default)(_extreme(graph_pb2.REDUCE_PROD))
       aten.all.dims, aten.all.default)
 def _any_all(t, node, a, dims=None, keepdim=False):
     every = str(node.target).startswith("aten.all")
-    bits = t.convert(truth(t, a, a.shape), torch.int32)
-    folded = _reduce(t, bits, _axes(a, dims),
-                     graph_pb2.REDUCE_MIN if every else graph_pb2.REDUCE_MAX)
-    # Over an empty dim the fold is its init, the dtype's minimum (max) or
-    # maximum (min): above 0 is then any's False and all's True.
-    zero = t.broadcast(t.scalar(0, torch.int32), folded.shape)
-    result = compare(t, folded, zero, graph_pb2.COMPARE_GT)
+    axes = _axes(a, dims)
+    shape = [s for d, s in enumerate(a.shape) if d not in axes]
+    zero = t.broadcast(t.scalar(0, torch.int32), shape)
+    result = compose.any_or_all(
+        t.emit, zero, torch.bool,
+        t.convert(truth(t, a, a.shape), torch.int32), axes, shape, every)
     return t.convert(t.reshape(result, shape_of(node)), out(node).dtype)
 
 
