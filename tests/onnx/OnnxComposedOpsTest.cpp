@@ -15,6 +15,7 @@
 #include <limits>
 
 using namespace anyshape;
+using test::compileModel;
 using test::expectRefused;
 using test::ModelBuilder;
 using test::oneNode;
@@ -232,12 +233,10 @@ TEST(OnnxComposedOps, SizesKnownOnlyAtRunTimeFailThatRunNamingTheNode) {
   einsum.input("b", {"k2", "m"});
   setString(einsum.node("Einsum", {"a", "b"}, {"y"}), "equation", "ij,jk->ik");
   einsum.output("y");
-  graph = anyshape::onnx::importOnnx(einsum.bytes());
-  ASSERT_TRUE(graph.isOk()) << graph.status().toString();
-  compiled = compiler::Compiler::compile(*graph);
-  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  std::shared_ptr<jit::Executable> contraction = compileModel(einsum);
+  ASSERT_TRUE(contraction);
   auto product = [&](int64_t k, int64_t k2) {
-    auto out = (*compiled)->run(
+    auto out = contraction->run(
         {literalToTensor(ones({2, k})), literalToTensor(ones({k2, 3}))});
     return out.isOk() ? Status::ok() : out.status();
   };
@@ -266,14 +265,12 @@ TEST(OnnxComposedOps, GatherNDBatchDimsMustAgree) {
   m.input("at", {"b2", "k", "1"}, ::onnx::TensorProto::INT64);
   setInt(m.node("GatherND", {"x", "at"}, {"y"}), "batch_dims", 1);
   m.output("y");
-  auto graph = anyshape::onnx::importOnnx(m.bytes());
-  ASSERT_TRUE(graph.isOk()) << graph.status().toString();
-  auto compiled = compiler::Compiler::compile(*graph);
-  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  std::shared_ptr<jit::Executable> compiled = compileModel(m);
+  ASSERT_TRUE(compiled);
   auto run = [&](int64_t b, int64_t b2) {
     Literal at = Literal::zeros(v1::DTYPE_I64, {b2, 2, 1});
     auto out =
-        (*compiled)->run({literalToTensor(ones({b, 3})), literalToTensor(at)});
+        compiled->run({literalToTensor(ones({b, 3})), literalToTensor(at)});
     return out.isOk() ? Status::ok() : out.status();
   };
   EXPECT_TRUE(run(2, 2).isOk());
@@ -314,16 +311,6 @@ TEST(OnnxComposedOps, AnEmptyPadsMatrixIsRefusedNotACrash) {
 }
 
 TEST(OnnxComposedOps, SizesTakenForValidInputsFailOtherRunsNamingTheNode) {
-  auto compile = [](const ModelBuilder &m) {
-    std::shared_ptr<jit::Executable> none;
-    auto graph = anyshape::onnx::importOnnx(m.bytes());
-    EXPECT_TRUE(graph.isOk()) << graph.status().toString();
-    if (!graph.isOk())
-      return none;
-    auto compiled = compiler::Compiler::compile(*graph);
-    EXPECT_TRUE(compiled.isOk()) << compiled.status().toString();
-    return compiled.isOk() ? *compiled : none;
-  };
   // (cols - 1) / 2 + 1, a strided convolution's output size as exported:
   // the floor quotient where cols >= 1. At cols = 0 ONNX's truncation
   // gives 1 and the floor 0, so that run fails naming the Div.
@@ -340,7 +327,7 @@ TEST(OnnxComposedOps, SizesTakenForValidInputsFailOtherRunsNamingTheNode) {
   quotient.node("Add", {"h", "one"}, {"c"});
   quotient.node("Slice", {"x", "zero", "c", "one"}, {"y"});
   quotient.output("y");
-  std::shared_ptr<jit::Executable> halves = compile(quotient);
+  std::shared_ptr<jit::Executable> halves = compileModel(quotient);
   ASSERT_TRUE(halves);
   EXPECT_TRUE(runOn(*halves, {2, 5}).isOk());
   Status empty = runOn(*halves, {2, 0});
@@ -358,7 +345,7 @@ TEST(OnnxComposedOps, SizesTakenForValidInputsFailOtherRunsNamingTheNode) {
   backward.ints("en", {std::numeric_limits<int64_t>::min()});
   backward.ints("ax", {1});
   backward.ints("sp", {-1});
-  std::shared_ptr<jit::Executable> reversed = compile(backward);
+  std::shared_ptr<jit::Executable> reversed = compileModel(backward);
   ASSERT_TRUE(reversed);
   EXPECT_TRUE(runOn(*reversed, {2, 5}).isOk());
   Status shorter = runOn(*reversed, {2, 2});
@@ -380,7 +367,7 @@ TEST(OnnxComposedOps, SizesTakenForValidInputsFailOtherRunsNamingTheNode) {
   tail.node("Neg", {"s"}, {"minus"});
   tail.node("Slice", {"x", "minus", "end", "one"}, {"y"});
   tail.output("y");
-  std::shared_ptr<jit::Executable> last = compile(tail);
+  std::shared_ptr<jit::Executable> last = compileModel(tail);
   ASSERT_TRUE(last);
   EXPECT_TRUE(runOn(*last, {2, 5}).isOk());
   Status none = runOn(*last, {2, 0});

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,18 @@ inline Literal ones(std::vector<int64_t> shape) {
 inline Status runOn(jit::Executable &e, std::vector<int64_t> shape) {
   auto out = e.run({literalToTensor(ones(std::move(shape)))});
   return out.isOk() ? Status::ok() : out.status();
+}
+
+/// `m` imported and compiled, or null with the failure recorded.
+inline std::shared_ptr<jit::Executable> compileModel(const ModelBuilder &m) {
+  std::shared_ptr<jit::Executable> none;
+  auto graph = anyshape::onnx::importOnnx(m.bytes());
+  EXPECT_TRUE(graph.isOk()) << graph.status().toString();
+  if (!graph.isOk())
+    return none;
+  auto compiled = compiler::Compiler::compile(*graph);
+  EXPECT_TRUE(compiled.isOk()) << compiled.status().toString();
+  return compiled.isOk() ? *compiled : none;
 }
 
 } // namespace anyshape::test
